@@ -1,0 +1,65 @@
+"""Errors raised by the ``guards`` package.
+
+Each subclasses :class:`GuardError` and the built-in it resembles.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "GuardError",
+    "GuardParseError",
+    "UnknownSourceError",
+    "GuardTypeError",
+    "SolverError",
+    "CodegenError",
+]
+
+
+class GuardError(Exception):
+    """Base class of every error raised by ``guards``."""
+
+
+class GuardParseError(GuardError, ValueError):
+    """Guard text could not be parsed.
+
+    Attributes:
+        text: the whole input line.
+        column: 1-based column of the offending character.
+        fragment: the offending text.
+        line: 1-based line number in a multi-line input (0 when not known).
+        message: the message without the location.
+    """
+
+    def __init__(self, message: str, text: str = "", column: int = 0, fragment: str = "", line: int = 0):
+        self.message, self.text, self.column, self.fragment, self.line = message, text, column, fragment, line
+        where = ", ".join(([f"line {line}"] if line else []) + ([f"column {column}"] if column else []))
+        where = f" at {where}" if where else ""
+        shown = f": {fragment[:60]!r}{'...' if len(fragment) > 60 else ''}" if fragment else ""
+        pointer = ""
+        if text and column:
+            # Show at most ~70 characters around the column, so a 100k-character line stays readable;
+            # control characters become '?' so that the caret stays under its column.
+            start = max(0, column - 40)
+            window = "".join(c if c.isprintable() else "?" for c in text[start : start + 70])
+            shown_text = ("..." if start else "") + window + ("..." if start + 70 < len(text) else "")
+            pointer = f"\n  {shown_text}\n  {' ' * (column - 1 - start + (3 if start else 0))}^"
+        super().__init__(f"{message}{where}{shown}{pointer}")
+
+
+class UnknownSourceError(GuardError, KeyError):
+    """A binding or query names a source or symbol the guard set does not know."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
+class GuardTypeError(GuardError, TypeError):
+    """A guard is not a boolean expression, or an operand has the wrong type."""
+
+
+class SolverError(GuardError, RuntimeError):
+    """Z3 failed in a way that is not a plain ``unknown`` (e.g. an unsupported expression)."""
+
+
+class CodegenError(GuardError, ValueError):
+    """A guard set cannot be compiled to a checker (e.g. an unsupported expression)."""

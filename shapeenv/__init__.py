@@ -1,0 +1,43 @@
+"""The ShapeEnv: symbolic sizes, guards, runtime asserts and the guard set a trace produces.
+
+>>> from shapeenv import ShapeEnv, check
+>>> from guards import Source
+>>> env = ShapeEnv()
+>>> batch = env.create_symint(8, Source.size("x", 0))
+>>> check(batch < 100)
+>>> env.statically_known_true(batch < 200), env.bound(batch)
+(True, [2, 99])
+"""
+
+from .api import check, guard_or_false, guard_or_true, guard_size_oblivious, statically_known_false, statically_known_true
+from .env import ShapeEnv
+from .errors import (
+    CheckFailedError,
+    ConstraintViolationError,
+    ContradictionError,
+    GuardOnDataDependentSymNode,
+    ShapeEnvError,
+)
+from .provenance import AssertRecord, GuardRecord, Provenance
+from .settings import ShapeEnvSettings
+from .symbols import DimDynamic
+
+__all__ = [
+    "ShapeEnv",
+    "ShapeEnvSettings",
+    "DimDynamic",
+    "check",
+    "statically_known_true",
+    "statically_known_false",
+    "guard_or_false",
+    "guard_or_true",
+    "guard_size_oblivious",
+    "GuardRecord",
+    "AssertRecord",
+    "Provenance",
+    "ShapeEnvError",
+    "ConstraintViolationError",
+    "GuardOnDataDependentSymNode",
+    "CheckFailedError",
+    "ContradictionError",
+]

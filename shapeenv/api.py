@@ -1,0 +1,68 @@
+"""Module-level helpers that find the environment through their argument, as ``torch._check`` does.
+
+>>> from shapeenv import ShapeEnv
+>>> from guards import Source
+>>> env = ShapeEnv(); n = env.create_symint(6, Source.size("x", 0))
+>>> statically_known_true(n >= 2), guard_or_false(n == 6), len(env.guards)
+(True, False, 0)
+"""
+
+from __future__ import annotations
+
+from symint import SymBool
+from symint.node import SymbolicEnv
+
+from .errors import CheckFailedError
+
+__all__ = [
+    "check",
+    "statically_known_true",
+    "statically_known_false",
+    "guard_or_false",
+    "guard_or_true",
+    "guard_size_oblivious",
+]
+
+
+def _env_of(value: SymBool) -> SymbolicEnv:
+    env = value.node.env
+    if env is None or not hasattr(env, "check"):
+        raise TypeError(f"{value} has no ShapeEnv attached; create its symbols with ShapeEnv.create_symint")
+    return env
+
+
+def check(cond: SymBool | bool, message: str | None = None) -> None:
+    """A runtime assert: assume ``cond`` while tracing and check it when the program runs.
+
+    Raises:
+        CheckFailedError: ``cond`` is false (a plain False, statically, or for the traced sizes).
+    """
+    if isinstance(cond, SymBool):
+        _env_of(cond).check(cond, message)
+    elif not cond:
+        raise CheckFailedError(f"check failed{': ' + message if message else ''}")
+
+
+def statically_known_true(value: SymBool | bool) -> bool:
+    """True only if ``value`` is provably true; records nothing."""
+    return _env_of(value).statically_known_true(value) if isinstance(value, SymBool) else bool(value)
+
+
+def statically_known_false(value: SymBool | bool) -> bool:
+    """True only if ``value`` is provably false; records nothing."""
+    return _env_of(value).statically_known_false(value) if isinstance(value, SymBool) else not value
+
+
+def guard_or_false(value: SymBool | bool) -> bool:
+    """The static answer if there is one, else False; never records a guard."""
+    return _env_of(value).guard_or_false(value) if isinstance(value, SymBool) else bool(value)
+
+
+def guard_or_true(value: SymBool | bool) -> bool:
+    """The static answer if there is one, else True; never records a guard."""
+    return _env_of(value).guard_or_true(value) if isinstance(value, SymBool) else bool(value)
+
+
+def guard_size_oblivious(value: SymBool | bool) -> bool:
+    """Decide ``value`` treating size-like unbacked sizes as ``>= 2`` for this question only."""
+    return _env_of(value).guard_size_oblivious(value) if isinstance(value, SymBool) else bool(value)

@@ -1,0 +1,323 @@
+"""``ShapeEnv``: allocates symbols for sizes, decides questions about them, and records guards.
+
+A thin facade over :mod:`shapeenv.facts` (what is known), :mod:`shapeenv.decide`
+(the decision pipeline) and :mod:`shapeenv.produce` (the final guard set).
+
+>>> from guards import Source
+>>> env = ShapeEnv()
+>>> x0 = env.create_symint(5, Source.size("x", 0))
+>>> bool(x0 == 2 * x0), len(env.guards)      # statically False: x0 is in [2, oo]
+(False, 0)
+>>> bool(x0 > 3), [str(g.expr) for g in env.guards]
+(True, ['s0 > 3'])
+"""
+
+from __future__ import annotations
+
+import builtins
+import contextlib
+import logging
+import math
+from typing import Iterator
+
+import sympy
+
+from guards import GuardSet, Source
+from symint import SymBool, SymFloat, SymInt, SymNode, build
+from symint.evaluate import evaluate as evaluate_expr
+from valueranges import ValueRanges, bound
+
+from .decide import Decider
+from .errors import CheckFailedError, ConstraintViolationError, ContradictionError
+from .explain import explain_symbol
+from .facts import Facts
+from .produce import produce_guards
+from .provenance import AssertRecord, GuardRecord, Provenance, user_frame
+from .settings import ShapeEnvSettings
+from .symbols import DimDynamic, SymbolInfo
+
+__all__ = ["ShapeEnv"]
+
+log = logging.getLogger("shapeenv.guards")
+
+Symbolic = SymInt | SymBool | SymFloat
+
+
+class ShapeEnv:
+    """The symbolic shape environment of one trace (see the module docstring).
+
+    Args:
+        settings: a :class:`ShapeEnvSettings`; or pass its fields as keyword arguments.
+    """
+
+    def __init__(self, settings: ShapeEnvSettings | None = None, **overrides):
+        if settings is not None and overrides:
+            raise TypeError("pass either settings=ShapeEnvSettings(...) or keyword overrides, not both")
+        self.settings = settings or ShapeEnvSettings(**overrides)
+        self.symbols: dict[sympy.Symbol, SymbolInfo] = {}
+        self.facts = Facts(rank=self._elimination_rank)
+        self.decider = Decider(self)
+        self.guards: list[GuardRecord] = []
+        self.runtime_asserts: list[AssertRecord] = []
+        self.specialized: dict[Source, int] = {}  # sources pinned to a constant (0/1 or STATIC)
+        self._by_source: dict[Source, sympy.Expr | int] = {}
+        self._duck: dict[int, sympy.Symbol] = {}
+        self._ops: list[str] = []
+        self._counters = {"s": 0, "u": 0}
+
+    # -- symbols ----------------------------------------------------------------------------------
+    def _new_symbol(self, prefix: str) -> sympy.Symbol:
+        name = f"{prefix}{self._counters[prefix]}"
+        self._counters[prefix] += 1
+        return build.symbol_expr(name)
+
+    def _elimination_rank(self, sym: sympy.Symbol) -> tuple:
+        info = self.symbols.get(sym)
+        if info is None:
+            return (2, 0)
+        return (0 if info.backed else 1, info.index)
+
+    def create_symint(
+        self,
+        hint: int,
+        source: Source,
+        dynamic: DimDynamic = DimDynamic.DUCK,
+        min: int | None = None,
+        max: int | None = None,
+    ) -> SymInt | int:
+        """A symbolic size for ``source`` whose value in the traced example is ``hint``.
+
+        STATIC gives the plain int; a hint of 0 or 1 gives the constant (when
+        ``specialize_zero_one``) unless ``min`` allows it; DUCK reuses the symbol of an
+        earlier DUCK dim with the same hint. Backed sizes get ``[2, oo] & [min, max]``
+        (``[min, max]`` when ``min`` admits 0 or 1).
+
+        Raises:
+            ConstraintViolationError: ``hint`` lies outside ``[min, max]``.
+
+        >>> env = ShapeEnv()
+        >>> a = env.create_symint(4, Source.size("x", 0)); b = env.create_symint(4, Source.size("y", 0))
+        >>> a, b, env.create_symint(1, Source.size("x", 1)), env.create_symint(1, Source.size("z", 0), min=1)
+        (s0, s0, 1, s1)
+        """
+        if isinstance(hint, bool) or not isinstance(hint, int):
+            raise TypeError(f"the hint of {source} must be an int, got {hint!r}")
+        if not isinstance(source, Source):
+            raise TypeError(f"source must be a guards.Source (e.g. Source.size('x', 0)), got {source!r}")
+        if source in self._by_source:
+            raise ValueError(f"{source} already has a symbol ({self._by_source[source]}); each input size is created once")
+        lo = -math.inf if min is None else min
+        hi = math.inf if max is None else max
+        if not lo <= hint <= hi:
+            raise ConstraintViolationError(
+                f"{source.text()} = {hint} is outside the declared range [{min}, {max}]; "
+                "fix the example input or widen the range"
+            )
+        if dynamic is DimDynamic.STATIC:
+            return self._pin(source, hint)
+        floor = 0 if source.is_size_like else -math.inf
+        if self.settings.specialize_zero_one and hint in (0, 1) and (min is None or min > hint):
+            return self._pin(source, hint)
+        if min is None:
+            default_low = 2 if self.settings.specialize_zero_one else floor
+            rng = ValueRanges.of(default_low, hi)
+        else:
+            rng = ValueRanges.of(builtins.max(min, floor), hi)
+        if hint not in rng:
+            raise ConstraintViolationError(f"{source.text()} = {hint} is outside its range {rng}")
+        if dynamic is DimDynamic.DUCK and self.settings.duck_shape and min is None and max is None:
+            sym = self._duck.get(hint)
+            if sym is not None:
+                self.symbols[sym].sources.append(source)
+                self._by_source[source] = sym
+                return SymInt(SymNode(sym, int, hint, self))
+        sym = self._new_symbol("s")
+        self.symbols[sym] = SymbolInfo(sym, len(self.symbols), hint, [source], source.is_size_like, dynamic, (min, max), rng)
+        self.facts.set_range(sym, rng)
+        self._by_source[source] = sym
+        if dynamic is DimDynamic.DUCK and min is None and max is None:
+            self._duck.setdefault(hint, sym)
+        return SymInt(SymNode(sym, int, hint, self))
+
+    def _pin(self, source: Source, value: int) -> int:
+        self.specialized[source] = value
+        self._by_source[source] = value
+        return value
+
+    def create_unbacked_symint(self, size_like: bool = False) -> SymInt:
+        """A data-dependent integer (no hint): ``[0, oo]`` when size-like, else ``[-oo, oo]``.
+
+        >>> env = ShapeEnv()
+        >>> u = env.create_unbacked_symint(size_like=True)
+        >>> u, env.bound(u)
+        (u0, [0, oo])
+        """
+        sym = self._new_symbol("u")
+        self.symbols[sym] = SymbolInfo(sym, len(self.symbols), None, [], size_like)
+        self.facts.set_range(sym, ValueRanges.of(0, math.inf) if size_like else ValueRanges.unknown())
+        return SymInt(SymNode(sym, int, None, self))
+
+    def mark_size_like(self, value: SymInt | int) -> None:
+        """Record that ``value`` is used as a size: its unbacked symbol is ``>= 0``."""
+        if isinstance(value, SymInt):
+            expr = self.simplify(value.node.expr)
+            if expr.is_Symbol and expr in self.symbols and not self.symbols[expr].backed:
+                self.symbols[expr].size_like = True
+                self.facts.narrow(expr, ValueRanges.of(0, math.inf), " (used as a size)")
+
+    def hint_of(self, expr: sympy.Basic) -> int | bool | None:
+        """The value of ``expr`` for the traced example, or None if it reads an unbacked symbol."""
+        values = {}
+        for s in expr.free_symbols:
+            info = self.symbols.get(s)
+            if info is None or info.hint is None:
+                return None
+            values[s] = info.hint
+        return evaluate_expr(expr, values)
+
+    # -- queries that record nothing --------------------------------------------------------------
+    def simplify(self, expr: sympy.Basic) -> sympy.Basic:
+        """``expr`` with known replacements and divisibility applied."""
+        return self.facts.simplify(expr)
+
+    def bound(self, value: Symbolic | int | sympy.Basic) -> ValueRanges:
+        """The range of ``value`` given everything known.
+
+        >>> env = ShapeEnv(); s = env.create_symint(8, Source.size("x", 0))
+        >>> env.bound(s // 2)
+        [1, oo]
+        """
+        expr = _expr_of(value)
+        return bound(self.simplify(expr), self.facts.ranges)
+
+    @contextlib.contextmanager
+    def operation(self, name: str) -> Iterator[None]:
+        """Attribute guards and asserts recorded inside the block to the operation ``name``."""
+        self._ops.append(name)
+        try:
+            yield
+        finally:
+            self._ops.pop()
+
+    def current_op(self) -> str | None:
+        """The innermost operation entered with :meth:`operation`."""
+        return self._ops[-1] if self._ops else None
+
+    # -- the SymbolicEnv protocol and the guard API ------------------------------------------------
+    def evaluate_sym_node(self, node: SymNode, *, reason: str) -> int | bool | float:
+        """Make ``node`` concrete, recording a guard unless the answer is statically known."""
+        if node.pytype is bool:
+            return self.decider.guard_bool(node.expr, node.hint, reason=reason)
+        return self.decider.guard_value(node.expr, node.hint, reason=reason)
+
+    def evaluate(self, value: SymBool | bool) -> bool:
+        """``bool(value)``: decide statically, else by the hint while recording a guard."""
+        return bool(value)
+
+    def statically_known_true(self, value: SymBool | bool) -> bool:
+        """True only if ``value`` is provably true; records nothing.
+
+        >>> env = ShapeEnv(); s = env.create_symint(8, Source.size("x", 0))
+        >>> env.statically_known_true(s >= 2), env.statically_known_true(s >= 3)
+        (True, False)
+        """
+        return self.decider.static(value) is True
+
+    def statically_known_false(self, value: SymBool | bool) -> bool:
+        """True only if ``value`` is provably false; records nothing."""
+        return self.decider.static(value) is False
+
+    def guard_or_false(self, value: SymBool | bool) -> bool:
+        """The static answer if there is one, else False, without a guard (torch's ``guard_or_false``)."""
+        answer = self.decider.static(value)
+        return False if answer is None else answer
+
+    def guard_or_true(self, value: SymBool | bool) -> bool:
+        """The static answer if there is one, else True, without a guard."""
+        answer = self.decider.static(value)
+        return True if answer is None else answer
+
+    def guard_size_oblivious(self, value: SymBool | bool) -> bool:
+        """Decide ``value`` assuming size-like unbacked symbols are ``>= 2`` for this question only.
+
+        >>> env = ShapeEnv(); u = env.create_unbacked_symint(size_like=True)
+        >>> env.guard_size_oblivious(u == 1)
+        False
+        """
+        if not isinstance(value, SymBool):
+            return bool(value)
+        return self.decider.guard_bool(value.node.expr, value.node.hint, reason="size_oblivious", size_oblivious=True)
+
+    def check(self, cond: SymBool | bool, message: str | None = None) -> None:
+        """A runtime assert (``torch._check``): assume ``cond`` from now on and check it when the program runs.
+
+        Narrows ranges, turns equalities into replacements, and is recorded in
+        :attr:`runtime_asserts` (never a guard: an assert does not cause a recompile).
+
+        Raises:
+            CheckFailedError: ``cond`` is statically false, or false for the traced example's hints.
+
+        >>> env = ShapeEnv(); u = env.create_unbacked_symint()
+        >>> env.check(u < 100); env.bound(u)
+        [-oo, 99]
+        """
+        what = f": {message}" if message else ""
+        if not isinstance(cond, SymBool):
+            if not cond:
+                raise CheckFailedError(f"check failed (the condition is the constant {cond!r}){what}")
+            return
+        expr = self.simplify(cond.node.expr)
+        static = self.decider.static_expr(expr)
+        if static is False:
+            raise CheckFailedError(f"check({cond.node.expr}) is always false given what is known{what}")
+        hint = cond.node.hint if cond.node.hint is not None else self.hint_of(expr)
+        if hint is False:
+            raise CheckFailedError(f"check({cond.node.expr}) is false for the traced sizes{what}")
+        if static is True:
+            return
+        record = AssertRecord(expr, message, Provenance(str(cond.node.expr), user_frame(), self.current_op(), "runtime assert"))
+        try:
+            self.facts.learn(expr)
+        except ContradictionError as e:
+            raise CheckFailedError(f"check({cond.node.expr}) contradicts what is known: {e}{what}") from e
+        self.runtime_asserts.append(record)
+        self._refresh_size_like()
+        log.info("runtime assert %s", record)
+
+    def _refresh_size_like(self) -> None:
+        for sym, info in self.symbols.items():
+            if not info.backed and not info.size_like and self.facts.range_of(sym).lower >= 0:
+                info.size_like = True
+
+    def record_guard(self, expr: sympy.Basic, stated: sympy.Basic, why: str) -> None:
+        """Record that ``expr`` (already simplified, true for the hints) must hold for reuse."""
+        record = GuardRecord(expr, Provenance(str(stated), user_frame(), self.current_op(), why))
+        self.guards.append(record)
+        self.facts.learn(expr)
+        log.info("guard %s", record)
+
+    # -- results ----------------------------------------------------------------------------------
+    def produce_guards(self, *, simplify: bool | None = None) -> GuardSet:
+        """The guard set over input sources that decides whether this trace may be reused.
+
+        >>> env = ShapeEnv(); s = env.create_symint(8, Source.size("x", 0))
+        >>> _ = bool(s % 4 == 0)
+        >>> print(env.produce_guards().to_text("source"))
+        Eq(Mod(x.size()[0], 4), 0)
+        2 <= x.size()[0]
+        """
+        return produce_guards(self, simplify=self.settings.simplify_guards if simplify is None else simplify)
+
+    def explain(self, value: Symbolic | sympy.Symbol | str) -> str:
+        """Why a symbol is specialised, bounded or equal to another, from the recorded guards and asserts."""
+        return explain_symbol(self, value)
+
+    def __repr__(self) -> str:
+        return f"ShapeEnv({len(self.symbols)} symbols, {len(self.guards)} guards, {len(self.runtime_asserts)} asserts)"
+
+
+def _expr_of(value) -> sympy.Basic:
+    if isinstance(value, (SymInt, SymBool, SymFloat)):
+        return value.node.expr
+    return build.as_expr(value)
+

@@ -1,0 +1,86 @@
+"""Where guards and runtime asserts come from: the user's line, the op that asked, and why.
+
+>>> p = Provenance(stated="s0 > 5", user_frame="model.py:3 in forward", op="view", why="ranges do not decide it")
+>>> str(p)
+'model.py:3 in forward (view): ranges do not decide it'
+"""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import sympy
+
+import guards
+import symint
+import valueranges
+
+__all__ = ["Provenance", "GuardRecord", "AssertRecord", "user_frame"]
+
+_LIBRARY_DIRS = tuple(
+    str(Path(m.__file__).resolve().parent) for m in (symint, valueranges, guards, sys.modules[__package__])
+)
+
+
+def user_frame(skip: int = 1) -> str | None:
+    """``file:line in function`` of the innermost caller outside this library (None if none).
+
+    >>> user_frame() is None or ":" in user_frame()
+    True
+    """
+    frame = sys._getframe(skip)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not filename.startswith(_LIBRARY_DIRS + ("<frozen",)) and "contextlib" not in filename:
+            return f"{filename}:{frame.f_lineno} in {frame.f_code.co_name}"
+        frame = frame.f_back
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Provenance:
+    """How a guard or assert came to be.
+
+    Attributes:
+        stated: the expression as first stated (before replacements), as text.
+        user_frame: the user's ``file:line in function``.
+        op: the operation or shape rule that asked (None outside any).
+        why: why it could not be decided statically.
+    """
+
+    stated: str
+    user_frame: str | None = None
+    op: str | None = None
+    why: str = ""
+
+    def __str__(self) -> str:
+        where = self.user_frame or "<unknown>"
+        op = f" ({self.op})" if self.op else ""
+        why = f": {self.why}" if self.why else ""
+        return f"{where}{op}{why}"
+
+
+@dataclass(frozen=True, slots=True)
+class GuardRecord:
+    """A guard the environment recorded: ``expr`` held for the hints and must hold for reuse."""
+
+    expr: sympy.Basic
+    provenance: Provenance
+
+    def __str__(self) -> str:
+        return f"{self.expr}  # {self.provenance}"
+
+
+@dataclass(frozen=True, slots=True)
+class AssertRecord:
+    """A runtime assert (``check(...)``): assumed while tracing, checked when the program runs."""
+
+    expr: sympy.Basic
+    message: str | None
+    provenance: Provenance
+
+    def __str__(self) -> str:
+        msg = f" ({self.message})" if self.message else ""
+        return f"check({self.expr}){msg}  # {self.provenance}"

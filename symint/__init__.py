@@ -1,0 +1,62 @@
+"""Symbolic integers: sympy functions with Python semantics and int-like symbolic values.
+
+>>> from symint import symbol, evaluate
+>>> s0 = symbol("s0", hint=10)
+>>> n = (s0 + 3) // 4
+>>> n, n.node.hint, evaluate(n.node.expr, {s0.node.expr: -10})
+(FloorDiv(s0 + 3, 4), 3, -2)
+"""
+
+from .build import symbol_expr
+from .builtins import is_symbolic, sym_and, sym_ite, sym_max, sym_min, sym_not, sym_or, symbol
+from .errors import MixedEnvironmentError, NoEnvironmentError, SymbolicTypeError, SymIntError
+from .evaluate import UnboundSymbolError, evaluate
+from .functions import (
+    CeilDiv,
+    CeilToInt,
+    FloorDiv,
+    FloorToInt,
+    IfThenElse,
+    IntTrueDiv,
+    Max,
+    Min,
+    Mod,
+    PowByNatural,
+    modular_indexing,
+)
+from .node import SymbolicEnv, SymNode
+from .values import SymBool, SymFloat, SymInt
+
+__all__ = [
+    "SymInt",
+    "SymBool",
+    "SymFloat",
+    "SymNode",
+    "SymbolicEnv",
+    "symbol",
+    "symbol_expr",
+    "is_symbolic",
+    "sym_max",
+    "sym_min",
+    "sym_not",
+    "sym_and",
+    "sym_or",
+    "sym_ite",
+    "evaluate",
+    "FloorDiv",
+    "CeilDiv",
+    "Mod",
+    "Max",
+    "Min",
+    "PowByNatural",
+    "IntTrueDiv",
+    "FloorToInt",
+    "CeilToInt",
+    "IfThenElse",
+    "modular_indexing",
+    "SymIntError",
+    "NoEnvironmentError",
+    "MixedEnvironmentError",
+    "SymbolicTypeError",
+    "UnboundSymbolError",
+]

@@ -1,0 +1,96 @@
+"""``SymNode``: an immutable symbolic value, and the protocol it uses to reach its environment.
+
+A node is an expression, the Python type it stands for (``int``, ``bool`` or
+``float``), the value it takes under the environment's hints (``None`` when some
+symbol has no hint, as for data-dependent sizes), and the environment that must
+be asked whenever the value has to become concrete. ``symint`` never imports an
+environment: anything satisfying :class:`SymbolicEnv` will do (``ShapeEnv`` does).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Protocol, runtime_checkable
+
+import sympy
+
+from .errors import MixedEnvironmentError, NoEnvironmentError
+
+
+__all__ = ["SymbolicEnv", "SymNode", "Hint", "merge_envs", "compute_hint"]
+
+Hint = int | bool | float | None
+
+
+@runtime_checkable
+class SymbolicEnv(Protocol):
+    """What a :class:`SymNode` needs from the environment that created its symbols."""
+
+    def evaluate_sym_node(self, node: "SymNode", *, reason: str) -> int | bool | float:
+        """Make ``node`` concrete: decide it statically, or by its hint while recording a guard.
+
+        ``reason`` says why the value was needed (``"bool"``, ``"int"``, ``"index"``, ...).
+        """
+        ...  # pragma: no cover
+
+
+@dataclass(frozen=True, slots=True, eq=False)
+class SymNode:
+    """An immutable symbolic value: ``expr`` of Python type ``pytype`` with value ``hint``.
+
+    Nodes compare by identity; compare their ``expr`` for structural equality.
+
+    >>> from symint.build import symbol_expr
+    >>> n = SymNode(symbol_expr("s0"), int, 4)
+    >>> n.expr, n.pytype.__name__, n.hint, n.env is None
+    (s0, 'int', 4, True)
+    """
+
+    expr: sympy.Basic
+    pytype: type
+    hint: Hint = None
+    env: SymbolicEnv | None = None
+
+    def concrete(self, reason: str) -> int | bool | float:
+        """Ask the environment for a concrete value (recording a guard if it must).
+
+        Raises:
+            NoEnvironmentError: the node is a pure expression with no environment.
+        """
+        if self.env is None:
+            raise NoEnvironmentError(
+                f"cannot make {self.expr} concrete ({reason}): this symbolic value has no environment. "
+                "Create it through a ShapeEnv (env.create_symint(...)) to let branches record guards, "
+                "or use symint.evaluate(expr, {symbol: value}) to evaluate a pure expression."
+            )
+        return self.env.evaluate_sym_node(self, reason=reason)
+
+    def __repr__(self) -> str:
+        return f"SymNode({self.expr}, {self.pytype.__name__}, hint={self.hint})"
+
+
+def merge_envs(*nodes: SymNode) -> SymbolicEnv | None:
+    """The one environment shared by ``nodes`` (ignoring nodes without one).
+
+    Raises:
+        MixedEnvironmentError: two nodes belong to different environments.
+    """
+    env = None
+    for node in nodes:
+        if node.env is None:
+            continue
+        if env is None:
+            env = node.env
+        elif node.env is not env:
+            raise MixedEnvironmentError(
+                f"cannot combine {nodes[0].expr} and {node.expr}: they come from different environments; "
+                "create all symbolic sizes of one program from the same ShapeEnv"
+            )
+    return env
+
+
+def compute_hint(op: Callable[..., Hint], *hints: Hint) -> Hint:
+    """Apply ``op`` to the hints, or return None when any hint is unknown."""
+    if any(h is None for h in hints):
+        return None
+    return op(*hints)

@@ -1,0 +1,471 @@
+"""``SymInt``, ``SymBool`` and ``SymFloat``: symbolic values that behave like ``int``, ``bool`` and ``float``.
+
+Arithmetic builds canonical sympy expressions (Python semantics, constants
+folded: a result that folds to a number *is* a plain Python number) and carries
+the value under the hints along. Turning a symbolic value into a concrete one
+(``bool()``, ``int()``, ``operator.index()``, ``float()``) asks the environment,
+which either proves the answer or records a guard; nothing here silently reads
+a hint.
+
+Hashing follows torch: a ``SymInt`` is unhashable (``==`` builds a ``SymBool``),
+and hashing a ``SymBool`` or ``SymFloat`` makes it concrete first.
+
+>>> from symint import symbol
+>>> s0, s1 = symbol("s0", hint=4), symbol("s1", hint=3)
+>>> y = (s0 * 2 + s1) // 2
+>>> y, y.node.hint, s0 - s0, s0 == s0 + 1
+(s0 + FloorDiv(s1, 2), 5, 0, False)
+"""
+
+from __future__ import annotations
+
+import math
+import operator
+from typing import Callable
+
+import sympy
+
+from . import build
+from .errors import SymbolicTypeError
+from .functions import CeilToInt, FloorToInt
+from .node import Hint, SymNode, compute_hint, merge_envs
+
+__all__ = ["SymInt", "SymBool", "SymFloat", "wrap", "unwrap"]
+
+_Operand = tuple[sympy.Basic, Hint, type, "SymNode | None"]
+
+
+def unwrap(value: object) -> _Operand | None:
+    """``(expr, hint, pytype, node)`` for an int/bool/float or a symbolic value, else None.
+
+    >>> unwrap(3)
+    (3, 3, <class 'int'>, None)
+    """
+    if isinstance(value, (SymInt, SymBool, SymFloat)):
+        node = value.node
+        return node.expr, node.hint, node.pytype, node
+    if isinstance(value, bool):
+        return (sympy.true if value else sympy.false), value, bool, None
+    if isinstance(value, int):
+        return sympy.Integer(value), value, int, None
+    if isinstance(value, float):
+        return sympy.Float(value), value, float, None
+    return None
+
+
+def wrap(expr: sympy.Basic, pytype: type, hint: Hint, env) -> "int | bool | float | SymInt | SymBool | SymFloat":
+    """A plain number when ``expr`` folded to a constant, else a symbolic value of ``pytype``.
+
+    A constant keeps the requested type: ``s * 0.0`` folds to ``0`` in sympy but is
+    the float ``0.0`` in Python.
+
+    >>> wrap(sympy.Integer(3), int, 3, None), wrap(sympy.Integer(0), float, 0.0, None)
+    (3, 0.0)
+    """
+    if expr is sympy.true or expr is sympy.false:
+        return bool(expr)
+    if expr.is_Number:
+        if isinstance(expr, sympy.Integer) and pytype is not float:
+            return int(expr)
+        return float(expr)
+    node = SymNode(expr, pytype, hint, env)
+    if pytype is bool:
+        return SymBool(node)
+    if pytype is float:
+        return SymFloat(node)
+    return SymInt(node)
+
+
+def _binary(a: object, b: object, builder: Callable, concrete: Callable, result_type: type | None):
+    """Combine two operands; ``result_type`` None means int, or float if either is a float."""
+    ua, ub = unwrap(a), unwrap(b)
+    if ua is None or ub is None:
+        return NotImplemented
+    (ea, ha, ta, na), (eb, hb, tb, nb) = ua, ub
+    if ta is bool or tb is bool:
+        # bools take part in integer arithmetic as 0/1, as in Python.
+        if na is not None and build.is_bool_expr(ea):
+            return NotImplemented
+        if nb is not None and build.is_bool_expr(eb):
+            return NotImplemented
+        ea, ta = (sympy.Integer(int(ha)), int) if ta is bool else (ea, ta)
+        eb, tb = (sympy.Integer(int(hb)), int) if tb is bool else (eb, tb)
+    env = merge_envs(*(n for n in (na, nb) if n is not None))
+    pytype = result_type or (float if float in (ta, tb) else int)
+    return wrap(builder(ea, eb), pytype, compute_hint(concrete, ha, hb), env)
+
+
+def _unary(x: "SymInt | SymFloat", builder: Callable, concrete: Callable, pytype: type | None = None):
+    node = x.node
+    return wrap(builder(node.expr), pytype or node.pytype, compute_hint(concrete, node.hint), node.env)
+
+
+def _reject_float(a: object, b: object, op: str) -> None:
+    if isinstance(a, (float, SymFloat)) or isinstance(b, (float, SymFloat)):
+        raise SymbolicTypeError(
+            f"symbolic {op} of floats is not supported; use math.floor(a / b) or work with integers"
+        )
+
+
+def _pow(base: object, exp: object):
+    ub, ue = unwrap(base), unwrap(exp)
+    if ub is None or ue is None:
+        return NotImplemented
+    if isinstance(exp, SymInt):
+        # Python's int ** int is an int only for a natural exponent: decide which (this may guard).
+        if not bool(exp >= 0):
+            return _binary(base, exp, build.pow_, operator.pow, float)
+        return _binary(base, exp, build.pow_, operator.pow, None)
+    if isinstance(exp, int) and exp < 0:
+        if isinstance(base, int) and base == 0:
+            raise ZeroDivisionError("0 cannot be raised to a negative power")
+        return _binary(base, exp, build.pow_, operator.pow, float)
+    return _binary(base, exp, build.pow_, operator.pow, None)
+
+
+def _shift(value: object, count: object, left: bool):
+    """``value << count`` or ``value >> count``: times or floor-divided by ``2 ** count``."""
+    if not all(isinstance(v, (int, SymInt)) for v in (value, count)):
+        return NotImplemented
+    if isinstance(count, SymInt):
+        if not bool(count >= 0):  # may record a guard
+            raise ValueError(f"negative shift count {count}")
+    elif count < 0:
+        raise ValueError("negative shift count")
+    if left:
+        return _binary(value, count, lambda a, b: build.mul(a, build.pow_(2, b)), operator.lshift, int)
+    return _binary(value, count, lambda a, b: build.floordiv(a, build.pow_(2, b)), operator.rshift, int)
+
+
+def _round_int(x: "SymInt", ndigits: int):
+    """``round(x, ndigits)`` for ``ndigits < 0``: to a multiple of ``10**-ndigits``, ties to even."""
+    m = 10**-ndigits
+    node = x.node
+    q, r = build.floordiv(node.expr, m), build.mod(node.expr, m)
+    up = build.or_(build.gt(build.mul(r, 2), m), build.and_(build.eq(build.mul(r, 2), m), build.eq(build.mod(q, 2), 1)))
+    expr = build.ite(up, build.mul(build.add(q, 1), m), build.mul(q, m))
+    return wrap(expr, int, compute_hint(lambda h: round(h, ndigits), node.hint), node.env)
+
+
+class SymInt:
+    """A symbolic integer. Behaves like ``int``; comparisons give :class:`SymBool`.
+
+    >>> from symint import symbol
+    >>> s = symbol("s", hint=-7)
+    >>> (s // 2).node.hint, (s % 3).node.hint, (s // 2), -s + 1
+    (-4, 2, FloorDiv(s, 2), 1 - s)
+    """
+
+    __slots__ = ("node",)
+
+    def __init__(self, node: SymNode):
+        self.node = node
+
+    # -- arithmetic ---------------------------------------------------------------------------
+    def __add__(self, other):
+        return _binary(self, other, build.add, operator.add, None)
+
+    def __radd__(self, other):
+        return _binary(other, self, build.add, operator.add, None)
+
+    def __sub__(self, other):
+        return _binary(self, other, build.sub, operator.sub, None)
+
+    def __rsub__(self, other):
+        return _binary(other, self, build.sub, operator.sub, None)
+
+    def __mul__(self, other):
+        return _binary(self, other, build.mul, operator.mul, None)
+
+    def __rmul__(self, other):
+        return _binary(other, self, build.mul, operator.mul, None)
+
+    def __floordiv__(self, other):
+        _reject_float(self, other, "floor division")
+        return _binary(self, other, build.floordiv, operator.floordiv, int)
+
+    def __rfloordiv__(self, other):
+        _reject_float(other, self, "floor division")
+        return _binary(other, self, build.floordiv, operator.floordiv, int)
+
+    def __mod__(self, other):
+        _reject_float(self, other, "modulo")
+        return _binary(self, other, build.mod, operator.mod, int)
+
+    def __rmod__(self, other):
+        _reject_float(other, self, "modulo")
+        return _binary(other, self, build.mod, operator.mod, int)
+
+    def __divmod__(self, other):
+        return self // other, self % other
+
+    def __rdivmod__(self, other):
+        return other // self, other % self
+
+    def __truediv__(self, other):
+        return _binary(self, other, build.truediv, operator.truediv, float)
+
+    def __rtruediv__(self, other):
+        return _binary(other, self, build.truediv, operator.truediv, float)
+
+    def __pow__(self, other):
+        return _pow(self, other)
+
+    def __rpow__(self, other):
+        return _pow(other, self)
+
+    def __lshift__(self, other):
+        return _shift(self, other, left=True)
+
+    def __rlshift__(self, other):
+        return _shift(other, self, left=True)
+
+    def __rshift__(self, other):
+        return _shift(self, other, left=False)
+
+    def __rrshift__(self, other):
+        return _shift(other, self, left=False)
+
+    def __neg__(self):
+        return _unary(self, build.neg, operator.neg)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _unary(self, build.abs_, abs)
+
+    # -- comparisons --------------------------------------------------------------------------
+    def __eq__(self, other):
+        return _binary(self, other, build.eq, operator.eq, bool)
+
+    def __ne__(self, other):
+        return _binary(self, other, build.ne, operator.ne, bool)
+
+    def __lt__(self, other):
+        return _binary(self, other, build.lt, operator.lt, bool)
+
+    def __le__(self, other):
+        return _binary(self, other, build.le, operator.le, bool)
+
+    def __gt__(self, other):
+        return _binary(self, other, build.gt, operator.gt, bool)
+
+    def __ge__(self, other):
+        return _binary(self, other, build.ge, operator.ge, bool)
+
+    # -- conversions (each asks the environment, which may record a guard) ---------------------
+    def __bool__(self) -> bool:
+        return bool(self != 0)
+
+    def __int__(self) -> int:
+        return int(self.node.concrete("int"))
+
+    def __index__(self) -> int:
+        return int(self.node.concrete("index"))
+
+    def __float__(self) -> float:
+        return float(self.node.concrete("float"))
+
+    def __round__(self, ndigits: int | None = None):
+        if ndigits is None or operator.index(ndigits) >= 0:
+            return self
+        return _round_int(self, operator.index(ndigits))
+
+    def __trunc__(self):
+        return self
+
+    def __floor__(self):
+        return self
+
+    def __ceil__(self):
+        return self
+
+    def __hash__(self):
+        raise TypeError(
+            f"unhashable type: 'SymInt' ({self}); == on a SymInt builds a SymBool, so it cannot be a "
+            "dict key or set member. Use int(x) to specialise it (records a guard) or key on x.node.expr"
+        )
+
+    def __repr__(self) -> str:
+        return str(self.node.expr)
+
+    __str__ = __repr__
+
+
+class SymBool:
+    """A symbolic boolean; ``bool()`` asks the environment to decide it.
+
+    >>> from symint import symbol
+    >>> s = symbol("s", hint=5)
+    >>> c = (s > 2) & (s < 10)
+    >>> c, c.node.hint
+    ((s > 2) & (s < 10), True)
+    """
+
+    __slots__ = ("node",)
+
+    def __init__(self, node: SymNode):
+        self.node = node
+
+    def __and__(self, other):
+        return _logical(self, other, build.and_, lambda a, b: a and b)
+
+    __rand__ = __and__
+
+    def __or__(self, other):
+        return _logical(self, other, build.or_, lambda a, b: a or b)
+
+    __ror__ = __or__
+
+    def __xor__(self, other):
+        return _logical(self, other, build.ne, operator.ne)
+
+    __rxor__ = __xor__
+
+    def __eq__(self, other):
+        return _logical(self, other, build.eq, operator.eq)
+
+    def __ne__(self, other):
+        return _logical(self, other, build.ne, operator.ne)
+
+    def __bool__(self) -> bool:
+        return bool(self.node.concrete("bool"))
+
+    def __int__(self) -> int:
+        return int(bool(self))
+
+    def __index__(self) -> int:
+        return int(bool(self))
+
+    def __hash__(self):
+        return hash(bool(self))
+
+    def __repr__(self) -> str:
+        return str(self.node.expr)
+
+    __str__ = __repr__
+
+
+def _logical(a: SymBool, b: object, builder: Callable, concrete: Callable):
+    ub = unwrap(b)
+    if ub is None or ub[2] is not bool:
+        return NotImplemented
+    eb, hb, _, nb = ub
+    na = a.node
+    env = merge_envs(na, nb) if nb is not None else na.env
+    return wrap(builder(na.expr, eb), bool, compute_hint(concrete, na.hint, hb), env)
+
+
+class SymFloat:
+    """A symbolic float, produced by true division and by mixing a ``SymInt`` with a float.
+
+    >>> from symint import symbol
+    >>> import math
+    >>> s = symbol("s", hint=7)
+    >>> half = s / 2
+    >>> half, half.node.hint, math.ceil(half), math.ceil(half).node.hint
+    (IntTrueDiv(s, 2), 3.5, CeilToInt(IntTrueDiv(s, 2)), 4)
+    """
+
+    __slots__ = ("node",)
+
+    def __init__(self, node: SymNode):
+        self.node = node
+
+    def __add__(self, other):
+        return _binary(self, other, build.add, operator.add, float)
+
+    def __radd__(self, other):
+        return _binary(other, self, build.add, operator.add, float)
+
+    def __sub__(self, other):
+        return _binary(self, other, build.sub, operator.sub, float)
+
+    def __rsub__(self, other):
+        return _binary(other, self, build.sub, operator.sub, float)
+
+    def __mul__(self, other):
+        return _binary(self, other, build.mul, operator.mul, float)
+
+    def __rmul__(self, other):
+        return _binary(other, self, build.mul, operator.mul, float)
+
+    def __truediv__(self, other):
+        return _binary(self, other, build.truediv, operator.truediv, float)
+
+    def __rtruediv__(self, other):
+        return _binary(other, self, build.truediv, operator.truediv, float)
+
+    def __neg__(self):
+        return _unary(self, build.neg, operator.neg)
+
+    def __pos__(self):
+        return self
+
+    def __abs__(self):
+        return _unary(self, build.abs_, abs)
+
+    def __pow__(self, other):
+        return _binary(self, other, build.pow_, operator.pow, float)
+
+    def __rpow__(self, other):
+        return _binary(other, self, build.pow_, operator.pow, float)
+
+    def __floordiv__(self, other):
+        _reject_float(self, other, "floor division")
+
+    def __rfloordiv__(self, other):
+        _reject_float(other, self, "floor division")
+
+    def __mod__(self, other):
+        _reject_float(self, other, "modulo")
+
+    def __rmod__(self, other):
+        _reject_float(other, self, "modulo")
+
+    def __eq__(self, other):
+        return _binary(self, other, build.eq, operator.eq, bool)
+
+    def __ne__(self, other):
+        return _binary(self, other, build.ne, operator.ne, bool)
+
+    def __lt__(self, other):
+        return _binary(self, other, build.lt, operator.lt, bool)
+
+    def __le__(self, other):
+        return _binary(self, other, build.le, operator.le, bool)
+
+    def __gt__(self, other):
+        return _binary(self, other, build.gt, operator.gt, bool)
+
+    def __ge__(self, other):
+        return _binary(self, other, build.ge, operator.ge, bool)
+
+    def __floor__(self):
+        return _unary(self, FloorToInt, math.floor, int)
+
+    def __ceil__(self):
+        return _unary(self, CeilToInt, math.ceil, int)
+
+    def __trunc__(self):
+        node = self.node
+        expr = build.ite(build.ge(node.expr, 0), FloorToInt(node.expr), CeilToInt(node.expr))
+        return wrap(expr, int, compute_hint(math.trunc, node.hint), node.env)
+
+    def __bool__(self) -> bool:
+        return bool(self != 0)
+
+    def __float__(self) -> float:
+        return float(self.node.concrete("float"))
+
+    def __int__(self) -> int:
+        return int(math.trunc(self))
+
+    def __hash__(self):
+        return hash(float(self))
+
+    def __repr__(self) -> str:
+        return str(self.node.expr)
+
+    __str__ = __repr__

@@ -1,0 +1,152 @@
+"""produce_guards: what goes in, how it prints, and soundness against concrete re-execution."""
+
+from __future__ import annotations
+
+import operator
+import random
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from guards import GuardSet, Source
+from shapeenv import CheckFailedError, DimDynamic, ShapeEnv, check
+from symint import sym_max, sym_min
+
+
+def test_produced_set_has_pins_source_equalities_ranges_and_guards() -> None:
+    env = ShapeEnv()
+    x0 = env.create_symint(6, Source.size("x", 0))
+    env.create_symint(6, Source.size("y", 0))  # duck-sized to x0
+    env.create_symint(1, Source.size("x", 1))  # specialised
+    assert bool(x0 % 2 == 0)
+    gs = env.produce_guards(simplify=False)
+    text = gs.to_text("torch").splitlines()
+    assert "L['y'].size()[0] == L['x'].size()[0]" in text
+    assert "L['x'].size()[1] == 1" in text
+    assert "2 <= L['x'].size()[0]" in text
+    assert "(L['x'].size()[0] % 2) == 0" in text
+    ok = {"x.size()[0]": 8, "y.size()[0]": 8, "x.size()[1]": 1}
+    assert gs.holds(ok)
+    for key, bad in [("y.size()[0]", 10), ("x.size()[1]", 2), ("x.size()[0]", 9)]:
+        assert not gs.holds({**ok, key: bad} if key != "x.size()[0]" else {**ok, key: bad, "y.size()[0]": bad})
+
+
+def test_asserts_do_not_become_guards() -> None:
+    env = ShapeEnv()
+    s = env.create_symint(8, Source.size("x", 0))
+    check(s < 100)
+    assert bool(s < 200)  # decided by the assert: no guard
+    gs = env.produce_guards()
+    assert gs.holds({"x.size()[0]": 150}), "an assert must never cause a recompile"
+
+
+def test_simplified_set_is_equivalent_and_not_larger() -> None:
+    env = ShapeEnv(use_z3=False)
+    a = env.create_symint(10, Source.size("x", 0))
+    for k in (3, 4, 5, 6, 7):
+        assert bool(a > k)
+    raw = env.produce_guards(simplify=False)
+    simple = env.produce_guards()
+    assert len(simple) < len(raw)
+    assert raw.equivalent(simple).proved
+    for n in range(0, 20):
+        assert raw.holds({"x.size()[0]": n}) == simple.holds({"x.size()[0]": n})
+
+
+def test_replaced_symbols_keep_their_own_sources() -> None:
+    env = ShapeEnv(duck_shape=False)
+    a = env.create_symint(3, Source.size("x", 0))
+    b = env.create_symint(5, Source.size("y", 0))
+    assert bool(b == a + 2)
+    gs = env.produce_guards()
+    assert gs.holds({"x.size()[0]": 7, "y.size()[0]": 9})
+    assert not gs.holds({"x.size()[0]": 7, "y.size()[0]": 8})
+
+
+# -- soundness: random programs, random inputs ------------------------------------------------------
+ARITH = [operator.add, operator.sub, operator.mul, operator.floordiv, operator.mod, sym_max, sym_min]
+RELS = [operator.eq, operator.ne, operator.lt, operator.le, operator.gt, operator.ge]
+
+
+def random_program(rng: random.Random, n_inputs: int, n_ops: int) -> list[tuple]:
+    """Ops over a pool that starts with the inputs: ('arith', f, i, j|const), ('cmp', rel, i, j|const), ('check', ...)."""
+    prog, pool = [], n_inputs
+    for _ in range(n_ops):
+        kind = rng.choices(["arith", "cmp", "check"], [5, 4, 1])[0]
+        a = rng.randrange(pool)
+        b = rng.randrange(pool) if rng.random() < 0.6 else ("c", rng.randint(-3, 9))
+        if kind == "arith":
+            prog.append(("arith", rng.randrange(len(ARITH)), a, b))
+            pool += 1
+        else:
+            prog.append((kind, rng.randrange(len(RELS)), a, b))
+    return prog
+
+
+def run(prog: list[tuple], inputs: list, check_fn) -> list[bool]:
+    """Execute ``prog``; returns its branch decisions. Raises ZeroDivisionError/CheckFailedError like the program."""
+    pool = list(inputs)
+    decisions = []
+    for kind, f, a, b in prog:
+        x = pool[a]
+        y = b[1] if isinstance(b, tuple) else pool[b]
+        if kind == "arith":
+            pool.append(ARITH[f](x, y))
+        elif kind == "cmp":
+            decisions.append(bool(RELS[f](x, y)))
+        else:
+            check_fn(RELS[f](x, y))
+    return decisions
+
+
+def concrete_check(cond) -> None:
+    if not cond:
+        raise CheckFailedError("runtime assert failed")
+
+
+def trace(prog, hints, use_z3):
+    env = ShapeEnv(duck_shape=True, use_z3=use_z3)
+    inputs = [env.create_symint(h, Source.size(f"x{i}", 0), dynamic=DimDynamic.DUCK) for i, h in enumerate(hints)]
+    decisions = run(prog, inputs, check)
+    return env, decisions
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.integers(0, 2**32 - 1), use_z3=st.booleans())
+def test_accepted_inputs_take_the_same_decisions(seed: int, use_z3: bool) -> None:
+    rng = random.Random(seed)
+    n_inputs = rng.randint(1, 3)
+    hints = [rng.choice([0, 1, 2, 3, 4, 5, 6, 8, 12, 16]) for _ in range(n_inputs)]
+    prog = random_program(rng, n_inputs, rng.randint(1, 12))
+    try:
+        expected = run(prog, hints, concrete_check)
+    except (ZeroDivisionError, CheckFailedError):
+        return  # the program itself fails on its example inputs
+    env, decisions = trace(prog, hints, use_z3)
+    assert decisions == expected, "tracing must decide like the concrete run on the hints"
+    gs = env.produce_guards()
+    names = [f"x{i}.size()[0]" for i in range(n_inputs)]
+    assert gs.holds(dict(zip(names, hints))), f"the guard set rejects its own example {hints}: {gs}"
+    candidates = [[rng.randint(0, 20) for _ in hints] for _ in range(150)]
+    candidates += [[h + d for h in hints] for d in (-2, -1, 1, 2, 8)]
+    for sizes in candidates:
+        if min(sizes) < 0 or not gs.holds(dict(zip(names, sizes))):
+            continue
+        try:
+            got = run(prog, sizes, concrete_check)
+        except (ZeroDivisionError, CheckFailedError):
+            continue  # a runtime error (division by zero, failed assert) on these inputs is not a decision
+        assert got == expected, (
+            f"UNSOUND: guards {gs} accept {sizes} but the program decides {got} there, {expected} at {hints}\n"
+            f"program: {prog}"
+        )
+
+
+@pytest.mark.parametrize("hints", [[4, 6], [2, 2], [9, 3]])
+def test_guard_set_accepts_trace_inputs_on_a_fixed_program(hints) -> None:
+    prog = [("arith", 0, 0, 1), ("cmp", 2, 2, ("c", 10)), ("arith", 3, 2, ("c", 2)), ("cmp", 0, 3, 0)]
+    env, _ = trace(prog, hints, True)
+    gs = env.produce_guards()
+    assert isinstance(gs, GuardSet)
+    assert gs.holds({"x0.size()[0]": hints[0], "x1.size()[0]": hints[1]})
