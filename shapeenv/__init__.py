@@ -5,8 +5,8 @@
 >>> env = ShapeEnv()
 >>> batch = env.create_symint(8, Source.size("x", 0))
 >>> check(batch < 100)
->>> env.statically_known_true(batch < 200), env.bound(batch)
-(True, [2, 99])
+>>> env.statically_known_true(batch < 200), str(env.bound(batch))
+(True, '[2, 99]')
 """
 
 from .api import check, guard_or_false, guard_or_true, guard_size_oblivious, statically_known_false, statically_known_true

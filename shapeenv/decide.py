@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 import sympy
 
 from guards.incremental import IncrementalProver
+from guards.printers import to_source_text
 from symint import SymBool, build
 from valueranges import ValueRanges
 
@@ -134,18 +135,22 @@ class Decider:
         where = user_frame()
         names = ", ".join(map(str, unbacked)) or "a data-dependent value"
         ranges = ", ".join(f"{s} in {env.facts.range_of(s)}" for s in unbacked)
+        text = to_source_text(e)
         if value:
-            suggestion = f"check({e} == <expected>)"
-            what = f"needs the concrete value of {e}"
+            suggestion = f"check({text} == <expected>)"
+            what = f"needs the concrete value of {text}"
         else:
-            suggestion = f"check({e})"
-            what = f"branches on {e}"
-            negated = build.not_(e)
+            suggestion = f"check({text})"
+            what = f"branches on {text}"
+            negated = to_source_text(build.not_(e))
+        stated_text = to_source_text(stated)
+        restated = f" (stated as {stated_text})" if stated_text != text else ""
         message = (
-            f"Could not guard on a data-dependent expression: the program {what} "
-            f"(stated as {stated}) at {where or '<unknown location>'}, but {names} has no hint ({ranges}) "
+            f"Could not guard on a data-dependent expression: the program {what}{restated} "
+            f"at {where or '<unknown location>'}, but {names} has no hint ({ranges}) "
             f"and the known facts do not decide it. If it always holds, tell the environment with "
-            f"{suggestion} before this point{'' if value else f' (or check({negated}) if it never holds)'}; if either outcome is "
-            f"possible, use guard_or_false/guard_or_true to take a branch that is correct for both."
+            f"{suggestion} before this point{'' if value else f' (or check({negated}) if it never holds)'}; "
+            f"if either outcome is possible, use guard_or_false/guard_or_true to take a branch that is "
+            f"correct for both."
         )
         return GuardOnDataDependentSymNode(message, expr=e, unbacked=unbacked, origin=where, suggestion=suggestion)

@@ -55,7 +55,7 @@ class ShapeEnv:
             raise TypeError("pass either settings=ShapeEnvSettings(...) or keyword overrides, not both")
         self.settings = settings or ShapeEnvSettings(**overrides)
         self.symbols: dict[sympy.Symbol, SymbolInfo] = {}
-        self.facts = Facts(rank=self._elimination_rank)
+        self.facts = Facts(rank=self.elimination_rank)
         self.decider = Decider(self)
         self.guards: list[GuardRecord] = []
         self.runtime_asserts: list[AssertRecord] = []
@@ -71,7 +71,8 @@ class ShapeEnv:
         self._counters[prefix] += 1
         return build.symbol_expr(name)
 
-    def _elimination_rank(self, sym: sympy.Symbol) -> tuple:
+    def elimination_rank(self, sym: sympy.Symbol) -> tuple:
+        """Which symbol an equality eliminates: unbacked before backed, then the newest (largest rank)."""
         info = self.symbols.get(sym)
         if info is None:
             return (2, 0)
@@ -149,8 +150,8 @@ class ShapeEnv:
 
         >>> env = ShapeEnv()
         >>> u = env.create_unbacked_symint(size_like=True)
-        >>> u, env.bound(u)
-        (u0, [0, oo])
+        >>> print(u, env.bound(u))
+        u0 [0, oo]
         """
         sym = self._new_symbol("u")
         self.symbols[sym] = SymbolInfo(sym, len(self.symbols), None, [], size_like)
@@ -184,7 +185,7 @@ class ShapeEnv:
         """The range of ``value`` given everything known.
 
         >>> env = ShapeEnv(); s = env.create_symint(8, Source.size("x", 0))
-        >>> env.bound(s // 2)
+        >>> print(env.bound(s // 2))
         [1, oo]
         """
         expr = _expr_of(value)
@@ -258,7 +259,7 @@ class ShapeEnv:
             CheckFailedError: ``cond`` is statically false, or false for the traced example's hints.
 
         >>> env = ShapeEnv(); u = env.create_unbacked_symint()
-        >>> env.check(u < 100); env.bound(u)
+        >>> env.check(u < 100); print(env.bound(u))
         [-oo, 99]
         """
         what = f": {message}" if message else ""
@@ -303,8 +304,8 @@ class ShapeEnv:
         >>> env = ShapeEnv(); s = env.create_symint(8, Source.size("x", 0))
         >>> _ = bool(s % 4 == 0)
         >>> print(env.produce_guards().to_text("source"))
-        Eq(Mod(x.size()[0], 4), 0)
-        2 <= x.size()[0]
+        x.size()[0] >= 4
+        (x.size()[0] % 4) == 0
         """
         return produce_guards(self, simplify=self.settings.simplify_guards if simplify is None else simplify)
 

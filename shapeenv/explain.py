@@ -63,9 +63,10 @@ def _explain_one(env: "ShapeEnv", sym: sympy.Symbol) -> str:
     lines = []
     if info is None:
         return f"{sym} is not a symbol of this environment"
-    srcs = ", ".join(s.text() for s in info.sources) or "no input (unbacked, data-dependent)"
-    hint = f"hint {info.hint}" if info.backed else "no hint"
-    lines.append(f"{sym} = {srcs} ({hint})")
+    if info.sources:
+        lines.append(f"{sym} = {', '.join(s.text() for s in info.sources)} (hint {info.hint})")
+    else:
+        lines.append(f"{sym} is unbacked: a data-dependent value with no hint")
     if len(info.sources) > 1:
         lines.append(f"  shared by {len(info.sources)} sources: duck sizing gave them equal hints ({info.hint})")
     if info.initial_range is not None:
@@ -78,13 +79,16 @@ def _explain_one(env: "ShapeEnv", sym: sympy.Symbol) -> str:
         lines.append(f"  now in range {facts.range_of(sym)}")
     for k in sorted(facts.divisible.get(sym, ())):
         lines.append(f"  known divisible by {k}")
+    cited = 0
     for record in env.guards:
         if sym in record.expr.free_symbols:
             lines.append(f"  guard  {record.expr}   <- {record.provenance}")
+            cited += 1
     for record in env.runtime_asserts:
         if sym in record.expr.free_symbols:
             lines.append(f"  assert {record.expr}   <- {record.provenance}")
-    if len(lines) == 3 and current == sym:
+            cited += 1
+    if not cited:
         lines.append("  no guard or assert mentions it")
     return "\n".join(lines)
 

@@ -30,7 +30,7 @@ from sympy.core.relational import Relational
 
 from symint import build
 from symint.substitute import substitute
-from symint.functions import Mod
+from symint.functions import FloorDiv, Mod
 from valueranges import ValueRanges, bound
 
 from .errors import ContradictionError
@@ -45,8 +45,9 @@ def linear_form(expr: sympy.Expr) -> tuple[dict[sympy.Symbol, int], int] | None:
 
     >>> from symint.build import symbol_expr
     >>> s0, s1 = symbol_expr("s0"), symbol_expr("s1")
-    >>> linear_form(2*s0 - s1 + 3)
-    ({s0: 2, s1: -1}, 3)
+    >>> coeffs, const = linear_form(2*s0 - s1 + 3)
+    >>> sorted(coeffs.items(), key=str), const
+    ([(s0, 2), (s1, -1)], 3)
     """
     coeffs: dict[sympy.Symbol, int] = {}
     const = 0
@@ -175,7 +176,39 @@ class Facts:
                 }
                 if zeros:
                     result = substitute(result, zeros)
+        if not result.is_Atom and result.has(Mod, FloorDiv):
+            result = self._cancel_common_factors(result)
         self._simplified[expr] = result
+        return result
+
+    def _nonzero_factor(self, f: sympy.Expr) -> bool:
+        rng = bound(f, self.ranges)
+        return rng.lower > 0 or rng.upper < 0
+
+    def _cancel_common_factors(self, expr: sympy.Basic) -> sympy.Basic:
+        """``Mod(k*a, k*b) -> k*Mod(a, b)`` and ``FloorDiv(k*a, k*b) -> FloorDiv(a, b)`` for a provably nonzero ``k``.
+
+        Both are exact identities of Python's ``%`` and ``//`` for every ``k != 0``;
+        then ``Eq(k*x, 0) -> Eq(x, 0)`` (and ``Ne``) for such ``k``.
+        """
+        rewrites = {}
+        for atom in expr.atoms(Mod, FloorDiv):
+            a, b = atom.args
+            if b.is_Number:
+                continue
+            for f in sympy.Mul.make_args(b):
+                if f.is_Number or not self._nonzero_factor(f):
+                    continue
+                if all(f in sympy.Mul.make_args(t) for t in sympy.Add.make_args(a)):
+                    a2, b2 = sympy.expand_mul(a / f), b / f
+                    rewrites[atom] = f * Mod(a2, b2) if isinstance(atom, Mod) else FloorDiv(a2, b2)
+                    break
+        result = substitute(expr, rewrites) if rewrites else expr
+        if isinstance(result, Relational) and result.rel_op in ("==", "!=") and result.rhs == 0 and result.lhs.is_Mul:
+            kept = [f for f in result.lhs.args if f.is_Number or not self._nonzero_factor(f)]
+            if len(kept) < len(result.lhs.args):
+                core = sympy.Mul(*(f for f in kept if not f.is_Number))
+                result = build.eq(core, 0) if result.rel_op == "==" else build.ne(core, 0)
         return result
 
     def _divides(self, a: sympy.Expr, k: sympy.Expr) -> bool:
@@ -300,6 +333,7 @@ class Facts:
                 if a.is_Symbol and isinstance(k, sympy.Integer) and int(k) != 0:
                     self.divisible.setdefault(a, set()).add(abs(int(k)))
                     self._changed()
+                    self._emit(e)  # simplify() now folds it to True, so _remember would not pass it on
                     return True
         return False
 

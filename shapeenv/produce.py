@@ -11,10 +11,19 @@ Note [What goes into the produced guard set]
     * every recorded guard, as it was recorded.
 
     Facts learned from runtime asserts are deliberately absent: including them would
-    turn an assert into a guard. Replacements are not applied either, so a symbol
-    eliminated by a guard still stands for its own source; the guard that eliminated
-    it (``Eq(s1, s0)``) is in the set. Finally the set is simplified (implied guards
-    dropped, bounds merged), and the simplification is proven equivalent by Z3.
+    turn an assert into a guard. A symbol eliminated by a guard still stands for its
+    own source; the guard that eliminated it (``Eq(s1, s0)``) is in the set.
+
+Note [Reducing the produced guard set]
+    The raw set above is exact but long: most guards recorded early are implied by
+    later ones. We re-learn the raw set, and only it, into a fresh :class:`Facts`
+    (so no assert leaks in), then emit what it concluded explicitly: one equality per
+    replacement, each symbol's final range, each divisibility fact. Every one of these
+    is a consequence of the raw guards. A recorded guard that these explicit facts
+    decide (by replacements, divisibility and interval bounds) is dropped; the rest
+    are kept in their simplified form. The result is equivalent to the raw set by
+    construction; ``GuardSet.simplify`` then removes what Z3 finds implied and
+    proves that step equivalent.
 """
 
 from __future__ import annotations
@@ -26,6 +35,8 @@ import sympy
 
 from guards import Guard, GuardSet, Source
 from symint import build
+
+from .facts import Facts
 
 if TYPE_CHECKING:  # pragma: no cover
     from .env import ShapeEnv
@@ -66,11 +77,67 @@ def _range_guards(env: "ShapeEnv") -> list[Guard]:
     return out
 
 
+def _guard_facts(env: "ShapeEnv") -> tuple[Facts, dict[sympy.Symbol, list[str]]]:
+    """What the initial ranges and the recorded guards imply, and nothing else (no asserts).
+
+    Also returns, per symbol, the provenance of the guards that changed what is known of it.
+    """
+    facts = Facts(rank=env.elimination_rank)
+    causes: dict[sympy.Symbol, list[str]] = {}
+    for sym, info in env.symbols.items():
+        if info.sources and info.initial_range is not None:
+            facts.set_range(sym, info.initial_range)
+            causes[sym] = [f"the initial range of {info.sources[0].text()}"]
+    for record in env.guards:
+        before = (dict(facts.ranges), dict(facts.replacements), {s: set(k) for s, k in facts.divisible.items()})
+        facts.learn(record.expr)
+        after = (facts.ranges, facts.replacements, facts.divisible)
+        for old, new in zip(before, after):
+            for sym in new.keys() | old.keys():
+                if old.get(sym) != new.get(sym):
+                    causes.setdefault(sym, []).append(f"{record.expr} at {record.provenance.user_frame or '<unknown>'}")
+    return facts, causes
+
+
+def _explicit_facts(env: "ShapeEnv", facts: Facts, causes: dict[sympy.Symbol, list[str]]) -> list[Guard]:
+    out = []
+    for sym, info in env.symbols.items():
+        if not info.sources:
+            continue
+        why = "; ".join(dict.fromkeys(causes.get(sym, [])))
+        value = facts.replacements.get(sym)
+        if value is not None:
+            out.append(Guard.of(build.eq(sym, value), f"{sym} = {value} from: {why}"))
+            if value.is_Number:
+                continue
+        rng = facts.ranges.get(sym)
+        floor = 0 if info.sources[0].is_size_like else -math.inf
+        if rng is not None and rng.lower > floor:
+            out.append(Guard.of(build.le(int(rng.lower), sym), f"{sym} in {rng} from: {why}"))
+        if rng is not None and rng.upper != math.inf:
+            out.append(Guard.of(build.le(sym, int(rng.upper)), f"{sym} in {rng} from: {why}"))
+        for k in sorted(facts.divisible.get(sym, ())):
+            out.append(Guard.of(build.eq(build.mod(sym, k), 0), f"{sym} divisible by {k} from: {why}"))
+    return out
+
+
+def reduce_guards(env: "ShapeEnv") -> list[Guard]:
+    """The recorded guards as explicit facts plus those not implied by them (Note [Reducing the produced guard set])."""
+    facts, causes = _guard_facts(env)
+    kept = []
+    for record in env.guards:
+        e = facts.simplify(record.expr)
+        if e is sympy.true or facts.by_ranges(e, facts.ranges) is True:
+            continue
+        kept.append(Guard.of(e, str(record.provenance)))
+    return _explicit_facts(env, facts, causes) + kept
+
+
 def produce_guards(env: "ShapeEnv", *, simplify: bool = True) -> GuardSet:
-    """The guard set of ``env`` (see Note [What goes into the produced guard set])."""
+    """The guard set of ``env`` (see the Notes above); ``simplify=False`` gives the raw set."""
     sources, ties = source_symbols(env)
-    recorded = [Guard.of(r.expr, str(r.provenance)) for r in env.guards]
-    raw = GuardSet.of(ties + _range_guards(env) + recorded, sources)
-    if not simplify or len(raw) == 0:
-        return raw
-    return raw.simplify()
+    if not simplify:
+        recorded = [Guard.of(r.expr, str(r.provenance)) for r in env.guards]
+        return GuardSet.of(ties + _range_guards(env) + recorded, sources)
+    reduced = GuardSet.of(ties + reduce_guards(env), sources)
+    return reduced.simplify() if len(reduced) else reduced

@@ -451,6 +451,11 @@ def ite(c, a, b) -> sympy.Expr:
     >>> ite(True, 1, 2), ite(lt(symbol_expr("x"), 0), 1, 1)
     (1, 1)
     """
-    return IfThenElse(_check_bool(as_expr(c)), as_expr(a), as_expr(b))
+    return _ite(_check_bool(as_expr(c)), as_expr(a), as_expr(b))
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def _ite(c: sympy.Basic, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
+    return IfThenElse(c, a, b)
 
 

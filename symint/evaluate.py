@@ -79,8 +79,13 @@ _RELATIONS: dict[str, Callable[[Value, Value], bool]] = {
 }
 
 
-def evaluate(expr: sympy.Basic, values: Mapping[sympy.Symbol, int]) -> int | bool | float:
+def evaluate(expr, values: Mapping["sympy.Symbol | str", int]) -> int | bool | float:
     """The value of ``expr`` when each symbol takes its value in ``values``.
+
+    Args:
+        expr: a sympy expression built by ``symint``, a ``SymInt``/``SymBool``/``SymFloat``
+            (its expression is used), or a plain number (returned as is).
+        values: symbol -> value; symbols may also be given by name.
 
     Raises:
         UnboundSymbolError: a symbol of ``expr`` has no value.
@@ -89,7 +94,19 @@ def evaluate(expr: sympy.Basic, values: Mapping[sympy.Symbol, int]) -> int | boo
     >>> from symint.build import symbol_expr, lt
     >>> evaluate(lt(symbol_expr("x"), 3), {symbol_expr("x"): 2})
     True
+    >>> from symint import symbol
+    >>> evaluate(symbol("n") // 2, {"n": -7})
+    -4
     """
+    node = getattr(expr, "node", None)
+    if node is not None and isinstance(getattr(node, "expr", None), sympy.Basic):
+        expr = node.expr
+    if isinstance(expr, (bool, int, float)):
+        return expr
+    if not isinstance(expr, sympy.Basic):
+        raise TypeError(f"cannot evaluate {expr!r}: expected a sympy expression or a SymInt/SymBool/SymFloat")
+    if any(isinstance(k, str) for k in values):
+        values = {(sympy.Symbol(k, integer=True) if isinstance(k, str) else k): v for k, v in values.items()}
     return _num(_eval(expr, values))
 
 

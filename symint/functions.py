@@ -18,7 +18,7 @@ exactly what Python computes for every sign combination:
 ========================  ===================================================
 
 A zero divisor raises :class:`ZeroDivisionError`, as Python does, as soon as the
-divisor is the constant 0.
+divisor is the constant 0 (or 0.0).
 
 Note [Canonical forms]
     The rewrites are those that are exact for *every* integer value of the
@@ -37,9 +37,11 @@ Note [Canonical forms]
     One deliberate widening: a rewrite may give a value where the original
     divides by zero. ``FloorDiv(x*y, x) -> y``, ``FloorDiv(x, x) -> 1`` and
     ``Mod(x, x) -> 0`` are exact for every ``x != 0``, but at ``x == 0`` Python
-    raises and the rewritten expression does not. Shape code that divides by a
-    size has already failed at run time for that input, so no decision taken on
-    the rewritten form can be wrong for an input the program accepts.
+    raises and the rewritten expression does not. This is sympy's and torch's
+    convention too. Every input on which the original expression has a value
+    gets the same value from the rewritten one; what is lost is only the error:
+    a guard set built from the rewritten form does not reject an input on which
+    the original program would have raised ``ZeroDivisionError``.
 """
 
 from __future__ import annotations

@@ -10,6 +10,17 @@ a hint.
 Hashing follows torch: a ``SymInt`` is unhashable (``==`` builds a ``SymBool``),
 and hashing a ``SymBool`` or ``SymFloat`` makes it concrete first.
 
+Note [Float expressions]
+    Integer expressions are exact: their value under :func:`symint.evaluate` is
+    Python's, bit for bit. Float expressions (``SymFloat``) are sympy's *real*
+    arithmetic: the hint is always Python's float, but evaluating the expression
+    may differ in the last bits (``(s + 0.1) + 0.2`` becomes ``s + 0.3``, and
+    ``s ** -3`` is ``1 / s**3`` where Python calls ``pow``), and a constant folded
+    from floats is the real-number answer (``s + 0.5 - s`` is ``0.5`` even where
+    Python's floats round ``s + 0.5``). Comparisons are never folded from float
+    arithmetic (see Note [Folding relations] in ``build``), so no decision rests
+    on it.
+
 >>> from symint import symbol
 >>> s0, s1 = symbol("s0", hint=4), symbol("s1", hint=3)
 >>> y = (s0 * 2 + s1) // 2
@@ -112,6 +123,8 @@ def _pow(base: object, exp: object):
     if ub is None or ue is None:
         return NotImplemented
     if isinstance(exp, SymInt):
+        if isinstance(base, float):  # float ** int is a float whatever the sign: nothing to decide
+            return _binary(base, exp, build.pow_, operator.pow, float)
         # Python's int ** int is an int only for a natural exponent: decide which (this may guard).
         if not bool(exp >= 0):
             return _binary(base, exp, build.pow_, operator.pow, float)

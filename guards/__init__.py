@@ -1,0 +1,61 @@
+"""Guard sets: parse, print, prove, simplify, compile and compare conjunctions of size conditions.
+
+>>> from symint.build import symbol_expr, ge
+>>> from guards import GuardSet, Source
+>>> s0 = symbol_expr("s0")
+>>> GuardSet.of([ge(s0, 2)], {s0: Source.size("x", 0)}).holds({"x.size()[0]": 1})
+False
+"""
+
+from .errors import CodegenError, GuardError, GuardParseError, GuardTypeError, SolverError, UnknownSourceError
+from .guard import Guard
+from .guardset import Bindings, GuardSet, load_guards, parse_guards
+from .parse import parse_expression, parse_guard, parse_source
+from .printers import to_source_text, to_sympy_text, to_torch_text
+from .serialize import ranges_from_json, ranges_to_json
+from .codegen import CompiledGuards, compile_guards
+from .explain import Explanation, Failure, explain, explain_inputs, read_inputs
+from .source import Source
+from .prove import ProofResult, Verdict
+from .simplify import SimplifyReport, simplify_with_report
+from .z3_translate import SolverConfig, to_smtlib
+
+__all__ = [
+    "Guard",
+    "GuardSet",
+    "Bindings",
+    "Source",
+    "GuardError",
+    "GuardParseError",
+    "UnknownSourceError",
+    "GuardTypeError",
+    "SolverError",
+    "CodegenError",
+    # parsing and printing (guards/parse.py, guards/printers.py, guards/serialize.py)
+    "parse_guard",
+    "parse_guards",
+    "parse_expression",
+    "parse_source",
+    "load_guards",
+    "to_sympy_text",
+    "to_torch_text",
+    "to_source_text",
+    "ranges_to_json",
+    "ranges_from_json",
+    # compiled checkers (guards/codegen.py)
+    "CompiledGuards",
+    "compile_guards",
+    # explanations (guards/explain.py)
+    "Explanation",
+    "Failure",
+    "explain",
+    "explain_inputs",
+    "read_inputs",
+    # reasoning with Z3 (guards/z3_translate.py, guards/prove.py, guards/simplify.py)
+    "SolverConfig",
+    "Verdict",
+    "ProofResult",
+    "SimplifyReport",
+    "simplify_with_report",
+    "to_smtlib",
+]

@@ -1,0 +1,381 @@
+"""The ``shapeenv guards`` commands: check, simplify, diff, explain and evaluate guard files.
+
+A guard file holds one guard per line in torch's text (``L['x'].size()[0] == 8``),
+our source dialect (``x.size()[0] == 8``) or sympy's (``Eq(s0, 8)``), with ``#``
+comments; or the JSON written by :meth:`GuardSet.to_json` (or ``{"guards": [...]}``).
+``-`` reads standard input. Output is human-readable; ``--json`` prints one JSON object.
+
+The console script ``shapeenv`` (:mod:`shapeenv.cli`) mounts these commands as its
+``guards`` group; :func:`main` runs them on their own.
+
+>>> import os, tempfile
+>>> with tempfile.NamedTemporaryFile("w", suffix=".txt", delete=False) as f:
+...     _ = f.write("L['x'].size()[0] == 8\\n")
+>>> main(["eval", f.name, "--sizes", "x.size()[0]=9"])
+rejected: x.size()[0] == 8 failed: got 9
+1
+>>> os.unlink(f.name)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, Callable, Mapping, Sequence, TextIO
+
+import sympy
+
+from .errors import CodegenError, GuardError, SolverError, UnknownSourceError
+from .explain import Explanation, explain
+from .guardset import GuardSet
+from .parse import parse_source
+from .printers import to_text
+from .prove import ProofResult, Verdict
+from .z3_translate import SolverConfig
+
+__all__ = ["EXIT_OK", "EXIT_NO", "EXIT_USAGE", "EXIT_UNKNOWN", "EXIT_CODES", "configure", "run", "main"]
+
+EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_UNKNOWN = 0, 1, 2, 3
+
+EXIT_CODES = """\
+exit codes:
+  0  ok: satisfiable (check), simplified and proven equivalent (simplify),
+     equivalent (diff), accepted (explain, eval)
+  1  no: unsatisfiable, not equivalent, rejected
+  2  usage error, unreadable file, or guard text that does not parse
+  3  the solver could not decide in time (unknown); raise --timeout-ms
+"""
+
+_FORMATS = ("torch", "source", "sympy")
+_DIALECTS = ("auto", "torch", "source", "sympy")
+
+
+# -- the parser ------------------------------------------------------------------------------------------
+def configure(parser: argparse.ArgumentParser) -> None:
+    """Add the ``check``/``simplify``/``diff``/``explain``/``eval`` subcommands to ``parser``.
+
+    >>> p = argparse.ArgumentParser(prog="guards")
+    >>> configure(p)
+    >>> p.parse_args(["eval", "g.txt", "--sizes", "n=3"]).sizes
+    ['n=3']
+    """
+    parser.epilog = EXIT_CODES
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    sub = parser.add_subparsers(dest="guards_command", metavar="COMMAND", required=True)
+
+    def command(name: str, help_text: str, files: Sequence[str] = ("FILE",)) -> argparse.ArgumentParser:
+        p = sub.add_parser(name, help=help_text, description=help_text, epilog=EXIT_CODES,
+                           formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
+        for f in files:
+            p.add_argument(f.lower(), metavar=f, help="guard file (text or JSON; '-' for stdin)")
+        p.add_argument("--dialect", choices=_DIALECTS, default="auto", help="how to read guard text (default: auto)")
+        p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
+        return p
+
+    def solver(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--timeout-ms", type=int, default=SolverConfig().timeout_ms, help="Z3 budget per check")
+
+    def formatted(p: argparse.ArgumentParser, default: str = "torch") -> None:
+        p.add_argument("--format", choices=_FORMATS, default=default, help=f"how to print guards (default: {default})")
+
+    def sizes(p: argparse.ArgumentParser) -> None:
+        p.add_argument("--sizes", nargs="+", default=[], metavar="SOURCE=INT",
+                       help="input values, e.g. x.size()[0]=9 \"L['x'].stride()[1]=1\" n=3")  # fmt: skip
+        p.add_argument("--shape", nargs="+", default=[], metavar="NAME=D0,D1,...",
+                       help="a contiguous tensor input: its sizes, strides, numel and offset")  # fmt: skip
+
+    p = command("check", "parse a guard set; is it satisfiable; which guards are redundant")
+    solver(p), formatted(p)
+    p = command("simplify", "print an equivalent, simplified guard set (proven by Z3)")
+    solver(p), formatted(p)
+    p = command("diff", "compare two guard sets: equivalent? implication either way? a counterexample", ("A", "B"))
+    solver(p), formatted(p)
+    p = command("explain", "say which guards fail on the given sizes, and why")
+    sizes(p)
+    p = command("eval", "accept or reject the given sizes (compiled checker)")
+    sizes(p)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run ``guards COMMAND ...`` (the arguments after ``shapeenv guards``); returns the exit code.
+
+    >>> main(["--help"])  # doctest: +ELLIPSIS
+    usage: shapeenv guards [-h] COMMAND ...
+    ...
+    0
+    """
+    parser = argparse.ArgumentParser(prog="shapeenv guards", description=__doc__.splitlines()[0])
+    configure(parser)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, or a usage error argparse already reported
+        return int(exc.code or 0)
+    return run(args)
+
+
+# -- running --------------------------------------------------------------------------------------------
+def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """Run the parsed command ``args`` (from a parser set up by :func:`configure`); returns the exit code."""
+    out = out or sys.stdout
+    err = err or sys.stderr
+    command = _COMMANDS[args.guards_command]
+    try:
+        report, code = command(args)
+    except SolverError as exc:
+        print(f"error: the solver failed: {exc}", file=err)
+        return EXIT_UNKNOWN
+    except (GuardError, OSError, ValueError) as exc:
+        print(f"error: {exc}", file=err)
+        return EXIT_USAGE
+    if args.json:
+        fields = {k: v for k, v in report.items() if k != "text"}
+        print(json.dumps({"command": args.guards_command, "exit_code": code, **fields}, indent=2), file=out)
+    else:
+        print(report["text"], file=out)
+    return code
+
+
+def _load(path: str, dialect: str) -> GuardSet:
+    if path != "-":
+        return GuardSet.from_file(path, dialect)  # type: ignore[arg-type]
+    text = sys.stdin.read()
+    if text.lstrip().startswith("{"):
+        return GuardSet.from_json(text)
+    return GuardSet.parse(text, dialect, origin="<stdin>")  # type: ignore[arg-type]
+
+
+def _config(args: argparse.Namespace) -> SolverConfig:
+    return SolverConfig(timeout_ms=args.timeout_ms)
+
+
+def _text(gs: GuardSet, expr: sympy.Basic, fmt: str) -> str:
+    try:
+        return to_text(expr, gs.source_map, fmt)  # type: ignore[arg-type]
+    except GuardError:  # an expression with no guard syntax
+        return str(expr)
+
+
+def _verdict_code(verdict: Verdict) -> int:
+    return {Verdict.YES: EXIT_OK, Verdict.NO: EXIT_NO, Verdict.UNKNOWN: EXIT_UNKNOWN}[verdict]
+
+
+def _values_text(values: Mapping[str, int]) -> str:
+    return ", ".join(f"{k} = {v}" for k, v in sorted(values.items()))
+
+
+def _summary(gs: GuardSet, name: str) -> str:
+    return f"{name}: {len(gs)} guards over {len(gs.sources)} sources"
+
+
+def _check(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    gs, config = _load(args.file, args.dialect), _config(args)
+    sat = gs.is_satisfiable(config)
+    redundant = gs.redundant(config) if sat.verdict is Verdict.YES else ()
+    positions = {g.expr: k for k, g in enumerate(gs.guards)}
+    lines = [_summary(gs, args.file), f"satisfiable: {_verdict_line(sat)}"]
+    if sat.verdict is Verdict.YES:
+        note = " (implied by the others; drop them all together)" if redundant else ""
+        lines.append(f"redundant: {len(redundant) or 'none'}{note}")
+        lines += [f"  {_text(gs, g.expr, args.format)}{_where(g.origin)}" for g in redundant]
+    report = {
+        "file": args.file,
+        "guards": len(gs),
+        "sources": [src.text() for _, src in gs.sources],
+        "satisfiable": sat.verdict.value,
+        "witness": dict(sat.witness) if sat.witness else None,
+        "reason": sat.reason,
+        "redundant": [
+            {"index": positions[g.expr], "guard": _text(gs, g.expr, args.format), "origin": g.origin} for g in redundant
+        ],
+        "text": "\n".join(lines),
+    }
+    return report, _verdict_code(sat.verdict)
+
+
+def _verdict_line(result: ProofResult) -> str:
+    line = result.verdict.value
+    if result.verdict is Verdict.YES and result.witness:
+        line += f", e.g. {_values_text(result.witness)}"
+    if result.verdict is Verdict.UNKNOWN and result.reason:
+        line += f" ({result.reason})"
+    return line
+
+
+def _where(origin: str | None) -> str:
+    return f"  # {origin}" if origin else ""
+
+
+def _simplify(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    gs = _load(args.file, args.dialect)
+    simplified, report = gs.simplify_with_report(_config(args))
+    guards = [_text(simplified, g.expr, args.format) for g in simplified.guards]
+    header = [
+        f"# {args.file}: {len(gs)} guards -> {len(simplified)} guards; proof of equivalence: {report.proof.value}",
+        *(f"# kept unsimplified: {msg}" for msg in report.reverted),
+    ]
+    out = {
+        "file": args.file,
+        "format": args.format,
+        "guards": guards,
+        "proof": report.proof.value,
+        "dropped": [{"guard": _text(gs, g.expr, args.format), "why": why} for g, why in report.dropped],
+        "reverted": list(report.reverted),
+        "guardset": json.loads(simplified.to_json()),
+        "text": "\n".join(header + guards),
+    }
+    return out, EXIT_OK if report.proof is Verdict.YES else EXIT_UNKNOWN
+
+
+def _diff(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    a, b = _load(args.a, args.dialect), _load(args.b, args.dialect)
+    config = _config(args)
+    a_b, b_a = a.implies(b, config), b.implies(a, config)
+    verdicts = {a_b.verdict, b_a.verdict}
+    same = Verdict.NO if Verdict.NO in verdicts else Verdict.UNKNOWN if Verdict.UNKNOWN in verdicts else Verdict.YES
+    lines = [_summary(a, "A " + args.a), _summary(b, "B " + args.b), f"equivalent: {same.value}"]
+    lines += [f"A implies B: {a_b.verdict.value}", f"B implies A: {b_a.verdict.value}"]
+    counter = None
+    for result, accepts, rejects, name_in, name_out in ((a_b, a, b, "A", "B"), (b_a, b, a, "B", "A")):
+        if result.verdict is Verdict.NO and counter is None:
+            why = explain(rejects, result.other_values or {}, first_only=True)
+            witness = dict(result.witness or {})
+            counter = {"accepted_by": name_in, "inputs": witness, "rejected_because": [f.message() for f in why]}
+            lines.append(f"counterexample (accepted by {name_in}, rejected by {name_out}): {_values_text(witness)}")
+            lines += [f"  {name_out}: {f.message()}" for f in why]
+    for result, name in ((a_b, "A implies B"), (b_a, "B implies A")):
+        if result.verdict is Verdict.UNKNOWN:
+            lines.append(f"{name}: solver gave up ({result.reason or 'timeout'}); raise --timeout-ms")
+    report = {
+        "a": args.a,
+        "b": args.b,
+        "equivalent": same.value,
+        "a_implies_b": a_b.verdict.value,
+        "b_implies_a": b_a.verdict.value,
+        "counterexample": counter,
+        "text": "\n".join(lines),
+    }
+    return report, _verdict_code(same)
+
+
+# -- sizes from the command line ---------------------------------------------------------------------------
+class _ContiguousInput:
+    """A stand-in tensor for ``--shape``: sizes, contiguous element strides, offset 0."""
+
+    def __init__(self, shape: tuple[int, ...]):
+        self.shape = shape
+        strides, step = [], 1
+        for d in reversed(shape):
+            strides.append(step)
+            step *= max(d, 1)
+        self._strides = tuple(reversed(strides))
+
+    def stride(self) -> tuple[int, ...]:
+        return self._strides
+
+    def storage_offset(self) -> int:
+        return 0
+
+
+def _split(item: str, what: str) -> tuple[str, str]:
+    key, eq, value = item.rpartition("=")
+    if not eq or not key.strip() or not value.strip():
+        raise ValueError(f"expected {what}, got {item!r}")
+    return key.strip(), value.strip()
+
+
+def _as_int(text: str, item: str) -> int:
+    try:
+        return int(text, 10)
+    except ValueError:
+        raise ValueError(f"expected an integer value in {item!r}") from None
+
+
+def _bindings(gs: GuardSet, args: argparse.Namespace) -> dict[sympy.Symbol, int]:
+    """``--shape`` then ``--sizes`` (which override) as ``{symbol: value}``."""
+    values: dict[sympy.Symbol, int] = {}
+    for item in args.shape:
+        name, dims = _split(item, "NAME=D0,D1,... (e.g. x=3,4)")
+        shape = tuple(_as_int(d.strip(), item) for d in dims.split(",") if d.strip())
+        tensor = _ContiguousInput(shape)
+        for sym, src in gs.sources:
+            if src.base == name and src.kind != "value":
+                try:
+                    values[sym] = src.read(tensor)
+                except IndexError:
+                    dims = len(shape)
+                    message = f"--shape {item}: the guards read {src.text()}, but the shape has {dims} dims"
+                    raise ValueError(message) from None
+    for item in args.sizes:
+        key, value = _split(item, "SOURCE=INT (e.g. x.size()[0]=9)")
+        values[_symbol_for(gs, key)] = _as_int(value, item)
+    missing = sorted({s for g in gs.guards for s in g.expr.free_symbols} - set(values), key=lambda s: s.name)
+    if missing:
+        names = ", ".join(gs.source_map[s].text() if s in gs.source_map else s.name for s in missing)
+        raise UnknownSourceError(f"no value given for {names}; pass --sizes SOURCE=INT or --shape NAME=D0,D1,...")
+    return values
+
+
+def _symbol_for(gs: GuardSet, key: str) -> sympy.Symbol:
+    try:
+        return gs.symbol_for(key)
+    except UnknownSourceError as exc:
+        unknown = exc
+    try:
+        return gs.symbol_for(parse_source(key))  # x.shape[0], L["x"], spacing variants
+    except GuardError:
+        raise unknown from None
+
+
+def _explain(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    gs = _load(args.file, args.dialect)
+    ex = explain(gs, _bindings(gs, args))
+    head = f"accepted: all {len(gs)} guards hold" if ex.accepted else f"rejected: {len(ex)} of {len(gs)} guards fail"
+    text = head if ex.accepted else head + "\n" + "\n".join(f"{f.message()}{_where(f.guard.origin)}" for f in ex)
+    return {"file": args.file, "accepted": ex.accepted, "failures": _failures_json(ex), "text": text}, (
+        EXIT_OK if ex.accepted else EXIT_NO
+    )
+
+
+def _failures_json(ex: Explanation) -> list[dict[str, Any]]:
+    return [
+        {
+            "index": f.index,
+            "guard": f.text,
+            "values": dict(f.values),
+            "error": f.error,
+            "origin": f.guard.origin,
+            "message": f.message(),
+        }
+        for f in ex
+    ]
+
+
+def _eval(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
+    gs = _load(args.file, args.dialect)
+    values = _bindings(gs, args)
+    try:
+        checker = gs.compile()
+        args_in_order = [values[s] for s in checker.symbols]
+        first = checker.first_failure_ints(*args_in_order) if not checker.check_ints(*args_in_order) else None
+    except CodegenError:  # not compilable: the slow path gives the same verdict
+        failed = gs.failures(values)
+        first = next(k for k, g in enumerate(gs.guards) if g in failed) if failed else None
+    if first is None:
+        return {"file": args.file, "accepted": True, "first_failure": None, "text": "accepted"}, EXIT_OK
+    reason = explain(gs, values, first_only=True).failures[0].message()  # the same guard, in words
+    report = {"file": args.file, "accepted": False, "first_failure": first, "reason": reason}
+    report["text"] = f"rejected: {reason}"
+    return report, EXIT_NO
+
+
+_COMMANDS: dict[str, Callable[[argparse.Namespace], tuple[dict[str, Any], int]]] = {
+    "check": _check,
+    "simplify": _simplify,
+    "diff": _diff,
+    "explain": _explain,
+    "eval": _eval,
+}
+
+if __name__ == "__main__":
+    sys.exit(main())

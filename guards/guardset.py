@@ -1,0 +1,431 @@
+"""``GuardSet``: a conjunction of guards over symbols, and the input sources the symbols stand for.
+
+A guard set answers "may a cached compilation be reused for these inputs?". Its
+meaning is the conjunction of its guards. ``domain`` holds what is *assumed* of
+every input and never checked (by default: a size, stride, offset or element
+count is ``>= 0``); reasoning (implication, simplification) may rely on it.
+
+>>> from symint.build import symbol_expr, eq, ge
+>>> from guards.source import Source
+>>> s0, s1 = symbol_expr("s0"), symbol_expr("s1")
+>>> gs = GuardSet.of([eq(s0, s1), ge(s0, 2)], {s0: Source.size("x", 0), s1: Source.size("y", 0)})
+>>> len(gs), gs.holds({"x.size()[0]": 3, "y.size()[0]": 3}), gs.holds({s0: 3, s1: 4})
+(2, True, False)
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import dataclass, field, replace
+from typing import Iterable, Iterator, Mapping
+
+import sympy
+
+from symint.evaluate import evaluate
+from valueranges import ValueRanges
+
+from .codegen import CompiledGuards, compile_guards
+from .explain import Explanation, explain
+from .errors import GuardError, UnknownSourceError
+from .guard import Guard
+from .prove import ProofResult, counterexample, equivalent, implies, is_satisfiable, overlap, redundant
+from .simplify import SimplifyReport, simplify_with_report
+from .z3_translate import SolverConfig
+from .parse import Dialect, parse_guards_text
+from .printers import TextStyle, render_html, render_latex, to_text
+from .serialize import decode_guards, encode_guards, loads_json
+from .source import Source
+
+__all__ = ["GuardSet", "Bindings", "parse_guards", "load_guards"]
+
+#: Values of inputs: keyed by symbol, by Source, or by text (a symbol name or a source in either dialect).
+Bindings = Mapping["sympy.Symbol | Source | str", int]
+
+_SIZE_DOMAIN = ValueRanges.of(0, math.inf)
+
+
+@dataclass(frozen=True, slots=True)
+class GuardSet:
+    """An immutable conjunction of :class:`Guard` s with the sources of its symbols.
+
+    Attributes:
+        guards: the guards, deduplicated by expression, in insertion order.
+        sources: ``(symbol, source)`` pairs sorted by symbol name.
+        domain: ``(symbol, range)`` pairs: facts assumed (not checked) for every input.
+    """
+
+    guards: tuple[Guard, ...] = ()
+    sources: tuple[tuple[sympy.Symbol, Source], ...] = ()
+    domain: tuple[tuple[sympy.Symbol, ValueRanges], ...] = ()
+    _lookup: dict = field(default=None, compare=False, repr=False, hash=False)  # type: ignore[assignment]
+
+    @classmethod
+    def of(
+        cls,
+        guards: Iterable[Guard | sympy.Basic] = (),
+        sources: Mapping[sympy.Symbol, Source] | None = None,
+        domain: Mapping[sympy.Symbol, ValueRanges] | None = None,
+    ) -> "GuardSet":
+        """Build a guard set; ``True`` guards are dropped and duplicates merged.
+
+        ``domain`` defaults to ``[0, oo]`` for every symbol whose source is size-like.
+
+        >>> from symint.build import symbol_expr, lt
+        >>> GuardSet.of([lt(symbol_expr("n"), 5), True, lt(symbol_expr("n"), 5)])
+        GuardSet(n < 5)
+        """
+        seen: dict[sympy.Basic, Guard] = {}
+        for g in guards:
+            if not isinstance(g, Guard):
+                g = Guard.of(sympy.true if g is True else sympy.false if g is False else g)
+            if g.expr is sympy.true or g.expr in seen:
+                continue
+            seen[g.expr] = g
+        sources = dict(sources or {})
+        if domain is None:
+            domain = {sym: _SIZE_DOMAIN for sym, src in sources.items() if src.is_size_like}
+        return cls(
+            tuple(seen.values()),
+            tuple(sorted(sources.items(), key=lambda kv: kv[0].name)),
+            tuple(sorted(domain.items(), key=lambda kv: kv[0].name)),
+        )
+
+    # -- views -------------------------------------------------------------------------------
+    def __len__(self) -> int:
+        return len(self.guards)
+
+    def __iter__(self) -> Iterator[Guard]:
+        return iter(self.guards)
+
+    @property
+    def exprs(self) -> tuple[sympy.Basic, ...]:
+        """The guards' expressions."""
+        return tuple(g.expr for g in self.guards)
+
+    @property
+    def source_map(self) -> dict[sympy.Symbol, Source]:
+        """Symbol -> source."""
+        return dict(self.sources)
+
+    @property
+    def domain_map(self) -> dict[sympy.Symbol, ValueRanges]:
+        """Symbol -> assumed range (symbols not listed are unconstrained)."""
+        return dict(self.domain)
+
+    @property
+    def symbols(self) -> frozenset[sympy.Symbol]:
+        """Every symbol read by a guard or given a source."""
+        syms: set[sympy.Symbol] = {s for s, _ in self.sources}
+        for g in self.guards:
+            syms |= g.expr.free_symbols
+        return frozenset(syms)
+
+    def with_guards(self, guards: Iterable[Guard | sympy.Basic]) -> "GuardSet":
+        """The same sources and domain with other guards.
+
+        >>> from symint.build import symbol_expr, lt
+        >>> GuardSet.of().with_guards([lt(symbol_expr("n"), 3)])
+        GuardSet(n < 3)
+        """
+        other = GuardSet.of(guards)
+        return replace(self, guards=other.guards, _lookup=None)
+
+    def __and__(self, other: "GuardSet") -> "GuardSet":
+        """Conjunction of two guard sets (their sources must agree where they overlap)."""
+        sources = self.source_map
+        for sym, src in other.sources:
+            if sources.setdefault(sym, src) != src:
+                raise UnknownSourceError(f"symbol {sym} stands for {sources[sym]} in one set and {src} in the other")
+        domain = self.domain_map
+        for sym, rng in other.domain:
+            domain[sym] = domain[sym] & rng if sym in domain else rng
+        return GuardSet.of(self.guards + other.guards, sources, domain)
+
+    # -- binding -------------------------------------------------------------------------------
+    def _keys(self) -> dict[object, sympy.Symbol]:
+        lookup = self._lookup
+        if lookup is None:
+            lookup = {}
+            for sym in self.symbols:
+                lookup[sym] = sym
+                lookup[sym.name] = sym
+            for sym, src in self.sources:
+                lookup[src] = sym
+                lookup[src.text()] = sym
+                lookup[src.torch_text()] = sym
+            object.__setattr__(self, "_lookup", lookup)  # a cache of derived data only
+        return lookup
+
+    def symbol_for(self, key: "sympy.Symbol | Source | str") -> sympy.Symbol:
+        """The symbol a binding key names (a symbol, a Source, a symbol name or source text).
+
+        Raises:
+            UnknownSourceError: nothing in this guard set is called ``key``.
+        """
+        try:
+            return self._keys()[key]
+        except (KeyError, TypeError):
+            known = ", ".join(sorted(src.text() for _, src in self.sources) or sorted(s.name for s in self.symbols))
+            raise UnknownSourceError(f"{key!r} is not a symbol or source of this guard set (known: {known})") from None
+
+    def bind(self, bindings: Bindings) -> dict[sympy.Symbol, int]:
+        """Translate ``bindings`` to ``{symbol: value}``.
+
+        >>> from symint.build import symbol_expr, lt
+        >>> from guards.source import Source
+        >>> n = symbol_expr("n")
+        >>> GuardSet.of([lt(n, 3)], {n: Source.value("k")}).bind({"L['k']": 2})
+        {n: 2}
+        """
+        out: dict[sympy.Symbol, int] = {}
+        for key, value in bindings.items():
+            if isinstance(value, bool) or not isinstance(value, int):
+                raise TypeError(f"the value bound to {key!r} must be an int, got {value!r}")
+            out[self.symbol_for(key)] = value
+        return out
+
+    def failures(self, bindings: Bindings) -> list[Guard]:
+        """The guards that do not hold for ``bindings`` (slow path: walks the expressions).
+
+        Raises:
+            UnknownSourceError: a guard reads a symbol that ``bindings`` does not give.
+        """
+        values = self.bind(bindings)
+        missing = {s for s in self.symbols if s not in values and any(s in g.expr.free_symbols for g in self.guards)}
+        if missing:
+            names = ", ".join(sorted(self.source_map[s].text() if s in self.source_map else s.name for s in missing))
+            raise UnknownSourceError(f"no value given for {names}")
+        failed = []
+        for g in self.guards:
+            try:
+                ok = bool(evaluate(g.expr, values))
+            except ZeroDivisionError:
+                ok = False
+            if not ok:
+                failed.append(g)
+        return failed
+
+    def holds(self, bindings: Bindings) -> bool:
+        """Whether every guard holds for ``bindings``."""
+        return not self.failures(bindings)
+
+    # -- compiled checkers and explanations (guards/codegen.py, guards/explain.py) ---------------
+    def compile(self) -> "CompiledGuards":
+        """Compile to a fast checker over concrete sizes (see :func:`guards.codegen.compile_guards`).
+
+        >>> from symint.build import symbol_expr, ge
+        >>> n = symbol_expr("n")
+        >>> GuardSet.of([ge(n, 2)], {n: Source.value("n")}).compile().check({"n": 1})
+        False
+        """
+        return compile_guards(self)
+
+    def explain(self, bindings: Bindings, *, first_only: bool = False) -> "Explanation":
+        """Which guards fail for ``bindings``, in words (see :func:`guards.explain.explain`).
+
+        >>> from symint.build import symbol_expr, eq
+        >>> s0 = symbol_expr("s0")
+        >>> print(GuardSet.of([eq(s0, 8)], {s0: Source.size("x", 0)}).explain({"x.size()[0]": 9}))
+        x.size()[0] == 8 failed: got 9
+        """
+        return explain(self, bindings, first_only=first_only)
+
+    # -- text, JSON and notebook views (guards/parse.py, guards/printers.py, guards/serialize.py) --
+    @classmethod
+    def parse(
+        cls,
+        text: str | Iterable[str],
+        dialect: Dialect = "auto",
+        symbols: Mapping[sympy.Symbol, Source] | None = None,
+        origin: str | None = None,
+    ) -> "GuardSet":
+        """Parse guard text, one guard per line (``#`` comments and blank lines are skipped).
+
+        Sources (``L['x'].size()[0]``, ``x.shape[0]``) become symbols ``s0, s1, ...`` by
+        first appearance unless ``symbols`` maps one to them. With ``origin`` set,
+        each guard's origin is ``"<origin>:<line>"``. See :func:`guards.parse.parse_guards_text`.
+
+        Raises:
+            GuardParseError: malformed text (with the line and column).
+            GuardTypeError: a line is not a condition.
+
+        >>> print(GuardSet.parse("L['x'].size()[0] == L['y'].size()[0]  # from torch\\n2 <= L['x'].size()[0]"))
+        L['x'].size()[0] == L['y'].size()[0]
+        2 <= L['x'].size()[0]
+        """
+        parsed = parse_guards_text(text, dialect, symbols)
+        guards = [Guard(e, f"{origin}:{n}" if origin else None) for e, n in zip(parsed.exprs, parsed.lines)]
+        return cls.of(guards, parsed.source_map)
+
+    @classmethod
+    def from_file(cls, path: "str | os.PathLike[str]", dialect: Dialect = "auto") -> "GuardSet":
+        """Read a guard file: JSON (detected by content, see :mod:`guards.serialize`) or one guard per line.
+
+        Each guard read from text gets the origin ``"<path>:<line>"``.
+
+        Raises:
+            GuardParseError: malformed content (with the line number).
+            OSError: the file cannot be read.
+        """
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        if text.lstrip().startswith("{"):
+            return cls.from_json(text)
+        return cls.parse(text, dialect, origin=str(path))
+
+    def to_text(self, dialect: TextStyle = "torch") -> str:
+        """One guard per line, in ``"torch"`` (``L['x'].size()[0]``), ``"sympy"`` or ``"source"`` text.
+
+        >>> from symint.build import symbol_expr, eq, mod
+        >>> s0 = symbol_expr("s0")
+        >>> gs = GuardSet.of([eq(mod(s0, 8), 0)], {s0: Source.size("x", 0)})
+        >>> gs.to_text(), gs.to_text("sympy"), gs.to_text("source")
+        ("(L['x'].size()[0] % 8) == 0", 'Eq(Mod(s0, 8), 0)', '(x.size()[0] % 8) == 0')
+        """
+        sources = self.source_map
+        return "\n".join(to_text(g.expr, sources, dialect) for g in self.guards)
+
+    def __str__(self) -> str:
+        try:
+            return self.to_text("torch")
+        except GuardError:  # an expression with no guard syntax: fall back to sympy's printing
+            return "\n".join(str(g.expr) for g in self.guards)
+
+    def to_json(self) -> str:
+        """The guard set as JSON; :meth:`from_json` reads it back as an equal guard set.
+
+        >>> from symint.build import symbol_expr, ge
+        >>> s0 = symbol_expr("s0")
+        >>> gs = GuardSet.of([Guard.of(ge(s0, 2), "f.py:3")], {s0: Source.size("x", 0)})
+        >>> back = GuardSet.from_json(gs.to_json())
+        >>> back == gs, back.guards[0].origin
+        (True, 'f.py:3')
+        """
+        return json.dumps(encode_guards(self.guards, self.source_map, self.domain_map), indent=2)
+
+    @classmethod
+    def from_json(cls, text: str) -> "GuardSet":
+        """Read the JSON written by :meth:`to_json` (or a ``{"guards": [...]}`` object of guard strings).
+
+        Raises:
+            GuardParseError: malformed JSON or fields.
+        """
+        guards, sources, domain = decode_guards(loads_json(text))
+        return cls.of(guards, sources, domain)
+
+    def _repr_html_(self) -> str:
+        """Notebook view: a table of torch text, sympy form, sources and origin per guard (escaped)."""
+        return render_html(self.guards, self.source_map)
+
+    def _repr_latex_(self) -> str:
+        """Notebook view: the conjunction in LaTeX with the symbol -> source legend."""
+        return render_latex(self.guards, self.source_map)
+
+    # -- reasoning with Z3 (guards/prove.py, guards/simplify.py) ---------------------------------
+    # Each answer is three-valued (Verdict.YES/NO/UNKNOWN); every Z3 check is bounded by
+    # ``config.timeout_ms``. Two sets are compared over the same inputs: symbols are matched
+    # by source when both have one, else by name; both domains are assumed.
+    def is_satisfiable(self, config: SolverConfig = SolverConfig()) -> ProofResult:
+        """Whether some input passes every guard (YES comes with a witness).
+
+        >>> from symint.build import symbol_expr, ge, lt
+        >>> n = symbol_expr("n")
+        >>> GuardSet.of([ge(n, 3), lt(n, 3)]).is_satisfiable().verdict.value
+        'no'
+        """
+        return is_satisfiable(self, config)
+
+    def implies(self, other: "GuardSet", config: SolverConfig = SolverConfig()) -> ProofResult:
+        """Whether every input this set accepts, ``other`` accepts (NO comes with a counterexample).
+
+        >>> from symint.build import symbol_expr, ge
+        >>> n = symbol_expr("n")
+        >>> GuardSet.of([ge(n, 3)]).implies(GuardSet.of([ge(n, 2)])).verdict.value
+        'yes'
+        """
+        return implies(self, other, config)
+
+    def equivalent(self, other: "GuardSet", config: SolverConfig = SolverConfig()) -> ProofResult:
+        """Whether both sets accept exactly the same inputs.
+
+        >>> from symint.build import symbol_expr, ge, gt
+        >>> n = symbol_expr("n")
+        >>> GuardSet.of([ge(n, 3)]).equivalent(GuardSet.of([gt(n, 2)])).verdict.value
+        'yes'
+        """
+        return equivalent(self, other, config)
+
+    def counterexample(self, other: "GuardSet", config: SolverConfig = SolverConfig()) -> ProofResult:
+        """An input accepted by one set only (YES: found; ``accepted_by`` says which set accepts it).
+
+        >>> from symint.build import symbol_expr, ge
+        >>> n = symbol_expr("n")
+        >>> r = GuardSet.of([ge(n, 3)]).counterexample(GuardSet.of([ge(n, 4)]))
+        >>> dict(r.witness), r.accepted_by
+        ({'n': 3}, 'self')
+        """
+        return counterexample(self, other, config)
+
+    def overlap(self, other: "GuardSet", config: SolverConfig = SolverConfig()) -> ProofResult:
+        """Whether some input passes both sets (YES comes with it: the two are ambiguous there).
+
+        >>> from symint.build import symbol_expr, ge, lt
+        >>> n = symbol_expr("n")
+        >>> GuardSet.of([ge(n, 3)]).overlap(GuardSet.of([lt(n, 3)])).verdict.value
+        'no'
+        """
+        return overlap(self, other, config)
+
+    def redundant(self, config: SolverConfig = SolverConfig()) -> tuple[Guard, ...]:
+        """Guards implied by the others and the domain (they may all be dropped together).
+
+        >>> from symint.build import symbol_expr, ge
+        >>> n = symbol_expr("n")
+        >>> GuardSet.of([ge(n, 3), ge(n, 2)]).redundant()
+        (Guard(n >= 2),)
+        """
+        return redundant(self, config)
+
+    def simplify(self, config: SolverConfig = SolverConfig()) -> "GuardSet":
+        """An equivalent guard set without implied guards, bounds merged, in canonical order.
+
+        The result is proven equivalent by Z3; what could not be proven is kept as it was.
+        :meth:`simplify_with_report` also says what was dropped and merged.
+
+        >>> from symint.build import symbol_expr, ge, gt
+        >>> n = symbol_expr("n")
+        >>> GuardSet.of([ge(n, 2), gt(n, 3)]).simplify()
+        GuardSet(n >= 4)
+        """
+        return simplify_with_report(self, config)[0]
+
+    def simplify_with_report(self, config: SolverConfig = SolverConfig()) -> tuple["GuardSet", SimplifyReport]:
+        """:meth:`simplify`, and a :class:`~guards.simplify.SimplifyReport` of what it did."""
+        return simplify_with_report(self, config)
+
+    def __repr__(self) -> str:
+        return "GuardSet(" + ", ".join(str(g.expr) for g in self.guards) + ")"
+
+
+# -- reading guard text and files (guards/parse.py, guards/serialize.py) --------------------------------
+
+
+def parse_guards(
+    text_or_lines: str | Iterable[str],
+    dialect: Dialect = "auto",
+    symbols: Mapping[sympy.Symbol, Source] | None = None,
+) -> GuardSet:
+    """Parse guard text, one guard per line, into a :class:`GuardSet` (see :meth:`GuardSet.parse`).
+
+    >>> gs = parse_guards(["Eq(s0, s1)", "L['x'].size()[0] >= 2"])
+    >>> gs.exprs, gs.source_map
+    ((Eq(s0, s1), s2 >= 2), {s2: Source(base='x', kind='size', index=0)})
+    """
+    return GuardSet.parse(text_or_lines, dialect, symbols)
+
+
+def load_guards(path: "str | os.PathLike[str]", dialect: Dialect = "auto") -> GuardSet:
+    """Read a guard file, JSON or text (see :meth:`GuardSet.from_file`)."""
+    return GuardSet.from_file(path, dialect)
