@@ -9,6 +9,7 @@
 (True, '[2, 99]')
 """
 
+from . import ops
 from .api import check, guard_or_false, guard_or_true, guard_size_oblivious, statically_known_false, statically_known_true
 from .env import ShapeEnv
 from .errors import (
@@ -16,14 +17,25 @@ from .errors import (
     ConstraintViolationError,
     ContradictionError,
     GuardOnDataDependentSymNode,
+    HigherOrderOpError,
     ShapeEnvError,
+    ShapeError,
 )
+from .fake import Dim, FakeTensor
+from .graph import Graph, Node
 from .provenance import AssertRecord, GuardRecord, Provenance
 from .settings import ShapeEnvSettings
 from .symbols import DimDynamic
 
 __all__ = [
     "ShapeEnv",
+    "ops",
+    "Dim",
+    "FakeTensor",
+    "Graph",
+    "Node",
+    "ShapeError",
+    "HigherOrderOpError",
     "ShapeEnvSettings",
     "DimDynamic",
     "check",

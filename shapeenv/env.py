@@ -31,6 +31,8 @@ from .decide import Decider
 from .errors import CheckFailedError, ConstraintViolationError, ContradictionError
 from .explain import explain_symbol
 from .facts import Facts
+from .fake.factory import make_fake_tensor
+from .graph import Graph
 from .produce import produce_guards
 from .provenance import AssertRecord, GuardRecord, Provenance, user_frame
 from .settings import ShapeEnvSettings
@@ -64,6 +66,8 @@ class ShapeEnv:
         self._duck: dict[int, sympy.Symbol] = {}
         self._ops: list[str] = []
         self._counters = {"s": 0, "u": 0}
+        self.named_dims: dict[str, tuple] = {}  # Dim name -> (Dim, value, first source)
+        self._graphs: list[Graph] = []
 
     # -- symbols ----------------------------------------------------------------------------------
     def _new_symbol(self, prefix: str) -> sympy.Symbol:
@@ -139,6 +143,47 @@ class ShapeEnv:
         if dynamic is DimDynamic.DUCK and min is None and max is None:
             self._duck.setdefault(hint, sym)
         return SymInt(SymNode(sym, int, hint, self))
+
+    def alias_source(self, value: SymInt | int, source: Source) -> SymInt | int:
+        """Record that ``source`` has the same size as ``value`` (another input's dim): shares its symbol.
+
+        The produced guard set then contains the source equality.
+        """
+        if source in self._by_source:
+            raise ValueError(f"{source} already has a symbol ({self._by_source[source]})")
+        if isinstance(value, int):
+            return self._pin(source, value)
+        sym = value.node.expr
+        if sym not in self.symbols:
+            raise ValueError(f"{value} is not an input symbol of this environment")
+        self.symbols[sym].sources.append(source)
+        self._by_source[source] = sym
+        return value
+
+    def fake_tensor(self, shape, dtype="float32", dynamic=True, name: str = "x"):
+        """An input fake tensor whose dims are symbols with sources ``name.size()[i]``.
+
+        ``dynamic``: True (every dim, duck-sized), False (static), a set of dims, or a
+        Dim per dim (``{0: Dim("batch", max=64)}``; dims with the same name are shared).
+
+        >>> env = ShapeEnv(); x = env.fake_tensor((2, 5), name="x")
+        >>> x.shape
+        (s0, s1)
+        """
+        return make_fake_tensor(self, shape, dtype, dynamic, name)
+
+    @contextlib.contextmanager
+    def tracing(self, graph: Graph) -> Iterator[Graph]:
+        """Record every op applied to fake tensors of this environment into ``graph``."""
+        self._graphs.append(graph)
+        try:
+            yield graph
+        finally:
+            self._graphs.pop()
+
+    def current_graph(self) -> Graph | None:
+        """The graph being traced (the innermost), if any."""
+        return self._graphs[-1] if self._graphs else None
 
     def _pin(self, source: Source, value: int) -> int:
         self.specialized[source] = value

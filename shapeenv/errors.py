@@ -11,6 +11,8 @@ __all__ = [
     "GuardOnDataDependentSymNode",
     "CheckFailedError",
     "ContradictionError",
+    "ShapeError",
+    "HigherOrderOpError",
 ]
 
 
@@ -43,3 +45,11 @@ class CheckFailedError(ShapeEnvError, AssertionError):
 
 class ContradictionError(ShapeEnvError, ValueError):
     """A new fact contradicts what the environment already knows (e.g. an empty range)."""
+
+
+class ShapeError(ShapeEnvError, ValueError):
+    """An op's inputs violate its shape rule; the message names the op, the arguments and the condition."""
+
+
+class HigherOrderOpError(ShapeEnvError, ValueError):
+    """A scan/map/switch restriction is broken (structure, shapes, dtypes, aliasing or mutation)."""

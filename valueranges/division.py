@@ -24,6 +24,9 @@ Note [Integer operands]
 
 from __future__ import annotations
 
+import math
+from fractions import Fraction
+
 from ._endpoints import UNKNOWN, floordiv_end, int_bounds, nonzero_int_parts, numeric, truediv_end
 from .interval import INF, NINF, ValueRanges
 
@@ -138,6 +141,9 @@ def _mod_positive(al, au, c, d):
 def truediv(a: ValueRanges, b: ValueRanges) -> ValueRanges:
     """Real-valued ``a / b``, a float; a divisor range touching 0 makes the quotient unbounded.
 
+    Inexact ends are rounded outward, so the result also bounds the exact
+    rational quotient (``symint.evaluate`` keeps ``1/x`` as a ``Fraction``).
+
     Args:
         a: the dividend's range.
         b: the divisor's range; the value 0 itself is left out, values near it are not.
@@ -155,7 +161,7 @@ def truediv(a: ValueRanges, b: ValueRanges) -> ValueRanges:
         parts.append((b.lower, b.upper if b.upper < 0 else 0, -1))
     if b.upper > 0:
         parts.append((b.lower if b.lower > 0 else 0, b.upper, 1))
-    return _quotients(a, parts)
+    return _quotients(a, parts, outward=True)
 
 
 def int_truediv(a: ValueRanges, b: ValueRanges) -> ValueRanges:
@@ -176,17 +182,32 @@ def int_truediv(a: ValueRanges, b: ValueRanges) -> ValueRanges:
     return _quotients(numeric(a), [(pl, ph, 1 if pl > 0 else -1) for pl, ph in nonzero_int_parts(bl, bu)])
 
 
-def _quotients(a: ValueRanges, parts: list) -> ValueRanges:
-    lo, hi = INF, NINF
+def _quotients(a: ValueRanges, parts: list, outward: bool = False) -> ValueRanges:
+    """The hull of the corner quotients; ``outward`` rounds inexact ends away from the exact value."""
+    lo = hi = None
     try:
         for pl, ph, side in parts:
             for x in (a.lower, a.upper):
                 for y in (pl, ph):
                     q = truediv_end(x, y, side)
-                    lo = q if q < lo else lo
-                    hi = q if q > hi else hi
+                    if lo is None or q < lo[0]:
+                        lo = (q, x, y)
+                    if hi is None or q > hi[0]:
+                        hi = (q, x, y)
     except OverflowError:
         return UNKNOWN
-    if lo > hi:
+    if lo is None:
         return UNKNOWN
-    return ValueRanges(float(lo), float(hi))
+    if outward:
+        return ValueRanges(_round(*lo, NINF), _round(*hi, INF))
+    return ValueRanges(float(lo[0]), float(hi[0]))
+
+
+def _round(q: float, x, y, toward: float) -> float:
+    """``q`` (the float ``x / y``), or the next float toward ``toward`` if ``q`` is past the exact quotient."""
+    if q == INF or q == NINF or y == 0 or y == INF or y == NINF:
+        return float(q)
+    exact = Fraction(x) / Fraction(y)
+    if (Fraction(q) <= exact) if toward < 0 else (Fraction(q) >= exact):
+        return float(q)
+    return math.nextafter(q, toward)

@@ -24,7 +24,17 @@ __all__ = [
 
 
 def format_endpoint(v: object) -> str:
-    """An endpoint as printed in messages: ``oo``/``-oo`` for infinities, huge ints summarised."""
+    """An endpoint as printed in messages: ``oo``/``-oo`` for infinities, huge ints summarised.
+
+    Args:
+        v: the endpoint.
+
+    Returns:
+        Its text.
+
+    >>> format_endpoint(float("-inf")), format_endpoint(3), format_endpoint(2**5000)
+    ('-oo', '3', '<5001-bit integer>')
+    """
     if isinstance(v, float) and v in (float("inf"), float("-inf")):
         return "oo" if v > 0 else "-oo"
     if type(v) is int and v.bit_length() > _BIG_INT_BITS:

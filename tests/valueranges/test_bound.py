@@ -108,6 +108,12 @@ def test_inexact_rational_is_rounded_outward():
     assert r.lower < Fraction(1, 3) < r.upper
 
 
+def test_negative_powers_bound_the_exact_rational():
+    r = bound(sympy.Pow(x, -1), {x: VR.of(1, 3)})
+    assert r.lower < Fraction(1, 3) and r.upper == 1.0
+    assert evaluate(sympy.Pow(x, -1), {x: 3}) in r
+
+
 def test_sympy_spellings_of_the_functions():
     assert bound(sympy.Max(x, 3), {x: VR.of(0, 5)}) == VR.of(3, 5)
     assert bound(sympy.Abs(x), {x: VR.of(-4, 2)}) == VR.of(0, 4)

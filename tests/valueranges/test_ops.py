@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import operator
+from fractions import Fraction
 
 import pytest
 from hypothesis import given, settings
@@ -356,6 +357,13 @@ def test_unary_sound_with_unbounded_ends(name, a, xs):
     for raw in xs:
         x = _project(raw, a)
         assert concrete(x) in got, f"{name}({a}) = {got} misses {name}({x})"
+
+
+def test_real_truediv_rounds_outward():
+    third = ops.truediv(VR.exact(1), VR.exact(3))
+    assert third.lower < Fraction(1, 3) < third.upper
+    assert ops.truediv(VR.exact(1), VR.exact(4)) == VR.exact(0.25)  # exact quotients stay exact
+    assert ops.int_truediv(VR.exact(1), VR.exact(3)) == VR.exact(1 / 3)  # what Python computes
 
 
 def test_huge_operands_stay_sound():

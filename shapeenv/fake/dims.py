@@ -1,0 +1,47 @@
+"""``Dim``: how a dimension of an input is made symbolic, as in ``torch.export``.
+
+``Dim("batch", min=2, max=64)`` names a dynamic dim (dims with the same name in
+different inputs are the same symbol); ``Dim.DYNAMIC`` is a dynamic dim of its
+own; ``Dim.STATIC`` keeps the example's size.
+
+>>> Dim("batch", min=2, max=64), Dim.DYNAMIC, Dim.STATIC
+(Dim('batch', min=2, max=64), Dim.DYNAMIC, Dim.STATIC)
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["Dim"]
+
+
+@dataclass(frozen=True, slots=True)
+class Dim:
+    """A dynamic-dimension spec; see the module docstring."""
+
+    name: str
+    min: int | None = None
+    max: int | None = None
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not self.name:
+            raise ValueError(f"a Dim needs a non-empty name, got {self.name!r}")
+        if self.min is not None and self.max is not None and self.min > self.max:
+            raise ValueError(f"Dim {self.name!r}: min {self.min} is greater than max {self.max}")
+
+    @property
+    def is_named(self) -> bool:
+        """Whether this is a user-named dim (shared by name), not DYNAMIC/STATIC."""
+        return self.name not in ("<dynamic>", "<static>")
+
+    def __repr__(self) -> str:
+        if self.name == "<dynamic>":
+            return "Dim.DYNAMIC"
+        if self.name == "<static>":
+            return "Dim.STATIC"
+        bounds = "".join(f", {k}={v}" for k, v in (("min", self.min), ("max", self.max)) if v is not None)
+        return f"Dim({self.name!r}{bounds})"
+
+
+Dim.DYNAMIC = Dim("<dynamic>")  # type: ignore[attr-defined]
+Dim.STATIC = Dim("<static>")  # type: ignore[attr-defined]

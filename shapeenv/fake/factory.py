@@ -1,0 +1,102 @@
+"""Creating input fake tensors: each dim's size becomes a symbol with source ``name.size()[i]``.
+
+>>> from shapeenv import ShapeEnv
+>>> from shapeenv.fake import Dim
+>>> env = ShapeEnv()
+>>> x = env.fake_tensor((8, 3), dynamic={0: Dim("batch")}, name="x")
+>>> y = env.fake_tensor((8,), dynamic={0: Dim("batch")}, name="y")
+>>> x.shape, y.shape
+((s0, 3), (s0,))
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
+
+from guards import Source
+
+from ..errors import ConstraintViolationError
+from ..symbols import DimDynamic
+from .dims import Dim
+from .dtypes import as_dtype
+from .tensor import FakeTensor
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..env import ShapeEnv
+
+__all__ = ["make_fake_tensor", "dim_specs"]
+
+DynamicSpec = bool | Mapping[int, "Dim | None"] | Sequence["Dim | None"] | set
+
+
+def dim_specs(shape: Sequence[int], dynamic: DynamicSpec) -> list[Dim]:
+    """One Dim per dimension from the many accepted forms of ``dynamic``.
+
+    ``True``: every dim dynamic (duck-sized); ``False``: every dim static; a set of
+    indices: those dynamic; a mapping or a list: a Dim (or None for static) per dim.
+
+    >>> dim_specs((4, 5, 6), {1})
+    [Dim.STATIC, Dim('<duck>'), Dim.STATIC]
+    """
+    n = len(shape)
+    duck = Dim("<duck>")
+    if dynamic is True:
+        return [duck] * n
+    if dynamic is False or dynamic is None:
+        return [Dim.STATIC] * n
+    if isinstance(dynamic, (set, frozenset)):
+        bad = [d for d in dynamic if not isinstance(d, int) or not -n <= d < n]
+        if bad:
+            raise ValueError(f"dynamic dims {bad} are out of range for a {n}-d tensor")
+        chosen = {d % n for d in dynamic}
+        return [duck if i in chosen else Dim.STATIC for i in range(n)]
+    if isinstance(dynamic, Mapping):
+        specs = [Dim.STATIC] * n
+        for d, spec in dynamic.items():
+            if not isinstance(d, int) or not -n <= d < n:
+                raise ValueError(f"dynamic dim {d!r} is out of range for a {n}-d tensor")
+            specs[d % n] = spec if spec is not None else Dim.STATIC
+        return specs
+    specs = list(dynamic)
+    if len(specs) != n:
+        raise ValueError(f"dynamic has {len(specs)} entries for a {n}-d tensor")
+    return [s if s is not None else Dim.STATIC for s in specs]
+
+
+def make_fake_tensor(env: "ShapeEnv", shape: Sequence[int], dtype: Any = "float32",
+                     dynamic: DynamicSpec = True, name: str = "x") -> FakeTensor:
+    """An input fake tensor whose dims are symbols (or ints) with sources ``name.size()[i]``."""
+    sizes = []
+    for i, (hint, spec) in enumerate(zip(shape, dim_specs(shape, dynamic))):
+        if isinstance(hint, bool) or not isinstance(hint, int) or hint < 0:
+            raise ValueError(f"{name}.size()[{i}] must be an int >= 0, got {hint!r}")
+        if not isinstance(spec, Dim):
+            raise TypeError(f"{name} dim {i}: expected a Dim, Dim.DYNAMIC, Dim.STATIC or None, got {spec!r}")
+        source = Source.size(name, i)
+        if spec is Dim.STATIC:
+            sizes.append(env.create_symint(hint, source, dynamic=DimDynamic.STATIC))
+        elif spec.name == "<duck>":
+            sizes.append(env.create_symint(hint, source, dynamic=DimDynamic.DUCK))
+        elif spec is Dim.DYNAMIC:
+            sizes.append(env.create_symint(hint, source, dynamic=DimDynamic.DYNAMIC, min=spec.min, max=spec.max))
+        else:
+            sizes.append(_named(env, spec, hint, source))
+    return FakeTensor(env, tuple(sizes), as_dtype(dtype), name=name)
+
+
+def _named(env: "ShapeEnv", spec: Dim, hint: int, source: Source):
+    known = env.named_dims.get(spec.name)
+    if known is None:
+        value = env.create_symint(hint, source, dynamic=DimDynamic.DYNAMIC, min=spec.min, max=spec.max)
+        env.named_dims[spec.name] = (spec, value, source)
+        return value
+    first_spec, value, first_source = known
+    if first_spec != spec:
+        raise ConstraintViolationError(f"Dim {spec.name!r} is declared twice with different bounds: {first_spec} and {spec}")
+    first_hint = value.node.hint if hasattr(value, "node") else value
+    if first_hint != hint:
+        raise ConstraintViolationError(
+            f"Dim {spec.name!r} is shared by {first_source.text()} = {first_hint} and {source.text()} = {hint}: "
+            "the example inputs must agree on a named dim (or give the dims different names)"
+        )
+    return env.alias_source(value, source)

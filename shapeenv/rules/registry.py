@@ -1,0 +1,119 @@
+"""The op registry: one shape rule per op name, applied with graph recording and provenance.
+
+A rule is a plain function from fake values to fake values that validates its
+inputs and computes output shapes. :func:`call` runs it inside
+``env.operation(name)`` (so any guard it records names the op) and, while a graph
+is being traced, appends one node for the call.
+
+>>> from shapeenv.rules.registry import registered
+>>> "add" in registered()
+True
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from ..errors import ShapeError
+
+__all__ = ["rule", "call", "registered", "env_of", "is_tensor", "describe"]
+
+Rule = Callable[..., Any]
+_RULES: dict[str, Rule] = {}  # filled once, at import time, by the @rule decorators of shapeenv.rules.*
+
+
+def rule(name: str) -> Callable[[Rule], Rule]:
+    """Register ``fn`` as the shape rule of op ``name`` (each name once)."""
+
+    def register(fn: Rule) -> Rule:
+        if name in _RULES:
+            raise ValueError(f"op {name!r} already has a shape rule ({_RULES[name].__module__})")
+        _RULES[name] = fn
+        return fn
+
+    return register
+
+
+def registered() -> tuple[str, ...]:
+    """The names of all ops with a shape rule, sorted."""
+    return tuple(sorted(_RULES))
+
+
+def is_tensor(value: Any) -> bool:
+    """Whether ``value`` is a fake tensor (duck-typed to keep this module below the tensor class)."""
+    return getattr(value, "_is_fake_tensor", False)
+
+
+def _walk(value: Any):
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _walk(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _walk(v)
+    else:
+        yield value
+
+
+def env_of(*values: Any):
+    """The ShapeEnv of the first fake tensor (or symbolic value) found in ``values`` (nested), else None."""
+    for value in _walk(values):
+        if is_tensor(value):
+            return value.env
+        node = getattr(value, "node", None)
+        if node is not None and getattr(node, "env", None) is not None:
+            return node.env
+    return None
+
+
+def describe(value: Any) -> str:
+    """A short description of a value for graph listings: ``f32[s0, 4]``, ``s0 + 1``, ``(f32[2], f32[3])``."""
+    if is_tensor(value):
+        short = {"float": "f", "int": "i", "bool": "b"}[value.dtype.kind]
+        prefix = "b8" if value.dtype.kind == "bool" else f"{short}{value.dtype.bits}"
+        if value.dtype.name == "bfloat16":
+            prefix = "bf16"
+        return f"{prefix}[{', '.join(str(d) for d in value.shape)}]"
+    if isinstance(value, (list, tuple)):
+        inner = ", ".join(describe(v) for v in value)
+        return f"({inner})"
+    return str(value)
+
+
+def graph_arg(graph, value: Any) -> Any:
+    """``value`` as a graph argument: tensors become nodes (captured if they come from outside)."""
+    if is_tensor(value):
+        node = graph.node_of(value)
+        return node if node is not None else graph.capture(value, describe(value), "const" if graph.is_root else "captured")
+    if isinstance(value, list):
+        return [graph_arg(graph, v) for v in value]
+    if isinstance(value, tuple):
+        return tuple(graph_arg(graph, v) for v in value)
+    if isinstance(value, dict):
+        return {k: graph_arg(graph, v) for k, v in value.items()}
+    return value
+
+
+def call(name: str, *args: Any, **kwargs: Any) -> Any:
+    """Apply the shape rule of ``name`` and record it in the graph being traced, if any.
+
+    Raises:
+        ShapeError: no rule is registered for ``name`` (the message lists the known ops),
+            or the rule rejects its inputs.
+    """
+    fn = _RULES.get(name)
+    if fn is None:
+        raise ShapeError(f"no shape rule for op {name!r}; known ops: {', '.join(registered())}")
+    env = env_of(args, kwargs)
+    if env is None:
+        return fn(*args, **kwargs)
+    with env.operation(name):
+        result = fn(*args, **kwargs)
+    graph = env.current_graph()
+    if graph is not None:
+        node = graph.call(name, graph_arg(graph, args), graph_arg(graph, kwargs), describe(result), result)
+        if isinstance(result, (tuple, list)):
+            for i, item in enumerate(result):
+                if is_tensor(item):
+                    graph.call("getitem", (node, i), {}, describe(item), item)
+    return result
