@@ -234,7 +234,7 @@ class Facts:
     def by_ranges(self, e: sympy.Basic, ranges: dict) -> bool | None:
         """Decide ``e`` from interval bounds alone (relations compare ``lhs - rhs`` with 0)."""
         if isinstance(e, Relational):
-            rng = bound(e.lhs - e.rhs, ranges)
+            rng = bound(build.sub(e.lhs, e.rhs), ranges)
             lo, hi, op = rng.lower, rng.upper, e.rel_op
             if op == "==":
                 return True if lo == hi == 0 else (False if not lo <= 0 <= hi else None)
@@ -292,7 +292,7 @@ class Facts:
             self._emit(e)
 
     def _learn_relation(self, e: Relational) -> None:
-        diff = e.lhs - e.rhs
+        diff = build.sub(e.lhs, e.rhs)
         op = e.rel_op
         if op == "==":
             if self._learn_divisibility(e):
@@ -370,7 +370,11 @@ class Facts:
 
     def _resimplify_known(self) -> None:
         old, self.known = self.known, {}
+        replaced = self.replacements.keys()
         for e, truth in old.items():
+            if replaced.isdisjoint(e.free_symbols):
+                self.known[e] = truth
+                continue
             s = self.simplify(e)
             if s is _TRUE or s is _FALSE:
                 if bool(s) != truth:

@@ -298,7 +298,7 @@ def _fold_relation(rel: type[sympy.core.relational.Relational], a: sympy.Expr, b
         return sympy.true if _COMPARE[rel](_py_number(a), _py_number(b)) else sympy.false
     if a == b:
         return sympy.true if rel in (sympy.Eq, sympy.Le, sympy.Ge) else sympy.false
-    diff = a - b
+    diff = _sub(a, b)  # cached: the decision pipeline asks for the same difference
     if diff.is_Rational and _is_exact(a) and _is_exact(b):
         return sympy.true if _COMPARE[rel](_py_number(diff), 0) else sympy.false
     return rel(a, b, evaluate=False)
