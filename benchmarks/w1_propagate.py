@@ -69,7 +69,7 @@ def run_ours(program: dict, limit: int | None):
     mismatches = replay(program, pool, sym_max, sym_min, check, limit)
     traced = time.perf_counter() - start
     t0 = time.perf_counter()
-    produced = env.produce_guards(simplify=hasattr(__import__("guards").GuardSet, "simplify"))
+    produced = env.produce_guards()
     produce_time = time.perf_counter() - t0
     return env, traced, produce_time, mismatches, produced
 
@@ -81,13 +81,54 @@ def run_torch(program: dict, limit: int | None):
 
     start = time.perf_counter()
     env = ShapeEnv(duck_shape=False)
-    pool = []
+    pool, symbols = [], []
     for s in program["symbols"]:
         src = LocalSource(s["name"])
         sym = env.create_symbol(s["hint"], src, dynamic_dim=DimDynamic.DYNAMIC)
+        symbols.append(sym)
         pool.append(env.create_symintnode(sym, hint=s["hint"], source=src))
     mismatches = replay(program, pool, torch.sym_max, torch.sym_min, torch._check, limit)
-    return env, time.perf_counter() - start, mismatches
+    elapsed = time.perf_counter() - start
+    return env, elapsed, mismatches, symbols
+
+
+def torch_guard_set(tenv, torch_symbols, program: dict):
+    """torch's recorded guards as one of our GuardSets over the same sources (sizes assumed >= 2)."""
+    import math
+
+    from guards import GuardSet, Source
+    from guards.parse import parse_guard
+    from symint.build import symbol_expr
+    from symint.substitute import substitute
+    from valueranges import ValueRanges
+
+    ours = [symbol_expr(f"s{i}") for i in range(len(torch_symbols))]
+    rename = {symbol_expr(str(t)): o for t, o in zip(torch_symbols, ours)}
+    exprs = [substitute(parse_guard(str(g.expr), dialect="sympy"), rename) for g in tenv.guards]
+    sources = {o: Source.size(s["name"], 0) for o, s in zip(ours, program["symbols"])}
+    return GuardSet.of(exprs, sources, {o: ValueRanges.of(2, math.inf) for o in ours})
+
+
+def compare_sets(ours, theirs, program: dict, samples: int) -> str:
+    """Z3 equivalence (bounded) plus agreement on random sizes >= 2 around the hints."""
+    import random
+
+    from guards import GuardSet
+
+    proof = ours.equivalent(theirs)
+    rng = random.Random(0)
+    hints = [s["hint"] for s in program["symbols"]]
+    names = [f"{s['name']}.size()[0]" for s in program["symbols"]]
+    disagree = accepted = 0
+    for _ in range(samples):
+        # Each size is its hint half of the time (so that pinned sizes match), else random in [2, 2*hint].
+        sizes = [h if rng.random() < 0.5 else rng.randint(2, 2 * h) for h in hints]
+        bind = dict(zip(names, sizes))
+        a, b = ours.holds(bind), theirs.holds(bind)
+        accepted += a
+        disagree += a != b
+    _ = GuardSet
+    return f"Z3 equivalence: {proof.verdict.value}; {samples} random size vectors: {accepted} accepted by ours, {disagree} disagreements"
 
 
 def main() -> None:
@@ -108,9 +149,16 @@ def main() -> None:
     except ImportError:
         print("torch: not installed (pip install torch==2.13.0 to compare)")
         return
-    tenv, theirs, tmism = run_torch(program, args.limit)
+    tenv, theirs, tmism, tsyms = run_torch(program, args.limit)
     print(f"torch: {theirs:8.3f} s  ({len(tenv.guards)} guards recorded, {tmism} value mismatches)")
     print(f"ratio: {theirs / ours:.1f}x faster")
+    torch_set = torch_guard_set(tenv, tsyms, program)
+    t0 = time.perf_counter()
+    torch_simplified = torch_set.simplify()
+    print(f"torch's {len(torch_set)} guards, simplified by us: {len(torch_simplified)} ({time.perf_counter() - t0:.1f} s)")
+    with_asserts = produced.with_guards(list(produced.exprs) + [a.expr for a in env.runtime_asserts])
+    print("ours + our runtime asserts vs torch's (torch turns a check on backed sizes into guards): "
+          + compare_sets(with_asserts, torch_set, program, samples=20000))
 
 
 if __name__ == "__main__":
