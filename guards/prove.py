@@ -31,6 +31,8 @@ import sympy
 
 from .errors import GuardTypeError
 from .guard import Guard
+from valueranges import ValueRanges
+
 from .z3_translate import SatStatus, SolverConfig, SolverOutcome, Translator, Z3Solver, conj, negate
 
 if TYPE_CHECKING:  # guardset.py imports this module to delegate to it
@@ -46,6 +48,9 @@ __all__ = [
     "overlap",
     "redundant",
     "implied_indices",
+    "Entailer",
+    "Neighbourhoods",
+    "unproven_entailments",
 ]
 
 _DEFAULT = SolverConfig()
@@ -136,15 +141,15 @@ def _pair(a: "GuardSet", b: "GuardSet | None") -> _Inputs:
         if partner is not None:
             names_b[sym] = names_a[partner]
             taken.add(partner)
-    used = set(names_a.values())
     a_by_name = {s.name: s for s in names_a}
     for sym in b_syms:
-        if sym in names_b:
-            continue
         partner = a_by_name.get(sym.name)
-        if partner is not None and partner not in taken and not (partner in src_a and sym in src_b):
+        if sym not in names_b and partner is not None and partner not in taken and not (partner in src_a and sym in src_b):
             names_b[sym] = sym.name
             taken.add(partner)
+    used = set(names_a.values()) | set(names_b.values())
+    for sym in b_syms:
+        if sym in names_b:
             continue
         name = sym.name
         while name in used:
@@ -220,6 +225,34 @@ def is_satisfiable(gs: "GuardSet", config: SolverConfig = _DEFAULT) -> ProofResu
     return _sat_result(query, outcome, [True], start, None, flip=False)
 
 
+def _locally(a: "GuardSet", b: "GuardSet", config: SolverConfig, both_ways: bool) -> bool:
+    """Whether ``a`` implies (and, with ``both_ways``, is implied by) ``b``, proven guard by guard.
+
+    The fallback when one query over the whole sets runs out of time (see Note [Local premises]).
+    """
+    query = _Query([a, b], config)
+    (names_a, names_b), (ta, tb) = query.inputs.names, query.translators
+    domain: dict[str, ValueRanges] = {}
+    for gs, names in ((a, names_a), (b, names_b)):
+        for sym, rng in gs.domain:
+            name = names[sym]
+            domain[name] = domain[name] & rng if name in domain else rng
+    exprs = [list(a.exprs), list(b.exprs)]
+    ids = [{t.holds(e).get_id() for e in pool} for t, pool in zip((ta, tb), exprs)]
+    hood = Neighbourhoods(exprs, [names_a.__getitem__, names_b.__getitem__])
+    entailer = Entailer(domain, config, [ta, tb])
+    deadline = time.perf_counter() + config.budget_ms / 1000
+    directions = [(0, 1), (1, 0)] if both_ways else [(0, 1)]
+    for premise_pool, goal_pool in directions:
+        t = (ta, tb)[goal_pool]
+        known = frozenset(k for k, e in enumerate(exprs[goal_pool]) if t.holds(e).get_id() in ids[premise_pool])
+        goals = exprs[goal_pool]
+        premises = exprs[premise_pool]
+        if unproven_entailments(entailer, hood, premise_pool, premises, goal_pool, goals, known, deadline=deadline):
+            return False
+    return True
+
+
 def implies(a: "GuardSet", b: "GuardSet", config: SolverConfig = _DEFAULT) -> ProofResult:
     """Whether every input (in both domains) that ``a`` accepts, ``b`` accepts too.
 
@@ -236,6 +269,8 @@ def implies(a: "GuardSet", b: "GuardSet", config: SolverConfig = _DEFAULT) -> Pr
     query.solver.add(query.accepts(0))
     query.solver.add(negate(query.accepts(1)))
     outcome = query.solver.check(report=query.report)
+    if outcome.status is SatStatus.UNKNOWN and _locally(a, b, config, both_ways=False):
+        return ProofResult(Verdict.YES, elapsed=time.perf_counter() - start)
     return _sat_result(query, outcome, [True, False], start, "self", flip=True)
 
 
@@ -255,10 +290,9 @@ def _difference(a: "GuardSet", b: "GuardSet", config: SolverConfig, flip: bool) 
         if result.verdict is not Verdict.UNKNOWN:
             return result
         reason = result.reason
-    elapsed = time.perf_counter() - start
-    if reason:
-        return ProofResult(Verdict.UNKNOWN, elapsed=elapsed, reason=reason)
-    return ProofResult(Verdict.YES if flip else Verdict.NO, elapsed=elapsed)
+    if reason and not _locally(a, b, config, both_ways=True):
+        return ProofResult(Verdict.UNKNOWN, elapsed=time.perf_counter() - start, reason=reason)
+    return ProofResult(Verdict.YES if flip else Verdict.NO, elapsed=time.perf_counter() - start)
 
 
 def equivalent(a: "GuardSet", b: "GuardSet", config: SolverConfig = _DEFAULT) -> ProofResult:
@@ -374,8 +408,11 @@ class Entailer:
     """Answers "do these guards imply that one?" with a fresh small Z3 problem per question.
 
     Args:
-        domain: the assumed range of each symbol (asserted for the symbols a question reads).
+        domain: the assumed range of each variable, by Z3 variable name (a symbol's name
+            unless ``translators`` say otherwise); asserted for the variables a question reads.
         config: the per-check timeout.
+        translators: one :class:`Translator` per pool of guards (default: one shared by all),
+            so that guards of two sets can be compared over their matched inputs.
 
     >>> from symint.build import symbol_expr, ge, gt
     >>> n = symbol_expr("n")
@@ -383,22 +420,33 @@ class Entailer:
     'unsat'
     """
 
-    def __init__(self, domain: Mapping[sympy.Symbol, object], config: SolverConfig = _DEFAULT):
+    def __init__(
+        self,
+        domain: Mapping[str, ValueRanges],
+        config: SolverConfig = _DEFAULT,
+        translators: Sequence[Translator] | None = None,
+    ):
         self.domain, self.config = domain, config
-        self.translator = Translator()
+        self.translators = list(translators) if translators else [Translator()]
         self.checks = 0
 
-    def entails(self, premises: Sequence[sympy.Basic], goal: sympy.Basic) -> SolverOutcome:
+    def _translator(self, pool: int) -> Translator:
+        return self.translators[pool] if pool < len(self.translators) else self.translators[0]
+
+    def entails(
+        self, premises: Sequence[sympy.Basic], goal: sympy.Basic, premise_pool: int = 0, goal_pool: int = 0
+    ) -> SolverOutcome:
         """``UNSAT`` when the premises (and the domain) imply ``goal``; ``SAT`` when they do not.
 
         Raises:
             SolverError: a guard cannot be translated to Z3.
         """
-        t, solver = self.translator, Z3Solver(self.config)
-        symbols = sorted(set(goal.free_symbols).union(*(p.free_symbols for p in premises)), key=lambda s: s.name)
-        ranges = [(s, self.domain.get(s)) for s in symbols]
-        solver.add(*(t.in_range(s, r) for s, r in ranges if r is not None and not r.is_bool))
-        solver.add(*(t.holds(p) for p in premises), negate(t.holds(goal)))
+        tp, tg, solver = self._translator(premise_pool), self._translator(goal_pool), Z3Solver(self.config)
+        variables = {tp.name(s): (tp, s) for p in premises for s in p.free_symbols}
+        variables.update({tg.name(s): (tg, s) for s in goal.free_symbols})
+        ranges = [(t, s, self.domain.get(name)) for name, (t, s) in sorted(variables.items())]
+        solver.add(*(t.in_range(s, r) for t, s, r in ranges if r is not None and not r.is_bool))
+        solver.add(*(tp.holds(p) for p in premises), negate(tg.holds(goal)))
         self.checks += 1
         return solver.check()
 
@@ -407,7 +455,8 @@ class Neighbourhoods:
     """Which guards of some pools share symbols, after mapping each symbol through ``contract``.
 
     ``contract`` maps a symbol to its class representative, so that ``Eq(s1, s0)`` and
-    the guards on ``s0`` count as neighbours of the guards on ``s1``.
+    the guards on ``s0`` count as neighbours of the guards on ``s1``; it may also be a
+    list with one function per pool (e.g. symbol -> Z3 variable name for two guard sets).
 
     >>> from symint.build import symbol_expr, lt
     >>> a, b, c = (symbol_expr(n) for n in "abc")
@@ -417,8 +466,8 @@ class Neighbourhoods:
     """
 
     def __init__(self, pools: Sequence[Sequence[sympy.Basic]], contract=None):
-        self.contract = contract or (lambda s: s)
-        self.reps = [[frozenset(self.contract(s) for s in e.free_symbols) for e in pool] for pool in pools]
+        contracts = contract if isinstance(contract, (list, tuple)) else [contract or (lambda s: s)] * len(pools)
+        self.reps = [[frozenset(f(s) for s in e.free_symbols) for e in pool] for f, pool in zip(contracts, pools)]
         self.by_rep: list[dict[sympy.Symbol, list[int]]] = []
         for reps in self.reps:
             index: dict[sympy.Symbol, list[int]] = {}
@@ -459,6 +508,7 @@ def unproven_entailments(
     skip: frozenset = frozenset(),
     seeds: Callable[[int], Sequence[int]] | None = None,
     local_limit: int = 60,
+    deadline: float | None = None,
 ) -> list[tuple[int, Verdict, str]]:
     """The goals (by index, except ``skip``) that the premises could not be shown to imply.
 
@@ -467,7 +517,8 @@ def unproven_entailments(
     two-hop neighbourhoods when they have at most ``local_limit`` premises, then the
     whole connected group. ``NO`` means a counterexample exists even with the whole
     group; ``UNKNOWN`` that Z3 ran out of time. Once a goal fails, the other goals of
-    its group are not tried (a caller keeps such a group as it was).
+    its group are not tried (a caller keeps such a group as it was). Past ``deadline``
+    (a ``time.perf_counter()`` value) the goals left are not tried and count as UNKNOWN.
 
     >>> from symint.build import symbol_expr, ge, gt
     >>> n = symbol_expr("n")
@@ -481,6 +532,10 @@ def unproven_entailments(
         own = hood.reps[goal_pool][g]
         if g in skip or (own and own <= failed_reps):
             continue
+        if deadline is not None and time.perf_counter() > deadline:
+            failures.append((g, Verdict.UNKNOWN, f"ran out of the time budget before proving {goals[g]}"))
+            failed_reps |= hood.around(own, None)
+            continue
         group = hood.pool_members(premise_pool, hood.around(own, None))
         stages = [sorted(set(seeds(g)))] if seeds is not None else []
         stages += [hood.pool_members(premise_pool, hood.around(own, hops)) for hops in (1, 2)]
@@ -490,7 +545,7 @@ def unproven_entailments(
             if chosen == tried:
                 continue
             tried = chosen
-            outcome = entailer.entails([premises[i] for i in chosen], goals[g])
+            outcome = entailer.entails([premises[i] for i in chosen], goals[g], premise_pool, goal_pool)
             if outcome.status is SatStatus.UNSAT:
                 verdict = Verdict.YES
                 break

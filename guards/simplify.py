@@ -13,12 +13,19 @@ The passes, cheapest first:
    (``s0 >= 2``, ``s0 > 3``, ``s0 <= 100`` become ``s0 >= 4``, ``s0 <= 100``);
 4. drop the remaining guards that interval reasoning (``valueranges.bound``)
    proves true within those ranges;
-5. ask Z3, one connected group of symbols at a time, which of what is left is
-   implied by the rest (one incremental solver per group, tracking literals);
+5. drop what the guards kept so far imply: a bound implied by a definition
+   ``Eq(s, expr)`` and the ranges of ``expr``, else whatever Z3 proves implied by
+   the guards sharing its symbols (small problems, see Note [Local premises] in
+   ``guards.prove``; a guard that would need a large or slow proof is kept);
 6. order canonically: equalities, then bounds per symbol, then the rest, sorted;
-7. prove with Z3 that the result accepts exactly the inputs (within the domain)
-   the input accepts, group by group; a group whose proof fails or times out
-   keeps its original guards, and the report says so.
+7. prove that the result accepts exactly the inputs (within the domain) the input
+   accepts (see Note [Proof of equivalence]); a group of interacting symbols whose
+   proof fails or times out keeps its original guards, and the report says so.
+   A last Z3 check turns an unsatisfiable result into ``False``.
+
+Guards that may divide by zero (a symbolic divisor) are never rewritten, only kept
+or dropped whole: see :func:`_may_raise`. Everything is deterministic: the output
+does not depend on the order of the input guards.
 
 >>> from symint.build import symbol_expr, eq, ge, gt, le
 >>> from guards import GuardSet, Source
@@ -32,22 +39,30 @@ GuardSet(Eq(s1, s0), s0 >= 4, s0 <= 100)
 from __future__ import annotations
 
 import math
-import re
 import time
 from dataclasses import dataclass, replace
-from functools import lru_cache
-from typing import TYPE_CHECKING, Iterable, Mapping
+from typing import TYPE_CHECKING, Mapping
 
 import sympy
-from sympy.core.relational import Relational
 
 from symint import build
-from symint.functions import CeilDiv, FloorDiv, IntTrueDiv, Max, Min, Mod, PowByNatural
+from symint.substitute import substitute
 from valueranges import ValueRanges, ValueRangeError, bound
 
 from .errors import SolverError
 from .guard import Guard
 from .prove import Entailer, Neighbourhoods, Verdict, unproven_entailments
+from .simplify_facts import (
+    _canonical_key,
+    _ceil_mult,
+    _classify,
+    _conjuncts,
+    _Contradiction,
+    _Facts,
+    _floor_mult,
+    _safe_divisors,
+    _sym_key,
+)
 from .z3_translate import SatStatus, SolverConfig
 
 if TYPE_CHECKING:  # guardset.py imports this module to delegate to it
@@ -120,354 +135,6 @@ def simplify_with_report(gs: "GuardSet", config: SolverConfig = _DEFAULT) -> tup
 
 
 # -- small helpers ---------------------------------------------------------------------------------
-def _natural(name: str) -> tuple:
-    """Sort key putting ``s2`` before ``s10``."""
-    return tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", name) if t)
-
-
-def _sym_key(sym: sympy.Symbol) -> tuple:
-    return _natural(sym.name)
-
-
-def _conjuncts(expr: sympy.Basic) -> Iterable[sympy.Basic]:
-    # And(a, b) holds (evaluates to True without raising) exactly when a and b both hold.
-    if isinstance(expr, sympy.And):
-        for arg in expr.args:
-            yield from _conjuncts(arg)
-    else:
-        yield expr
-
-
-def _ceil_div(a: int, b: int) -> int:
-    return -(-a // b)
-
-
-def _ceil_mult(x: float | int, m: int) -> float | int:
-    return x if x in (INF, -INF) else _ceil_div(int(x), m) * m
-
-
-def _floor_mult(x: float | int, m: int) -> float | int:
-    return x if x in (INF, -INF) else (int(x) // m) * m
-
-
-_REBUILD = {
-    FloorDiv: build.floordiv,
-    CeilDiv: build.ceildiv,
-    Mod: build.mod,
-    IntTrueDiv: build.truediv,
-    PowByNatural: build.pow_,
-}
-_RELATIONS = {"==": build.eq, "!=": build.ne, "<": build.lt, "<=": build.le, ">": build.gt, ">=": build.ge}
-
-
-def _substitute(expr: sympy.Basic, mapping: Mapping[sympy.Symbol, sympy.Expr], memo: dict) -> sympy.Basic:
-    """``expr`` with symbols replaced, rebuilt through ``symint.build`` so that constants fold."""
-    if not mapping or not (expr.free_symbols & mapping.keys()):
-        return expr
-    hit = memo.get(expr)
-    if hit is not None:
-        return hit
-    args = [_substitute(a, mapping, memo) for a in expr.args]
-    if expr.is_Symbol:
-        out = mapping.get(expr, expr)
-    elif expr.is_Add:
-        out = args[0]
-        for a in args[1:]:
-            out = build.add(out, a)
-    elif expr.is_Mul:
-        out = args[0]
-        for a in args[1:]:
-            out = build.mul(out, a)
-    elif expr.is_Pow:
-        out = build.pow_(*args)
-    elif isinstance(expr, Relational):
-        out = _RELATIONS[expr.rel_op](*args)
-    elif isinstance(expr, sympy.And):
-        out = build.and_(*args)
-    elif isinstance(expr, sympy.Or):
-        out = build.or_(*args)
-    elif isinstance(expr, sympy.Not):
-        out = build.not_(*args)
-    elif isinstance(expr, (Max, Min)):
-        pick = build.max_ if isinstance(expr, Max) else build.min_
-        out = args[0]
-        for a in args[1:]:
-            out = pick(out, a)
-    elif type(expr) in _REBUILD:
-        out = _REBUILD[type(expr)](*args)
-    else:  # IfThenElse, FloorToInt, CeilToInt: the classes themselves fold constants
-        out = expr.func(*args)
-    memo[expr] = out
-    return out
-
-
-def _linear(e: sympy.Expr) -> tuple[dict[sympy.Symbol, int], int] | None:
-    """``e`` as ``sum(c * s) + k`` with integer ``c`` and ``k``, or None."""
-    coeffs: dict[sympy.Symbol, int] = {}
-    const = 0
-    for term in sympy.Add.make_args(e):
-        coeff, rest = term.as_coeff_Mul()
-        if not coeff.is_Integer:
-            return None
-        if rest == 1:
-            const += int(coeff)
-        elif rest.is_Symbol:
-            coeffs[rest] = coeffs.get(rest, 0) + int(coeff)
-        else:
-            return None
-    return {s: c for s, c in coeffs.items() if c}, const
-
-
-@dataclass(frozen=True, slots=True)
-class _Kind:
-    """What a guard says, when it is one of the simple forms simplification understands."""
-
-    kind: str  # "eqsym", "lower", "upper", "exact", "ne", "div", "false", "true", "other"
-    sym: sympy.Symbol | None = None
-    value: object = None
-
-
-@lru_cache(maxsize=1 << 14)
-def _classify(e: sympy.Basic) -> _Kind:
-    if not isinstance(e, Relational) or build.is_bool_expr(e.lhs) or build.is_bool_expr(e.rhs):
-        return _Kind("other")
-    op = e.rel_op
-    diff = build.sub(e.lhs, e.rhs)
-    if op == "==" and isinstance(diff, Mod) and diff.args[0].is_Symbol and diff.args[1].is_Integer:
-        return _Kind("div", diff.args[0], abs(int(diff.args[1])))
-    lin = _linear(diff)
-    if lin is None:
-        return _Kind("other")
-    coeffs, k = lin
-    if len(coeffs) == 2 and op == "==" and k == 0:
-        (a, ca), (b, cb) = coeffs.items()
-        if ca == -cb:
-            return _Kind("eqsym", a, b)
-    if len(coeffs) != 1:
-        return _Kind("other")
-    ((s, c),) = coeffs.items()
-    if op in ("==", "!="):  # c*s + k == 0
-        if k % c:
-            return _Kind("false" if op == "==" else "true")
-        return _Kind("exact" if op == "==" else "ne", s, -k // c)
-    # Normalise to c*s <= t or c*s >= t.
-    t, upper = {"<": (-1 - k, True), "<=": (-k, True), ">": (1 - k, False), ">=": (-k, False)}[op]
-    if upper == (c > 0):  # s <= t / c
-        return _Kind("upper", s, t // c)
-    return _Kind("lower", s, _ceil_div(t, c))
-
-
-@lru_cache(maxsize=1 << 14)
-def _canonical_key(e: sympy.Basic) -> tuple:
-    k = _classify(e)
-    if k.kind == "eqsym":
-        member = max(k.sym, k.value, key=_sym_key)
-        return (0, _sym_key(member), (0, 0), str(e))
-    if k.kind == "exact":
-        return (0, _sym_key(k.sym), (0, 0), str(e))
-    if isinstance(e, sympy.Eq) and k.kind != "div":
-        return (1, (), (0, 0), str(e))
-    sub = {"lower": 0, "upper": 1, "ne": 2, "div": 3}.get(k.kind)
-    if sub is not None:
-        return (2, _sym_key(k.sym), (sub, k.value), str(e))
-    return (3, (), (0, 0), str(e))
-
-
-@lru_cache(maxsize=1 << 14)
-def _may_raise(e: sympy.Basic) -> bool:
-    """Whether evaluating ``e`` may divide by zero (a divisor that is not a nonzero constant).
-
-    Such guards are never rewritten by substitution: symint's canonical forms assume
-    divisors are nonzero (``Mod(s0, s0)`` is 0), so replacing ``s1`` by ``s0`` in
-    ``Eq(Mod(s0, s1), 0)`` would lose the failure at ``s0 == 0``.
-    """
-    for node in sympy.preorder_traversal(e):
-        if isinstance(node, (FloorDiv, CeilDiv, Mod)) and not node.args[1].is_Integer:
-            return True
-        if isinstance(node, IntTrueDiv) or (node.is_Pow and node.args[1].is_negative):
-            return True
-    return False
-
-
-def _safe_divisors(e: sympy.Basic, ranges: Mapping[sympy.Symbol, ValueRanges]) -> bool:
-    """Whether no division in ``e`` can have a zero divisor within ``ranges`` (so ``e`` never raises)."""
-    for node in sympy.preorder_traversal(e):
-        if isinstance(node, (FloorDiv, CeilDiv, Mod)):
-            d = node.args[1]
-            if d.is_Integer:
-                continue
-            r = bound(d, ranges)
-            if not (r.lower > 0 or r.upper < 0):
-                return False
-        elif isinstance(node, IntTrueDiv) or (node.is_Pow and node.args[1].is_negative):
-            return False
-    return True
-
-
-class _Contradiction(Exception):
-    """The guards cannot all hold (found by the cheap passes; Z3 confirms)."""
-
-    def __init__(self, origins: Iterable[int]):
-        super().__init__("contradiction")
-        self.origins = frozenset(origins)
-
-
-class _Facts:
-    """Passes 2-3 over some guards: equality classes, per-symbol facts, and the other guards.
-
-    ``fold`` runs to a fixpoint; afterwards ``mapping`` sends each symbol to its class
-    representative (or constant) and ``range_of`` gives each representative's range.
-    """
-
-    def __init__(self, domain: Mapping[sympy.Symbol, ValueRanges], items: list[tuple[sympy.Basic, int]]):
-        self.domain = domain
-        self.parent: dict[sympy.Symbol, sympy.Symbol] = {}
-        self.const: dict[sympy.Symbol, int] = {}
-        self.class_origins: dict[sympy.Symbol, set[int]] = {}
-        self.reasons: dict[int, str] = {}
-        self.facts: dict[sympy.Symbol, list[tuple[str, int, int]]] = {}
-        self.others: dict[sympy.Basic, set[int]] = {}
-        self._fold(items)
-        self.mapping = self._mapping()
-        self.members = self._members()
-        self._ranges: dict[sympy.Symbol, tuple] = {}
-
-    def find(self, s: sympy.Symbol) -> sympy.Symbol:
-        while s in self.parent and self.parent[s] != s:
-            s = self.parent[s]
-        return s
-
-    def _union(self, a: sympy.Symbol, b: sympy.Symbol, origins: Iterable[int]) -> None:
-        root, other = sorted((self.find(a), self.find(b)), key=_sym_key)
-        self.parent.setdefault(root, root)
-        self.parent[other] = root
-        self.class_origins.setdefault(root, set()).update(self.class_origins.pop(other, ()), origins)
-
-    def _fix(self, s: sympy.Symbol, value: int, origins: Iterable[int]) -> None:
-        root = self.find(s)
-        self.parent.setdefault(root, root)
-        self.const[root] = value
-        self.class_origins.setdefault(root, set()).update(origins)
-
-    def _mapping(self) -> dict[sympy.Symbol, sympy.Expr]:
-        out: dict[sympy.Symbol, sympy.Expr] = {}
-        for s in self.parent:
-            r = self.find(s)
-            if r in self.const:
-                out[s] = sympy.Integer(self.const[r])
-            elif r != s:
-                out[s] = r
-        return out
-
-    def _members(self) -> dict[sympy.Symbol, list[sympy.Symbol]]:
-        classes: dict[sympy.Symbol, list[sympy.Symbol]] = {}
-        for s in self.parent:
-            classes.setdefault(self.find(s), []).append(s)
-        return {r: sorted(ms, key=_sym_key) for r, ms in classes.items()}
-
-    def _fold(self, items: list[tuple[sympy.Basic, int]]) -> None:
-        while True:
-            mapping, memo = self._mapping(), {}
-            self.facts, self.others = {}, {}
-            changed = False
-            for expr, origin in items:
-                try:
-                    e = expr if _may_raise(expr) else _substitute(expr, mapping, memo)
-                except ZeroDivisionError:  # a folded 0 divisor: keep the guard as written
-                    e = expr
-                k = _Kind("true") if e is sympy.true else _Kind("false") if e is sympy.false else _classify(e)
-                if k.kind == "true":
-                    self.reasons[origin] = "always true given the equalities" if mapping else "always true"
-                elif k.kind == "false":
-                    raise _Contradiction([origin])
-                elif k.kind == "eqsym":
-                    self._union(k.sym, k.value, [origin])
-                    changed = True
-                elif k.kind == "other":
-                    self.others.setdefault(e, set()).add(origin)
-                else:
-                    self.facts.setdefault(k.sym, []).append((k.kind, k.value, origin))
-            if changed:
-                continue
-            self.members, self._ranges = self._members(), {}
-            for s, fs in self.facts.items():
-                lo, hi, _ = self.range_of(s)
-                if lo == hi:
-                    self._fix(s, int(lo), [o for _, _, o in fs])
-                    changed = True
-            if not changed:
-                return
-
-    def baseline(self, rep: sympy.Symbol) -> tuple:
-        """The range the domains of ``rep``'s class allow (tied to ``rep`` by the kept equalities)."""
-        lo, hi = -INF, INF
-        for m in self.members.get(rep, [rep]):
-            rng = self.domain.get(m)
-            if rng is not None and not rng.is_bool:
-                lo, hi = max(lo, rng.lower), min(hi, rng.upper)
-        return lo, hi
-
-    def range_of(self, s: sympy.Symbol) -> tuple:
-        """``(lo, hi, step)``: the baseline narrowed by the facts about ``s``; ``step`` divides ``s``.
-
-        A symbol stands for its class (they are equal wherever the kept equalities hold).
-        """
-        s = self.find(s)
-        if s in self.const:
-            return self.const[s], self.const[s], 1
-        hit = self._ranges.get(s)
-        if hit is not None:
-            return hit
-        lo, hi = self.baseline(s)
-        step, ne = 1, set()
-        for kind, value, _ in self.facts.get(s, ()):
-            if kind in ("lower", "exact"):
-                lo = max(lo, value)
-            if kind in ("upper", "exact"):
-                hi = min(hi, value)
-            if kind == "ne":
-                ne.add(value)
-            if kind == "div":
-                step = math.lcm(step, value)
-        lo, hi = _ceil_mult(lo, step), _floor_mult(hi, step)
-        while lo in ne:
-            lo += step
-        while hi in ne:
-            hi -= step
-        if lo > hi:
-            raise _Contradiction([o for _, _, o in self.facts.get(s, ())])
-        self._ranges[s] = (lo, hi, step)
-        return lo, hi, step
-
-    def value_ranges(self, symbols: Iterable[sympy.Symbol]) -> dict[sympy.Symbol, ValueRanges]:
-        return {s: ValueRanges.of(*self.range_of(s)[:2]) for s in symbols}
-
-    def entails(self, goal: sympy.Basic) -> bool:
-        """Whether these guards' equalities and bounds (and the domain) imply ``goal``: a cheap, sound test."""
-        try:
-            e = goal if _may_raise(goal) else _substitute(goal, self.mapping, {})
-        except ZeroDivisionError:
-            return False
-        if e is sympy.true or e is sympy.false:
-            return e is sympy.true
-        k = _classify(e)
-        if k.kind in ("true", "false"):
-            return k.kind == "true"
-        if k.kind in ("lower", "upper", "ne", "div", "exact"):
-            lo, hi, step = self.range_of(k.sym)
-            v = k.value
-            if k.kind == "lower":
-                return lo >= v
-            if k.kind == "upper":
-                return hi <= v
-            if k.kind == "ne":
-                return not lo <= v <= hi or v % step != 0
-            return step % v == 0 if k.kind == "div" else lo == hi == v
-        ranges = self.value_ranges(e.free_symbols)
-        try:
-            return bound(e, ranges) == ValueRanges.true() and _safe_divisors(e, ranges)
-        except ValueRangeError:
-            return False
 
 
 # Note [Proof of equivalence]
@@ -480,6 +147,10 @@ class _Facts:
 #     (UNSAT) that the guards kept at that moment imply it, or on a definition and ranges
 #     (``_defined_away``); by induction over the drops the result implies all of them.
 #     Link (1) failing for a group of symbols keeps that group's input guards.
+
+
+def _by_name(domain: Mapping[sympy.Symbol, ValueRanges]) -> dict[str, ValueRanges]:
+    return {s.name: r for s, r in domain.items()}
 
 
 def _definitions(exprs: list, indices: list[int]) -> dict[sympy.Symbol, list[tuple[int, sympy.Symbol, sympy.Expr]]]:
@@ -603,7 +274,7 @@ class _Simplifier:
         order = sorted(general, key=lambda i: _canonical_key(exprs[i]), reverse=True)
         order += sorted(bounds, key=lambda i: _canonical_key(exprs[i]), reverse=True)
         budget = min(self.config.timeout_ms, self.config.drop_timeout_ms)
-        entailer = Entailer(self._z3_domain(), replace(self.config, timeout_ms=budget))
+        entailer = Entailer(_by_name(self._z3_domain()), replace(self.config, timeout_ms=budget))
         active = set(range(len(emitted)))
         definitions = _definitions(exprs, general)
         loose: set[sympy.Symbol] = set()  # symbols that lost a bound guard in this pass
@@ -656,7 +327,7 @@ class _Simplifier:
             if j not in active or expr.free_symbols & loose:
                 continue
             try:
-                goal = _substitute(e, {s: expr}, {})
+                goal = substitute(e, {s: expr}, {})
             except ZeroDivisionError:
                 continue
             ranges = self.facts.value_ranges(goal.free_symbols)
@@ -676,14 +347,17 @@ class _Simplifier:
         new = [e.expr for e in emitted]
         hood = Neighbourhoods([old, new], self.facts.find)
         seeds_new, seeds_old = self._seeds(emitted, hood)
-        entailer = Entailer(self.domain, self.config)
+        entailer = Entailer(_by_name(self.domain), self.config)
+        deadline = self.start + self.config.budget_ms / 1000
         old_set, new_set = set(old), set(new)
         failures: list[tuple[int, int, Verdict, str]] = []
         plan = ((1, new, old, old_set, self.facts, seeds_new), (0, old, new, new_set, self.facts, seeds_old))
         for goal_pool, goals, premises, known, cheap, seeds in plan:
             skip = frozenset(k for k, e in enumerate(goals) if e in known or cheap.entails(e))
             try:
-                found = unproven_entailments(entailer, hood, 1 - goal_pool, premises, goal_pool, goals, skip, seeds)
+                found = unproven_entailments(
+                    entailer, hood, 1 - goal_pool, premises, goal_pool, goals, skip, seeds, deadline=deadline
+                )
             except SolverError as exc:
                 found = [(k, Verdict.UNKNOWN, str(exc)) for k in range(len(goals)) if k not in skip]
             failures += [(goal_pool, k, verdict, why) for k, verdict, why in found]
@@ -708,7 +382,7 @@ class _Simplifier:
 
     def _unsatisfiable(self, exprs: list[sympy.Basic]) -> bool:
         """One last check: contradictions the cheap passes cannot see (``Eq(Mod(s, 4), 1)``, ``Eq(Mod(s, 2), 0)``)."""
-        entailer = Entailer(self.domain, self.config)
+        entailer = Entailer(_by_name(self.domain), self.config)
         try:
             unsat = entailer.entails(exprs, sympy.false).status is SatStatus.UNSAT
         except SolverError:
@@ -747,7 +421,7 @@ class _Simplifier:
         """The cheap passes found the guards inconsistent: return ``False`` if Z3 agrees."""
         old = [g.expr for g in self.gs.guards]
         hood = Neighbourhoods([old])
-        entailer = Entailer(self.domain, self.config)
+        entailer = Entailer(_by_name(self.domain), self.config)
         tried: list[list[int]] = []
         proven = False
         for o in sorted(origins):

@@ -107,6 +107,9 @@ class SolverConfig:
         drop_timeout_ms: the budget of each optional query of simplification ("is this
             guard implied by its neighbours?"), capped by ``timeout_ms``; running out
             only means the guard is kept.
+        budget_ms: the wall-clock budget of a question answered by many checks (a proof
+            guard by guard, see Note [Local premises] in ``guards.prove``); past it the
+            remaining goals count as unproven (UNKNOWN, or kept unsimplified).
         engine: ``"smt"`` (Z3's SMT core, ``z3.SimpleSolver``) or ``"auto"``
             (``z3.Solver``, which picks a tactic by logic). See Note [Solver engine].
 
@@ -117,13 +120,14 @@ class SolverConfig:
     timeout_ms: int = 200
     random_seed: int = 0
     drop_timeout_ms: int = 50
+    budget_ms: int = 10_000
     engine: str = "smt"
 
     def __post_init__(self) -> None:
-        if isinstance(self.timeout_ms, bool) or not isinstance(self.timeout_ms, int) or self.timeout_ms <= 0:
-            raise ValueError(f"timeout_ms must be a positive int (milliseconds), got {self.timeout_ms!r}")
-        if isinstance(self.drop_timeout_ms, bool) or not isinstance(self.drop_timeout_ms, int) or self.drop_timeout_ms <= 0:
-            raise ValueError(f"drop_timeout_ms must be a positive int (milliseconds), got {self.drop_timeout_ms!r}")
+        for name in ("timeout_ms", "drop_timeout_ms", "budget_ms"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+                raise ValueError(f"{name} must be a positive int (milliseconds), got {value!r}")
         if self.engine not in ("smt", "auto"):
             raise ValueError(f"engine must be 'smt' or 'auto', got {self.engine!r}")
 
@@ -179,10 +183,6 @@ def _and_defined(*conds: z3.BoolRef | None) -> z3.BoolRef | None:
     if not present:
         return None
     return present[0] if len(present) == 1 else z3.And(*present)
-
-
-def _is_real(v: z3.ExprRef) -> bool:
-    return z3.is_real(v)
 
 
 class Translator:

@@ -29,6 +29,7 @@ import sympy
 from sympy.core.relational import Relational
 
 from symint import build
+from symint.linear import linear_form
 from symint.substitute import substitute
 from symint.functions import FloorDiv, Mod
 from valueranges import ValueRanges, bound
@@ -38,28 +39,6 @@ from .errors import ContradictionError
 __all__ = ["Facts", "linear_form"]
 
 _TRUE, _FALSE = sympy.true, sympy.false
-
-
-def linear_form(expr: sympy.Expr) -> tuple[dict[sympy.Symbol, int], int] | None:
-    """``({symbol: coefficient}, constant)`` if ``expr`` is integer-linear in symbols, else None.
-
-    >>> from symint.build import symbol_expr
-    >>> s0, s1 = symbol_expr("s0"), symbol_expr("s1")
-    >>> coeffs, const = linear_form(2*s0 - s1 + 3)
-    >>> sorted(coeffs.items(), key=str), const
-    ([(s0, 2), (s1, -1)], 3)
-    """
-    coeffs: dict[sympy.Symbol, int] = {}
-    const = 0
-    for term in sympy.Add.make_args(expr):
-        if isinstance(term, sympy.Integer):
-            const += int(term)
-            continue
-        coeff, rest = term.as_coeff_Mul()
-        if not isinstance(coeff, sympy.Integer) or not rest.is_Symbol:
-            return None
-        coeffs[rest] = coeffs.get(rest, 0) + int(coeff)
-    return coeffs, const
 
 
 def _floor_div(p: int, q: int) -> int:

@@ -48,12 +48,15 @@ def _rebuild(e: sympy.Basic, args: tuple) -> sympy.Basic:
     return e.func(*args)
 
 
-def substitute(expr: sympy.Basic, mapping: Mapping[sympy.Basic, sympy.Basic]) -> sympy.Basic:
+def substitute(
+    expr: sympy.Basic, mapping: Mapping[sympy.Basic, sympy.Basic], memo: dict | None = None
+) -> sympy.Basic:
     """``expr`` with every occurrence of a key of ``mapping`` replaced by its value.
 
     Args:
         expr: an expression built by ``symint``.
         mapping: what to replace (usually symbols) -> replacement expression.
+        memo: results for subexpressions, reusable across calls with the *same* mapping.
 
     >>> from symint.build import symbol_expr, mod, eq
     >>> s0, s1 = symbol_expr("s0"), symbol_expr("s1")
@@ -62,7 +65,8 @@ def substitute(expr: sympy.Basic, mapping: Mapping[sympy.Basic, sympy.Basic]) ->
     """
     if not mapping:
         return expr
-    memo: dict[sympy.Basic, sympy.Basic] = {}
+    if memo is None:
+        memo = {}
 
     def go(e: sympy.Basic) -> sympy.Basic:
         hit = mapping.get(e)

@@ -232,8 +232,9 @@ def test_timeout_reports_unknown():
     assert outcome.status is SatStatus.UNKNOWN and outcome.reason
 
 
-def test_check_reports_values_of_requested_variables():
-    t, s = Translator(), Z3Solver()
+@pytest.mark.parametrize("engine", ["smt", "auto"])
+def test_check_reports_values_of_requested_variables(engine):
+    t, s = Translator(), Z3Solver(SolverConfig(engine=engine))
     s.add(t.holds(build.eq(build.mod(A, 8), 3)), t.holds(build.gt(A, 20)), t.holds(build.lt(A, 30)))
     outcome = s.check(report=[t.variable(A), t.variable(B)])
     assert outcome.status is SatStatus.SAT and outcome.values["a"] == 27 and "b" in outcome.values
