@@ -127,13 +127,18 @@ def _pow(base: object, exp: object):
             return _binary(base, exp, build.pow_, operator.pow, float)
         # Python's int ** int is an int only for a natural exponent: decide which (this may guard).
         if not bool(exp >= 0):
-            return _binary(base, exp, build.pow_, operator.pow, float)
+            # A negative exponent: base ** exp == 1 / base ** (-exp), a float.
+            return _binary(base, exp, _negative_pow, operator.pow, float)
         return _binary(base, exp, build.pow_, operator.pow, None)
     if isinstance(exp, int) and exp < 0:
         if isinstance(base, int) and base == 0:
             raise ZeroDivisionError("0 cannot be raised to a negative power")
         return _binary(base, exp, build.pow_, operator.pow, float)
     return _binary(base, exp, build.pow_, operator.pow, None)
+
+
+def _negative_pow(base: sympy.Expr, exp: sympy.Expr) -> sympy.Expr:
+    return build.truediv(1, build.pow_(base, build.neg(exp)))
 
 
 def _shift(value: object, count: object, left: bool):

@@ -475,3 +475,17 @@ def test_builders_are_memoised():
         fn = getattr(build, name)
         assert fn(x, y) is fn(x, y), f"build.{name} builds a new expression for the same arguments"
     assert build.ite(build.lt(x, 1), x, y) is build.ite(build.lt(x, 1), x, y)
+
+
+@pytest.mark.parametrize("base,exp", [(2, -1), (2, -3), (-3, -2), (5, 0), (3, 4)])
+def test_symbolic_exponent_of_either_sign_evaluates_like_python(base: int, exp: int) -> None:
+    from symint import SymNode, symbol_expr
+
+    env = FakeEnv()
+    b = SymInt(SymNode(symbol_expr("b"), int, base, env))
+    e = SymInt(SymNode(symbol_expr("e"), int, exp, env))
+    result = b**e
+    expected = base**exp
+    assert type(result) is (SymFloat if exp < 0 else SymInt)
+    assert result.node.hint == expected
+    assert math.isclose(symint.evaluate(result.node.expr, {"b": base, "e": exp}), expected)
