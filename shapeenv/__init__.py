@@ -12,6 +12,7 @@
 from . import ops
 from .api import check, guard_or_false, guard_or_true, guard_size_oblivious, statically_known_false, statically_known_true
 from .env import ShapeEnv
+from .export import ExportConstraintError, export
 from .errors import (
     CheckFailedError,
     ConstraintViolationError,
@@ -23,6 +24,8 @@ from .errors import (
 )
 from .fake import Dim, FakeTensor
 from .graph import Graph, Node
+from .hops import map, scan, switch
+from .program import ExportedProgram, TensorSpec
 from .provenance import AssertRecord, GuardRecord, Provenance
 from .settings import ShapeEnvSettings
 from .symbols import DimDynamic
@@ -34,8 +37,15 @@ __all__ = [
     "FakeTensor",
     "Graph",
     "Node",
+    "export",
+    "ExportedProgram",
+    "TensorSpec",
+    "ExportConstraintError",
     "ShapeError",
     "HigherOrderOpError",
+    "scan",
+    "map",
+    "switch",
     "ShapeEnvSettings",
     "DimDynamic",
     "check",

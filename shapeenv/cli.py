@@ -19,11 +19,14 @@ from typing import Callable, Sequence
 
 from guards import cli as guards_cli
 
+from . import export_cli
+
 __all__ = ["GROUPS", "build_parser", "main"]
 
 #: Command groups: name -> (one-line help, configure(parser), run(args) -> exit code).
 GROUPS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = {
     "guards": ("check, simplify, diff, explain and evaluate guard files", guards_cli.configure, guards_cli.run),
+    "export": ("export a function of your module and print the traced program", export_cli.configure, export_cli.run),
 }
 
 

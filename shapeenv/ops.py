@@ -14,9 +14,11 @@ shape, and records a node when a graph is being traced.
 from __future__ import annotations
 
 from .rules import elementwise  # noqa: F401  (registers the elementwise rules)
+from .rules import conv, creation, data_dependent, indexing, linalg, reductions, shape_ops, views  # noqa: F401  (register)
 from .rules.registry import call
+from .hops import map, scan, switch  # noqa: F401  (ops.scan/map/switch; shadows the builtin map in this module)
 
-__all__ = ["add", "sub", "mul", "div", "neg", "clone"]
+__all__ = ["add", "sub", "mul", "div", "neg", "clone", "scan", "map", "switch"]
 
 
 def add(a, b):
@@ -47,3 +49,393 @@ def neg(a):
 def clone(a):
     """A copy of ``a`` with its own storage."""
     return call("clone", a)
+
+
+# -- comparisons, where, unary math (shapeenv.rules.elementwise) -----------------------------------
+def eq(a, b):
+    """Elementwise ``a == b`` (a bool tensor)."""
+    return call("eq", a, b)
+
+
+def ne(a, b):
+    """Elementwise ``a != b``."""
+    return call("ne", a, b)
+
+
+def lt(a, b):
+    """Elementwise ``a < b``."""
+    return call("lt", a, b)
+
+
+def le(a, b):
+    """Elementwise ``a <= b``."""
+    return call("le", a, b)
+
+
+def gt(a, b):
+    """Elementwise ``a > b``."""
+    return call("gt", a, b)
+
+
+def ge(a, b):
+    """Elementwise ``a >= b``."""
+    return call("ge", a, b)
+
+
+def where(cond, a, b):
+    """``torch.where(cond, a, b)``."""
+    return call("where", cond, a, b)
+
+
+def relu(a):
+    """``torch.relu``."""
+    return call("relu", a)
+
+
+def abs(a):  # noqa: A001  (torch's name)
+    """``torch.abs``."""
+    return call("abs", a)
+
+
+def exp(a):
+    """``torch.exp``."""
+    return call("exp", a)
+
+
+def log(a):
+    """``torch.log``."""
+    return call("log", a)
+
+
+def sqrt(a):
+    """``torch.sqrt``."""
+    return call("sqrt", a)
+
+
+def cos(a):
+    """``torch.cos``."""
+    return call("cos", a)
+
+
+def sin(a):
+    """``torch.sin``."""
+    return call("sin", a)
+
+
+def tan(a):
+    """``torch.tan``."""
+    return call("tan", a)
+
+
+def sigmoid(a):
+    """``torch.sigmoid``."""
+    return call("sigmoid", a)
+
+
+def tanh(a):
+    """``torch.tanh``."""
+    return call("tanh", a)
+
+
+def pow(a, b):  # noqa: A001
+    """``torch.pow``."""
+    return call("pow", a, b)
+
+
+def maximum(a, b):
+    """``torch.maximum``."""
+    return call("maximum", a, b)
+
+
+def minimum(a, b):
+    """``torch.minimum``."""
+    return call("minimum", a, b)
+
+
+# -- shapes and views (shapeenv.rules.shape_ops, views) ----------------------------------------------
+def cat(tensors, dim=0):
+    """``torch.cat``."""
+    return call("cat", tensors, dim)
+
+
+def stack(tensors, dim=0):
+    """``torch.stack``."""
+    return call("stack", tensors, dim)
+
+
+def split(t, split_size_or_sections, dim=0):
+    """``torch.split``."""
+    return call("split", t, split_size_or_sections, dim)
+
+
+def chunk(t, chunks, dim=0):
+    """``torch.chunk``."""
+    return call("chunk", t, chunks, dim)
+
+
+def unbind(t, dim=0):
+    """``torch.unbind``."""
+    return call("unbind", t, dim)
+
+
+def unsqueeze(t, dim):
+    """``torch.unsqueeze``."""
+    return call("unsqueeze", t, dim)
+
+
+def squeeze(t, dim=None):
+    """``torch.squeeze``."""
+    return call("squeeze", t, dim)
+
+
+def permute(t, dims):
+    """``torch.permute``."""
+    return call("permute", t, *dims)
+
+
+def transpose(t, dim0, dim1):
+    """``torch.transpose``."""
+    return call("transpose", t, dim0, dim1)
+
+
+def t(x):
+    """``torch.t``."""
+    return call("t", x)
+
+
+def movedim(x, source, destination):
+    """``torch.movedim``."""
+    return call("movedim", x, source, destination)
+
+
+def flip(x, dims):
+    """``torch.flip``."""
+    return call("flip", x, dims)
+
+
+def flatten(x, start_dim=0, end_dim=-1):
+    """``torch.flatten``."""
+    return call("flatten", x, start_dim, end_dim)
+
+
+def unflatten(x, dim, sizes):
+    """``torch.unflatten``."""
+    return call("unflatten", x, dim, sizes)
+
+
+def reshape(x, shape):
+    """``torch.reshape``."""
+    return call("reshape", x, *shape)
+
+
+# -- indexing (shapeenv.rules.indexing) ------------------------------------------------------------
+def select(x, dim, index):
+    """``torch.select``."""
+    return call("select", x, dim, index)
+
+
+def narrow(x, dim, start, length):
+    """``torch.narrow``."""
+    return call("narrow", x, dim, start, length)
+
+
+def index_select(x, dim, index):
+    """``torch.index_select``."""
+    return call("index_select", x, dim, index)
+
+
+def gather(x, dim, index):
+    """``torch.gather``."""
+    return call("gather", x, dim, index)
+
+
+# -- products, reductions (shapeenv.rules.linalg, reductions) ----------------------------------------
+def matmul(a, b):
+    """``torch.matmul``."""
+    return call("matmul", a, b)
+
+
+def mm(a, b):
+    """``torch.mm``."""
+    return call("mm", a, b)
+
+
+def bmm(a, b):
+    """``torch.bmm``."""
+    return call("bmm", a, b)
+
+
+def linear(x, weight, bias=None):
+    """``torch.nn.functional.linear``."""
+    return call("linear", x, weight, bias)
+
+
+def sum(x, dim=None, keepdim=False, dtype=None):  # noqa: A001
+    """``torch.sum``."""
+    return call("sum", x, dim, keepdim, dtype)
+
+
+def mean(x, dim=None, keepdim=False, dtype=None):
+    """``torch.mean``."""
+    return call("mean", x, dim, keepdim, dtype)
+
+
+def max(x, dim=None, keepdim=False):  # noqa: A001
+    """``torch.max``: all elements, ``(values, indices)`` along ``dim``, or elementwise with a tensor."""
+    return call("max", x) if dim is None else call("max", x, dim, keepdim)
+
+
+def min(x, dim=None, keepdim=False):  # noqa: A001
+    """``torch.min``."""
+    return call("min", x) if dim is None else call("min", x, dim, keepdim)
+
+
+def amax(x, dim=(), keepdim=False):
+    """``torch.amax``."""
+    return call("amax", x, dim, keepdim)
+
+
+def amin(x, dim=(), keepdim=False):
+    """``torch.amin``."""
+    return call("amin", x, dim, keepdim)
+
+
+def argmax(x, dim=None, keepdim=False):
+    """``torch.argmax``."""
+    return call("argmax", x, dim, keepdim)
+
+
+def argmin(x, dim=None, keepdim=False):
+    """``torch.argmin``."""
+    return call("argmin", x, dim, keepdim)
+
+
+def softmax(x, dim, dtype=None):
+    """``torch.softmax``."""
+    return call("softmax", x, dim, dtype)
+
+
+def log_softmax(x, dim, dtype=None):
+    """``torch.log_softmax``."""
+    return call("log_softmax", x, dim, dtype)
+
+
+# -- windows and padding (shapeenv.rules.conv) -----------------------------------------------------
+def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """``torch.nn.functional.conv1d``."""
+    return call("conv1d", x, weight, bias, stride, padding, dilation, groups)
+
+
+def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
+    """``torch.nn.functional.conv2d``."""
+    return call("conv2d", x, weight, bias, stride, padding, dilation, groups)
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """``torch.nn.functional.max_pool2d``."""
+    return call("max_pool2d", x, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
+    """``torch.nn.functional.avg_pool2d``."""
+    return call("avg_pool2d", x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def pad(x, pad, mode="constant", value=None):
+    """``torch.nn.functional.pad`` (constant mode)."""
+    return call("pad", x, pad, mode, value)
+
+
+# -- creation (shapeenv.rules.creation): pass env= when no size is symbolic --------------------------
+def zeros(*size, dtype=None, env=None):
+    """``torch.zeros``."""
+    return call("zeros", *size, dtype=dtype, env=env)
+
+
+def ones(*size, dtype=None, env=None):
+    """``torch.ones``."""
+    return call("ones", *size, dtype=dtype, env=env)
+
+
+def empty(*size, dtype=None, env=None):
+    """``torch.empty``."""
+    return call("empty", *size, dtype=dtype, env=env)
+
+
+def rand(*size, dtype=None, env=None):
+    """``torch.rand``."""
+    return call("rand", *size, dtype=dtype, env=env)
+
+
+def randn(*size, dtype=None, env=None):
+    """``torch.randn``."""
+    return call("randn", *size, dtype=dtype, env=env)
+
+
+def full(size, fill_value, dtype=None, env=None):
+    """``torch.full``."""
+    return call("full", size, fill_value, dtype=dtype, env=env)
+
+
+def arange(start, end=None, step=1, dtype=None, env=None):
+    """``torch.arange``."""
+    return call("arange", start, end, step, dtype=dtype, env=env)
+
+
+def zeros_like(x, dtype=None):
+    """``torch.zeros_like``."""
+    return call("zeros_like", x, dtype)
+
+
+def ones_like(x, dtype=None):
+    """``torch.ones_like``."""
+    return call("ones_like", x, dtype)
+
+
+def empty_like(x, dtype=None):
+    """``torch.empty_like``."""
+    return call("empty_like", x, dtype)
+
+
+def rand_like(x, dtype=None):
+    """``torch.rand_like``."""
+    return call("rand_like", x, dtype)
+
+
+def randn_like(x, dtype=None):
+    """``torch.randn_like``."""
+    return call("randn_like", x, dtype)
+
+
+def full_like(x, fill_value, dtype=None):
+    """``torch.full_like``."""
+    return call("full_like", x, fill_value, dtype)
+
+
+# -- data-dependent sizes (shapeenv.rules.data_dependent) ------------------------------------------
+def nonzero(x):
+    """``torch.nonzero``: ``(u, ndim)`` with ``u`` unbacked."""
+    return call("nonzero", x)
+
+
+def masked_select(x, mask):
+    """``torch.masked_select``."""
+    return call("masked_select", x, mask)
+
+
+def unique(x, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
+    """``torch.unique``."""
+    return call("unique", x, sorted, return_inverse, return_counts, dim)
+
+
+__all__ += [  # noqa: PLE0604
+    "eq", "ne", "lt", "le", "gt", "ge", "where", "relu", "abs", "exp", "log", "sqrt", "cos", "sin", "tan",
+    "sigmoid", "tanh", "pow", "maximum", "minimum",
+    "cat", "stack", "split", "chunk", "unbind", "unsqueeze", "squeeze", "permute", "transpose", "t", "movedim",
+    "flip", "flatten", "unflatten", "reshape", "select", "narrow", "index_select", "gather",
+    "matmul", "mm", "bmm", "linear", "sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin",
+    "softmax", "log_softmax", "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "pad",
+    "zeros", "ones", "empty", "rand", "randn", "full", "arange",
+    "zeros_like", "ones_like", "empty_like", "rand_like", "randn_like", "full_like",
+    "nonzero", "masked_select", "unique",
+]

@@ -14,11 +14,11 @@ from typing import Any
 from symint import SymInt
 
 from ..errors import ShapeError
-from ..fake.dtypes import DType, bool_, float32, int64, promote
+from ..fake.dtypes import DType, as_dtype, bool_, float32, int64, promote
 from ..fake.tensor import FakeTensor
 from .registry import is_tensor, rule
 
-__all__ = ["broadcast_shapes", "broadcast_dim"]
+__all__ = ["broadcast_shapes", "broadcast_dim", "maximum_impl", "minimum_impl"]
 
 
 def _is_one(size: Any) -> bool:
@@ -126,8 +126,208 @@ def clone(a: FakeTensor) -> FakeTensor:
 @rule("add_")
 def add_(a: FakeTensor, b: Any) -> FakeTensor:
     """In-place ``a += b``: ``b`` must broadcast to ``a``'s shape; bumps ``a``'s version counter."""
-    shape = broadcast_shapes(a.shape, b.shape if is_tensor(b) else (), op="add_")
-    if len(shape) != len(a.shape):
-        raise ShapeError(f"add_: the result shape {shape} does not match the in-place target {a.shape}")
+    return _inplace("add_", a, b)
+
+
+# -- comparisons, where, unary math, pow, maximum/minimum, dtype conversion, more in-place ops --------
+def _compare(op: str, a: Any, b: Any) -> FakeTensor:
+    return _binary(op, a, b, bool_)
+
+
+@rule("eq")
+def eq(a: Any, b: Any) -> FakeTensor:
+    """``a == b`` elementwise: a bool tensor of the broadcast shape."""
+    return _compare("eq", a, b)
+
+
+@rule("ne")
+def ne(a: Any, b: Any) -> FakeTensor:
+    """``a != b`` elementwise."""
+    return _compare("ne", a, b)
+
+
+@rule("lt")
+def lt(a: Any, b: Any) -> FakeTensor:
+    """``a < b`` elementwise."""
+    return _compare("lt", a, b)
+
+
+@rule("le")
+def le(a: Any, b: Any) -> FakeTensor:
+    """``a <= b`` elementwise."""
+    return _compare("le", a, b)
+
+
+@rule("gt")
+def gt(a: Any, b: Any) -> FakeTensor:
+    """``a > b`` elementwise."""
+    return _compare("gt", a, b)
+
+
+@rule("ge")
+def ge(a: Any, b: Any) -> FakeTensor:
+    """``a >= b`` elementwise."""
+    return _compare("ge", a, b)
+
+
+@rule("where")
+def where(cond: FakeTensor, a: Any, b: Any) -> FakeTensor:
+    """``torch.where(cond, a, b)``: ``cond`` is a bool tensor; the three shapes broadcast.
+
+    >>> from shapeenv import ShapeEnv
+    >>> env = ShapeEnv(); c = env.fake_tensor((4, 1), "bool", name="c")
+    >>> where(c, env.fake_tensor((3,), name="a"), 0.0).shape
+    (s0, s1)
+    """
+    if not is_tensor(cond) or cond.dtype != bool_:
+        got = cond.dtype if is_tensor(cond) else type(cond).__name__
+        raise ShapeError(f"where: expected the condition to be a bool tensor, got {got}")
+    shapes = [t.shape for t in (cond, a, b) if is_tensor(t)]
+    return FakeTensor(cond.env, broadcast_shapes(*shapes, op="where"), _result_dtype(a, b))
+
+
+def _unary(op: str, a: FakeTensor, *, to_float: bool, allow_bool: bool = True) -> FakeTensor:
+    if not is_tensor(a):
+        raise ShapeError(f"{op}: expected a tensor, got {a!r}")
+    if not allow_bool and a.dtype == bool_:
+        raise ShapeError(f"{op}: bool inputs are not supported")
+    dtype = float32 if to_float and not a.dtype.is_floating_point else a.dtype
+    return FakeTensor(a.env, a.shape, dtype)
+
+
+@rule("relu")
+def relu(a: FakeTensor) -> FakeTensor:
+    """``torch.relu``: same shape and dtype (not for bool)."""
+    return _unary("relu", a, to_float=False, allow_bool=False)
+
+
+@rule("abs")
+def abs_(a: FakeTensor) -> FakeTensor:
+    """``torch.abs``: same shape and dtype (not for bool)."""
+    return _unary("abs", a, to_float=False, allow_bool=False)
+
+
+def _float_unary(name: str):
+    def fn(a: FakeTensor) -> FakeTensor:
+        return _unary(name, a, to_float=True)
+
+    fn.__name__ = name
+    fn.__doc__ = f"``torch.{name}``: same shape; integer and bool inputs give float32."
+    return rule(name)(fn)
+
+
+exp = _float_unary("exp")
+log = _float_unary("log")
+sqrt = _float_unary("sqrt")
+cos = _float_unary("cos")
+sin = _float_unary("sin")
+tan = _float_unary("tan")
+sigmoid = _float_unary("sigmoid")
+tanh = _float_unary("tanh")
+
+
+@rule("pow")
+def pow_(a: Any, b: Any) -> FakeTensor:
+    """``a ** b`` with broadcasting; an integer tensor cannot take a negative integer scalar power."""
+    if is_tensor(a) and a.dtype.kind != "float" and isinstance(b, int) and not isinstance(b, bool) and b < 0:
+        raise ShapeError(f"pow: integers to negative integer powers are not allowed (exponent {b}, base dtype {a.dtype})")
+    return _binary("pow", a, b)
+
+
+def maximum_impl(a: FakeTensor, b: FakeTensor, op: str = "maximum") -> FakeTensor:
+    """Elementwise maximum/minimum of two tensors, without graph recording."""
+    if not (is_tensor(a) and is_tensor(b)):
+        raise ShapeError(f"{op}: expected two tensors, got {type(a).__name__} and {type(b).__name__}")
+    return _binary(op, a, b)
+
+
+minimum_impl = maximum_impl
+
+
+@rule("maximum")
+def maximum(a: FakeTensor, b: FakeTensor) -> FakeTensor:
+    """``torch.maximum(a, b)``: two tensors, broadcast."""
+    return maximum_impl(a, b, "maximum")
+
+
+@rule("minimum")
+def minimum(a: FakeTensor, b: FakeTensor) -> FakeTensor:
+    """``torch.minimum(a, b)``: two tensors, broadcast."""
+    return maximum_impl(a, b, "minimum")
+
+
+@rule("to")
+def to(a: FakeTensor, dtype: Any) -> FakeTensor:
+    """``a.to(dtype)`` (or ``a.to(other)``): ``a`` itself if the dtype is unchanged, else a converted copy."""
+    target = dtype.dtype if is_tensor(dtype) else dtype
+    try:
+        new = as_dtype(target)
+    except TypeError as e:
+        raise ShapeError(f"to: {e}") from None
+    return a if new == a.dtype else FakeTensor(a.env, a.shape, new)
+
+
+def _inplace(op: str, a: FakeTensor, b: Any, dtype: DType | None = None) -> FakeTensor:
+    """Check that ``b`` broadcasts to ``a``'s shape and the result dtype casts to ``a``'s; bump the version."""
+    if not is_tensor(a):
+        raise ShapeError(f"{op}: the in-place target must be a tensor, got {a!r}")
+    if is_tensor(b):
+        shape = broadcast_shapes(a.shape, b.shape, op=op)
+        if len(shape) != a.ndim or any(s is not t and not (isinstance(s, int) and s == t) for s, t in zip(shape, a.shape)):
+            raise ShapeError(f"{op}: output with shape {list(a.shape)} doesn't match the broadcast shape {list(shape)}")
+    result = dtype or _result_dtype(a, b)
+    if _KIND_RANK[result.kind] > _KIND_RANK[a.dtype.kind]:
+        raise ShapeError(f"{op}: result type {result} can't be cast to the desired output type {a.dtype}")
     a.storage.version += 1
     return a
+
+
+_KIND_RANK = {"bool": 0, "int": 1, "float": 2}
+
+
+@rule("sub_")
+def sub_(a: FakeTensor, b: Any) -> FakeTensor:
+    """In-place ``a -= b``."""
+    return _inplace("sub_", a, b)
+
+
+@rule("mul_")
+def mul_(a: FakeTensor, b: Any) -> FakeTensor:
+    """In-place ``a *= b``."""
+    return _inplace("mul_", a, b)
+
+
+@rule("div_")
+def div_(a: FakeTensor, b: Any) -> FakeTensor:
+    """In-place ``a /= b`` (true division: not for integer targets)."""
+    dtype = _result_dtype(a, b)
+    return _inplace("div_", a, b, dtype if dtype.is_floating_point else float32)
+
+
+@rule("copy_")
+def copy_(a: FakeTensor, src: FakeTensor) -> FakeTensor:
+    """In-place ``a.copy_(src)``: ``src`` broadcasts to ``a``'s shape; any dtype converts."""
+    if not is_tensor(src):
+        raise ShapeError(f"copy_: the source must be a tensor, got {src!r}")
+    return _inplace("copy_", a, src, a.dtype)
+
+
+@rule("fill_")
+def fill_(a: FakeTensor, value: Any) -> FakeTensor:
+    """In-place ``a.fill_(value)`` with a scalar (or 0-d tensor)."""
+    if is_tensor(value) and value.ndim:
+        raise ShapeError(f"fill_: only supports a 0-dimension value tensor, got shape {list(value.shape)}")
+    return _inplace("fill_", a, value, a.dtype)
+
+
+@rule("zero_")
+def zero_(a: FakeTensor) -> FakeTensor:
+    """In-place ``a.zero_()``."""
+    return _inplace("zero_", a, 0, a.dtype)
+
+
+@rule("relu_")
+def relu_(a: FakeTensor) -> FakeTensor:
+    """In-place ``a.relu_()``."""
+    _unary("relu_", a, to_float=False, allow_bool=False)
+    return _inplace("relu_", a, 0, a.dtype)

@@ -1,0 +1,433 @@
+"""``export``: trace a function on fake tensors into an :class:`~shapeenv.program.ExportedProgram`, like ``torch.export``.
+
+Example inputs are arrays or tensors (anything with ``.shape`` and ``.dtype``),
+:class:`TensorSpec` s, shape tuples (a non-empty tuple of ints), plain ints, or
+nested lists/tuples/dicts of those. ``dynamic_shapes`` says which dims are
+symbolic, mirroring ``torch.export``: per input (by name in a dict, or by position
+in a tuple) a ``{dim: spec}`` dict or a list with one spec per dim, where a spec
+is ``Dim("name", min, max)`` (dims with the same name are the same symbol),
+``Dim.DYNAMIC`` (a symbol of its own), ``Dim.STATIC`` or ``None`` (the example's
+size). Dims not mentioned are static, as in ``torch.export``.
+
+Note [Ints are specialised]
+    As ``torch.export`` does, a plain int input is a constant of the program unless
+    ``dynamic_shapes`` gives it a ``Dim``; then it is a SymInt whose source is the
+    input itself (``L['n']``), with range ``[2, oo]`` intersected with the Dim's.
+
+Note [Constraint violations]
+    After tracing, the recorded guards (not the runtime asserts: those are checked
+    when the program runs) are replayed one by one. A dim declared dynamic that a
+    guard pins to a constant is an error, as is, for a *named* ``Dim``, a guard
+    that narrows its declared range, makes it a multiple of something, or ties it
+    to another named Dim (``torch.export`` reports the same cases). ``Dim.DYNAMIC``
+    accepts such refinements; the produced guards then carry them. The error names
+    the dim, the guard that first caused it (with where it was recorded) and a fix.
+
+>>> from shapeenv import Dim
+>>> p = export(lambda x, y: x * y, ((8, 3), (8, 3)), dynamic_shapes={"x": {0: Dim("batch")}, "y": {0: Dim("batch")}})
+>>> p.output_shapes, {s: str(r) for s, r in p.range_constraints.items()}
+((s0, 3), {s0: '[2, oo]'})
+>>> print(p.guards.to_text("source"))
+x.size()[1] == 3
+y.size()[1] == 3
+y.size()[0] == x.size()[0]
+x.size()[0] >= 2
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Callable, Mapping, Sequence
+
+import sympy
+
+from guards import Source
+from symint import SymInt
+
+from .env import ShapeEnv
+from .errors import ConstraintViolationError
+from .facts import Facts
+from .fake.dims import Dim
+from .graph import Graph
+from .program import ExportedProgram, InputSpec, TensorSpec, argument_names, format_dims, is_tensor_like, shape_and_dtype
+from .provenance import GuardRecord
+from .rules.registry import graph_arg
+from .settings import ShapeEnvSettings
+from .symbols import DimDynamic
+
+__all__ = ["export", "ExportedProgram", "TensorSpec", "ExportConstraintError", "Violation"]
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One dim declared dynamic that tracing constrained more than its declaration allows.
+
+    Attributes:
+        label: the Dim's name, or the source text for ``Dim.DYNAMIC``.
+        source: the input dim (``x.size()[0]``).
+        kind: ``"zero_one"``, ``"specialised"``, ``"unified"``, ``"narrowed"`` or ``"divisible"``.
+        detail: what happened, in words.
+        suggestion: what to change.
+        guard: the recorded guard that caused it (None for 0/1 specialisation of the example).
+    """
+
+    label: str
+    source: Source
+    kind: str
+    detail: str
+    suggestion: str
+    guard: GuardRecord | None = None
+
+    def __str__(self) -> str:
+        where = f"\n    the guard was recorded at {self.guard.provenance}" if self.guard is not None else ""
+        return f"{self.detail}{where}"
+
+
+class ExportConstraintError(ConstraintViolationError):
+    """Tracing specialised or constrained dims the caller declared dynamic (see Note [Constraint violations]).
+
+    Attributes:
+        violations: one :class:`Violation` per offending dim.
+    """
+
+    def __init__(self, violations: Sequence[Violation], program: str = ""):
+        self.violations = tuple(violations)
+        labels = ", ".join(dict.fromkeys(v.label for v in self.violations))
+        lines = [f"Constraints violated ({labels})" + (f" while exporting {program}" if program else "") + "!"]
+        lines += [f"  - {v}" for v in self.violations]
+        lines.append("Suggested fixes:")
+        lines += [f"  {v.suggestion}" for v in self.violations]
+        super().__init__("\n".join(lines))
+
+
+@dataclass(frozen=True, slots=True)
+class _Declared:
+    """An input dim (or int) the caller declared dynamic, and the symbol it got."""
+
+    source: Source
+    spec: Dim
+    symbol: sympy.Symbol
+
+    @property
+    def label(self) -> str:
+        return self.spec.name if self.spec.is_named else self.source.text()
+
+    @property
+    def where(self) -> str:
+        src = self.source
+        return f"dynamic_shapes[{src.base!r}][{src.index}]" if src.kind == "size" else f"dynamic_shapes[{src.base!r}]"
+
+
+def export(
+    fn: Callable,
+    args: tuple,
+    dynamic_shapes: Mapping[str, Any] | Sequence[Any] | None = None,
+    kwargs: Mapping[str, Any] | None = None,
+    name: str | None = None,
+    *,
+    settings: ShapeEnvSettings | None = None,
+) -> ExportedProgram:
+    """Trace ``fn(*args, **kwargs)`` on fake tensors and return the program (see the module docstring).
+
+    Args:
+        fn: the function to trace; it calls ops from :mod:`shapeenv.ops`, fake tensor methods and
+            the higher-order ops on its inputs.
+        args: example inputs (a tuple).
+        dynamic_shapes: which dims are symbolic (see the module docstring); None: all static.
+        kwargs: example keyword inputs.
+        name: the program's name (default: ``fn.__name__``).
+        settings: the ShapeEnv settings for the trace.
+
+    Returns:
+        An :class:`ExportedProgram`.
+
+    Raises:
+        ExportConstraintError: tracing specialised or constrained a dim declared dynamic.
+        ShapeError, HigherOrderOpError, GuardOnDataDependentSymNode: ``fn`` is not valid for its inputs
+            (a note on the error says which program and inputs).
+        TypeError, ValueError: the inputs or ``dynamic_shapes`` are malformed (the message says which).
+
+    >>> p = export(lambda x: x + 1, ((4, 3),), dynamic_shapes=({0: Dim.DYNAMIC},), name="inc")
+    >>> p.signature(), len(p.guards)
+    ('inc(x: f32[s0, 3])', 2)
+    """
+    if isinstance(args, list):
+        args = tuple(args)
+    if not isinstance(args, tuple):
+        raise TypeError(f"args must be a tuple of example inputs (wrap a single input: (x,)), got {type(args).__name__}")
+    kwargs = dict(kwargs or {})
+    title = name or getattr(fn, "__name__", "program")
+    if title == "<lambda>":
+        title = "lambda"
+    names = argument_names(fn, args, kwargs)
+    arg_specs, kw_specs = _split_specs(dynamic_shapes, names, args, kwargs)
+
+    env = ShapeEnv(settings)
+    graph = Graph(title)
+    builder = _Inputs(env, graph)
+    fake_args = tuple(builder.make(n, a, s, f"dynamic_shapes[{n!r}]") for n, a, s in zip(names, args, arg_specs))
+    fake_kwargs = {k: builder.make(k, v, kw_specs[k], f"dynamic_shapes[{k!r}]") for k, v in kwargs.items()}
+    signature = f"{title}({', '.join(f'{s.name}: {s.meta}' for s in builder.inputs)})"
+    with env.tracing(graph):
+        try:
+            out = fn(*fake_args, **fake_kwargs)
+        except Exception as e:
+            if hasattr(e, "add_note"):
+                e.add_note(f"(while exporting {signature})")
+            raise
+    graph.set_output(graph_arg(graph, out))
+    _refresh_meta(graph, env)
+
+    violations = find_violations(env, builder.declared)
+    if violations:
+        raise ExportConstraintError(violations, signature)
+    ranges = {sym: env.facts.range_of(sym) for sym in env.symbols if env.simplify(sym) == sym}
+    dims = {d.symbol: d.spec.name for d in builder.declared if d.spec.is_named}
+    inputs = tuple(
+        InputSpec(s.name, s.kind, format_dims(s.value, env) if s.kind == "tensor" else s.meta, s.value)
+        for s in builder.inputs
+    )
+    return ExportedProgram(
+        name=title,
+        graph=graph,
+        inputs=inputs,
+        outputs=out,
+        range_constraints=MappingProxyType(ranges),
+        guards=env.produce_guards(),
+        runtime_asserts=tuple(env.runtime_asserts),
+        dims=MappingProxyType(dims),
+        arg_names=tuple(names),
+        env=env,
+    )
+
+
+def _split_specs(dynamic_shapes: Any, names: list[str], args: tuple, kwargs: dict) -> tuple[list, dict]:
+    """The dynamic-shape spec of each positional and keyword argument."""
+    if dynamic_shapes is None:
+        return [None] * len(args), {k: None for k in kwargs}
+    if isinstance(dynamic_shapes, Mapping):
+        known = names + list(kwargs)
+        rest = {n.split("[", 1)[0] for n in names if "[" in n}
+        unknown = [k for k in dynamic_shapes if k not in known and k not in rest]
+        if unknown:
+            raise ValueError(f"dynamic_shapes names {unknown}, which are not inputs; the inputs are {known}")
+        specs = []
+        for n in names:
+            if "[" in n and n not in dynamic_shapes:  # a *rest argument given as dynamic_shapes["rest"] = (...)
+                base, index = n.split("[", 1)
+                group = dynamic_shapes.get(base)
+                specs.append(None if group is None else _nth(group, int(index[:-1]), base))
+            else:
+                specs.append(dynamic_shapes.get(n))
+        return specs, {k: dynamic_shapes.get(k) for k in kwargs}
+    if isinstance(dynamic_shapes, (tuple, list)):
+        if len(dynamic_shapes) != len(args) + len(kwargs):
+            raise ValueError(
+                f"dynamic_shapes has {len(dynamic_shapes)} entries for {len(args) + len(kwargs)} inputs "
+                f"({', '.join(names + list(kwargs))}); give one per input (None for static), or a dict by name"
+            )
+        return list(dynamic_shapes[: len(args)]), dict(zip(kwargs, dynamic_shapes[len(args):]))
+    raise TypeError(f"dynamic_shapes must be a dict by input name, a tuple by position, or None; got {dynamic_shapes!r}")
+
+
+def _nth(group: Any, i: int, base: str) -> Any:
+    if not isinstance(group, (tuple, list)) or i >= len(group):
+        raise ValueError(f"dynamic_shapes[{base!r}] must be a tuple with one entry per extra positional input")
+    return group[i]
+
+
+class _Inputs:
+    """Turns example inputs into fake inputs, graph placeholders and input specs, remembering declared dims."""
+
+    def __init__(self, env: ShapeEnv, graph: Graph):
+        self.env, self.graph = env, graph
+        self.inputs: list[InputSpec] = []
+        self.declared: list[_Declared] = []
+
+    def make(self, name: str, value: Any, spec: Any, where: str) -> Any:
+        if is_tensor_like(value):
+            return self._tensor(name, value, spec, where)
+        if isinstance(value, int) and not isinstance(value, bool):
+            return self._int(name, value, spec, where)
+        if isinstance(value, (list, tuple)):
+            if spec is not None and (not isinstance(spec, (list, tuple)) or len(spec) != len(value)):
+                raise ValueError(f"{where} must be None or a {type(value).__name__} of {len(value)} specs, like {name}; got {spec!r}")
+            items = [self.make(f"{name}[{i}]", v, None if spec is None else spec[i], f"{where}[{i}]") for i, v in enumerate(value)]
+            return items if isinstance(value, list) else tuple(items)
+        if isinstance(value, dict):
+            if spec is not None and (not isinstance(spec, Mapping) or set(spec) - set(value)):
+                raise ValueError(f"{where} must be None or a dict with keys among {sorted(value, key=repr)}; got {spec!r}")
+            return {k: self.make(f"{name}[{k!r}]", v, None if spec is None else spec.get(k), f"{where}[{k!r}]") for k, v in value.items()}
+        if spec is not None:
+            raise ValueError(f"{where}: {name} = {value!r} is a constant; only tensor dims and ints can be dynamic")
+        self.inputs.append(InputSpec(name, "constant", repr(value), value))
+        return value
+
+    def _tensor(self, name: str, value: Any, spec: Any, where: str):
+        shape, dtype = shape_and_dtype(value)
+        dims = _per_dim(spec, len(shape), where)
+        fake = self.env.fake_tensor(shape, dtype, dynamic=dims, name=name)
+        for i, dim in enumerate(dims):
+            if dim is Dim.STATIC:
+                continue
+            size = fake.shape[i]
+            if not isinstance(size, SymInt):
+                raise ExportConstraintError([_zero_one(Source.size(name, i), dim, size, f"{where}[{i}]")])
+            self.declared.append(_Declared(Source.size(name, i), dim, size.node.expr))
+        meta = format_dims(fake, self.env)
+        self.graph.placeholder(name, meta, fake)
+        self.inputs.append(InputSpec(name, "tensor", meta, fake))
+        return fake
+
+    def _int(self, name: str, value: int, spec: Any, where: str):
+        if spec is None or spec is Dim.STATIC:
+            self.inputs.append(InputSpec(name, "constant", repr(value), value))
+            return value
+        if not isinstance(spec, Dim):
+            raise TypeError(f"{where}: an int input takes a Dim, Dim.DYNAMIC, Dim.STATIC or None, got {spec!r}")
+        source = Source.value(name)
+        known = self.env.named_dims.get(spec.name) if spec.is_named else None
+        if known is not None:
+            first_spec, sym_value, first_source = known
+            hint = sym_value.node.hint if isinstance(sym_value, SymInt) else sym_value
+            if first_spec != spec or hint != value:
+                raise ConstraintViolationError(
+                    f"Dim {spec.name!r} is shared by {first_source.text()} = {hint} and {name} = {value}: "
+                    "the example inputs must agree on a named dim (and declare it with the same bounds)"
+                )
+            sym_int = self.env.alias_source(sym_value, source)
+        else:
+            sym_int = self.env.create_symint(value, source, DimDynamic.DYNAMIC, min=spec.min, max=spec.max)
+            if spec.is_named:
+                self.env.named_dims[spec.name] = (spec, sym_int, source)
+        if not isinstance(sym_int, SymInt):
+            raise ExportConstraintError([_zero_one(source, spec, sym_int, where)])
+        self.declared.append(_Declared(source, spec, sym_int.node.expr))
+        self.graph.placeholder(name, f"Sym({sym_int})")
+        self.inputs.append(InputSpec(name, "symint", f"Sym({sym_int})", sym_int))
+        return sym_int
+
+
+def _per_dim(spec: Any, ndim: int, where: str) -> list[Dim]:
+    """One Dim per dim (Dim.STATIC where the spec says None or nothing)."""
+    if spec is None:
+        return [Dim.STATIC] * ndim
+    if isinstance(spec, Mapping):
+        dims = [Dim.STATIC] * ndim
+        for d, s in spec.items():
+            if isinstance(d, bool) or not isinstance(d, int) or not -ndim <= d < ndim:
+                raise ValueError(f"{where}: dim {d!r} is out of range for a {ndim}-d input")
+            dims[d % ndim] = _one(s, f"{where}[{d}]")
+        return dims
+    if isinstance(spec, (list, tuple)):
+        if len(spec) != ndim:
+            raise ValueError(f"{where} has {len(spec)} entries for a {ndim}-d input; give one per dim (None for static)")
+        return [_one(s, f"{where}[{i}]") for i, s in enumerate(spec)]
+    raise TypeError(f"{where} must be a {{dim: Dim}} dict, a list with one Dim or None per dim, or None; got {spec!r}")
+
+
+def _one(spec: Any, where: str) -> Dim:
+    if spec is None:
+        return Dim.STATIC
+    if not isinstance(spec, Dim) or spec.name == "<duck>":
+        raise TypeError(f"{where} must be a Dim, Dim.DYNAMIC, Dim.STATIC or None, got {spec!r}")
+    return spec
+
+
+def _zero_one(source: Source, spec: Dim, value: int, where: str) -> Violation:
+    label = spec.name if spec.is_named else source.text()
+    fix = (
+        f"{spec.name} = Dim({spec.name!r}, min={value}{'' if spec.max is None else f', max={spec.max}'})"
+        if spec.is_named
+        else f"{where} = Dim({source.base + '_' + str(source.index or 0)!r}, min={value})"
+    )
+    return Violation(
+        label,
+        source,
+        "zero_one",
+        f"{source.text()} was declared dynamic ({spec!r}) but its example size {value} is specialised "
+        "(sizes 0 and 1 become constants unless the Dim's min allows them)",
+        f"{fix}   # or use an example size >= 2",
+    )
+
+
+def find_violations(env: ShapeEnv, declared: Sequence[_Declared]) -> list[Violation]:
+    """Replay the recorded guards and report declared dims they constrain (Note [Constraint violations]).
+
+    >>> env = ShapeEnv(); x = env.fake_tensor((8,), dynamic=[Dim("n")], name="x")
+    >>> _ = bool(x.shape[0] > 5)
+    >>> [v.kind for v in find_violations(env, [_Declared(Source.size("x", 0), Dim("n"), x.shape[0].node.expr)])]
+    ['narrowed']
+    """
+    if not declared or not env.guards:
+        return []
+    facts = Facts(rank=env.elimination_rank)
+    for sym, info in env.symbols.items():
+        if info.sources and info.initial_range is not None:
+            facts.set_range(sym, info.initial_range)
+    named = {d.symbol: d for d in declared if d.spec.is_named}
+    found: dict[Source, Violation] = {}
+    for record in env.guards:
+        facts.learn(record.expr)
+        for d in declared:
+            if d.source not in found:
+                v = _judge(env, facts, d, named, record)
+                if v is not None:
+                    found[d.source] = v
+    return [found[d.source] for d in declared if d.source in found]
+
+
+def _judge(env: ShapeEnv, facts: Facts, d: _Declared, named: dict, record: GuardRecord) -> Violation | None:
+    sym = d.symbol
+    value = facts.simplify(sym)
+    label = f"{d.spec.name} = {d.source.text()}" if d.spec.is_named else d.source.text()
+    if value.is_Number:
+        fix = f"{d.spec.name} = {value}   # i.e. " if d.spec.is_named else ""
+        return Violation(
+            d.label, d.source, "specialised",
+            f"{label} was declared dynamic ({d.spec!r}) but the guard {record.expr} specialised it to the constant {value}",
+            f"{fix}{d.where} = Dim.STATIC (or None), or change the code that compares it with {value}",
+            record,
+        )
+    if not d.spec.is_named:
+        return None
+    if value != sym:
+        others = {named[s].spec.name: s for s in value.free_symbols if s in named and named[s].spec.name != d.spec.name}
+        if others or not value.is_Symbol:
+            rhs = value.subs({s: sympy.Symbol(n) for n, s in others.items()})
+            return Violation(
+                d.label, d.source, "unified",
+                f"the guard {record.expr} requires {label} to always equal {rhs}, which its Dim does not declare",
+                f"{d.spec.name} = {rhs}   # use the same Dim for both dims, or declare them Dim.DYNAMIC",
+                record,
+            )
+        return None
+    initial = env.symbols[sym].initial_range
+    now = facts.range_of(sym)
+    if initial is not None and (now.lower > initial.lower or now.upper < initial.upper):
+        bounds = ", ".join(f"{k}={int(v)}" for k, v in (("min", now.lower), ("max", now.upper)) if v not in (2, sympy.oo) and abs(v) != float("inf"))
+        return Violation(
+            d.label, d.source, "narrowed",
+            f"not all values of {label} in its declared range {initial} satisfy the guard {record.expr}: only {now} do",
+            f"{d.spec.name} = Dim({d.spec.name!r}{', ' + bounds if bounds else ''})",
+            record,
+        )
+    multiples = sorted(facts.divisible.get(sym, ()))
+    if multiples:
+        return Violation(
+            d.label, d.source, "divisible",
+            f"the guard {record.expr} requires {label} to be a multiple of {multiples[-1]}, which its Dim does not declare",
+            f"{d.where} = Dim.DYNAMIC   # accepts the refinement; the produced guards then check it",
+            record,
+        )
+    return None
+
+
+def _refresh_meta(graph: Graph, env: ShapeEnv) -> None:
+    """Re-describe every node with the final replacements (a later guard may have unified symbols)."""
+    for node in graph.nodes:
+        if node.value is not None and not isinstance(node.value, (int, float, bool)):
+            node.meta = format_dims(node.value, env)
+        for sub in node.subgraphs.values():
+            _refresh_meta(sub, env)
