@@ -37,6 +37,7 @@ from guards import Guard, GuardSet, Source
 from symint import build
 
 from .facts import Facts
+from .monotone import as_bound
 
 if TYPE_CHECKING:  # pragma: no cover
     from .env import ShapeEnv
@@ -121,6 +122,20 @@ def _explicit_facts(env: "ShapeEnv", facts: Facts, causes: dict[sympy.Symbol, li
     return out
 
 
+def _as_bound(env: "ShapeEnv", facts: Facts, e: sympy.Basic) -> sympy.Basic:
+    """A single-symbol guard monotone in its symbol, as the equivalent bound (see :mod:`shapeenv.monotone`)."""
+    syms = e.free_symbols
+    if len(syms) != 1:
+        return e
+    (sym,) = syms
+    info = env.symbols.get(sym)
+    rng = facts.ranges.get(sym)
+    if info is None or info.hint is None or rng is None:
+        return e
+    bound_ = as_bound(e, sym, rng.lower, rng.upper, info.hint)
+    return e if bound_ is None else bound_
+
+
 def reduce_guards(env: "ShapeEnv") -> list[Guard]:
     """The recorded guards as explicit facts plus those not implied by them (Note [Reducing the produced guard set])."""
     facts, causes = _guard_facts(env)
@@ -129,7 +144,9 @@ def reduce_guards(env: "ShapeEnv") -> list[Guard]:
         e = facts.simplify(record.expr)
         if e is sympy.true or facts.by_ranges(e, facts.ranges) is True:
             continue
-        kept.append(Guard.of(e, str(record.provenance)))
+        e = _as_bound(env, facts, e)
+        if e is not sympy.true:
+            kept.append(Guard.of(e, str(record.provenance)))
     return _explicit_facts(env, facts, causes) + kept
 
 
