@@ -43,6 +43,7 @@ from __future__ import annotations
 import threading
 from collections import Counter
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any, Callable, Mapping
 
 import sympy
@@ -112,10 +113,17 @@ def _key_reader(key: tuple[Source, ...]) -> Callable[[Mapping[str, object]], tup
         if len({b for b, _ in pairs}) == 1:
             base = pairs[0][0]
             dims = tuple(i for _, i in pairs)
+            if len(dims) == 1:  # the common case, read without building a list (this is the hot path)
+                (dim,) = dims
+
+                def read_dim(inputs: Mapping[str, object]) -> tuple:
+                    return (inputs[base].shape[dim],)  # type: ignore[attr-defined]
+
+                return read_dim
+            getter = itemgetter(*dims)  # returns a tuple for two or more dims
 
             def read_one(inputs: Mapping[str, object]) -> tuple:
-                shape = inputs[base].shape  # type: ignore[attr-defined]
-                return tuple([shape[i] for i in dims])
+                return getter(inputs[base].shape)  # type: ignore[attr-defined]
 
             return read_one
 
@@ -123,6 +131,14 @@ def _key_reader(key: tuple[Source, ...]) -> Callable[[Mapping[str, object]], tup
             return tuple([inputs[b].shape[i] for b, i in pairs])  # type: ignore[attr-defined]
 
         return read_sizes
+
+    if all(s.kind in ("size", "value") for s in key):  # sizes and int inputs (a compiled function's pins)
+        mixed = tuple((s.base, s.index if s.kind == "size" else None) for s in key)
+
+        def read_mixed(inputs: Mapping[str, object]) -> tuple:
+            return tuple([int(inputs[b]) if i is None else inputs[b].shape[i] for b, i in mixed])  # type: ignore
+
+        return read_mixed
 
     def read_any(inputs: Mapping[str, object]) -> tuple:
         return tuple([s.read(inputs[s.base]) for s in key])

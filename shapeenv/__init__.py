@@ -26,6 +26,9 @@ from .fake import Dim, FakeTensor
 from .graph import Graph, Node
 from .hops import map, scan, switch
 from .program import ExportedProgram, TensorSpec
+from .compile import CompiledFunction, RecompileError, RecompileLimitWarning, compile, suggest_dynamic
+from .dynamism import mark_dynamic, mark_static, maybe_mark_dynamic
+from .stance import set_stance
 from .provenance import AssertRecord, GuardRecord, Provenance
 from .settings import ShapeEnvSettings
 from .symbols import DimDynamic
@@ -41,6 +44,15 @@ __all__ = [
     "ExportedProgram",
     "TensorSpec",
     "ExportConstraintError",
+    "compile",
+    "CompiledFunction",
+    "suggest_dynamic",
+    "RecompileError",
+    "RecompileLimitWarning",
+    "mark_dynamic",
+    "maybe_mark_dynamic",
+    "mark_static",
+    "set_stance",
     "ShapeError",
     "HigherOrderOpError",
     "scan",

@@ -4,7 +4,7 @@
 >>> from guards import Source
 >>> env = ShapeEnv(); n = env.create_symint(6, Source.size("x", 0))
 >>> statically_known_true(n >= 2), guard_or_false(n == 6), len(env.guards)
-(True, False, 0)
+(True, True, 1)
 """
 
 from __future__ import annotations
@@ -54,12 +54,12 @@ def statically_known_false(value: SymBool | bool) -> bool:
 
 
 def guard_or_false(value: SymBool | bool) -> bool:
-    """The static answer if there is one, else False; never records a guard."""
+    """Decide ``value`` (a guard if only the hints decide); False instead of an error for data-dependent sizes."""
     return _env_of(value).guard_or_false(value) if isinstance(value, SymBool) else bool(value)
 
 
 def guard_or_true(value: SymBool | bool) -> bool:
-    """The static answer if there is one, else True; never records a guard."""
+    """Decide ``value`` (a guard if only the hints decide); True instead of an error for data-dependent sizes."""
     return _env_of(value).guard_or_true(value) if isinstance(value, SymBool) else bool(value)
 
 

@@ -274,14 +274,29 @@ class ShapeEnv:
         return self.decider.static(value) is False
 
     def guard_or_false(self, value: SymBool | bool) -> bool:
-        """The static answer if there is one, else False, without a guard (torch's ``guard_or_false``)."""
-        answer = self.decider.static(value)
-        return False if answer is None else answer
+        """Decide ``value`` like ``bool()`` (guarding if only the hints decide), but answer False
+        instead of raising when it depends on data-dependent sizes (torch's ``guard_or_false``).
+
+        >>> env = ShapeEnv(); u = env.create_unbacked_symint(); s = env.create_symint(8, Source.size("x", 0))
+        >>> env.guard_or_false(u == 1), env.guard_or_false(s > 5), [str(g.expr) for g in env.guards]
+        (False, True, ['s0 > 5'])
+        """
+        return self._guard_or(value, False)
 
     def guard_or_true(self, value: SymBool | bool) -> bool:
-        """The static answer if there is one, else True, without a guard."""
+        """Like :meth:`guard_or_false`, answering True when data-dependent sizes leave it undecided."""
+        return self._guard_or(value, True)
+
+    def _guard_or(self, value: SymBool | bool, default: bool) -> bool:
+        if not isinstance(value, SymBool):
+            return bool(value)
         answer = self.decider.static(value)
-        return True if answer is None else answer
+        if answer is not None:
+            return answer
+        hint = value.node.hint if value.node.hint is not None else self.hint_of(self.simplify(value.node.expr))
+        if hint is None:
+            return default
+        return bool(value)
 
     def guard_size_oblivious(self, value: SymBool | bool) -> bool:
         """Decide ``value`` assuming size-like unbacked symbols are ``>= 2`` for this question only.

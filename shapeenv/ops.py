@@ -347,39 +347,44 @@ def pad(x, pad, mode="constant", value=None):
 
 
 # -- creation (shapeenv.rules.creation): pass env= when no size is symbolic --------------------------
+def _given(**kwargs):
+    """The keyword arguments that were given (graph nodes then list only those)."""
+    return {k: v for k, v in kwargs.items() if v is not None}
+
+
 def zeros(*size, dtype=None, env=None):
     """``torch.zeros``."""
-    return call("zeros", *size, dtype=dtype, env=env)
+    return call("zeros", *size, **_given(dtype=dtype, env=env))
 
 
 def ones(*size, dtype=None, env=None):
     """``torch.ones``."""
-    return call("ones", *size, dtype=dtype, env=env)
+    return call("ones", *size, **_given(dtype=dtype, env=env))
 
 
 def empty(*size, dtype=None, env=None):
     """``torch.empty``."""
-    return call("empty", *size, dtype=dtype, env=env)
+    return call("empty", *size, **_given(dtype=dtype, env=env))
 
 
 def rand(*size, dtype=None, env=None):
     """``torch.rand``."""
-    return call("rand", *size, dtype=dtype, env=env)
+    return call("rand", *size, **_given(dtype=dtype, env=env))
 
 
 def randn(*size, dtype=None, env=None):
     """``torch.randn``."""
-    return call("randn", *size, dtype=dtype, env=env)
+    return call("randn", *size, **_given(dtype=dtype, env=env))
 
 
 def full(size, fill_value, dtype=None, env=None):
     """``torch.full``."""
-    return call("full", size, fill_value, dtype=dtype, env=env)
+    return call("full", size, fill_value, **_given(dtype=dtype, env=env))
 
 
 def arange(start, end=None, step=1, dtype=None, env=None):
     """``torch.arange``."""
-    return call("arange", start, end, step, dtype=dtype, env=env)
+    return call("arange", start, end, step, **_given(dtype=dtype, env=env))
 
 
 def zeros_like(x, dtype=None):

@@ -23,7 +23,7 @@ from symint import SymBool, SymFloat, SymInt
 
 from ..api import statically_known_true
 from ..errors import ShapeError
-from ..rules.registry import call
+from ..rules.registry import call, env_of
 from .dtypes import DType
 
 __all__ = ["FakeTensor", "Storage", "contiguous_strides"]
@@ -559,19 +559,23 @@ class FakeTensor:
     # -- new tensors like this one ---------------------------------------------------------------
     def new_zeros(self, *size):
         """Zeros of ``size`` with this tensor's dtype and environment."""
-        return call("zeros", *size, dtype=self.dtype, env=self.env)
+        return call("zeros", *size, **self._new_kwargs(size))
 
     def new_ones(self, *size):
         """Ones of ``size`` with this tensor's dtype and environment."""
-        return call("ones", *size, dtype=self.dtype, env=self.env)
+        return call("ones", *size, **self._new_kwargs(size))
 
     def new_empty(self, *size):
         """An uninitialised tensor of ``size`` with this tensor's dtype and environment."""
-        return call("empty", *size, dtype=self.dtype, env=self.env)
+        return call("empty", *size, **self._new_kwargs(size))
 
     def new_full(self, size, fill_value):
         """A tensor of ``size`` filled with ``fill_value``, with this tensor's dtype and environment."""
-        return call("full", size, fill_value, dtype=self.dtype, env=self.env)
+        return call("full", size, fill_value, **self._new_kwargs(size))
+
+    def _new_kwargs(self, size) -> dict:
+        # the environment is passed only when no size carries it, so traced graphs do not print it
+        return {"dtype": self.dtype} if env_of(size) is not None else {"dtype": self.dtype, "env": self.env}
 
     def __hash__(self) -> int:
         return id(self)

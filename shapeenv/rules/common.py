@@ -24,17 +24,15 @@ from symint import SymBool, SymInt, build, sym_max, sym_min
 from symint.node import compute_hint, merge_envs
 from symint.values import unwrap, wrap
 
-from ..api import guard_or_true, statically_known_false, statically_known_true
+from ..api import statically_known_false, statically_known_true
 from ..errors import GuardOnDataDependentSymNode, ShapeError
 from ..fake.dtypes import DType, as_dtype
 from ..fake.tensor import FakeTensor, contiguous_strides
 from .registry import is_tensor
 
 __all__ = [
-    "Size",
     "known_true",
     "known_false",
-    "maybe_true",
     "require",
     "decide",
     "smin",
@@ -55,9 +53,6 @@ __all__ = [
     "fmt_shape",
 ]
 
-Size = "int | SymInt"
-
-
 # -- questions ---------------------------------------------------------------------------------------
 def _static(cond: SymBool) -> bool | None:
     """The provable answer of ``cond``, or None.
@@ -66,8 +61,8 @@ def _static(cond: SymBool) -> bool | None:
     false at the hints is never provably true, and the solver checks one direction only.
     """
     env = cond.node.env
-    if env is None or not hasattr(env, "decider"):
-        return statically_known_true(cond) or (False if statically_known_false(cond) else None)
+    if env is None or not hasattr(env, "decider"):  # another SymbolicEnv: its public queries
+        return True if statically_known_true(cond) else (False if statically_known_false(cond) else None)
     return env.decider.static_expr(cond.node.expr, hint=cond.node.hint)
 
 
@@ -83,11 +78,6 @@ def known_false(cond: SymBool | bool) -> bool:
     if not isinstance(cond, SymBool):
         return not cond
     return cond.node.hint is not True and _static(cond) is False
-
-
-def maybe_true(cond: SymBool | bool) -> bool:
-    """``guard_or_true``: False only if ``cond`` is provably false; records nothing."""
-    return guard_or_true(cond)
 
 
 def require(cond: SymBool | bool, message: Callable[[], str]) -> None:

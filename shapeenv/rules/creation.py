@@ -56,25 +56,45 @@ def zeros(*size: Any, dtype: Any = None, env: Any = None) -> FakeTensor:
 
 @rule("ones")
 def ones(*size: Any, dtype: Any = None, env: Any = None) -> FakeTensor:
-    """``torch.ones(*size)``."""
+    """``torch.ones(*size)``.
+
+    >>> from shapeenv import ShapeEnv
+    >>> ones(ShapeEnv().fake_tensor((4,)).shape[0], 2).shape
+    (s0, 2)
+    """
     return _sized("ones", size, dtype, env)
 
 
 @rule("empty")
 def empty(*size: Any, dtype: Any = None, env: Any = None) -> FakeTensor:
-    """``torch.empty(*size)``."""
+    """``torch.empty(*size)``.
+
+    >>> from shapeenv import ShapeEnv
+    >>> empty(3, env=ShapeEnv()).shape
+    (3,)
+    """
     return _sized("empty", size, dtype, env)
 
 
 @rule("rand")
 def rand(*size: Any, dtype: Any = None, env: Any = None) -> FakeTensor:
-    """``torch.rand(*size)``."""
+    """``torch.rand(*size)``.
+
+    >>> from shapeenv import ShapeEnv
+    >>> rand((2, 2), env=ShapeEnv(), dtype="float64").dtype
+    float64
+    """
     return _sized("rand", size, dtype, env)
 
 
 @rule("randn")
 def randn(*size: Any, dtype: Any = None, env: Any = None) -> FakeTensor:
-    """``torch.randn(*size)``."""
+    """``torch.randn(*size)``.
+
+    >>> from shapeenv import ShapeEnv
+    >>> randn(1, env=ShapeEnv()).shape
+    (1,)
+    """
     return _sized("randn", size, dtype, env)
 
 
@@ -159,30 +179,55 @@ def zeros_like(t: FakeTensor, dtype: Any = None) -> FakeTensor:
 
 @rule("ones_like")
 def ones_like(t: FakeTensor, dtype: Any = None) -> FakeTensor:
-    """``torch.ones_like(t)``."""
+    """``torch.ones_like(t)``.
+
+    >>> from shapeenv import ShapeEnv
+    >>> ones_like(ShapeEnv().fake_tensor((2, 3))).shape
+    (s0, s1)
+    """
     return _like("ones_like", t, dtype)
 
 
 @rule("empty_like")
 def empty_like(t: FakeTensor, dtype: Any = None) -> FakeTensor:
-    """``torch.empty_like(t)``."""
+    """``torch.empty_like(t)``.
+
+    >>> from shapeenv import ShapeEnv
+    >>> empty_like(ShapeEnv().fake_tensor((2, 3)).t()).stride()
+    (1, s1)
+    """
     return _like("empty_like", t, dtype)
 
 
 @rule("rand_like")
 def rand_like(t: FakeTensor, dtype: Any = None) -> FakeTensor:
-    """``torch.rand_like(t)``."""
+    """``torch.rand_like(t)``.
+
+    >>> from shapeenv import ShapeEnv
+    >>> rand_like(ShapeEnv().fake_tensor((2,))).shape
+    (s0,)
+    """
     return _like("rand_like", t, dtype)
 
 
 @rule("randn_like")
 def randn_like(t: FakeTensor, dtype: Any = None) -> FakeTensor:
-    """``torch.randn_like(t)``."""
+    """``torch.randn_like(t)``.
+
+    >>> from shapeenv import ShapeEnv
+    >>> randn_like(ShapeEnv().fake_tensor((2,)), "float16").dtype
+    float16
+    """
     return _like("randn_like", t, dtype)
 
 
 @rule("full_like")
 def full_like(t: FakeTensor, fill_value: Any, dtype: Any = None) -> FakeTensor:
-    """``torch.full_like(t, fill_value)``: ``t``'s dtype unless ``dtype`` is given."""
+    """``torch.full_like(t, fill_value)``: ``t``'s dtype unless ``dtype`` is given.
+
+    >>> from shapeenv import ShapeEnv
+    >>> full_like(ShapeEnv().fake_tensor((2,), "int32"), 7).dtype
+    int32
+    """
     _scalar_dtype(fill_value, "full_like")
     return _like("full_like", t, dtype)

@@ -28,13 +28,24 @@ def _is_one(size: Any) -> bool:
     return size == 1
 
 
+def _known_equal(a: Any, b: Any) -> bool:
+    if isinstance(a, SymInt) or isinstance(b, SymInt):
+        env = getattr((a if isinstance(a, SymInt) else b).node, "env", None)
+        return env is not None and env.statically_known_true(a == b)
+    return a == b
+
+
 def broadcast_dim(a: Any, b: Any, op: str = "broadcast", where: str = "") -> Any:
-    """The broadcast of two sizes: equal, or one of them 1 (decided statically if possible, else guarded)."""
+    """The broadcast of two sizes: equal, or one of them 1 (decided statically if possible, else guarded).
+
+    Provably equal sizes broadcast to themselves whatever their value, so that is asked
+    first: ``s0`` against ``s0`` needs no guard even when ``s0`` may be 1.
+    """
+    if a is b or _known_equal(a, b):
+        return a
     if _is_one(a):
         return b
     if _is_one(b):
-        return a
-    if a is b or (isinstance(a, int) and isinstance(b, int) and a == b):
         return a
     if bool(a == b):  # statically or by the hints, recording a guard that unifies them
         return a
@@ -136,37 +147,67 @@ def _compare(op: str, a: Any, b: Any) -> FakeTensor:
 
 @rule("eq")
 def eq(a: Any, b: Any) -> FakeTensor:
-    """``a == b`` elementwise: a bool tensor of the broadcast shape."""
+    """``a == b`` elementwise: a bool tensor of the broadcast shape.
+
+    >>> from shapeenv import ShapeEnv
+    >>> x = ShapeEnv().fake_tensor((4, 3)); eq(x, x[0]).shape, eq(x, 1).dtype
+    ((s0, s1), bool)
+    """
     return _compare("eq", a, b)
 
 
 @rule("ne")
 def ne(a: Any, b: Any) -> FakeTensor:
-    """``a != b`` elementwise."""
+    """``a != b`` elementwise.
+
+    >>> from shapeenv import ShapeEnv
+    >>> ne(ShapeEnv().fake_tensor((2,)), 0).dtype
+    bool
+    """
     return _compare("ne", a, b)
 
 
 @rule("lt")
 def lt(a: Any, b: Any) -> FakeTensor:
-    """``a < b`` elementwise."""
+    """``a < b`` elementwise.
+
+    >>> from shapeenv import ShapeEnv
+    >>> lt(ShapeEnv().fake_tensor((2,)), 0).dtype
+    bool
+    """
     return _compare("lt", a, b)
 
 
 @rule("le")
 def le(a: Any, b: Any) -> FakeTensor:
-    """``a <= b`` elementwise."""
+    """``a <= b`` elementwise.
+
+    >>> from shapeenv import ShapeEnv
+    >>> le(ShapeEnv().fake_tensor((2,)), 0).dtype
+    bool
+    """
     return _compare("le", a, b)
 
 
 @rule("gt")
 def gt(a: Any, b: Any) -> FakeTensor:
-    """``a > b`` elementwise."""
+    """``a > b`` elementwise.
+
+    >>> from shapeenv import ShapeEnv
+    >>> gt(ShapeEnv().fake_tensor((2,)), 0).dtype
+    bool
+    """
     return _compare("gt", a, b)
 
 
 @rule("ge")
 def ge(a: Any, b: Any) -> FakeTensor:
-    """``a >= b`` elementwise."""
+    """``a >= b`` elementwise.
+
+    >>> from shapeenv import ShapeEnv
+    >>> ge(ShapeEnv().fake_tensor((2,)), 0).dtype
+    bool
+    """
     return _compare("ge", a, b)
 
 
@@ -197,13 +238,23 @@ def _unary(op: str, a: FakeTensor, *, to_float: bool, allow_bool: bool = True) -
 
 @rule("relu")
 def relu(a: FakeTensor) -> FakeTensor:
-    """``torch.relu``: same shape and dtype (not for bool)."""
+    """``torch.relu``: same shape and dtype (not for bool).
+
+    >>> from shapeenv import ShapeEnv
+    >>> relu(ShapeEnv().fake_tensor((2,), "int64")).dtype
+    int64
+    """
     return _unary("relu", a, to_float=False, allow_bool=False)
 
 
 @rule("abs")
 def abs_(a: FakeTensor) -> FakeTensor:
-    """``torch.abs``: same shape and dtype (not for bool)."""
+    """``torch.abs``: same shape and dtype (not for bool).
+
+    >>> from shapeenv import ShapeEnv
+    >>> abs_(ShapeEnv().fake_tensor((2,), "int8")).dtype
+    int8
+    """
     return _unary("abs", a, to_float=False, allow_bool=False)
 
 
@@ -212,7 +263,10 @@ def _float_unary(name: str):
         return _unary(name, a, to_float=True)
 
     fn.__name__ = name
-    fn.__doc__ = f"``torch.{name}``: same shape; integer and bool inputs give float32."
+    fn.__doc__ = (f"``torch.{name}``: same shape; integer and bool inputs give float32.\n\n"
+                  f"    >>> from shapeenv import ShapeEnv\n"
+                  f"    >>> {name}(ShapeEnv().fake_tensor((2,), 'int64')).dtype\n"
+                  f"    float32\n")
     return rule(name)(fn)
 
 
@@ -228,7 +282,12 @@ tanh = _float_unary("tanh")
 
 @rule("pow")
 def pow_(a: Any, b: Any) -> FakeTensor:
-    """``a ** b`` with broadcasting; an integer tensor cannot take a negative integer scalar power."""
+    """``a ** b`` with broadcasting; an integer tensor cannot take a negative integer scalar power.
+
+    >>> from shapeenv import ShapeEnv
+    >>> pow_(ShapeEnv().fake_tensor((2,), "int64"), 0.5).dtype
+    float32
+    """
     if is_tensor(a) and a.dtype.kind != "float" and isinstance(b, int) and not isinstance(b, bool) and b < 0:
         raise ShapeError(f"pow: integers to negative integer powers are not allowed (exponent {b}, base dtype {a.dtype})")
     return _binary("pow", a, b)
@@ -246,25 +305,43 @@ minimum_impl = maximum_impl
 
 @rule("maximum")
 def maximum(a: FakeTensor, b: FakeTensor) -> FakeTensor:
-    """``torch.maximum(a, b)``: two tensors, broadcast."""
+    """``torch.maximum(a, b)``: two tensors, broadcast.
+
+    >>> from shapeenv import ShapeEnv
+    >>> env = ShapeEnv(); maximum(env.fake_tensor((4, 1), name="a"), env.fake_tensor((3,), name="b")).shape
+    (s0, s1)
+    """
     return maximum_impl(a, b, "maximum")
 
 
 @rule("minimum")
 def minimum(a: FakeTensor, b: FakeTensor) -> FakeTensor:
-    """``torch.minimum(a, b)``: two tensors, broadcast."""
+    """``torch.minimum(a, b)``: two tensors, broadcast.
+
+    >>> from shapeenv import ShapeEnv
+    >>> x = ShapeEnv().fake_tensor((2,)); minimum(x, x.long()).dtype
+    float32
+    """
     return maximum_impl(a, b, "minimum")
 
 
 @rule("to")
 def to(a: FakeTensor, dtype: Any) -> FakeTensor:
-    """``a.to(dtype)`` (or ``a.to(other)``): ``a`` itself if the dtype is unchanged, else a converted copy."""
+    """``a.to(dtype)`` (or ``a.to(other)``): ``a`` itself if the dtype is unchanged, else a converted copy.
+
+    >>> from shapeenv import ShapeEnv
+    >>> x = ShapeEnv().fake_tensor((2,)); to(x, "float32") is x, to(x, "int64").dtype
+    (True, int64)
+    """
     target = dtype.dtype if is_tensor(dtype) else dtype
     try:
         new = as_dtype(target)
     except TypeError as e:
         raise ShapeError(f"to: {e}") from None
     return a if new == a.dtype else FakeTensor(a.env, a.shape, new)
+
+
+_KIND_RANK = {"bool": 0, "int": 1, "float": 2}
 
 
 def _inplace(op: str, a: FakeTensor, b: Any, dtype: DType | None = None) -> FakeTensor:
@@ -282,31 +359,48 @@ def _inplace(op: str, a: FakeTensor, b: Any, dtype: DType | None = None) -> Fake
     return a
 
 
-_KIND_RANK = {"bool": 0, "int": 1, "float": 2}
-
-
 @rule("sub_")
 def sub_(a: FakeTensor, b: Any) -> FakeTensor:
-    """In-place ``a -= b``."""
+    """In-place ``a -= b``.
+
+    >>> from shapeenv import ShapeEnv
+    >>> x = ShapeEnv().fake_tensor((2, 3)); sub_(x, x[0]) is x, x.version
+    (True, 1)
+    """
     return _inplace("sub_", a, b)
 
 
 @rule("mul_")
 def mul_(a: FakeTensor, b: Any) -> FakeTensor:
-    """In-place ``a *= b``."""
+    """In-place ``a *= b``.
+
+    >>> from shapeenv import ShapeEnv
+    >>> x = ShapeEnv().fake_tensor((2, 3)); mul_(x, 2).version
+    1
+    """
     return _inplace("mul_", a, b)
 
 
 @rule("div_")
 def div_(a: FakeTensor, b: Any) -> FakeTensor:
-    """In-place ``a /= b`` (true division: not for integer targets)."""
+    """In-place ``a /= b`` (true division: not for integer targets).
+
+    >>> from shapeenv import ShapeEnv
+    >>> x = ShapeEnv().fake_tensor((2, 3)); div_(x, 2).version
+    1
+    """
     dtype = _result_dtype(a, b)
     return _inplace("div_", a, b, dtype if dtype.is_floating_point else float32)
 
 
 @rule("copy_")
 def copy_(a: FakeTensor, src: FakeTensor) -> FakeTensor:
-    """In-place ``a.copy_(src)``: ``src`` broadcasts to ``a``'s shape; any dtype converts."""
+    """In-place ``a.copy_(src)``: ``src`` broadcasts to ``a``'s shape; any dtype converts.
+
+    >>> from shapeenv import ShapeEnv
+    >>> x = ShapeEnv().fake_tensor((2, 3)); copy_(x, x.long()[0]).dtype
+    float32
+    """
     if not is_tensor(src):
         raise ShapeError(f"copy_: the source must be a tensor, got {src!r}")
     return _inplace("copy_", a, src, a.dtype)
@@ -314,7 +408,12 @@ def copy_(a: FakeTensor, src: FakeTensor) -> FakeTensor:
 
 @rule("fill_")
 def fill_(a: FakeTensor, value: Any) -> FakeTensor:
-    """In-place ``a.fill_(value)`` with a scalar (or 0-d tensor)."""
+    """In-place ``a.fill_(value)`` with a scalar (or 0-d tensor).
+
+    >>> from shapeenv import ShapeEnv
+    >>> fill_(ShapeEnv().fake_tensor((2,)), 1.0).version
+    1
+    """
     if is_tensor(value) and value.ndim:
         raise ShapeError(f"fill_: only supports a 0-dimension value tensor, got shape {list(value.shape)}")
     return _inplace("fill_", a, value, a.dtype)
@@ -322,12 +421,22 @@ def fill_(a: FakeTensor, value: Any) -> FakeTensor:
 
 @rule("zero_")
 def zero_(a: FakeTensor) -> FakeTensor:
-    """In-place ``a.zero_()``."""
+    """In-place ``a.zero_()``.
+
+    >>> from shapeenv import ShapeEnv
+    >>> zero_(ShapeEnv().fake_tensor((2,))).version
+    1
+    """
     return _inplace("zero_", a, 0, a.dtype)
 
 
 @rule("relu_")
 def relu_(a: FakeTensor) -> FakeTensor:
-    """In-place ``a.relu_()``."""
+    """In-place ``a.relu_()``.
+
+    >>> from shapeenv import ShapeEnv
+    >>> relu_(ShapeEnv().fake_tensor((2,))).version
+    1
+    """
     _unary("relu_", a, to_float=False, allow_bool=False)
     return _inplace("relu_", a, 0, a.dtype)

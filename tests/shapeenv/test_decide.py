@@ -147,12 +147,20 @@ def test_int_specialises_with_a_guard() -> None:
 
 
 # -- guard-free queries ----------------------------------------------------------------------------
-def test_guard_or_and_statically_known_record_nothing() -> None:
+def test_statically_known_records_nothing() -> None:
     env, (s,) = make(8)
-    assert guard_or_false(s > 5) is False and guard_or_true(s > 5) is True
     assert statically_known_true(s >= 2) and not statically_known_true(s > 5)
     assert statically_known_false(s < 2) and not statically_known_false(s < 5)
     assert env.guards == []
+
+
+def test_guard_or_guards_backed_and_defaults_on_unbacked() -> None:
+    env, (s,) = make(8)
+    u = env.create_unbacked_symint()
+    assert guard_or_false(u == 1) is False and guard_or_true(u == 1) is True
+    assert env.guards == []  # data-dependent: the default, no guard, no error
+    assert guard_or_false(s > 5) is True and guard_or_true(s < 5) is False  # backed: decided by the hint...
+    assert guard_texts(env) == ["s0 > 5"]  # ...and guarded, as torch does (then s0 < 5 is static)
     assert guard_or_false(True) and not guard_or_true(False)
 
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from shapeenv import Graph, ShapeEnv, ShapeError, ops
+from guards import Source
+from shapeenv import GuardOnDataDependentSymNode, Graph, ShapeEnv, ShapeError, ops
 
 
 def _env_xy(x_shape=(4, 6), y_shape=(5, 6), **kw):
@@ -44,8 +45,6 @@ def test_split_specialises_the_number_of_pieces() -> None:
 
 
 def test_split_of_unbacked_size_is_data_dependent() -> None:
-    from shapeenv import GuardOnDataDependentSymNode
-
     env = ShapeEnv()
     u = env.create_unbacked_symint(size_like=True)
     with pytest.raises(GuardOnDataDependentSymNode):
@@ -67,8 +66,6 @@ def test_squeeze_decides_backed_and_keeps_unbacked() -> None:
     u = env.create_unbacked_symint(size_like=True)
     z = ops.zeros(u, 3, env=env)
     assert str(z.squeeze().shape) == "(u0, 3)" and env.guards == []  # u0 might be 1: kept, as torch does
-    from guards import Source
-
     m = env.create_symint(1, Source.size("m", 0), min=1)  # a backed size that may be 1
     w = ops.zeros(m, 3)
     assert str(w.squeeze(0).shape) == "(3,)" and [str(g.expr) for g in env.guards] == ["Eq(s1, 1)"]

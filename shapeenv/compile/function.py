@@ -1,0 +1,357 @@
+"""``CompiledFunction``: the guarded cache in front of a function, and what happens on a miss.
+
+A call binds its inputs (:mod:`shapeenv.compile.binding`), picks the
+:class:`~guards.cache.GuardedCache` of its key and looks up the first entry whose
+guards hold. A hit runs the entry's artifact (or, when the backend gave nothing
+runnable, the function itself) on the real inputs; a call with shape specs gets
+the output shapes instead. A miss, under the stance of the calling thread,
+compiles (traces with :mod:`shapeenv.compile.trace`, installs one entry per
+``specialize_on`` predicate plus the generic one), runs eagerly, or raises.
+
+Note [Threads and the cache]
+    Lookups take no lock: the key -> cache dict and the list of entry records are
+    replaced, never mutated, and a :class:`GuardedCache` publishes each insertion
+    as one immutable snapshot. A miss takes the function's lock, looks up again
+    (another thread may have compiled that entry meanwhile) and only then
+    compiles, so two threads never trace the same miss twice and every published
+    entry is complete. Entries are never removed (``reset`` starts a new cache),
+    so no call runs a stale entry.
+
+Note [hint_override]
+    ``mark_dynamic(x, 0, hint_override=32)`` makes the *first* trace of that input
+    key decide branches as if the size were 32. The entry it yields serves the
+    sizes that take the same decisions; if the call at hand is not one of them
+    (the branch went the other way), that call's own sizes are traced right away
+    into a second entry, so no entry ever runs on inputs its guards reject. Later
+    misses trace with the real sizes (the override said what to optimise for
+    first; repeating it would only duplicate that entry).
+"""
+
+from __future__ import annotations
+
+import functools
+import threading
+import warnings
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping
+
+from guards.cache import CacheEntry, GuardedCache
+from guards.explain import explain_inputs
+
+from ..program import ExportedProgram
+from ..stance import Stance, stance_now
+from .binding import INLINE, Binder, Call, describe_key, key_differences
+from .errors import RecompileError, RecompileLimitWarning
+from .info import CacheInfo, EntryInfo, RecompileReason, suggest_from
+from .plan import CompileOptions, Dynamism, make_plan
+from .trace import Traced, output_shapes, trace_call
+
+__all__ = ["CompiledFunction", "Backend"]
+
+#: A backend takes the traced program and returns the artifact to cache; a callable
+#: artifact runs in place of the function on real inputs.
+Backend = Callable[[ExportedProgram], Any]
+
+_FORCE_EAGER = Stance.FORCE_EAGER
+
+
+class _Artifact:
+    """What a cache entry holds: the backend's artifact, what to run, the program and its label."""
+
+    __slots__ = ("artifact", "run", "program", "label")
+
+    def __init__(self, artifact: Any, run: Callable, program: ExportedProgram, label: str | None):
+        self.artifact, self.run, self.program, self.label = artifact, run, program, label
+
+    def __repr__(self) -> str:
+        return f"<artifact of {self.program.signature()}{' [' + self.label + ']' if self.label else ''}>"
+
+
+@dataclass(frozen=True, slots=True)
+class _Record:
+    index: int
+    key: tuple
+    entry: CacheEntry
+    reason: RecompileReason
+    dynamic: str
+    label: str | None
+    seconds: float
+    program: ExportedProgram = field(repr=False)
+    notes: tuple[str, ...] = ()
+
+
+class CompiledFunction:
+    """A function behind a guarded compilation cache; build it with :func:`shapeenv.compile.compile`.
+
+    Attributes:
+        options: the frozen :class:`~shapeenv.compile.plan.CompileOptions`.
+    """
+
+    def __init__(self, fn: Callable, options: CompileOptions, backend: Backend | None = None):
+        if not callable(fn):
+            raise TypeError(f"compile() takes a function, got {fn!r}")
+        if backend is not None and not callable(backend):
+            raise TypeError(f"backend must be a callable taking the traced program, got {backend!r}")
+        self._fn = fn
+        self.options = options
+        self._backend = backend
+        self._binder = Binder(fn)
+        self._lock = threading.RLock()
+        self._reset_state()
+        functools.update_wrapper(self, fn)
+
+    def _reset_state(self) -> None:
+        self._caches: dict[tuple, GuardedCache] = {}  # replaced, never mutated (Note [Threads and the cache])
+        self._records: tuple[_Record, ...] = ()
+        self._reasons: tuple[RecompileReason, ...] = ()
+        self._dynamism = Dynamism()
+        self._compilations = 0
+        self._misses = 0
+        self._eager_calls = 0
+        self._ran_eager_first = False
+        self._limit_warned = False
+
+    # -- the hot path -----------------------------------------------------------------------------
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        stance = stance_now()
+        if stance is _FORCE_EAGER:
+            return self._run_eagerly(args, kwargs)
+        bound = None if kwargs else self._binder.fast(args)
+        if bound is None:
+            call = self._binder.bind(args, kwargs)
+            if call is INLINE:  # traced inside another trace: the function is part of that trace
+                return self._fn(*args, **kwargs)
+            key, inputs = call.key, call.inputs
+        else:
+            call = None
+            key, inputs = bound
+        cache = self._caches.get(key)
+        if cache is not None:
+            entry = cache.lookup(inputs)
+            if entry is not None:
+                if call is not None and call.spec:
+                    return output_shapes(entry.artifact.program, inputs)
+                return entry.artifact.run(*args, **kwargs)
+        return self._miss(args, kwargs, call if call is not None else self._binder.bind(args, kwargs), stance)
+
+    # -- misses -----------------------------------------------------------------------------------
+    def _run_eagerly(self, args: tuple, kwargs: dict, call: Call | None = None) -> Any:
+        """Run ``fn`` itself; for shape specs (nothing to run on) trace once, uncached, for the output shapes."""
+        if call is None and (kwargs or self._binder.fast(args) is None):
+            try:
+                bound = self._binder.bind(args, kwargs)
+            except TypeError:  # let the function itself say what is wrong with its arguments
+                bound = INLINE
+            call = None if bound is INLINE else bound  # type: ignore[assignment]
+        if call is not None and call.spec:
+            plan = make_plan(call, self.options, Dynamism(), overrides=False)
+            traced = trace_call(self._fn, call, plan, self.options.name, *self._arguments(args, kwargs))
+            return output_shapes(traced.program, call.inputs)
+        return self._fn(*args, **kwargs)
+
+    def _miss(self, args: tuple, kwargs: dict, call: Call, stance: Stance) -> Any:
+        entry = self._resolve(args, kwargs, call, stance)
+        if entry is None:
+            return self._run_eagerly(args, kwargs, call)
+        if call.spec:
+            return output_shapes(entry.artifact.program, call.inputs)
+        return entry.artifact.run(*args, **kwargs)
+
+    def _resolve(self, args: tuple, kwargs: dict, call: Call, stance: Stance) -> CacheEntry | None:
+        """The entry to run (found or compiled), or None to run eagerly; under the lock."""
+        with self._lock:
+            cache = self._caches.get(call.key)
+            if cache is not None:
+                entry = cache.lookup(call.inputs)
+                if entry is not None:  # another thread compiled it meanwhile
+                    return entry
+            self._misses += 1
+            first = self._compilations == 0
+            if first and stance is Stance.EAGER_THEN_COMPILE and not self._ran_eager_first:
+                self._ran_eager_first = True
+                self._dynamism.observe(call)
+                self._eager_calls += 1
+                return None
+            reason = RecompileReason() if first else self._reason(call)
+            if not first:
+                if stance is Stance.FAIL_ON_RECOMPILE:
+                    raise RecompileError(self.options.name, reason.text)
+                if stance is Stance.EAGER_ON_RECOMPILE:
+                    self._eager_calls += 1
+                    return None
+                if self._compilations >= self.options.recompile_limit:
+                    self._eager_calls += 1
+                    self._warn_limit(reason)
+                    return None
+            self._dynamism.observe(call)
+            entry = self._compile(call, args, kwargs, reason)
+            if not first:
+                self._reasons += (reason,)
+            return entry
+
+    def _arguments(self, args: tuple, kwargs: dict) -> tuple[tuple, dict, list[str]]:
+        top = self._binder.top_level(args, kwargs)
+        return args, kwargs, [name for name, _ in top[: len(args)]]
+
+    def _compile(self, call: Call, args: tuple, kwargs: dict, reason: RecompileReason) -> CacheEntry:
+        first_of_key = call.key not in self._caches
+        overrides = first_of_key and any(m.hint_override is not None for ms in call.marks.values() for _, m in ms.dims)
+        plan = make_plan(call, self.options, self._dynamism, overrides=overrides)
+        arguments = self._arguments(args, kwargs)
+        traced = trace_call(self._fn, call, plan, self.options.name, *arguments)
+        self._compilations += 1
+        installed = self._install(call.key, traced, reason)
+        entry = _accepting(installed, call)
+        if entry is None and traced.plan.overrides:
+            why = explain_inputs(installed[-1].guards, call.inputs, first_only=True)
+            hints = ", ".join(f"{s.text()}={h}" for s, h in traced.plan.overrides.items())
+            again = RecompileReason(
+                ((len(self._records) - 1, str(why)),), reason.pins,
+                f"the trace with hint_override {hints} rejects this call; traced again with its sizes",
+            )
+            traced = trace_call(self._fn, call, plan.without_overrides(), self.options.name, *arguments)
+            entry = _accepting(self._install(call.key, traced, again), call)
+        if entry is None:
+            raise RuntimeError(
+                f"internal error: the guards traced for {describe_key(call.key)} reject the inputs they were traced on"
+            )
+        return entry
+
+    def _install(self, key: tuple, traced: Traced, reason: RecompileReason) -> list[CacheEntry]:
+        cache = self._caches.get(key)
+        fresh = cache is None
+        if fresh:
+            cache = GuardedCache()
+        program = traced.program
+        dynamic = traced.plan.describe()
+        new: list[CacheEntry] = []
+        records = list(self._records)
+        for label, guards in [(s.label, s.guards) for s in traced.specializations] + [(None, traced.guards)]:
+            entry = cache.add(guards, self._artifact(program, label), reason.text)
+            new.append(entry)
+            notes = traced.skipped if label is None else ()
+            records.append(_Record(len(records), key, entry, reason, dynamic, label, traced.seconds, program, notes))
+        if fresh:
+            self._caches = {**self._caches, key: cache}
+        self._records = tuple(records)
+        return new
+
+    def _artifact(self, program: ExportedProgram, label: str | None) -> _Artifact:
+        artifact = program if self._backend is None else self._backend(program)
+        run = artifact if callable(artifact) else self._fn
+        return _Artifact(artifact, run, program, label)
+
+    def _reason(self, call: Call) -> RecompileReason:
+        """The first failed check of every entry on ``call`` (see :mod:`shapeenv.compile.info`)."""
+        failures: list[tuple[int, str]] = []
+        closest: tuple[int, int, tuple] | None = None
+        explained = {}
+        cache = self._caches.get(call.key)
+        if cache is not None:
+            explained = {id(e): why for e, why in cache.explain_miss(call.inputs)}
+        for rec in self._records:
+            if rec.key != call.key:
+                diffs = key_differences(rec.key, call.key)
+                failures.append((rec.index, diffs[0] if diffs else "the input key differs"))
+                continue
+            why = explained.get(id(rec.entry))
+            failures.append((rec.index, str(why.failures[0]) if why is not None and why.failures else "its guards reject the inputs"))
+            pins = tuple(
+                (src, const, got)
+                for src, const in rec.entry.pins.items()
+                if (got := src.read(call.inputs[src.base])) != const
+            )
+            rank = (len(pins), -rec.index)
+            if closest is None or rank < closest[:2]:
+                closest = (*rank, pins)
+        return RecompileReason(tuple(failures), closest[2] if closest else ())
+
+    def _warn_limit(self, reason: RecompileReason) -> None:
+        if self._limit_warned:
+            return
+        self._limit_warned = True
+        suggestions = suggest_from(self._reasons + (reason,), min_count=1)
+        if suggestions:
+            patterns = ",".join(s.pattern for s in suggestions)
+            advice = (
+                f"To stop recompiling, make dynamic: {'; '.join(s.code for s in suggestions)} "
+                f"(or compile(..., dynamic_sources={patterns!r}))."
+            )
+        else:
+            advice = "No size was pinned to different constants; see cache_info() for the guards that fail."
+        warnings.warn(
+            f"{self.options.name} reached its recompile_limit ({self.options.recompile_limit}): calls no cached entry "
+            f"accepts now run eagerly. This call: {reason}. {advice}",
+            RecompileLimitWarning,
+            stacklevel=5,
+        )
+
+    # -- introspection ----------------------------------------------------------------------------
+    def cache_info(self) -> CacheInfo:
+        """A frozen snapshot of the entries (guards, hits, reasons) and counters.
+
+        >>> import numpy as np
+        >>> from shapeenv.compile import compile
+        >>> f = compile(lambda x: x * 2)
+        >>> _ = f(np.zeros(8)); _ = f(np.zeros(9)); _ = f(np.zeros(10))
+        >>> info = f.cache_info()
+        >>> [(e.index, e.hits, e.reason.text) for e in info.entries]
+        [(0, 0, 'first call'), (1, 1, 'x.size()[0] == 8 failed: got 9')]
+        """
+        with self._lock:
+            records, caches = self._records, self._caches
+            counters = (self._compilations, self._misses, self._eager_calls)
+            limit_reached = self._limit_warned
+        entries = tuple(
+            EntryInfo(
+                r.index, describe_key(r.key), r.entry.guards, caches[r.key].hits(r.entry), r.reason, r.dynamic,
+                r.label, r.seconds, r.program, r.notes,
+            )
+            for r in records
+        )
+        return CacheInfo(self.options.name, entries, *counters, self.options.recompile_limit, limit_reached)
+
+    def caches(self) -> Mapping[str, GuardedCache]:
+        """The guarded cache of each input key (described in words), with its dispatch index.
+
+        >>> import numpy as np
+        >>> from shapeenv.compile import compile
+        >>> f = compile(lambda x: x + 1, dynamic=False)
+        >>> _ = f(np.zeros(2)); _ = f(np.zeros(3))
+        >>> f.caches()
+        {'x: float64[1-d] ndarray': GuardedCache(2 entries, dispatch on x.size()[0])}
+        """
+        return {describe_key(key): cache for key, cache in self._caches.items()}
+
+    def recompile_reasons(self) -> tuple[RecompileReason, ...]:
+        """The reason of every recompilation (not of the first compilation), in order.
+
+        >>> import numpy as np
+        >>> from shapeenv.compile import compile
+        >>> f = compile(lambda x: x + 1, dynamic=False)
+        >>> _ = f(np.zeros(2)); _ = f(np.zeros(3))
+        >>> [r.text for r in f.recompile_reasons()]
+        ['x.size()[0] == 2 failed: got 3']
+        """
+        return self._reasons
+
+    def reset(self) -> None:
+        """Forget every entry, counter and automatic-dynamic observation (calls in flight finish on the old cache).
+
+        >>> import numpy as np
+        >>> from shapeenv.compile import compile
+        >>> f = compile(lambda x: x + 1); _ = f(np.zeros(2)); f.reset(); f.cache_info().entries
+        ()
+        """
+        with self._lock:
+            self._reset_state()
+
+    def __repr__(self) -> str:
+        return f"<compiled {self.options.name}: {len(self._records)} entries>"
+
+
+def _accepting(entries: list[CacheEntry], call: Call) -> CacheEntry | None:
+    for entry in entries:
+        if entry.checker.check(call.inputs):
+            return entry
+    return None

@@ -1,0 +1,209 @@
+"""Tracing one call for the cache: ``export`` with the planned dims, then the entries' guard sets.
+
+Note [Weak dims the function specialises]
+    ``export`` rejects a dim declared dynamic that the trace pins to a constant
+    (``if x.shape[0] == 8``, a ``view(8, -1)``). Only ``mark_dynamic`` promises the
+    dim stays dynamic, so only there is that an error. A dim made dynamic by a
+    weaker rule (automatic dynamic, ``dynamic=True``, ``dynamic_sources``,
+    ``maybe_mark_dynamic``) is retraced static instead, which yields the guard torch
+    installs in that case (``x.size()[0] == 8``). Each retrace makes at least one
+    more dim static, so this ends.
+
+Note [Int inputs in guards]
+    ``export`` specialises an int input that is not dynamic: the program is only
+    valid for that value, but its guard set does not say so. The entry's guard set
+    adds ``n == 3`` (source ``n``) for each such int, so the checker rejects other
+    values and the dispatch index can hash on them, like on static sizes.
+
+Note [specialize_on]
+    For a ``mark_dynamic(x, 0, specialize_on=[p, ...])`` dim, the generic trace gives
+    the SymInt of the dim; ``p(size)`` builds a SymBool without deciding it (no guard
+    is recorded), and its expression, added to the generic guards, is the guard set of
+    the specialised entry. A predicate the trace already decides adds nothing (always
+    true: the generic entry serves; always false: it could never match), and one
+    that does not return a SymBool (``s in (8, 16)`` decides by calling ``bool``) is
+    an error naming it. Specialised entries come before the generic one, so a call
+    runs the first specialised entry whose predicate holds.
+
+>>> from shapeenv.compile.plan import CompileOptions, Dynamism, make_plan
+>>> from shapeenv.compile.binding import Binder
+>>> fn = lambda x, n: x * n
+>>> call = Binder(fn).bind(((8, 3), 2), {})
+>>> t = trace_call(fn, call, make_plan(call, CompileOptions("f"), Dynamism(), overrides=False), "f")
+>>> print(t.guards.to_text("source"))
+x.size()[0] == 8
+x.size()[1] == 3
+n == 2
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+import sympy
+
+from guards import Guard, GuardSet
+from symint import SymBool, SymInt, build
+from symint.evaluate import UnboundSymbolError, evaluate
+
+from ..export import ExportConstraintError, export
+from ..program import ExportedProgram
+from ..rules.registry import is_tensor
+from .binding import Call
+from .plan import DEMOTED, Plan
+
+__all__ = ["Traced", "Specialization", "trace_call", "output_shapes"]
+
+
+@dataclass(frozen=True, slots=True)
+class Specialization:
+    """One ``specialize_on`` entry: its label (``x.size()[0] == 8``) and guard set."""
+
+    label: str
+    guards: GuardSet
+
+
+@dataclass(frozen=True, slots=True)
+class Traced:
+    """The outcome of tracing one call.
+
+    Attributes:
+        program: the exported program.
+        plan: the plan actually traced (after Note [Weak dims the function specialises]).
+        guards: the generic entry's guard set (the program's, plus the int pins).
+        specializations: the ``specialize_on`` entries, in order.
+        skipped: predicates that got no entry, with why.
+        seconds: how long tracing took.
+    """
+
+    program: ExportedProgram
+    plan: Plan
+    guards: GuardSet
+    specializations: tuple[Specialization, ...] = ()
+    skipped: tuple[str, ...] = ()
+    seconds: float = 0.0
+
+
+def trace_call(fn: Callable, call: Call, plan: Plan, name: str, args: tuple | None = None,
+               kwargs: Mapping[str, Any] | None = None, top_names: list[str] | None = None) -> Traced:
+    """Export ``fn`` on the call's inputs as ``plan`` says, and build the entries' guard sets.
+
+    ``args``/``kwargs``/``top_names`` are the call's arguments and their names (default:
+    the leaves of ``call`` as positional arguments, for calls without pytrees).
+
+    Raises:
+        ExportConstraintError: a ``mark_dynamic`` dim was specialised or constrained.
+        ShapeError, ...: whatever tracing ``fn`` raises.
+    """
+    if args is None:
+        args, kwargs, top_names = call.values, {}, list(call.names)
+    kwargs = dict(kwargs or {})
+    assert top_names is not None
+    start = time.perf_counter()
+    while True:
+        ex_args = tuple(plan.example_for(n, v) for n, v in zip(top_names, args))
+        ex_kwargs = {k: plan.example_for(k, v) for k, v in kwargs.items()}
+        shapes = {n: plan.spec_for(n, v) for n, v in zip(top_names, args)}
+        shapes.update({k: plan.spec_for(k, v) for k, v in kwargs.items()})
+        try:
+            program = export(fn, ex_args, shapes, ex_kwargs, name=name)
+            break
+        except ExportConstraintError as e:
+            weak = [v.source for v in e.violations if v.source in plan.decisions and not plan.decisions[v.source].strong]
+            strong = [v for v in e.violations if v.source not in weak]
+            if strong or not weak:
+                marked = [v.source.text() for v in strong if v.source in plan.decisions and plan.decisions[v.source].strong]
+                if marked:
+                    e.add_note(
+                        f"(compile: {', '.join(marked)} {'was' if len(marked) == 1 else 'were'} marked with mark_dynamic, "
+                        "which promises the dim stays dynamic; use maybe_mark_dynamic to allow specialising it, "
+                        "or change the code that specialises it)"
+                    )
+                raise
+            detail = "; ".join(v.detail for v in e.violations)
+            plan = plan.with_static(weak, f"{DEMOTED}: the function specialises it ({detail})")
+    guards = program.guards & _int_pins(plan)
+    specs, skipped = _specializations(program, plan, guards)
+    return Traced(program, plan, guards, specs, skipped, time.perf_counter() - start)
+
+
+def _int_pins(plan: Plan) -> GuardSet:
+    """``n == 3`` for every int input traced static (Note [Int inputs in guards])."""
+    pins, sources = [], {}
+    for k, d in enumerate(d for d in plan.decisions.values() if d.source.kind == "value" and not d.dynamic):
+        sym = build.symbol_expr(f"c{k}")
+        sources[sym] = d.source
+        pins.append(Guard.of(build.eq(sym, d.value), f"{d.source.text()} is a constant of the trace ({d.why})"))
+    return GuardSet.of(pins, sources)
+
+
+def _specializations(program: ExportedProgram, plan: Plan, generic: GuardSet):
+    env = program.env
+    fakes = {spec.name: spec.value for spec in program.inputs if spec.kind == "tensor"}
+    out: list[Specialization] = []
+    skipped: list[str] = []
+    for d in plan.decisions.values():
+        if not (d.dynamic and d.mark is not None and d.mark.specialize_on):
+            continue
+        size = fakes[d.source.base].shape[d.source.index]
+        for k, pred in enumerate(d.mark.specialize_on):
+            where = f"specialize_on[{k}] of {d.source.text()}"
+            result = pred(size)
+            if not isinstance(result, SymBool):
+                raise TypeError(
+                    f"{where} returned {result!r}, not a symbolic condition: write it with comparisons and "
+                    "arithmetic on the size (lambda s: s == 8, lambda s: s % 16 == 0); `in`, `and`, `or` "
+                    "and `if` decide the condition instead of returning it"
+                )
+            if env.statically_known_true(result):
+                skipped.append(f"{where} always holds for this trace: the generic entry serves it")
+                continue
+            if env.statically_known_false(result):
+                skipped.append(f"{where} never holds for this trace: no entry")
+                continue
+            expr = env.simplify(result.node.expr)
+            extra = GuardSet.of([Guard.of(expr, where)], generic.source_map)
+            label = extra.to_text("source").strip()
+            out.append(Specialization(label, generic & extra))
+    return tuple(out), tuple(skipped)
+
+
+def output_shapes(program: ExportedProgram, inputs: Mapping[str, Any]) -> Any:
+    """The program's outputs for the concrete ``inputs``: each tensor's shape as a tuple of ints.
+
+    A size that reads a data-dependent (unbacked) symbol stays symbolic.
+
+    >>> from shapeenv import Dim, TensorSpec, export
+    >>> p = export(lambda x: (x + 1, x.shape[0] * 2), ((4, 3),), dynamic_shapes={"x": {0: Dim.DYNAMIC}})
+    >>> output_shapes(p, {"x": TensorSpec((10, 3))})
+    ((10, 3), 20)
+    """
+    env = program.env
+    values: dict[sympy.Symbol, int] = {}
+    for sym, info in env.symbols.items():
+        if info.sources:
+            values[sym] = info.sources[0].read(inputs[info.sources[0].base])
+
+    def concrete(v: Any) -> Any:
+        if isinstance(v, SymInt):
+            expr = env.simplify(v.node.expr)
+            try:
+                return int(evaluate(expr, values))
+            except UnboundSymbolError:
+                return expr
+        return v
+
+    def walk(v: Any) -> Any:
+        if is_tensor(v):
+            return tuple(concrete(d) for d in v.shape)
+        if isinstance(v, list):
+            return [walk(x) for x in v]
+        if isinstance(v, tuple):
+            return tuple(walk(x) for x in v)
+        if isinstance(v, dict):
+            return {k: walk(x) for k, x in v.items()}
+        return concrete(v)
+
+    return walk(program.outputs)
