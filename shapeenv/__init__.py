@@ -33,6 +33,11 @@ from .provenance import AssertRecord, GuardRecord, Provenance
 from .settings import ShapeEnvSettings
 from .symbols import DimDynamic
 
+try:  # numpy is optional; with it, shapeenv.ops also runs eagerly on real arrays (numpy kernels)
+    from . import backends as _backends  # noqa: F401
+except ImportError:  # pragma: no cover - exercised only without numpy
+    _backends = None
+
 __all__ = [
     "ShapeEnv",
     "ops",

@@ -68,7 +68,7 @@ class Decider:
             return self._memo[key]
         ranges = self._oblivious_ranges(e) if size_oblivious else None
         answer = facts.static_value(e, ranges)
-        if answer is None and self.prover is not None:
+        if answer is None and self.prover is not None and not facts.intervals_are_exact(e):
             expect = None if size_oblivious else hint
             answer = self.prover.decide(e, extra=self._oblivious_facts(e) if size_oblivious else (), expect=expect)
         self._memo[key] = answer

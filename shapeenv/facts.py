@@ -60,6 +60,8 @@ class Facts:
         self.ranges: dict[sympy.Symbol, ValueRanges] = {}
         self.divisible: dict[sympy.Symbol, set[int]] = {}
         self.known: dict[sympy.Basic, bool] = {}
+        #: Symbols that some fact other than a range mentions (see Note [Questions intervals answer exactly]).
+        self.related: set[sympy.Symbol] = set()
         self.version = 0
         self._rank = rank
         self._simplified: dict[sympy.Basic, sympy.Basic] = {}
@@ -210,6 +212,21 @@ class Facts:
         known = self.known.get(build.not_(e))
         return None if known is None else not known
 
+    def intervals_are_exact(self, e: sympy.Basic) -> bool:
+        """Whether :meth:`by_ranges` already gives the best possible answer for ``e``.
+
+        Note [Questions intervals answer exactly]
+            A relation whose ``lhs - rhs`` is a linear combination of distinct symbols
+            (sympy collects terms, so each appears once), none of which any fact but
+            its range mentions, ranges over exactly the interval that interval
+            arithmetic computes: every corner of the box of ranges is possible. So if
+            :meth:`by_ranges` did not decide it, no solver can, and asking Z3 is waste.
+        """
+        if not isinstance(e, Relational):
+            return False
+        lf = linear_form(build.sub(e.lhs, e.rhs))
+        return lf is not None and self.related.isdisjoint(lf[0])
+
     def by_ranges(self, e: sympy.Basic, ranges: dict) -> bool | None:
         """Decide ``e`` from interval bounds alone (relations compare ``lhs - rhs`` with 0)."""
         if isinstance(e, Relational):
@@ -267,6 +284,7 @@ class Facts:
             raise ContradictionError(f"{e} contradicts the known facts")
         if e not in self.known:
             self.known[e] = True
+            self.related |= e.free_symbols
             self.version += 1  # answers may change; simplification does not (no _changed())
             self._emit(e)
 
@@ -311,6 +329,7 @@ class Facts:
                 a, k = side.args
                 if a.is_Symbol and isinstance(k, sympy.Integer) and int(k) != 0:
                     self.divisible.setdefault(a, set()).add(abs(int(k)))
+                    self.related.add(a)
                     self._changed()
                     self._emit(e)  # simplify() now folds it to True, so _remember would not pass it on
                     return True
@@ -340,6 +359,7 @@ class Facts:
             if sym in old.free_symbols:
                 self.replacements[other] = substitute(old, {sym: value})
         self.replacements[sym] = value
+        self.related |= {sym} | value.free_symbols
         if sym in self.divisible and value.is_Symbol:
             self.divisible.setdefault(value, set()).update(self.divisible[sym])
         self._changed()

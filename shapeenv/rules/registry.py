@@ -16,10 +16,11 @@ from typing import Any, Callable
 
 from ..errors import ShapeError
 
-__all__ = ["rule", "call", "registered", "env_of", "is_tensor", "describe"]
+__all__ = ["rule", "call", "registered", "eager_kernel", "env_of", "is_tensor", "describe"]
 
 Rule = Callable[..., Any]
 _RULES: dict[str, Rule] = {}  # filled once, at import time, by the @rule decorators of shapeenv.rules.*
+_EAGER: dict[str, Callable[..., Any]] = {}  # filled once, at import time, by shapeenv.backends (real arrays)
 
 
 def rule(name: str) -> Callable[[Rule], Rule]:
@@ -32,6 +33,24 @@ def rule(name: str) -> Callable[[Rule], Rule]:
         return fn
 
     return register
+
+
+def eager_kernel(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register the kernel that runs op ``name`` on real arrays when it is called outside a trace.
+
+    This is what lets a function written with :mod:`shapeenv.ops` run eagerly on numpy
+    arrays (``compile``'s eager stances, the first call of ``eager_then_compile``).
+    """
+
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        _EAGER.setdefault(name, fn)
+        return fn
+
+    return register
+
+
+def _has_real_array(values: Any) -> bool:
+    return any(hasattr(v, "shape") and hasattr(v, "dtype") and not is_tensor(v) for v in _walk(values))
 
 
 def registered() -> tuple[str, ...]:
@@ -105,7 +124,12 @@ def call(name: str, *args: Any, **kwargs: Any) -> Any:
     if fn is None:
         raise ShapeError(f"no shape rule for op {name!r}; known ops: {', '.join(registered())}")
     env = env_of(args, kwargs)
+    if env is None and kwargs.get("env") is not None:  # creation ops with plain-int sizes
+        env = kwargs["env"]
     if env is None:
+        eager = _EAGER.get(name)
+        if eager is not None and _has_real_array((args, kwargs)):
+            return eager(*args, **kwargs)
         return fn(*args, **kwargs)
     with env.operation(name):
         result = fn(*args, **kwargs)
