@@ -58,13 +58,13 @@ def replay(program: dict, pool: list, sym_max, sym_min, check, limit: int | None
     return mismatches
 
 
-def run_ours(program: dict, limit: int | None):
+def run_ours(program: dict, limit: int | None, use_z3: bool = True):
     from guards import Source
     from shapeenv import DimDynamic, ShapeEnv, check
     from symint import sym_max, sym_min
 
     start = time.perf_counter()
-    env = ShapeEnv(duck_shape=False)
+    env = ShapeEnv(duck_shape=False, use_z3=use_z3)
     pool = [env.create_symint(s["hint"], Source.size(s["name"], 0), dynamic=DimDynamic.DYNAMIC) for s in program["symbols"]]
     mismatches = replay(program, pool, sym_max, sym_min, check, limit)
     traced = time.perf_counter() - start
@@ -135,9 +135,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--no-torch", action="store_true")
     parser.add_argument("--limit", type=int, default=None, help="replay only the first N ops")
+    parser.add_argument("--no-z3", action="store_true", help="decide without Z3 (ranges, replacements, facts only)")
     args = parser.parse_args()
     program = json.loads(WORKLOAD.read_text())
-    env, ours, produce_time, mism, produced = run_ours(program, args.limit)
+    env, ours, produce_time, mism, produced = run_ours(program, args.limit, use_z3=not args.no_z3)
     print(f"ours : {ours:8.3f} s  ({len(env.guards)} guards recorded, {len(env.runtime_asserts)} runtime asserts, "
           f"{mism} value mismatches, Z3 checks {env.decider.prover.checks if env.decider.prover else 0} "
           f"taking {env.decider.prover.time_spent if env.decider.prover else 0:.2f} s)")

@@ -61,7 +61,8 @@ class IncrementalProver:
         budget: the maximum number of checks over the prover's life; past it,
             :meth:`decide` answers None without asking.
         nonlinear_timeout_ms: the timeout of checks of nonlinear questions (which
-            often cannot be decided at all); defaults to ``timeout_ms``.
+            often cannot be decided at all); defaults to ``timeout_ms``; 0 means
+            nonlinear questions are not asked (answered None at no cost).
     """
 
     def __init__(self, timeout_ms: int = 100, budget: int = 2000, nonlinear_timeout_ms: int | None = None):
@@ -70,6 +71,7 @@ class IncrementalProver:
         # linear solver only, which decides it quickly (linear integer arithmetic is
         # decidable), instead of letting nonlinear facts slow every check to a timeout.
         # Fewer facts can only make us prove less, never something false.
+        self._ask_nonlinear = nonlinear_timeout_ms != 0
         self._solver = Z3Solver(SolverConfig(timeout_ms=nonlinear_timeout_ms or timeout_ms))
         self._linear = Z3Solver(SolverConfig(timeout_ms=timeout_ms))
         self.budget = budget
@@ -99,7 +101,11 @@ class IncrementalProver:
         except SolverError as e:
             self.last_outcome = f"not translatable ({e})"
             return None
-        solver = self._linear if is_linear(expr) and all(is_linear(e) for e in extra) else self._solver
+        linear = is_linear(expr) and all(is_linear(e) for e in extra)
+        if not linear and not self._ask_nonlinear:
+            self.last_outcome = "not asked (nonlinear)"
+            return None
+        solver = self._linear if linear else self._solver
         if expect is not False:
             if self._ask(solver, negate(formula), extras) is SatStatus.UNSAT:
                 return True
