@@ -34,6 +34,8 @@ def user_frame(skip: int = 1) -> str | None:
     while frame is not None:
         filename = frame.f_code.co_filename
         if not filename.startswith(_LIBRARY_DIRS + ("<frozen",)) and "contextlib" not in filename:
+            if "/ipykernel_" in filename:  # a Jupyter cell: its temporary file name means nothing to the reader
+                filename = "<notebook cell>"
             return f"{filename}:{frame.f_lineno} in {frame.f_code.co_name}"
         frame = frame.f_back
     return None
