@@ -33,7 +33,7 @@ from .explain import explain_symbol
 from .facts import Facts
 from .fake.factory import make_fake_tensor
 from .graph import Graph
-from .produce import produce_guards
+from .produce import ProduceReport, produce_guards, produce_guards_with_report
 from .provenance import AssertRecord, GuardRecord, Provenance, user_frame
 from .settings import ShapeEnvSettings
 from .symbols import DimDynamic, SymbolInfo
@@ -368,6 +368,17 @@ class ShapeEnv:
         (x.size()[0] % 4) == 0
         """
         return produce_guards(self, simplify=self.settings.simplify_guards if simplify is None else simplify)
+
+    def produce_guards_with_report(self, config=None) -> ProduceReport:
+        """The produced guard set, the raw one, and Z3's proof that they accept the same inputs.
+
+        >>> env = ShapeEnv(); s = env.create_symint(8, Source.size("x", 0))
+        >>> _ = bool(s > 3); _ = bool(s > 5)
+        >>> report = env.produce_guards_with_report()
+        >>> len(report.raw), len(report.produced), report.proof.verdict.value
+        (3, 1, 'yes')
+        """
+        return produce_guards_with_report(self, config)
 
     def explain(self, value: Symbolic | sympy.Symbol | str) -> str:
         """Why a symbol is specialised, bounded or equal to another, from the recorded guards and asserts."""

@@ -29,11 +29,12 @@ Note [Reducing the produced guard set]
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import sympy
 
-from guards import Guard, GuardSet, Source
+from guards import Guard, GuardSet, ProofResult, SolverConfig, Source
 from symint import build
 
 from .facts import Facts
@@ -42,7 +43,7 @@ from .monotone import as_bound
 if TYPE_CHECKING:  # pragma: no cover
     from .env import ShapeEnv
 
-__all__ = ["produce_guards", "source_symbols"]
+__all__ = ["produce_guards", "produce_guards_with_report", "raw_guards", "ProduceReport", "source_symbols"]
 
 
 def source_symbols(env: "ShapeEnv") -> tuple[dict[sympy.Symbol, Source], list[Guard]]:
@@ -150,11 +151,39 @@ def reduce_guards(env: "ShapeEnv") -> list[Guard]:
     return _explicit_facts(env, facts, causes) + kept
 
 
+def raw_guards(env: "ShapeEnv") -> GuardSet:
+    """The unreduced guard set (see Note [What goes into the produced guard set])."""
+    sources, ties = source_symbols(env)
+    recorded = [Guard.of(r.expr, str(r.provenance)) for r in env.guards]
+    return GuardSet.of(ties + _range_guards(env) + recorded, sources)
+
+
 def produce_guards(env: "ShapeEnv", *, simplify: bool = True) -> GuardSet:
     """The guard set of ``env`` (see the Notes above); ``simplify=False`` gives the raw set."""
-    sources, ties = source_symbols(env)
     if not simplify:
-        recorded = [Guard.of(r.expr, str(r.provenance)) for r in env.guards]
-        return GuardSet.of(ties + _range_guards(env) + recorded, sources)
+        return raw_guards(env)
+    sources, ties = source_symbols(env)
     reduced = GuardSet.of(ties + reduce_guards(env), sources)
     return reduced.simplify() if len(reduced) else reduced
+
+
+@dataclass(frozen=True, slots=True)
+class ProduceReport:
+    """The produced guard set next to the raw one, and Z3's verdict on their equivalence.
+
+    Attributes:
+        raw: every recorded guard with the pins, ties and initial ranges.
+        produced: what :func:`produce_guards` returns.
+        proof: ``raw.equivalent(produced)``; YES is a proof, UNKNOWN means Z3 ran out of
+            time (the reduction is exact by construction; the proof is a second check).
+    """
+
+    raw: GuardSet
+    produced: GuardSet
+    proof: ProofResult
+
+
+def produce_guards_with_report(env: "ShapeEnv", config: SolverConfig | None = None) -> ProduceReport:
+    """:func:`produce_guards` plus a Z3 proof that it accepts exactly what the raw set accepts."""
+    raw, produced = raw_guards(env), produce_guards(env)
+    return ProduceReport(raw, produced, raw.equivalent(produced, config or SolverConfig(timeout_ms=2000)))

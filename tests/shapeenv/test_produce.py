@@ -78,7 +78,9 @@ def test_accepted_inputs_take_the_same_decisions(seed: int, use_z3: bool) -> Non
         return  # the program itself fails on its example inputs
     env, decisions = trace(prog, hints, use_z3)
     assert decisions == expected, "tracing must decide like the concrete run on the hints"
-    gs = env.produce_guards()
+    report = env.produce_guards_with_report()
+    gs = report.produced
+    assert not report.proof.refuted, f"produced {gs} is not equivalent to the raw {report.raw}: {report.proof}"
     names = [f"x{i}.size()[0]" for i in range(n_inputs)]
     assert gs.holds(dict(zip(names, hints))), f"the guard set rejects its own example {hints}: {gs}"
     candidates = [[rng.randint(0, 20) for _ in hints] for _ in range(150)]
