@@ -23,6 +23,7 @@ Note [Choosing the symbol to eliminate]
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from typing import Callable, Iterable
 
 import sympy
@@ -39,6 +40,38 @@ from .errors import ContradictionError
 __all__ = ["Facts", "linear_form"]
 
 _TRUE, _FALSE = sympy.true, sympy.false
+
+
+def _compare_with_zero(rng: ValueRanges, op: str) -> bool | None:
+    """Decide ``x op 0`` for every ``x`` in ``rng``, or None."""
+    lo, hi = rng.lower, rng.upper
+    if op == "==":
+        return True if lo == hi == 0 else (False if not lo <= 0 <= hi else None)
+    if op == "!=":
+        return False if lo == hi == 0 else (True if not lo <= 0 <= hi else None)
+    if op == "<":
+        return True if hi < 0 else (False if lo >= 0 else None)
+    if op == "<=":
+        return True if hi <= 0 else (False if lo > 0 else None)
+    if op == ">":
+        return True if lo > 0 else (False if hi <= 0 else None)
+    return True if lo >= 0 else (False if hi < 0 else None)
+
+
+@lru_cache(maxsize=1 << 14)
+def _factor_terms(e: sympy.Expr) -> sympy.Expr:
+    """``e`` with common factors of its terms pulled out (``s0*s1 - s0 -> s0*(s1 - 1)``), else ``e`` itself.
+
+    Only tried when every term shares a symbol factor (a cheap test), since factoring is not.
+    """
+    common: set | None = None
+    for term in sympy.Add.make_args(e):
+        factors = {f for f in sympy.Mul.make_args(term) if f.is_Symbol}
+        common = factors if common is None else common & factors
+        if not common:
+            return e
+    factored = sympy.factor_terms(e)
+    return e if factored == e else factored
 
 
 def _floor_div(p: int, q: int) -> int:
@@ -230,20 +263,14 @@ class Facts:
     def by_ranges(self, e: sympy.Basic, ranges: dict) -> bool | None:
         """Decide ``e`` from interval bounds alone (relations compare ``lhs - rhs`` with 0)."""
         if isinstance(e, Relational):
-            rng = bound(build.sub(e.lhs, e.rhs), ranges)
-            lo, hi, op = rng.lower, rng.upper, e.rel_op
-            if op == "==":
-                return True if lo == hi == 0 else (False if not lo <= 0 <= hi else None)
-            if op == "!=":
-                return False if lo == hi == 0 else (True if not lo <= 0 <= hi else None)
-            if op == "<":
-                return True if hi < 0 else (False if lo >= 0 else None)
-            if op == "<=":
-                return True if hi <= 0 else (False if lo > 0 else None)
-            if op == ">":
-                return True if lo > 0 else (False if hi <= 0 else None)
-            if op == ">=":
-                return True if lo >= 0 else (False if hi < 0 else None)
+            diff = build.sub(e.lhs, e.rhs)
+            answer = _compare_with_zero(bound(diff, ranges), e.rel_op)
+            if answer is None and diff.is_Add:
+                # s0*s1 - s0 is unbounded term by term, but s0*(s1 - 1) is >= 2: pull common factors out.
+                factored = _factor_terms(diff)
+                if factored is not diff:
+                    answer = _compare_with_zero(bound(factored, ranges), e.rel_op)
+            return answer
         if isinstance(e, sympy.And):
             parts = [self.by_ranges(a, ranges) for a in e.args]
             return False if False in parts else (True if all(p is True for p in parts) else None)

@@ -32,6 +32,7 @@ from symint import SymBool, SymFloat, SymInt
 from ..fake.tensor import FakeTensor
 from ..rules.registry import is_tensor
 from .common import decide_equal, fail, fmt_shape, record_hop, select_view, trace_body
+from .eager import any_real, eager_map
 from .pytree import leaf_items, tree_map
 
 __all__ = ["map"]
@@ -79,6 +80,8 @@ def map(f: Callable[..., Any], xs: Any, *args: Any) -> Any:
     >>> map(lambda x, c: x[0] + x[1] + c, xs, 1.0).shape
     (2, 3)
     """
+    if any_real(xs, args):  # outside a trace, on real arrays: run the loop itself
+        return eager_map(f, xs, *args)
     if not callable(f):
         raise fail(HOP, f"f must be callable, got {type(f).__name__}")
     items = leaf_items(xs)

@@ -46,6 +46,7 @@ from symint import SymInt
 from ..fake.tensor import FakeTensor
 from ..rules.registry import is_tensor
 from .common import decide_equal, describe_tree, fail, fmt_shape, fresh_like, record_hop, select_view, trace_body
+from .eager import any_real, eager_scan
 from .pytree import flatten, leaf_items, paths, structure_diff, tree_map
 
 __all__ = ["scan"]
@@ -191,6 +192,8 @@ def scan(combine_fn: Callable[[Any, Any], tuple[Any, Any]], init: Any, xs: Any, 
     >>> final.shape, ys["c"].shape
     ((2,), (4, 2))
     """
+    if any_real(init, xs):  # outside a trace, on real arrays: run the loop itself
+        return eager_scan(combine_fn, init, xs, dim=dim, reverse=reverse, length=length)
     _check_inputs(combine_fn, init, xs, dim, reverse)
     env = flatten(init)[0][0].env
     xs_items = leaf_items(xs) if xs is not None else []

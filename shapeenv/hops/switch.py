@@ -40,6 +40,7 @@ from symint import SymInt
 from ..fake.tensor import FakeTensor
 from ..rules.registry import env_of, is_tensor
 from .common import Watch, closure_tensors, decide_equal, describe_tree, fail, fmt_shape, record_hop, trace_body
+from .eager import any_real, eager_switch
 from .pytree import flatten, paths, structure_diff, unflatten, leaf_items
 
 __all__ = ["switch"]
@@ -204,6 +205,8 @@ def switch(index: int | SymInt | FakeTensor, branches: Sequence[Callable[..., An
     >>> switch(7, [lambda t: t + 1, lambda t: t * 2], (x,)).shape   # 7 clamps to branch 1
     (s0,)
     """
+    if any_real((index, operands)) or (isinstance(index, int) and any_real(operands)):
+        return eager_switch(index, branches, tuple(operands))  # outside a trace, on real values
     _check_args(branches, operands)
     operands = tuple(operands)
     n = len(branches)
