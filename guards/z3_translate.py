@@ -555,6 +555,9 @@ class Z3Solver:
             return SolverOutcome(SatStatus.UNSAT, {}, elapsed)
         if answer == z3.unknown:
             return SolverOutcome(SatStatus.UNKNOWN, {}, elapsed, self._solver.reason_unknown() or "unknown")
+        report = list(report)
+        if not report:  # fetching a model costs as much as a small check: only when values are wanted
+            return SolverOutcome(SatStatus.SAT, {}, elapsed)
         model = self._solver.model()
         values = {}
         for var in report:

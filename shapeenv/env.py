@@ -336,7 +336,7 @@ class ShapeEnv:
             raise CheckFailedError(f"check({cond.node.expr}) is false for the traced sizes{what}")
         if static is True:
             return
-        record = AssertRecord(expr, message, Provenance(str(cond.node.expr), user_frame(), self.current_op(), "runtime assert"))
+        record = AssertRecord(expr, message, Provenance(cond.node.expr, user_frame(), self.current_op(), "runtime assert"))
         try:
             self.facts.learn(expr)
         except ContradictionError as e:
@@ -352,7 +352,7 @@ class ShapeEnv:
 
     def record_guard(self, expr: sympy.Basic, stated: sympy.Basic, why: str) -> None:
         """Record that ``expr`` (already simplified, true for the hints) must hold for reuse."""
-        record = GuardRecord(expr, Provenance(str(stated), user_frame(), self.current_op(), why))
+        record = GuardRecord(expr, Provenance(stated, user_frame(), self.current_op(), why))
         self.guards.append(record)
         self.facts.learn(expr)
         log.info("guard %s", record)

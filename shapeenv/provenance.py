@@ -46,13 +46,14 @@ class Provenance:
     """How a guard or assert came to be.
 
     Attributes:
-        stated: the expression as first stated (before replacements), as text.
+        stated: the expression as first stated (before replacements): text, or the
+            expression itself (printed only when asked: guards are recorded on a hot path).
         user_frame: the user's ``file:line in function``.
         op: the operation or shape rule that asked (None outside any).
         why: why it could not be decided statically.
     """
 
-    stated: str
+    stated: object
     user_frame: str | None = None
     op: str | None = None
     why: str = ""
