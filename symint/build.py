@@ -60,6 +60,7 @@ __all__ = [
     "not_",
     "ite",
     "RELATIONS",
+    "RELATIONS_BY_OP",
 ]
 
 _CACHE_SIZE = 1 << 16
@@ -394,6 +395,9 @@ def ge(a, b) -> sympy.Basic:
 
 #: Relation name (as in ``operator``) -> builder.
 RELATIONS = {"eq": eq, "ne": ne, "lt": lt, "le": le, "gt": gt, "ge": ge}
+
+#: Relation operator (sympy's ``rel_op``) -> builder, for rebuilding a relation from its sides.
+RELATIONS_BY_OP = {"==": eq, "!=": ne, "<": lt, "<=": le, ">": gt, ">=": ge}
 
 
 def _check_bool(e: sympy.Basic) -> sympy.Basic:

@@ -22,19 +22,11 @@ from . import build
 
 __all__ = ["substitute"]
 
-_REL_BUILDERS = {
-    "==": build.eq,
-    "!=": build.ne,
-    "<": build.lt,
-    "<=": build.le,
-    ">": build.gt,
-    ">=": build.ge,
-}
 
 
 def _rebuild(e: sympy.Basic, args: tuple) -> sympy.Basic:
     if isinstance(e, Relational):
-        return _REL_BUILDERS[e.rel_op](*args)
+        return build.RELATIONS_BY_OP[e.rel_op](*args)
     if isinstance(e, sympy.And):
         return build.and_(*args)
     if isinstance(e, sympy.Or):
