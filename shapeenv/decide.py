@@ -18,7 +18,10 @@ import sympy
 from guards.incremental import IncrementalProver
 from guards.printers import to_source_text
 from symint import SymBool, build
-from valueranges import ValueRanges
+from symint import boolform as B
+from symint import form as F
+from symint.boolform import BoolForm
+from symint.form_sympy import NotAnIntegerForm, from_sympy
 
 from .errors import GuardOnDataDependentSymNode
 from .provenance import user_frame
@@ -30,7 +33,11 @@ __all__ = ["Decider"]
 
 
 class Decider:
-    """Decides boolean and integer questions for one :class:`~shapeenv.env.ShapeEnv`."""
+    """Decides boolean and integer questions for one :class:`~shapeenv.env.ShapeEnv`.
+
+    Works on canonical forms (:mod:`symint.boolform`); sympy is built only for Z3
+    (the last resort) and for the text of guards and errors.
+    """
 
     def __init__(self, env: "ShapeEnv"):
         self.env = env
@@ -42,72 +49,110 @@ class Decider:
                 nonlinear_timeout_ms=settings.nonlinear_timeout_ms,
             ) if settings.use_z3 else None
         )
+        self._pending: list[BoolForm] = []
         if self.prover is not None:
-            env.facts.on_new_fact(self.prover.add_fact)
-        self._memo: dict[tuple[sympy.Basic, int, bool], bool | None] = {}
+            env.facts.on_new_fact(self._pending.append)
+        self._memo: dict[tuple, bool | None] = {}
+        #: How questions were answered: {"folded", "ranges/facts", "z3", "undecided"} -> count.
+        self.stats: dict[str, int] = {"ranges/facts": 0, "z3": 0, "undecided": 0}
 
     # -- static answers (record nothing) -------------------------------------------------------------
     def static(self, value: SymBool | bool, size_oblivious: bool = False) -> bool | None:
         """True/False when ``value`` is decided by what is known, else None."""
         if not isinstance(value, SymBool):
             return bool(value)
-        return self.static_expr(value.node.expr, size_oblivious)
+        return self.static_form(value.node.form, size_oblivious)
 
     def static_expr(self, expr: sympy.Basic, size_oblivious: bool = False, hint: bool | None = None) -> bool | None:
-        """Like :meth:`static` for a boolean sympy expression.
+        """Like :meth:`static` for a boolean sympy expression."""
+        return self.static_form(B.bool_from_sympy(expr), size_oblivious, hint)
+
+    def static_form(self, b: BoolForm, size_oblivious: bool = False, hint: bool | None = None) -> bool | None:
+        """Like :meth:`static` for a boolean form.
 
         ``hint``: the expression's value for the traced example, if known. The hints
         satisfy every fact, so only the hint's answer can be provable: Z3 checks just that.
         """
         facts = self.env.facts
-        e = facts.simplify(expr)
-        if e is sympy.true or e is sympy.false:
-            return bool(e)
+        e = facts.simplify_bool(b)
+        if e.kind == "const":
+            return e.value
         key = (e, facts.version, size_oblivious)
-        if key in self._memo:
-            return self._memo[key]
+        memo = self._memo
+        if key in memo:
+            return memo[key]
         ranges = self._oblivious_ranges(e) if size_oblivious else None
-        answer = facts.static_value(e, ranges)
-        if answer is None and self.prover is not None and not facts.intervals_are_exact(e):
+        answer = facts.decide(e, ranges, expect=None if size_oblivious else hint)
+        if answer is not None:
+            self.stats["ranges/facts"] += 1
+        elif self.prover is not None and not facts.intervals_are_exact(e):
+            self._flush()
             expect = None if size_oblivious else hint
-            answer = self.prover.decide(e, extra=self._oblivious_facts(e) if size_oblivious else (), expect=expect)
-        self._memo[key] = answer
+            answer = self.prover.decide(e.sympy(), extra=self._oblivious_facts(e) if size_oblivious else (), expect=expect)
+            self.stats["z3" if answer is not None else "undecided"] += 1
+        else:
+            self.stats["undecided"] += 1
+        if len(memo) > 1 << 16:
+            memo.clear()
+        memo[key] = answer
         return answer
 
-    def _oblivious_symbols(self, e: sympy.Basic) -> list[sympy.Symbol]:
-        symbols = self.env.symbols
-        return [s for s in e.free_symbols if s in symbols and not symbols[s].backed and symbols[s].size_like]
+    def _flush(self) -> None:
+        pending, self._pending[:] = list(self._pending), []
+        for fact in pending:
+            self.prover.add_fact(fact.sympy())
 
-    def _oblivious_ranges(self, e: sympy.Basic) -> dict:
-        ranges = dict(self.env.facts.ranges)
-        for s in self._oblivious_symbols(e):
-            rng = ranges.get(s) or ValueRanges.unknown()
-            if rng.upper >= 2:
-                ranges[s] = rng & ValueRanges.of(2, math.inf)
+    def _oblivious_symbols(self, e: BoolForm) -> list[str]:
+        env = self.env
+        out = []
+        for name in sorted(e.symbols):
+            info = env.symbols.get(build.symbol_expr(name))
+            if info is not None and not info.backed and info.size_like:
+                out.append(name)
+        return out
+
+    def _oblivious_ranges(self, e: BoolForm) -> dict:
+        ranges = dict(self.env.facts.bounds())
+        for name in self._oblivious_symbols(e):
+            lo, hi = ranges.get(name, (-math.inf, math.inf))
+            if hi >= 2:
+                ranges[name] = (max(lo, 2), hi)
         return ranges
 
-    def _oblivious_facts(self, e: sympy.Basic) -> tuple:
-        return tuple(build.ge(s, 2) for s in self._oblivious_symbols(e))
+    def _oblivious_facts(self, e: BoolForm) -> tuple:
+        return tuple(build.ge(build.symbol_expr(n), 2) for n in self._oblivious_symbols(e))
 
     # -- guarded answers -------------------------------------------------------------------------------
     def guard_bool(self, expr: sympy.Basic, hint: bool | None, *, reason: str, size_oblivious: bool = False) -> bool:
-        """Decide ``expr``; if only the hint can, record a guard and return the hint's answer."""
+        """Decide the sympy boolean ``expr``; if only the hint can, record a guard and return the hint's answer."""
+        return self.guard_form(B.bool_from_sympy(expr), hint, reason=reason, size_oblivious=size_oblivious)
+
+    def guard_form(self, b: BoolForm, hint: bool | None, *, reason: str, size_oblivious: bool = False) -> bool:
+        """Decide the boolean form ``b``; if only the hint can, record a guard and return the hint's answer."""
         env = self.env
+        e = env.facts.simplify_bool(b)
+        if e.kind == "const":
+            return e.value
         if hint is None:
-            hint = env.hint_of(env.facts.simplify(expr))
-        answer = self.static_expr(expr, size_oblivious, hint)
+            hint = env.hint_of_form(e)
+        answer = self.static_form(e, size_oblivious, hint)
         if answer is not None:
             return answer
-        e = env.facts.simplify(expr)
         if hint is None:
-            raise self._data_dependent(expr, e)
-        guard = e if hint else build.not_(e)
-        env.record_guard(guard, expr if hint else build.not_(expr), self._why(e, reason))
+            raise self._data_dependent(b.sympy(), e.sympy())
+        guard = e if hint else B.not_(e)
+        env.record_guard_form(guard, b if hint else B.not_(b), self._why(e, reason))
         return bool(hint)
 
     def guard_value(self, expr: sympy.Basic, hint, *, reason: str):
         """Make an integer (or float) expression concrete: its static value, else ``Eq(expr, hint)`` as a guard."""
         env = self.env
+        try:
+            f = from_sympy(expr)
+        except NotAnIntegerForm:
+            f = None
+        if f is not None:
+            return self.guard_int_form(f, hint, reason=reason)
         e = env.facts.simplify(expr)
         if e.is_Number:
             return int(e) if isinstance(e, sympy.Integer) else float(e)
@@ -121,10 +166,28 @@ class Decider:
         env.record_guard(build.eq(e, hint), build.eq(expr, hint), f"{reason}() needs a concrete value; specialised to the hint {hint}")
         return hint
 
-    def _why(self, e: sympy.Basic, reason: str) -> str:
-        parts = []
-        for s in sorted(e.free_symbols, key=lambda s: s.name):
-            parts.append(f"{s} in {self.env.facts.range_of(s)}")
+    def guard_int_form(self, f, hint, *, reason: str) -> int:
+        """Make an integer form concrete: its static value, else ``Eq(f, hint)`` as a guard."""
+        env = self.env
+        e = env.facts.simplify_form(f)
+        if e.is_const:
+            return e.const
+        lo, hi = env.facts.bound_form(e)
+        if lo == hi:
+            return int(lo)
+        if hint is None:
+            hint = env.hint_of_form(e)
+        if hint is None:
+            raise self._data_dependent(f.sympy(), e.sympy(), value=True)
+        env.record_guard_form(
+            B.rel("==", e, F.const(hint)), B.rel("==", f, F.const(hint)),
+            f"{reason}() needs a concrete value; specialised to the hint {hint}",
+        )
+        return hint
+
+    def _why(self, e: BoolForm, reason: str) -> str:
+        facts = self.env.facts
+        parts = [f"{name} in {facts.range_of(build.symbol_expr(name))}" for name in sorted(e.symbols)]
         ranges = ", ".join(parts) or "no symbols"
         solver = "" if self.prover is None else f"; Z3: {self.prover.last_outcome}"
         return f"{reason}: not decided by ranges ({ranges}) or known facts{solver}"

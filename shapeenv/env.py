@@ -24,6 +24,8 @@ import sympy
 
 from guards import GuardSet, Source
 from symint import SymBool, SymFloat, SymInt, SymNode, build
+from symint import boolform as B
+from symint import form as F
 from symint.evaluate import evaluate as evaluate_expr
 from valueranges import ValueRanges, bound
 
@@ -66,6 +68,7 @@ class ShapeEnv:
         self._duck: dict[int, sympy.Symbol] = {}
         self._ops: list[str] = []
         self._counters = {"s": 0, "u": 0}
+        self._hints: dict[str, int] = {}  # symbol name -> hint, for the backed symbols
         self.named_dims: dict[str, tuple] = {}  # Dim name -> (Dim, value, first source)
         self._graphs: list[Graph] = []
 
@@ -135,14 +138,15 @@ class ShapeEnv:
             if sym is not None:
                 self.symbols[sym].sources.append(source)
                 self._by_source[source] = sym
-                return SymInt(SymNode(sym, int, hint, self))
+                return SymInt(SymNode(sym, int, hint, self, form=F.sym(sym.name)))
         sym = self._new_symbol("s")
+        self._hints[sym.name] = hint
         self.symbols[sym] = SymbolInfo(sym, len(self.symbols), hint, [source], source.is_size_like, dynamic, (min, max), rng)
         self.facts.set_range(sym, rng)
         self._by_source[source] = sym
         if dynamic is DimDynamic.DUCK and min is None and max is None:
             self._duck.setdefault(hint, sym)
-        return SymInt(SymNode(sym, int, hint, self))
+        return SymInt(SymNode(sym, int, hint, self, form=F.sym(sym.name)))
 
     def alias_source(self, value: SymInt | int, source: Source) -> SymInt | int:
         """Record that ``source`` has the same size as ``value`` (another input's dim): shares its symbol.
@@ -201,7 +205,7 @@ class ShapeEnv:
         sym = self._new_symbol("u")
         self.symbols[sym] = SymbolInfo(sym, len(self.symbols), None, [], size_like)
         self.facts.set_range(sym, ValueRanges.of(0, math.inf) if size_like else ValueRanges.unknown())
-        return SymInt(SymNode(sym, int, None, self))
+        return SymInt(SymNode(sym, int, None, self, form=F.sym(sym.name)))
 
     def mark_size_like(self, value: SymInt | int) -> None:
         """Record that ``value`` is used as a size: its unbacked symbol is ``>= 0``."""
@@ -220,6 +224,15 @@ class ShapeEnv:
                 return None
             values[s] = info.hint
         return evaluate_expr(expr, values)
+
+    def hint_of_form(self, f) -> int | bool | None:
+        """The value of a canonical form (``Form`` or ``BoolForm``) for the traced example, or None if unbacked."""
+        hints = self._hints
+        if not f.symbols <= hints.keys():
+            return None
+        if isinstance(f, B.BoolForm):
+            return f.evaluate(hints)
+        return f.value(hints)
 
     # -- queries that record nothing --------------------------------------------------------------
     def simplify(self, expr: sympy.Basic) -> sympy.Basic:
@@ -252,8 +265,13 @@ class ShapeEnv:
     # -- the SymbolicEnv protocol and the guard API ------------------------------------------------
     def evaluate_sym_node(self, node: SymNode, *, reason: str) -> int | bool | float:
         """Make ``node`` concrete, recording a guard unless the answer is statically known."""
+        form = node.form
         if node.pytype is bool:
-            return self.decider.guard_bool(node.expr, node.hint, reason=reason)
+            if form is None:
+                return self.decider.guard_bool(node.expr, node.hint, reason=reason)
+            return self.decider.guard_form(form, node.hint, reason=reason)
+        if form is not None:
+            return self.decider.guard_int_form(form, node.hint, reason=reason)
         return self.decider.guard_value(node.expr, node.hint, reason=reason)
 
     def evaluate(self, value: SymBool | bool) -> bool:
@@ -327,18 +345,19 @@ class ShapeEnv:
             if not cond:
                 raise CheckFailedError(f"check failed (the condition is the constant {cond!r}){what}")
             return
-        expr = self.simplify(cond.node.expr)
-        static = self.decider.static_expr(expr)
+        stated = cond.node.form or B.bool_from_sympy(cond.node.expr)
+        form = self.facts.simplify_bool(stated)
+        static = self.decider.static_form(form)
         if static is False:
             raise CheckFailedError(f"check({cond.node.expr}) is always false given what is known{what}")
-        hint = cond.node.hint if cond.node.hint is not None else self.hint_of(expr)
+        hint = cond.node.hint if cond.node.hint is not None else self.hint_of_form(form)
         if hint is False:
             raise CheckFailedError(f"check({cond.node.expr}) is false for the traced sizes{what}")
         if static is True:
             return
-        record = AssertRecord(expr, message, Provenance(cond.node.expr, user_frame(), self.current_op(), "runtime assert"))
+        record = AssertRecord(form, message, Provenance(stated, user_frame(), self.current_op(), "runtime assert"))
         try:
-            self.facts.learn(expr)
+            self.facts.learn_form(form)
         except ContradictionError as e:
             raise CheckFailedError(f"check({cond.node.expr}) contradicts what is known: {e}{what}") from e
         self.runtime_asserts.append(record)
@@ -349,6 +368,13 @@ class ShapeEnv:
         for sym, info in self.symbols.items():
             if not info.backed and not info.size_like and self.facts.range_of(sym).lower >= 0:
                 info.size_like = True
+
+    def record_guard_form(self, guard, stated, why: str) -> None:
+        """Record the boolean form ``guard`` (already simplified, true for the hints) as a guard."""
+        record = GuardRecord(guard, Provenance(stated, user_frame(), self.current_op(), why))
+        self.guards.append(record)
+        self.facts.learn_form(guard)
+        log.info("guard %s", record)
 
     def record_guard(self, expr: sympy.Basic, stated: sympy.Basic, why: str) -> None:
         """Record that ``expr`` (already simplified, true for the hints) must hold for reuse."""

@@ -1,84 +1,60 @@
 """``Facts``: what a ShapeEnv knows about its symbols, and how new facts feed back.
 
-Four kinds of knowledge, all learned from guards and runtime asserts:
+Five kinds of knowledge, all learned from guards and runtime asserts and all held
+in canonical form (:mod:`symint.form`, :mod:`symint.boolform`; sympy only at the
+boundary, in the views ``ranges``, ``replacements``, ``divisible`` and ``known``):
 
-* **replacements** ``symbol -> expression`` (``Eq(s1, s0)`` unifies, ``Eq(s0, 4)``
+* **replacements** ``symbol -> form`` (``Eq(s1, s0)`` unifies, ``Eq(s0, 4)``
   specialises, ``Eq(s2, 2*s0)`` eliminates ``s2``), kept fully resolved;
 * **ranges** per symbol (``s0 > 5`` narrows ``s0`` to ``[6, oo]``);
 * **divisibility** (``Eq(Mod(s0, 8), 0)`` makes ``Mod(s0, 4)`` simplify to 0);
-* **known** boolean facts, for whatever the above cannot represent (``s0 < s1``).
+* **linear facts** ``p <= 0`` / ``p == 0`` over several monomials (``s0 < s1``), for
+  the elimination procedure of :mod:`valueranges.linear_facts`;
+* **known** normalised relations and other booleans, for what the above cannot use.
 
-Deciding a question statically (:meth:`Facts.static_value`) uses them in that
-order and records nothing.
+Deciding a question statically (:meth:`Facts.decide`) uses them in that order and
+records nothing.
 
 Note [Choosing the symbol to eliminate]
     ``Eq(a, b)`` can be solved for any symbol that occurs once, with
-    coefficient +-1, in ``a - b``. We eliminate an unbacked symbol before a backed
-    one (a backed survivor keeps its hint) and otherwise the *newest* symbol, so
-    the older symbol survives and the choice is deterministic. The eliminated
-    symbol's range becomes a constraint on the survivor: intersected into its
-    range when the replacement is ``t + c``, recorded as a known fact otherwise.
+    coefficient +-1, in ``a - b`` (and not inside a floor division or other atom).
+    We eliminate an unbacked symbol before a backed one (a backed survivor keeps
+    its hint) and otherwise the *newest* symbol, so the older symbol survives and
+    the choice is deterministic. The eliminated symbol's range becomes a
+    constraint on the survivor: intersected into its range when the replacement is
+    ``t + c``, recorded as a linear fact otherwise.
 """
 
 from __future__ import annotations
 
 import math
-from functools import lru_cache
 from typing import Callable, Iterable
 
 import sympy
-from sympy.core.relational import Relational
 
+from symint import boolform as B
 from symint import build
-from symint.linear import linear_form
+from symint import form as F
+from symint.boolform import BoolForm, Norm
+from symint.form_sympy import NotAnIntegerForm, from_sympy
 from symint.substitute import substitute
-from symint.functions import FloorDiv, Mod
 from valueranges import ValueRanges, bound
+from valueranges.form_bound import bound_form
+from valueranges.linear_facts import LinearFacts, atom_facts, decide_norm, propagate
 
 from .errors import ContradictionError
 
-__all__ = ["Facts", "linear_form"]
+__all__ = ["Facts"]
 
+INF = math.inf
 _TRUE, _FALSE = sympy.true, sympy.false
 
 
-def _compare_with_zero(rng: ValueRanges, op: str) -> bool | None:
-    """Decide ``x op 0`` for every ``x`` in ``rng``, or None."""
-    lo, hi = rng.lower, rng.upper
-    if op == "==":
-        return True if lo == hi == 0 else (False if not lo <= 0 <= hi else None)
-    if op == "!=":
-        return False if lo == hi == 0 else (True if not lo <= 0 <= hi else None)
-    if op == "<":
-        return True if hi < 0 else (False if lo >= 0 else None)
-    if op == "<=":
-        return True if hi <= 0 else (False if lo > 0 else None)
-    if op == ">":
-        return True if lo > 0 else (False if hi <= 0 else None)
-    return True if lo >= 0 else (False if hi < 0 else None)
-
-
-@lru_cache(maxsize=1 << 14)
-def _factor_terms(e: sympy.Expr) -> sympy.Expr:
-    """``e`` with common factors of its terms pulled out (``s0*s1 - s0 -> s0*(s1 - 1)``), else ``e`` itself.
-
-    Only tried when every term shares a symbol factor (a cheap test), since factoring is not.
-    """
-    common: set | None = None
-    for term in sympy.Add.make_args(e):
-        factors = {f for f in sympy.Mul.make_args(term) if f.is_Symbol}
-        common = factors if common is None else common & factors
-        if not common:
-            return e
-    factored = sympy.factor_terms(e)
-    return e if factored == e else factored
-
-
-def _floor_div(p: int, q: int) -> int:
+def _floor_div(p, q: int):
     return p // q
 
 
-def _ceil_div(p: int, q: int) -> int:
+def _ceil_div(p, q: int):
     return -((-p) // q)
 
 
@@ -86,49 +62,78 @@ class Facts:
     """The mutable knowledge of one ShapeEnv (see the module docstring).
 
     ``rank(symbol)`` orders symbols for elimination: higher is eliminated first.
+
+    >>> from symint.build import symbol_expr, mod, eq
+    >>> f = Facts(rank=lambda s: (0, s.name))
+    >>> s0 = symbol_expr("s0")
+    >>> f.learn(eq(mod(s0, 8), 0))
+    >>> f.simplify(mod(s0, 4) + 1)
+    1
     """
 
     def __init__(self, rank: Callable[[sympy.Symbol], tuple]):
-        self.replacements: dict[sympy.Symbol, sympy.Expr] = {}
-        self.ranges: dict[sympy.Symbol, ValueRanges] = {}
-        self.divisible: dict[sympy.Symbol, set[int]] = {}
-        self.known: dict[sympy.Basic, bool] = {}
-        #: Symbols that some fact other than a range mentions (see Note [Questions intervals answer exactly]).
-        self.related: set[sympy.Symbol] = set()
-        self.version = 0
         self._rank = rank
-        self._simplified: dict[sympy.Basic, sympy.Basic] = {}
-        self._listeners: list[Callable[[sympy.Basic], None]] = []
+        self._repl: dict[str, F.Form] = {}
+        self._ranges: dict[str, tuple] = {}
+        self._div: dict[str, set[int]] = {}
+        self._known: dict[object, bool] = {}
+        self._linear = LinearFacts()
+        self._atoms_seen: set = set()
+        #: Symbols (names) that some fact other than a range mentions (see Note [Questions intervals answer exactly]).
+        self.related: set[str] = set()
+        self.version = 0
+        self._subst_memo: dict = {}
+        self._bool_memo: dict = {}
+        self._bound_memo: dict = {}
+        self._views: dict = {}
+        self._listeners: list[Callable[[BoolForm], None]] = []
 
     # -- bookkeeping ----------------------------------------------------------------------------
-    def on_new_fact(self, listener: Callable[[sympy.Basic], None]) -> None:
-        """Call ``listener(fact_expr)`` for every boolean fact learned from now on (e.g. to feed Z3)."""
+    def on_new_fact(self, listener: Callable[[BoolForm], None]) -> None:
+        """Call ``listener(fact)`` (a :class:`~symint.boolform.BoolForm`) for every fact learned from now on."""
         self._listeners.append(listener)
 
-    def _changed(self) -> None:
-        self.version += 1
-        self._simplified.clear()
-
-    def _emit(self, fact: sympy.Basic) -> None:
+    def _emit(self, fact: BoolForm) -> None:
         for listener in self._listeners:
             listener(fact)
 
+    def _changed_ranges(self) -> None:
+        self.version += 1
+        self._bound_memo = {}
+        self._views = {}
+
+    def _changed_substitution(self) -> None:
+        self.version += 1
+        self._subst_memo = {}
+        self._bool_memo = {}
+        self._bound_memo = {}
+        self._views = {}
+
+    # -- ranges ---------------------------------------------------------------------------------
     def range_of(self, sym: sympy.Symbol) -> ValueRanges:
         """The range of ``sym`` ([-oo, oo] if nothing is known)."""
-        return self.ranges.get(sym) or ValueRanges.unknown()
+        lo, hi = self._ranges.get(sym.name, (-INF, INF))
+        return ValueRanges.of(lo, hi)
+
+    def bounds(self) -> dict[str, tuple]:
+        """The range of every symbol as ``name -> (lo, hi)`` (read-only; do not modify)."""
+        return self._ranges
 
     def set_range(self, sym: sympy.Symbol, rng: ValueRanges) -> None:
         """Give a fresh symbol its initial range."""
-        self.ranges[sym] = rng
-        self._changed()
-        self._emit_range(sym)
+        self._ranges[sym.name] = (rng.lower, rng.upper)
+        self._changed_ranges()
+        self._emit_range(sym.name)
 
-    def _emit_range(self, sym: sympy.Symbol) -> None:
-        rng = self.ranges[sym]
-        if rng.lower != -math.inf:
-            self._emit(build.ge(sym, int(rng.lower)))
-        if rng.upper != math.inf:
-            self._emit(build.le(sym, int(rng.upper)))
+    def _emit_range(self, name: str) -> None:
+        if not self._listeners:
+            return
+        lo, hi = self._ranges[name]
+        s = F.sym(name)
+        if lo != -INF:
+            self._emit(B.rel(">=", s, F.const(int(lo))))
+        if hi != INF:
+            self._emit(B.rel("<=", s, F.const(int(hi))))
 
     def narrow(self, sym: sympy.Symbol, rng: ValueRanges, why: str = "") -> bool:
         """Intersect the range of ``sym`` with ``rng``; True if it changed.
@@ -136,288 +141,520 @@ class Facts:
         Raises:
             ContradictionError: the intersection is empty.
         """
-        if sym in self.replacements:
-            value = self.replacements[sym]
-            if isinstance(value, sympy.Integer):
-                if int(value) not in rng:
-                    raise ContradictionError(f"{sym} = {value} is outside {rng}{why}")
+        return self._narrow(sym.name, rng.lower, rng.upper, why)
+
+    def _narrow(self, name: str, lo, hi, why: "str | object" = "") -> bool:
+        # ``why`` is text, or a fact whose text is built only if the narrowing contradicts (hot path).
+        value = self._repl.get(name)
+        if value is not None:
+            if value.is_const:
+                if not lo <= value.const <= hi:
+                    raise ContradictionError(f"{name} = {value.const} is outside [{_fmt(lo)}, {_fmt(hi)}]{_why(why)}")
                 return False
-            lf = linear_form(value)
-            if lf and len(lf[0]) == 1 and abs(next(iter(lf[0].values()))) == 1:
-                (t, c), k = next(iter(lf[0].items())), lf[1]
-                shifted = ValueRanges.of(rng.lower - k, rng.upper - k)
-                return self.narrow(t, shifted if c == 1 else ValueRanges.of(-shifted.upper, -shifted.lower), why)
-            self._remember(build.le(int(rng.lower), value) if rng.lower != -math.inf else _TRUE)
-            self._remember(build.le(value, int(rng.upper)) if rng.upper != math.inf else _TRUE)
-            return True
-        old = self.range_of(sym)
-        try:
-            new = old & rng
-        except ValueError as e:
-            raise ContradictionError(f"{sym} cannot be in both {old} and {rng}{why}") from e
-        if new == old:
+            lin = value.linear()
+            if lin and len(lin) == 1 and abs(next(iter(lin.values()))) == 1:
+                (t, c), k = next(iter(lin.items())), value.const
+                lo2, hi2 = lo - k, hi - k
+                return self._narrow(t, lo2, hi2, why) if c == 1 else self._narrow(t, -hi2, -lo2, why)
+            changed = False
+            if lo != -INF:
+                changed |= self._remember(B.rel("<=", F.const(int(lo)), value))
+            if hi != INF:
+                changed |= self._remember(B.rel("<=", value, F.const(int(hi))))
+            return changed
+        old_lo, old_hi = self._ranges.get(name, (-INF, INF))
+        new_lo, new_hi = max(old_lo, lo), min(old_hi, hi)
+        if new_lo > new_hi:
+            raise ContradictionError(
+                f"{name} cannot be in both [{_fmt(old_lo)}, {_fmt(old_hi)}] and [{_fmt(lo)}, {_fmt(hi)}]{_why(why)}"
+            )
+        if (new_lo, new_hi) == (old_lo, old_hi):
             return False
-        self.ranges[sym] = new
-        self._changed()
-        self._emit_range(sym)
+        self._ranges[name] = (new_lo, new_hi)
+        self._changed_ranges()
+        self._emit_range(name)
         return True
 
     # -- simplification -------------------------------------------------------------------------
+    def _on_atom(self, atom: "F.Atom") -> "F.Form | None":
+        kind = atom.kind
+        if kind == "sym":
+            return self._repl.get(atom.name)
+        if kind in ("mod", "floordiv"):
+            a, k = atom.args
+            if kind == "mod":
+                inner = a.atom()
+                if inner is not None and inner.kind == "sym" and k.is_const and k.const != 0:
+                    if any(m % k.const == 0 for m in self._div.get(inner.name, ())):
+                        return F.const(0)
+            if not k.is_const:
+                return self._cancel_common_factor(kind, a, k)
+            return None
+        if kind == "opaque":
+            expr = atom.args[0]
+            subs = {s: self._repl[s.name].sympy() for s in expr.free_symbols if s.name in self._repl}
+            if not subs:
+                return None
+            new = substitute(expr, subs)
+            try:
+                return from_sympy(new)
+            except NotAnIntegerForm:
+                return None
+        return None
+
+    def _nonzero(self, atom: "F.Atom") -> bool:
+        lo, hi = bound_form(F.atom_form(atom), self._ranges, self._bound_memo, self._opaque_bound(self._ranges))
+        return lo > 0 or hi < 0
+
+    def _cancel_common_factor(self, kind: str, a: "F.Form", b: "F.Form") -> "F.Form | None":
+        """``Mod(k*a, k*b) -> k*Mod(a, b)`` and ``FloorDiv(k*a, k*b) -> FloorDiv(a, b)`` for a provably nonzero atom ``k``.
+
+        Both are exact identities of Python's ``%`` and ``//`` for every ``k != 0``.
+        """
+        if len(b.terms) != 1 or b.const or a.const or a.is_const:
+            return None
+        for atom, _ in b.terms[0][0].factors:
+            if all(any(x is atom for x, _ in m.factors) for m, _ in a.terms) and self._nonzero(atom):
+                k = F.atom_form(atom)
+                a2, b2 = F.floordiv(a, k), F.floordiv(b, k)  # exact: k divides every term
+                return F.floordiv(a2, b2) if kind == "floordiv" else F.mul(k, F.mod(a2, b2))
+        return None
+
+    def _drop_nonzero_factors(self, r: BoolForm) -> BoolForm:
+        """``k*x == 0`` -> ``x == 0`` (and ``!=``) for atoms ``k`` that are provably nonzero."""
+        n = r.norm
+        p = n.p
+        if p.const or len(p.terms) != 1:
+            return r
+        mono, _ = p.terms[0]
+        kept = [(a, e) for a, e in mono.factors if not self._nonzero(a)]
+        if len(kept) == len(mono.factors):
+            return r
+        core = F.const(1)
+        for a, e in kept:
+            core = F.mul(core, F.pow_nat(F.atom_form(a), e))
+        return B.rel(n.op, core, F.const(0))
+
+    def simplify_form(self, f: "F.Form") -> "F.Form":
+        """``f`` with replacements and divisibility applied (cached until the facts change).
+
+        >>> from symint import form as F
+        >>> facts = Facts(rank=lambda s: (0, s.name))
+        >>> facts.learn_form(B.rel("==", F.sym("b"), F.add(F.sym("a"), F.const(1))))
+        >>> facts.simplify_form(F.mul(F.sym("b"), F.const(2))).sympy()
+        2*a + 2
+        """
+        if f.is_const:
+            return f
+        if not self._div and f.symbols.isdisjoint(self._repl) and not f.has_symbolic_division:
+            return f
+        return F.transform(f, self._on_atom, self._subst_memo)
+
+    def simplify_bool(self, b: BoolForm) -> BoolForm:
+        """A boolean form with replacements and divisibility applied."""
+        if b.kind == "const":
+            return b
+        found = self._bool_memo.get(b)
+        if found is not None:
+            return found
+        kind = b.kind
+        if kind == "rel":
+            op, lhs, rhs = b.args
+            result = B.rel(op, self.simplify_form(lhs), self.simplify_form(rhs))
+            if result.kind == "rel" and result.norm.op != "<=":
+                result = self._drop_nonzero_factors(result)
+        elif kind == "and":
+            result = B.and_(*(self.simplify_bool(a) for a in b.args))
+        elif kind == "or":
+            result = B.or_(*(self.simplify_bool(a) for a in b.args))
+        elif kind == "not":
+            result = B.not_(self.simplify_bool(b.args[0]))
+        else:
+            expr = b.args[0]
+            subs = {s: self._repl[s.name].sympy() for s in expr.free_symbols if s.name in self._repl}
+            result = B.bool_from_sympy(substitute(expr, subs)) if subs else b
+        self._bool_memo[b] = result
+        return result
+
     def simplify(self, expr: sympy.Basic) -> sympy.Basic:
-        """``expr`` with replacements and divisibility applied (cached until facts change).
+        """``expr`` (sympy) with replacements and divisibility applied."""
+        if expr.is_Number or expr is _TRUE or expr is _FALSE:
+            return expr
+        if build.is_bool_expr(expr):
+            return self.simplify_bool(B.bool_from_sympy(expr)).sympy()
+        try:
+            return self.simplify_form(from_sympy(expr)).sympy()
+        except NotAnIntegerForm:
+            subs = {s: self._repl[s.name].sympy() for s in expr.free_symbols if s.name in self._repl}
+            return substitute(expr, subs) if subs else expr
 
-        >>> from symint.build import symbol_expr, mod, eq
-        >>> f = Facts(rank=lambda s: (0, s.name))
-        >>> s0 = symbol_expr("s0")
-        >>> f.learn(eq(mod(s0, 8), 0))
-        >>> f.simplify(mod(s0, 4) + 1)
-        1
+    # -- bounds and decisions -------------------------------------------------------------------
+    def _opaque_bound(self, ranges):
+        def go(expr):
+            rng = bound(expr, {build.symbol_expr(n): ValueRanges.of(lo, hi) for n, (lo, hi) in ranges.items()})
+            return (rng.lower, rng.upper)
+
+        return go
+
+    def bound_form(self, f: "F.Form", ranges: dict | None = None) -> tuple:
+        """The interval ``(lo, hi)`` of ``f`` (after simplification) given the ranges."""
+        f = self.simplify_form(f)
+        if ranges is None:
+            return bound_form(f, self._ranges, self._bound_memo, self._opaque_bound(self._ranges))
+        return bound_form(f, ranges, {}, self._opaque_bound(ranges))
+
+    def decide(self, b: BoolForm, ranges: dict | None = None, use_facts: bool = True, expect: bool | None = None) -> bool | None:
+        """True/False if the facts decide ``b``, else None. Records nothing.
+
+        ``ranges`` overrides the symbol ranges (size-oblivious questions);
+        ``use_facts=False`` asks the ranges alone; ``expect`` is the traced example's
+        answer when known (only it can be provable, so only it is searched for).
         """
-        cached = self._simplified.get(expr)
-        if cached is not None:
-            return cached
-        result = expr
-        if self.replacements or self.divisible:
-            syms = expr.free_symbols
-            subs = {s: self.replacements[s] for s in syms if s in self.replacements}
-            if subs:
-                result = substitute(result, subs)
-            if self.divisible and any(s in self.divisible for s in result.free_symbols):
-                zeros = {
-                    m: sympy.Integer(0)
-                    for m in result.atoms(Mod)
-                    if self._divides(m.args[0], m.args[1])
-                }
-                if zeros:
-                    result = substitute(result, zeros)
-        if not result.is_Atom and result.has(Mod, FloorDiv):
-            result = self._cancel_common_factors(result)
-        self._simplified[expr] = result
-        return result
+        s = self.simplify_bool(b)
+        return self._decide(s, self._ranges if ranges is None else ranges, use_facts, ranges is None, expect)
 
-    def _nonzero_factor(self, f: sympy.Expr) -> bool:
-        rng = bound(f, self.ranges)
-        return rng.lower > 0 or rng.upper < 0
+    def _decide(self, s: BoolForm, ranges, use_facts: bool, own_ranges: bool, expect: bool | None = None) -> bool | None:
+        kind = s.kind
+        if kind == "const":
+            return s.value
+        if kind == "rel":
+            n = s.norm
+            if use_facts:
+                known = self._known.get(n)
+                if known is not None:
+                    return known
+                known = self._known.get(n.negated())
+                if known is not None:
+                    return not known
+            memo = self._bound_memo if own_ranges else {}
+            linear = None
+            if use_facts:
+                has_atoms = self._add_atom_facts(n.p, ranges, memo)
+                if has_atoms or not n.p.symbols.isdisjoint(self.related):
+                    linear = self._linear
+            return decide_norm(n, linear, ranges, memo, expect)
+        if kind in ("and", "or"):
+            parts = [self._decide(a, ranges, use_facts, own_ranges) for a in s.args]
+            if kind == "and":
+                return False if False in parts else (True if all(p is True for p in parts) else None)
+            return True if True in parts else (False if all(p is False for p in parts) else None)
+        if kind == "not":
+            inner = self._decide(s.args[0], ranges, use_facts, own_ranges)
+            return None if inner is None else not inner
+        if use_facts:
+            known = self._known.get(s)
+            if known is not None:
+                return known
+        rng = bound(s.args[0], {build.symbol_expr(n): ValueRanges.of(lo, hi) for n, (lo, hi) in ranges.items()})
+        return bool(rng.lower) if rng.is_singleton() else None
 
-    def _cancel_common_factors(self, expr: sympy.Basic) -> sympy.Basic:
-        """``Mod(k*a, k*b) -> k*Mod(a, b)`` and ``FloorDiv(k*a, k*b) -> FloorDiv(a, b)`` for a provably nonzero ``k``.
+    def _add_atom_facts(self, p: "F.Form", ranges, memo) -> bool:
+        """Add the definitional facts of the function atoms of ``p`` (once each); True if ``p`` has any."""
+        found = False
+        seen = self._atoms_seen
+        for m, _ in p.terms:
+            for atom, _ in m.factors:
+                if atom.kind in ("max", "min", "floordiv", "mod"):
+                    found = True
+                    if atom not in seen:
+                        seen.add(atom)
+                        for fact in atom_facts(atom, ranges, memo):
+                            self._linear.add(fact)
+        return found
 
-        Both are exact identities of Python's ``%`` and ``//`` for every ``k != 0``;
-        then ``Eq(k*x, 0) -> Eq(x, 0)`` (and ``Ne``) for such ``k``.
-        """
-        rewrites = {}
-        for atom in expr.atoms(Mod, FloorDiv):
-            a, b = atom.args
-            if b.is_Number:
-                continue
-            for f in sympy.Mul.make_args(b):
-                if f.is_Number or not self._nonzero_factor(f):
-                    continue
-                if all(f in sympy.Mul.make_args(t) for t in sympy.Add.make_args(a)):
-                    a2, b2 = sympy.expand_mul(a / f), b / f
-                    rewrites[atom] = f * Mod(a2, b2) if isinstance(atom, Mod) else FloorDiv(a2, b2)
-                    break
-        result = substitute(expr, rewrites) if rewrites else expr
-        if isinstance(result, Relational) and result.rel_op in ("==", "!=") and result.rhs == 0 and result.lhs.is_Mul:
-            kept = [f for f in result.lhs.args if f.is_Number or not self._nonzero_factor(f)]
-            if len(kept) < len(result.lhs.args):
-                core = sympy.Mul(*(f for f in kept if not f.is_Number))
-                result = build.eq(core, 0) if result.rel_op == "==" else build.ne(core, 0)
-        return result
-
-    def _divides(self, a: sympy.Expr, k: sympy.Expr) -> bool:
-        if not (a.is_Symbol and isinstance(k, sympy.Integer)) or int(k) == 0:
-            return False
-        return any(m % int(k) == 0 for m in self.divisible.get(a, ()))
-
-    # -- deciding -------------------------------------------------------------------------------
     def static_value(self, expr: sympy.Basic, ranges: dict | None = None) -> bool | None:
-        """True/False if the facts decide the boolean ``expr``, else None. Records nothing."""
-        e = self.simplify(expr)
-        if e is _TRUE or e is _FALSE:
-            return bool(e)
-        value = self.by_ranges(e, self.ranges if ranges is None else ranges)
-        if value is not None:
-            return value
-        known = self.known.get(e)
-        if known is not None:
-            return known
-        known = self.known.get(build.not_(e))
-        return None if known is None else not known
+        """True/False if the facts decide the boolean sympy ``expr``, else None. Records nothing."""
+        r = None if ranges is None else {s.name: (v.lower, v.upper) for s, v in ranges.items()}
+        return self.decide(B.bool_from_sympy(expr), r)
 
-    def intervals_are_exact(self, e: sympy.Basic) -> bool:
-        """Whether :meth:`by_ranges` already gives the best possible answer for ``e``.
+    def by_ranges(self, e: sympy.Basic, ranges: dict | None = None) -> bool | None:
+        """Decide the sympy boolean ``e`` from interval bounds alone (no linear facts, no known facts)."""
+        r = None if ranges is None else {s.name: (v.lower, v.upper) for s, v in ranges.items()}
+        s = self.simplify_bool(B.bool_from_sympy(e))
+        return self._decide(s, self._ranges if r is None else r, False, r is None)
+
+    def intervals_are_exact(self, b: "BoolForm | sympy.Basic") -> bool:
+        """Whether interval bounds already give the best possible answer for ``b``.
 
         Note [Questions intervals answer exactly]
-            A relation whose ``lhs - rhs`` is a linear combination of distinct symbols
-            (sympy collects terms, so each appears once), none of which any fact but
-            its range mentions, ranges over exactly the interval that interval
-            arithmetic computes: every corner of the box of ranges is possible. So if
-            :meth:`by_ranges` did not decide it, no solver can, and asking Z3 is waste.
+            A relation whose difference is a linear combination of distinct symbols,
+            none of which any fact but its range mentions, ranges over exactly the
+            interval that interval arithmetic computes: every corner of the box of
+            ranges is possible. So if the ranges did not decide it, no solver can,
+            and asking Z3 is waste.
         """
-        if not isinstance(e, Relational):
+        if not isinstance(b, BoolForm):
+            b = B.bool_from_sympy(b)
+        b = self.simplify_bool(b)
+        if b.kind != "rel":
             return False
-        lf = linear_form(build.sub(e.lhs, e.rhs))
-        return lf is not None and self.related.isdisjoint(lf[0])
-
-    def by_ranges(self, e: sympy.Basic, ranges: dict) -> bool | None:
-        """Decide ``e`` from interval bounds alone (relations compare ``lhs - rhs`` with 0)."""
-        if isinstance(e, Relational):
-            diff = build.sub(e.lhs, e.rhs)
-            answer = _compare_with_zero(bound(diff, ranges), e.rel_op)
-            if answer is None and diff.is_Add:
-                # s0*s1 - s0 is unbounded term by term, but s0*(s1 - 1) is >= 2: pull common factors out.
-                factored = _factor_terms(diff)
-                if factored is not diff:
-                    answer = _compare_with_zero(bound(factored, ranges), e.rel_op)
-            return answer
-        if isinstance(e, sympy.And):
-            parts = [self.by_ranges(a, ranges) for a in e.args]
-            return False if False in parts else (True if all(p is True for p in parts) else None)
-        if isinstance(e, sympy.Or):
-            parts = [self.by_ranges(a, ranges) for a in e.args]
-            return True if True in parts else (False if all(p is False for p in parts) else None)
-        if isinstance(e, sympy.Not):
-            inner = self.by_ranges(e.args[0], ranges)
-            return None if inner is None else not inner
-        rng = bound(e, ranges)
-        return bool(rng.lower) if rng.is_singleton() else None
+        lin = b.norm.p.linear() if not isinstance(b.norm, bool) else None
+        return lin is not None and self.related.isdisjoint(lin)
 
     # -- learning -------------------------------------------------------------------------------
     def learn(self, fact: sympy.Basic) -> None:
-        """Take the boolean ``fact`` as true from now on, and feed it back.
+        """Take the boolean sympy ``fact`` as true from now on, and feed it back.
 
         Raises:
             ContradictionError: ``fact`` contradicts what is known.
         """
-        e = self.simplify(fact)
-        if e is _TRUE:
+        self.learn_form(B.bool_from_sympy(fact))
+
+    def learn_form(self, fact: BoolForm) -> None:
+        """Take the boolean form ``fact`` as true from now on (see :meth:`learn`)."""
+        e = self.simplify_bool(fact)
+        if e is B.TRUE:
             return
-        if e is _FALSE:
-            raise ContradictionError(f"{fact} contradicts the known facts (it simplifies to False)")
-        if isinstance(e, sympy.And):
+        if e is B.FALSE:
+            raise ContradictionError(f"{fact.sympy()} contradicts the known facts (it simplifies to False)")
+        if e.kind == "and":
             for part in e.args:
-                self.learn(part)
+                self.learn_form(part)
             return
-        if isinstance(e, Relational):
-            self._learn_relation(e)
+        if e.kind == "rel":
+            if self._learn_relation(e):
+                return
         self._remember(e)
 
-    def _remember(self, e: sympy.Basic) -> None:
-        e = self.simplify(e)
-        if e is _TRUE:
-            return
-        if e is _FALSE or self.known.get(e) is False:
-            raise ContradictionError(f"{e} contradicts the known facts")
-        if e not in self.known:
-            self.known[e] = True
-            self.related |= e.free_symbols
-            self.version += 1  # answers may change; simplification does not (no _changed())
-            self._emit(e)
+    def _remember(self, e: BoolForm) -> bool:
+        e = self.simplify_bool(e)
+        if e is B.TRUE:
+            return False
+        key = e.norm if e.kind == "rel" else e
+        if e is B.FALSE or self._known.get(key) is False:
+            raise ContradictionError(f"{e.sympy()} contradicts the known facts")
+        if e.kind == "rel":
+            answer = self._decide(e, self._ranges, True, True)
+            if answer is True:
+                return False
+            if answer is False:
+                raise ContradictionError(f"{e.sympy()} contradicts the known facts")
+        if key in self._known:
+            return False
+        self._known[key] = True
+        if e.kind == "rel":
+            self._linear.add(e.norm)
+            self._propagate(e.norm)
+        if e.kind == "rel":
+            self._known.setdefault(e.norm.negated(), False)
+        self.related |= e.symbols
+        self.version += 1  # answers may change; simplification does not
+        self._views = {}
+        self._emit(e)
+        return True
 
-    def _learn_relation(self, e: Relational) -> None:
-        diff = build.sub(e.lhs, e.rhs)
-        op = e.rel_op
-        if op == "==":
-            if self._learn_divisibility(e):
+    def _propagate(self, fact: Norm, rounds: int = 4) -> None:
+        """Tighten symbol ranges through linear facts (bounds propagation, a bounded number of rounds).
+
+        ``a1 >= a0 + 8`` with ``a0 >= 6`` narrows ``a1`` to ``[14, oo]``; a narrowed symbol
+        re-propagates the facts that mention it, ``rounds`` times at most (a count, so the
+        result is deterministic and the work bounded even for cycles such as ``x < y < x + 5``).
+        """
+        work = [fact]
+        for _ in range(rounds):
+            narrowed: list[str] = []
+            for f in work:
+                if isinstance(f, bool) or f.op == "!=" or not f.p.linear():
+                    continue
+                for name, lo, hi in propagate(f, self._ranges):
+                    if name in self._repl:
+                        continue
+                    if self._narrow(name, lo, hi, f):
+                        narrowed.append(name)
+            if not narrowed:
                 return
-            self._learn_equality(diff)
-            return
-        lf = linear_form(diff)
-        if lf is None or len(lf[0]) != 1:
-            return
-        (sym, c), k = next(iter(lf[0].items())), lf[1]
-        if c == 0:
-            return
-        # Normalise to c*sym + k <= 0 (or != 0).
-        if op == "<":
-            k += 1
-        elif op == ">":
-            c, k = -c, -k + 1
-        elif op == ">=":
-            c, k = -c, -k
-        if op == "!=":
+            work = [f for name in dict.fromkeys(narrowed) for f in self._linear.mentioning(name)]
+
+    def _learn_relation(self, e: BoolForm) -> bool:
+        """Use a relation as a range, divisibility or replacement; True if it was fully absorbed."""
+        n = e.norm
+        p = n.p
+        if n.op == "==":
+            if self._learn_divisibility(p):
+                self._emit(e)
+                return True
+            return self._learn_equality(p, e)
+        lin = p.linear()
+        if not lin or len(lin) != 1:
+            return False
+        (name, c), k = next(iter(lin.items())), p.const
+        why = e
+        if n.op == "!=":
             if k % c == 0:
                 value = -k // c
-                rng = self.range_of(sym)
-                if rng.lower == value:
-                    self.narrow(sym, ValueRanges.of(value + 1, math.inf), f" (from {e})")
-                elif rng.upper == value:
-                    self.narrow(sym, ValueRanges.of(-math.inf, value - 1), f" (from {e})")
-            return
+                lo, hi = self._ranges.get(name, (-INF, INF))
+                if lo == value:
+                    self._narrow(name, value + 1, INF, why)
+                elif hi == value:
+                    self._narrow(name, -INF, value - 1, why)
+            return False
+        # c*x + k <= 0
         if c > 0:
-            self.narrow(sym, ValueRanges.of(-math.inf, _floor_div(-k, c)), f" (from {e})")
+            self._narrow(name, -INF, _floor_div(-k, c), why)
         else:
-            self.narrow(sym, ValueRanges.of(_ceil_div(k, -c), math.inf), f" (from {e})")
+            self._narrow(name, _ceil_div(k, -c), INF, why)
+        self._emit(e)
+        return True
 
-    def _learn_divisibility(self, e: Relational) -> bool:
-        for side, other in ((e.lhs, e.rhs), (e.rhs, e.lhs)):
-            if isinstance(side, Mod) and other == 0:
-                a, k = side.args
-                if a.is_Symbol and isinstance(k, sympy.Integer) and int(k) != 0:
-                    self.divisible.setdefault(a, set()).add(abs(int(k)))
-                    self.related.add(a)
-                    self._changed()
-                    self._emit(e)  # simplify() now folds it to True, so _remember would not pass it on
-                    return True
-        return False
+    def _learn_divisibility(self, p: "F.Form") -> bool:
+        atom = p.atom()
+        if atom is None or atom.kind != "mod":
+            return False
+        a, k = atom.args
+        inner = a.atom()
+        if inner is None or inner.kind != "sym" or not k.is_const or k.const == 0:
+            return False
+        self._div.setdefault(inner.name, set()).add(abs(k.const))
+        self.related.add(inner.name)
+        self._changed_substitution()
+        self._resimplify_known({inner.name})
+        return True
 
-    def _learn_equality(self, diff: sympy.Expr) -> None:
+    def _learn_equality(self, p: "F.Form", e: BoolForm) -> bool:
         candidates = []
-        terms = sympy.Add.make_args(diff)
-        for term in terms:
-            coeff, rest = term.as_coeff_Mul()
-            if rest.is_Symbol and coeff in (1, -1):
-                others = diff - term
-                if rest not in others.free_symbols:
-                    candidates.append((self._rank(rest), rest, -others / coeff))
+        for m, c in p.terms:
+            atom = m.single_atom()
+            if atom is None or atom.kind != "sym" or c not in (1, -1):
+                continue
+            others = F.sub(p, F.scale(F.atom_form(atom), c))
+            if atom.name in others.symbols:
+                continue
+            value = F.scale(others, -c)  # c*x + others == 0  =>  x = -others / c
+            candidates.append((self._rank(build.symbol_expr(atom.name)), atom.name, value))
         if not candidates:
-            return
-        _, sym, value = max(candidates, key=lambda c: c[0])
-        self.replace(sym, value)
+            return False
+        _, name, value = max(candidates, key=lambda t: t[0])
+        self.replace_form(name, value)
+        return True
 
     def replace(self, sym: sympy.Symbol, value: sympy.Expr) -> None:
         """Record ``sym == value`` as a replacement (``value`` must not contain ``sym``)."""
-        value = self.simplify(value)
-        if sym in value.free_symbols:
-            raise ValueError(f"cannot replace {sym} by {value}, which contains it")
-        rng = self.range_of(sym)
-        for other, old in list(self.replacements.items()):
-            if sym in old.free_symbols:
-                self.replacements[other] = substitute(old, {sym: value})
-        self.replacements[sym] = value
-        self.related |= {sym} | value.free_symbols
-        if sym in self.divisible and value.is_Symbol:
-            self.divisible.setdefault(value, set()).update(self.divisible[sym])
-        self._changed()
-        self._emit(build.eq(sym, value))
-        self.narrow(sym, rng, f" (the range of {sym}, now {value})")
-        self._resimplify_known()
+        self.replace_form(sym.name, from_sympy(value))
 
-    def _resimplify_known(self) -> None:
-        old, self.known = self.known, {}
-        replaced = self.replacements.keys()
-        for e, truth in old.items():
-            if replaced.isdisjoint(e.free_symbols):
-                self.known[e] = truth
+    def replace_form(self, name: str, value: "F.Form") -> None:
+        """Record the symbol ``name`` equal to the form ``value`` (which must not contain it)."""
+        value = self.simplify_form(value)
+        if name in value.symbols:
+            raise ValueError(f"cannot replace {name} by {value.sympy()}, which contains it")
+        lo, hi = self._ranges.get(name, (-INF, INF))
+        single = {name: value}
+        memo: dict = {}
+
+        def on_atom(atom):
+            return single.get(atom.name) if atom.kind == "sym" else None
+
+        for other, old in list(self._repl.items()):
+            if name in old.symbols:
+                self._repl[other] = F.transform(old, on_atom, memo)
+        self._repl[name] = value
+        self.related |= {name} | value.symbols
+        survivor = value.atom()
+        if name in self._div and survivor is not None and survivor.kind == "sym":
+            self._div.setdefault(survivor.name, set()).update(self._div[name])
+        self._changed_substitution()
+        self._emit(B.rel("==", F.sym(name), value))
+        self._narrow(name, lo, hi, f" (the range of {name})")
+        self._resimplify_known({name})
+
+    def _resimplify_known(self, names: set[str]) -> None:
+        """Re-simplify the linear and known facts that mention a symbol in ``names`` (the rest cannot change)."""
+        old_linear, self._linear = self._linear, LinearFacts()
+        for n in old_linear.facts:
+            if n.p.symbols.isdisjoint(names):
+                self._linear.add(n)
                 continue
-            s = self.simplify(e)
-            if s is _TRUE or s is _FALSE:
-                if bool(s) != truth:
-                    raise ContradictionError(f"{e} became {s} after new replacements, contradicting a known fact")
+            s = B.rel(n.op, self.simplify_form(n.p), F.const(0))
+            if s.kind == "const":
+                if not s.value:
+                    raise ContradictionError(f"{n} became False after new replacements, contradicting a known fact")
                 continue
-            self.known[s] = truth
+            self._linear.add(s.norm)
+        old, self._known = self._known, {}
+        for key, truth in old.items():
+            if isinstance(key, Norm):
+                if key.p.symbols.isdisjoint(names):
+                    self._known[key] = truth
+                    continue
+                s = B.rel(key.op, self.simplify_form(key.p), F.const(0))
+                if s.kind == "const":
+                    if s.value != truth:
+                        raise ContradictionError(f"{key} became {s.value} after new replacements, contradicting a known fact")
+                    continue
+                self._known[s.norm] = truth
+            else:
+                if key.symbols.isdisjoint(names):
+                    self._known[key] = truth
+                    continue
+                s = self.simplify_bool(key)
+                if s.kind == "const":
+                    if s.value != truth:
+                        raise ContradictionError(f"{key.sympy()} became {s.value}, contradicting a known fact")
+                    continue
+                self._known[s.norm if s.kind == "rel" else s] = truth
+        self._views = {}
+
+    # -- sympy views ----------------------------------------------------------------------------
+    @property
+    def ranges(self) -> dict[sympy.Symbol, ValueRanges]:
+        """Every symbol's range, as sympy symbol -> ValueRanges (a fresh view; changes to it are ignored)."""
+        view = self._views.get("ranges")
+        if view is None:
+            view = self._views["ranges"] = {
+                build.symbol_expr(n): ValueRanges.of(lo, hi) for n, (lo, hi) in self._ranges.items()
+            }
+        return view
+
+    @property
+    def replacements(self) -> dict[sympy.Symbol, sympy.Expr]:
+        """The replacements, as sympy symbol -> sympy expression (a view)."""
+        view = self._views.get("replacements")
+        if view is None:
+            view = self._views["replacements"] = {build.symbol_expr(n): f.sympy() for n, f in self._repl.items()}
+        return view
+
+    @property
+    def divisible(self) -> dict[sympy.Symbol, set[int]]:
+        """Known divisors per symbol (a view)."""
+        return {build.symbol_expr(n): set(ks) for n, ks in self._div.items()}
+
+    @property
+    def known(self) -> dict[sympy.Basic, bool]:
+        """The remembered facts that ranges, replacements and divisibility do not hold, as sympy -> truth."""
+        view = self._views.get("known")
+        if view is None:
+            out = {}
+            for key, truth in self._known.items():
+                if isinstance(key, Norm):
+                    if truth:
+                        out[B.rel(key.op, key.p, F.const(0)).sympy()] = True
+                else:
+                    out[key.sympy()] = truth
+            view = self._views["known"] = out
+        return view
 
     def facts(self) -> Iterable[sympy.Basic]:
-        """Every fact as a boolean expression (ranges, replacements, divisibility, known)."""
-        for sym, rng in self.ranges.items():
-            if rng.lower != -math.inf:
-                yield build.ge(sym, int(rng.lower))
-            if rng.upper != math.inf:
-                yield build.le(sym, int(rng.upper))
-        for sym, value in self.replacements.items():
-            yield build.eq(sym, value)
-        for sym, ks in self.divisible.items():
-            for k in ks:
-                yield build.eq(build.mod(sym, k), 0)
+        """Every fact as a boolean sympy expression (ranges, replacements, divisibility, known)."""
+        for name, (lo, hi) in self._ranges.items():
+            s = build.symbol_expr(name)
+            if lo != -INF:
+                yield build.ge(s, int(lo))
+            if hi != INF:
+                yield build.le(s, int(hi))
+        for name, value in self._repl.items():
+            yield build.eq(build.symbol_expr(name), value.sympy())
+        for name, ks in self._div.items():
+            for k in sorted(ks):
+                yield build.eq(build.mod(build.symbol_expr(name), k), 0)
         yield from (e for e, truth in self.known.items() if truth)
+
+
+def _why(why) -> str:
+    if isinstance(why, str):
+        return why
+    if isinstance(why, Norm):
+        return f" (from {B.rel(why.op, why.p, F.const(0)).sympy()})"
+    return f" (from {why.sympy()})"
+
+
+def _fmt(v) -> str:
+    return "oo" if v == INF else ("-oo" if v == -INF else str(v))

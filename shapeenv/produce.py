@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING
 import sympy
 
 from guards import Guard, GuardSet, ProofResult, SolverConfig, Source
+from symint import boolform as B
 from symint import build
 
 from .facts import Facts
@@ -43,7 +44,7 @@ from .monotone import as_bound
 if TYPE_CHECKING:  # pragma: no cover
     from .env import ShapeEnv
 
-__all__ = ["produce_guards", "produce_guards_with_report", "raw_guards", "ProduceReport", "source_symbols"]
+__all__ = ["produce_guards", "produce_reduced", "produce_guards_with_report", "raw_guards", "ProduceReport", "source_symbols"]
 
 
 def source_symbols(env: "ShapeEnv") -> tuple[dict[sympy.Symbol, Source], list[Guard]]:
@@ -79,25 +80,42 @@ def _range_guards(env: "ShapeEnv") -> list[Guard]:
     return out
 
 
+def _form_of(record):
+    f = record.form
+    return f if isinstance(f, B.BoolForm) else B.bool_from_sympy(f)
+
+
+def _initial_facts(env: "ShapeEnv") -> Facts:
+    facts = Facts(rank=env.elimination_rank)
+    for sym, info in env.symbols.items():
+        if info.sources and info.initial_range is not None:
+            facts.set_range(sym, info.initial_range)
+    return facts
+
+
 def _guard_facts(env: "ShapeEnv") -> tuple[Facts, dict[sympy.Symbol, list[str]]]:
     """What the initial ranges and the recorded guards imply, and nothing else (no asserts).
 
     Also returns, per symbol, the provenance of the guards that changed what is known of it.
     """
-    facts = Facts(rank=env.elimination_rank)
+    facts = _initial_facts(env)
     causes: dict[sympy.Symbol, list[str]] = {}
     for sym, info in env.symbols.items():
         if info.sources and info.initial_range is not None:
-            facts.set_range(sym, info.initial_range)
             causes[sym] = [f"the initial range of {info.sources[0].text()}"]
     for record in env.guards:
-        before = (dict(facts.ranges), dict(facts.replacements), {s: set(k) for s, k in facts.divisible.items()})
-        facts.learn(record.expr)
-        after = (facts.ranges, facts.replacements, facts.divisible)
+        before = (dict(facts.bounds()), dict(facts._repl), {s: set(k) for s, k in facts._div.items()})
+        facts.learn_form(_form_of(record))
+        after = (facts.bounds(), facts._repl, facts._div)
+        changed = set()
         for old, new in zip(before, after):
-            for sym in new.keys() | old.keys():
-                if old.get(sym) != new.get(sym):
-                    causes.setdefault(sym, []).append(f"{record.expr} at {record.provenance.user_frame or '<unknown>'}")
+            for name in new.keys() | old.keys():
+                if old.get(name) != new.get(name):
+                    changed.add(name)
+        for name in sorted(changed):
+            causes.setdefault(build.symbol_expr(name), []).append(
+                f"{record.expr} at {record.provenance.user_frame or '<unknown>'}"
+            )
     return facts, causes
 
 
@@ -138,17 +156,29 @@ def _as_bound(env: "ShapeEnv", facts: Facts, e: sympy.Basic) -> sympy.Basic:
 
 
 def reduce_guards(env: "ShapeEnv") -> list[Guard]:
-    """The recorded guards as explicit facts plus those not implied by them (Note [Reducing the produced guard set])."""
+    """The recorded guards as explicit facts plus those not implied by them (Note [Reducing the produced guard set]).
+
+    The recorded guards are then visited newest first (later guards are usually the
+    stronger ones) and one is kept only if the explicit facts plus the guards kept so far
+    do not already decide it: every dropped guard is implied by what is kept, and what is
+    kept is implied by the recorded guards, so the set stays exact.
+    """
     facts, causes = _guard_facts(env)
+    explicit = _explicit_facts(env, facts, causes)
+    kept_facts = _initial_facts(env)
+    for g in explicit:
+        kept_facts.learn(g.expr)
     kept = []
-    for record in env.guards:
-        e = facts.simplify(record.expr)
-        if e is sympy.true or facts.by_ranges(e, facts.ranges) is True:
+    for record in reversed(env.guards):
+        form = facts.simplify_bool(_form_of(record))
+        if form.kind == "const" or kept_facts.decide(form) is True:
             continue
-        e = _as_bound(env, facts, e)
+        kept_facts.learn_form(form)
+        e = _as_bound(env, facts, form.sympy())
         if e is not sympy.true:
             kept.append(Guard.of(e, str(record.provenance)))
-    return _explicit_facts(env, facts, causes) + kept
+    kept.reverse()
+    return explicit + kept
 
 
 def raw_guards(env: "ShapeEnv") -> GuardSet:
@@ -158,12 +188,17 @@ def raw_guards(env: "ShapeEnv") -> GuardSet:
     return GuardSet.of(ties + _range_guards(env) + recorded, sources)
 
 
+def produce_reduced(env: "ShapeEnv") -> GuardSet:
+    """The reduced guard set (Note [Reducing the produced guard set]): exact, and built without Z3."""
+    sources, ties = source_symbols(env)
+    return GuardSet.of(ties + reduce_guards(env), sources)
+
+
 def produce_guards(env: "ShapeEnv", *, simplify: bool = True) -> GuardSet:
     """The guard set of ``env`` (see the Notes above); ``simplify=False`` gives the raw set."""
     if not simplify:
         return raw_guards(env)
-    sources, ties = source_symbols(env)
-    reduced = GuardSet.of(ties + reduce_guards(env), sources)
+    reduced = produce_reduced(env)
     return reduced.simplify() if len(reduced) else reduced
 
 

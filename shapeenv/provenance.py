@@ -65,12 +65,25 @@ class Provenance:
         return f"{where}{op}{why}"
 
 
+def _sympy_of(value) -> sympy.Basic:
+    return value if isinstance(value, sympy.Basic) else value.sympy()
+
+
 @dataclass(frozen=True, slots=True)
 class GuardRecord:
-    """A guard the environment recorded: ``expr`` held for the hints and must hold for reuse."""
+    """A guard the environment recorded: ``expr`` held for the hints and must hold for reuse.
 
-    expr: sympy.Basic
+    ``form`` is the guard's canonical form (a :class:`symint.boolform.BoolForm`) or a sympy
+    boolean; ``expr`` is its sympy expression, built on first use.
+    """
+
+    form: object
     provenance: Provenance
+
+    @property
+    def expr(self) -> sympy.Basic:
+        """The guard as a sympy boolean."""
+        return _sympy_of(self.form)
 
     def __str__(self) -> str:
         return f"{self.expr}  # {self.provenance}"
@@ -78,11 +91,19 @@ class GuardRecord:
 
 @dataclass(frozen=True, slots=True)
 class AssertRecord:
-    """A runtime assert (``check(...)``): assumed while tracing, checked when the program runs."""
+    """A runtime assert (``check(...)``): assumed while tracing, checked when the program runs.
 
-    expr: sympy.Basic
+    ``form`` as in :class:`GuardRecord`; ``expr`` is the sympy boolean.
+    """
+
+    form: object
     message: str | None
     provenance: Provenance
+
+    @property
+    def expr(self) -> sympy.Basic:
+        """The asserted condition as a sympy boolean."""
+        return _sympy_of(self.form)
 
     def __str__(self) -> str:
         msg = f" ({self.message})" if self.message else ""

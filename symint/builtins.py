@@ -13,10 +13,11 @@ returns a plain value when its arguments are plain.
 from __future__ import annotations
 
 from . import build
+from . import form as F
 from .build import symbol_expr
 from .errors import SymbolicTypeError
 from .node import SymbolicEnv, SymNode, compute_hint, merge_envs
-from .values import SymBool, SymFloat, SymInt, unwrap, wrap
+from .values import SymBool, SymFloat, SymInt, _env_of, _int_operand, unwrap, wrap
 
 __all__ = ["sym_max", "sym_min", "sym_not", "sym_and", "sym_or", "sym_ite", "symbol", "is_symbolic"]
 
@@ -58,6 +59,9 @@ def _minmax(args: tuple, builder, pick, what: str):
         raise TypeError(f"{what} expected at least 1 argument, got 0")
     if not any(is_symbolic(a) for a in args):
         return pick(args)
+    fast = _form_minmax(args, F.max_ if pick is max else F.min_, pick)
+    if fast is not None:
+        return fast
     ops = _operands(args, what)
     if any(t is bool for _, _, t, _ in ops):
         raise SymbolicTypeError(f"{what}: arguments must be numbers, not booleans")
@@ -68,6 +72,25 @@ def _minmax(args: tuple, builder, pick, what: str):
     hint = compute_hint(lambda *hs: pick(hs), *(h for _, h, _, _ in ops))
     env = merge_envs(*(n for _, _, _, n in ops if n is not None))
     return wrap(expr, pytype, hint, env)
+
+
+def _form_minmax(args: tuple, fop, pick):
+    """Max/Min on canonical forms when every argument is an int or a SymInt with a form, else None."""
+    ops = [_int_operand(a) for a in args]
+    if any(o is None for o in ops):
+        return None
+    form, hint, node = ops[0]
+    env_node = node
+    for f, h, n in ops[1:]:
+        form = fop(form, f)
+        hint = None if hint is None or h is None else pick(hint, h)
+        if n is not None:
+            env_node = n if env_node is None else env_node
+            if n.env is not env_node.env:
+                merge_envs(env_node, n)
+    if form.is_const:
+        return form.const
+    return SymInt(SymNode(None, int, hint, env_node.env if env_node else None, form=form))
 
 
 def sym_max(*args):

@@ -9,7 +9,6 @@ environment: anything satisfying :class:`SymbolicEnv` will do (``ShapeEnv`` does
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Callable, Protocol, runtime_checkable
 
 import sympy
@@ -34,22 +33,55 @@ class SymbolicEnv(Protocol):
         ...  # pragma: no cover
 
 
-@dataclass(frozen=True, slots=True, eq=False)
 class SymNode:
     """An immutable symbolic value: ``expr`` of Python type ``pytype`` with value ``hint``.
 
-    Nodes compare by identity; compare their ``expr`` for structural equality.
+    Integer and boolean values are held as canonical forms (:mod:`symint.form`,
+    :mod:`symint.boolform`: ``form``); the sympy ``expr`` is built from the form
+    on first request, once. A node may also be created from a sympy expression,
+    whose form is then derived on first request (float expressions have none).
+
+    Nodes compare by identity; compare their ``form`` (or ``expr``) for structural equality.
 
     >>> from symint.build import symbol_expr
     >>> n = SymNode(symbol_expr("s0"), int, 4)
-    >>> n.expr, n.pytype.__name__, n.hint, n.env is None
-    (s0, 'int', 4, True)
+    >>> n.expr, n.pytype.__name__, n.hint, n.env is None, n.form.atom().name
+    (s0, 'int', 4, True, 's0')
     """
 
-    expr: sympy.Basic
-    pytype: type
-    hint: Hint = None
-    env: SymbolicEnv | None = None
+    __slots__ = ("_expr", "_form", "pytype", "hint", "env")
+
+    def __init__(self, expr: sympy.Basic | None = None, pytype: type = int, hint: Hint = None,
+                 env: "SymbolicEnv | None" = None, *, form=None):
+        if expr is None and form is None:
+            raise TypeError("a SymNode needs an expression or a form")
+        setattr_ = object.__setattr__
+        setattr_(self, "_expr", expr)
+        setattr_(self, "_form", form)
+        setattr_(self, "pytype", pytype)
+        setattr_(self, "hint", hint)
+        setattr_(self, "env", env)
+
+    def __setattr__(self, name, value):
+        raise AttributeError(f"SymNode is immutable (cannot set {name})")
+
+    @property
+    def expr(self) -> sympy.Basic:
+        """The sympy expression (built from the form on first use)."""
+        e = self._expr
+        if e is None:
+            e = self._form.sympy()
+            object.__setattr__(self, "_expr", e)
+        return e
+
+    @property
+    def form(self):
+        """The canonical form (``Form`` for ints, ``BoolForm`` for bools), or None for floats."""
+        f = self._form
+        if f is None:
+            f = _form_of(self._expr, self.pytype)
+            object.__setattr__(self, "_form", f)
+        return f or None
 
     def concrete(self, reason: str) -> int | bool | float:
         """Ask the environment for a concrete value (recording a guard if it must).
@@ -67,6 +99,22 @@ class SymNode:
 
     def __repr__(self) -> str:
         return f"SymNode({self.expr}, {self.pytype.__name__}, hint={self.hint})"
+
+
+def _form_of(expr: sympy.Basic, pytype: type):
+    """The form of a sympy expression, or False when it has none (floats)."""
+    if pytype is float:
+        return False
+    from .form_sympy import NotAnIntegerForm, from_sympy
+
+    if pytype is bool:
+        from .boolform import bool_from_sympy
+
+        return bool_from_sympy(expr)
+    try:
+        return from_sympy(expr)
+    except NotAnIntegerForm:
+        return False
 
 
 def merge_envs(*nodes: SymNode) -> SymbolicEnv | None:

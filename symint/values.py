@@ -36,7 +36,9 @@ from typing import Callable
 
 import sympy
 
+from . import boolform as B
 from . import build
+from . import form as F
 from .errors import SymbolicTypeError
 from .functions import CeilToInt, FloorToInt
 from .node import Hint, SymNode, compute_hint, merge_envs
@@ -85,6 +87,54 @@ def wrap(expr: sympy.Basic, pytype: type, hint: Hint, env) -> "int | bool | floa
     if pytype is float:
         return SymFloat(node)
     return SymInt(node)
+
+
+def _int_operand(v: object):
+    """``(form, hint, node)`` for an int or a SymInt with a form, else None (floats, bools, others)."""
+    t = type(v)
+    if t is SymInt:
+        node = v.node
+        f = node.form
+        return None if f is None else (f, node.hint, node)
+    if t is int:
+        return F.const(v), v, None
+    return None
+
+
+def _env_of(na: SymNode | None, nb: SymNode | None):
+    if na is None:
+        return nb.env
+    if nb is None or nb.env is na.env or nb.env is None:
+        return na.env
+    if na.env is None:
+        return nb.env
+    return merge_envs(na, nb)
+
+
+def _form_binary(a: object, b: object, fop: Callable, concrete: Callable, builder: Callable, result_type):
+    """The canonical-form fast path of integer arithmetic; falls back to sympy for anything else."""
+    oa, ob = _int_operand(a), _int_operand(b)
+    if oa is None or ob is None:
+        return _binary(a, b, builder, concrete, result_type)
+    (fa, ha, na), (fb, hb, nb) = oa, ob
+    hint = None if ha is None or hb is None else concrete(ha, hb)  # first: 0 // t raises when t's hint is 0
+    f = fop(fa, fb)
+    if f.is_const:
+        return f.const
+    return SymInt(SymNode(None, int, hint, _env_of(na, nb), form=f))
+
+
+def _form_compare(a: object, b: object, op: str, concrete: Callable, builder: Callable):
+    """The canonical-form fast path of integer comparisons."""
+    oa, ob = _int_operand(a), _int_operand(b)
+    if oa is None or ob is None:
+        return _binary(a, b, builder, concrete, bool)
+    (fa, ha, na), (fb, hb, nb) = oa, ob
+    r = B.rel(op, fa, fb)
+    if r.kind == "const":
+        return r.value
+    hint = None if ha is None or hb is None else concrete(ha, hb)
+    return SymBool(SymNode(None, bool, hint, _env_of(na, nb), form=r))
 
 
 def _binary(a: object, b: object, builder: Callable, concrete: Callable, result_type: type | None):
@@ -181,38 +231,38 @@ class SymInt:
 
     # -- arithmetic ---------------------------------------------------------------------------
     def __add__(self, other):
-        return _binary(self, other, build.add, operator.add, None)
+        return _form_binary(self, other, F.add, operator.add, build.add, None)
 
     def __radd__(self, other):
-        return _binary(other, self, build.add, operator.add, None)
+        return _form_binary(other, self, F.add, operator.add, build.add, None)
 
     def __sub__(self, other):
-        return _binary(self, other, build.sub, operator.sub, None)
+        return _form_binary(self, other, F.sub, operator.sub, build.sub, None)
 
     def __rsub__(self, other):
-        return _binary(other, self, build.sub, operator.sub, None)
+        return _form_binary(other, self, F.sub, operator.sub, build.sub, None)
 
     def __mul__(self, other):
-        return _binary(self, other, build.mul, operator.mul, None)
+        return _form_binary(self, other, F.mul, operator.mul, build.mul, None)
 
     def __rmul__(self, other):
-        return _binary(other, self, build.mul, operator.mul, None)
+        return _form_binary(other, self, F.mul, operator.mul, build.mul, None)
 
     def __floordiv__(self, other):
         _reject_float(self, other, "floor division")
-        return _binary(self, other, build.floordiv, operator.floordiv, int)
+        return _form_binary(self, other, F.floordiv, operator.floordiv, build.floordiv, int)
 
     def __rfloordiv__(self, other):
         _reject_float(other, self, "floor division")
-        return _binary(other, self, build.floordiv, operator.floordiv, int)
+        return _form_binary(other, self, F.floordiv, operator.floordiv, build.floordiv, int)
 
     def __mod__(self, other):
         _reject_float(self, other, "modulo")
-        return _binary(self, other, build.mod, operator.mod, int)
+        return _form_binary(self, other, F.mod, operator.mod, build.mod, int)
 
     def __rmod__(self, other):
         _reject_float(other, self, "modulo")
-        return _binary(other, self, build.mod, operator.mod, int)
+        return _form_binary(other, self, F.mod, operator.mod, build.mod, int)
 
     def __divmod__(self, other):
         return self // other, self % other
@@ -245,6 +295,9 @@ class SymInt:
         return _shift(other, self, left=False)
 
     def __neg__(self):
+        node = self.node
+        if node.form is not None:
+            return SymInt(SymNode(None, int, None if node.hint is None else -node.hint, node.env, form=F.neg(node.form)))
         return _unary(self, build.neg, operator.neg)
 
     def __pos__(self):
@@ -255,22 +308,22 @@ class SymInt:
 
     # -- comparisons --------------------------------------------------------------------------
     def __eq__(self, other):
-        return _binary(self, other, build.eq, operator.eq, bool)
+        return _form_compare(self, other, '==', operator.eq, build.eq)
 
     def __ne__(self, other):
-        return _binary(self, other, build.ne, operator.ne, bool)
+        return _form_compare(self, other, '!=', operator.ne, build.ne)
 
     def __lt__(self, other):
-        return _binary(self, other, build.lt, operator.lt, bool)
+        return _form_compare(self, other, '<', operator.lt, build.lt)
 
     def __le__(self, other):
-        return _binary(self, other, build.le, operator.le, bool)
+        return _form_compare(self, other, '<=', operator.le, build.le)
 
     def __gt__(self, other):
-        return _binary(self, other, build.gt, operator.gt, bool)
+        return _form_compare(self, other, '>', operator.gt, build.gt)
 
     def __ge__(self, other):
-        return _binary(self, other, build.ge, operator.ge, bool)
+        return _form_compare(self, other, '>=', operator.ge, build.ge)
 
     # -- conversions (each asks the environment, which may record a guard) ---------------------
     def __bool__(self) -> bool:
@@ -327,14 +380,16 @@ class SymBool:
         self.node = node
 
     def __and__(self, other):
-        return _logical(self, other, build.and_, lambda a, b: a and b)
+        return _form_logical(self, other, B.and_, build.and_, lambda a, b: a and b)
 
-    __rand__ = __and__
+    def __rand__(self, other):
+        return _form_logical(other, self, B.and_, build.and_, lambda a, b: a and b)
 
     def __or__(self, other):
-        return _logical(self, other, build.or_, lambda a, b: a or b)
+        return _form_logical(self, other, B.or_, build.or_, lambda a, b: a or b)
 
-    __ror__ = __or__
+    def __ror__(self, other):
+        return _form_logical(other, self, B.or_, build.or_, lambda a, b: a or b)
 
     def __xor__(self, other):
         return _logical(self, other, build.ne, operator.ne)
@@ -363,6 +418,30 @@ class SymBool:
         return str(self.node.expr)
 
     __str__ = __repr__
+
+
+def _bool_operand(v: object):
+    if type(v) is SymBool:
+        f = v.node.form
+        return None if f is None else (f, v.node.hint, v.node)
+    if type(v) is bool:
+        return B.bool_const(v), v, None
+    return None
+
+
+def _form_logical(a: object, b: object, fop: Callable, builder: Callable, concrete: Callable):
+    """``a and b`` / ``a or b`` on boolean forms, in the written order."""
+    oa, ob = _bool_operand(a), _bool_operand(b)
+    if oa is None or ob is None:
+        if isinstance(a, SymBool):
+            return _logical(a, b, builder, concrete)
+        return _logical(b, a, builder, lambda x, y: concrete(y, x))
+    (fa, ha, na), (fb, hb, nb) = oa, ob
+    r = fop(fa, fb)
+    if r.kind == "const":
+        return r.value
+    hint = None if ha is None or hb is None else concrete(ha, hb)
+    return SymBool(SymNode(None, bool, hint, _env_of(na, nb), form=r))
 
 
 def _logical(a: SymBool, b: object, builder: Callable, concrete: Callable):

@@ -82,7 +82,7 @@ def select(t: FakeTensor, dim: int, index: Any) -> FakeTensor:
 
     >>> from shapeenv import ShapeEnv
     >>> y = select(ShapeEnv().fake_tensor((4, 3)), 0, -1); y.shape, y.storage_offset
-    ((s1,), s1*(s0 - 1))
+    ((s1,), s0*s1 - s1)
     """
     check_tensor(t, "select")
     return select_impl(t, dim, index)

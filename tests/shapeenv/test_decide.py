@@ -55,16 +55,27 @@ def test_statically_known_questions_record_no_guard(what, question, expected, us
     assert env.guards == [], f"{what}: recorded {guard_texts(env)}"
 
 
-def test_z3_proves_what_intervals_cannot() -> None:
-    env, (a, b) = make(3, 7)
-    assert bool(a < b)
-    assert len(env.guards) == 1
-    assert bool(a < b + 5) and bool(2 * a < 2 * b) and not bool(a >= b)
+def test_linear_facts_decide_what_intervals_cannot() -> None:
+    # Relations between sizes are decided from earlier ones without a solver: the same
+    # normal form (2*a < 2*b is a < b), or elimination (a < b implies a < b + 5).
+    for use_z3 in (True, False):
+        env, (a, b) = make(3, 7, use_z3=use_z3)
+        assert bool(a < b)
+        assert len(env.guards) == 1
+        assert bool(a < b + 5) and bool(2 * a < 2 * b) and not bool(a >= b) and bool(a + 1 <= b)
+        assert len(env.guards) == 1, guard_texts(env)
+        assert env.decider.stats["z3"] == 0
+
+
+def test_z3_decides_what_elimination_cannot() -> None:
+    # a % 2 == 1 is a guard; 2*b != a needs parity reasoning, which only Z3 has.
+    env, (a, b) = make(7, 3)
+    assert bool(a % 2 == 1)
+    assert bool(2 * b != a)
     assert len(env.guards) == 1, guard_texts(env)
-    env2, (c, d) = make(3, 7, use_z3=False)
-    bool(c < d)
-    bool(2 * c < 2 * d)
-    assert len(env2.guards) == 2  # without Z3 the second is a (redundant) guard
+    env2, (c, d) = make(7, 3, use_z3=False)
+    assert bool(c % 2 == 1) and bool(2 * d != c)
+    assert len(env2.guards) == 2, guard_texts(env2)
 
 
 def test_undecided_question_guards_with_provenance() -> None:

@@ -1,0 +1,801 @@
+"""Canonical integer forms: hash-consed polynomials over interned atoms (the sympy-free hot path).
+
+A :class:`Form` is ``const + sum(coeff * monomial)`` with integer coefficients; a
+monomial is a product of powers of :class:`Atom` s; an atom is a symbol or an
+opaque integer function of forms (``floordiv``, ``ceildiv``, ``mod``, ``max``,
+``min``, ``pow`` with a symbolic exponent) or, for anything else, a wrapped sympy
+expression. Every atom, monomial and form is *interned*: building a form that was
+built before returns the same object, so equality is identity, hashing is a
+stored integer, and the operations below are memoised by their arguments'
+identities (a seen ``a + b`` costs one dictionary lookup).
+
+The rewrites applied when building are the exact ones of
+:mod:`symint.functions` (Note [Canonical forms] there): they hold for every
+integer value of the symbols, so no facts are needed. sympy is built only on
+request (:meth:`Form.sympy`), once per form.
+
+Note [Deterministic order]
+    Terms and arguments are ordered by a structural key (a symbol's name, or a
+    digest of the structure for other atoms), never by ``id()`` or by Python's
+    seeded ``hash``, so iterating a form gives the same order in every process.
+
+Note [Interning tables]
+    The tables below are caches of pure constructions: an entry is the unique
+    object for its structure. They grow with the number of distinct expressions a
+    process builds; the memo tables of operations are bounded and cleared when
+    full (clearing one changes no result, only speed).
+
+>>> x, y = sym("x"), sym("y")
+>>> e = add(mul(x, const(2)), y)
+>>> e is add(y, mul(const(2), x)), e.sympy()
+(True, 2*x + y)
+>>> floordiv(add(mul(x, const(4)), const(3)), const(2)).sympy()
+2*x + 1
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+from typing import Callable, Iterable
+
+__all__ = [
+    "Atom",
+    "Mono",
+    "Form",
+    "FormLimitError",
+    "const",
+    "sym",
+    "add",
+    "sub",
+    "neg",
+    "scale",
+    "mul",
+    "pow_nat",
+    "floordiv",
+    "ceildiv",
+    "mod",
+    "max_",
+    "min_",
+    "opaque",
+    "transform",
+    "MAX_TERMS",
+]
+
+#: Largest number of terms a form may have; past it construction raises FormLimitError.
+MAX_TERMS = 4096
+#: Largest bit length of a coefficient or constant.
+MAX_BITS = 8192
+_MEMO_LIMIT = 1 << 17
+
+
+class FormLimitError(ValueError):
+    """A construction would build an unreasonably large form (too many terms, or huge integers)."""
+
+
+def _digest(*parts: bytes) -> bytes:
+    return hashlib.blake2b(b"\x00".join(parts), digest_size=8).digest()
+
+
+# -- atoms --------------------------------------------------------------------------------------------
+class Atom:
+    """An interned indivisible integer quantity: a symbol or an opaque function of forms.
+
+    ``kind`` is one of ``sym``, ``floordiv``, ``ceildiv``, ``mod``, ``max``, ``min``,
+    ``pow`` (symbolic exponent) and ``opaque`` (a wrapped sympy expression).
+
+    >>> sym("s0").terms[0][0].factors[0][0].name
+    's0'
+    """
+
+    __slots__ = ("kind", "args", "name", "key", "digest", "_hash", "symbols", "_sympy")
+
+    def __init__(self, kind: str, args: tuple, name: str | None, digest: bytes, symbols: frozenset):
+        self.kind = kind
+        self.args = args
+        self.name = name
+        self.digest = digest
+        self.key = (0, name) if kind == "sym" else (1, digest)
+        self._hash = hash(self.key)
+        self.symbols = symbols
+        self._sympy = None
+
+
+    def __repr__(self) -> str:
+        return f"Atom({self.sympy()})"
+
+    def sympy(self):
+        """The sympy expression of this atom (built once)."""
+        if self._sympy is None:
+            from .form_sympy import atom_to_sympy
+
+            self._sympy = atom_to_sympy(self)
+        return self._sympy
+
+
+_ATOMS: dict[tuple, Atom] = {}
+
+
+def _atom(kind: str, args: tuple, name: str | None = None) -> Atom:
+    key = (kind, name, args)
+    found = _ATOMS.get(key)
+    if found is not None:
+        return found
+    if kind == "sym":
+        digest = _digest(b"sym", name.encode())
+        symbols = frozenset((name,))
+    elif kind == "opaque":
+        import sympy  # only for the opaque fallback
+
+        digest = _digest(b"opaque", sympy.srepr(args[0]).encode())
+        symbols = frozenset(s.name for s in args[0].free_symbols)
+    else:
+        digest = _digest(kind.encode(), *(a.digest for a in args))
+        symbols = frozenset().union(*(a.symbols for a in args))
+    atom = Atom(kind, args, name, digest, symbols)
+    _ATOMS[key] = atom
+    return atom
+
+
+# -- monomials ----------------------------------------------------------------------------------------
+class Mono:
+    """An interned product of atom powers, ``factors`` sorted by atom key (the empty product is 1).
+
+    >>> m = mul(sym("a"), sym("a")).terms[0][0]
+    >>> m.degree, [(a.name, p) for a, p in m.factors]
+    (2, [('a', 2)])
+    """
+
+    __slots__ = ("factors", "key", "digest", "degree", "_hash", "symbols", "_sympy")
+
+    def __init__(self, factors: tuple[tuple[Atom, int], ...]):
+        self.factors = factors
+        self.key = tuple((a.key, p) for a, p in factors)
+        self.digest = _digest(b"mono", *(a.digest + p.to_bytes(4, "little") for a, p in factors))
+        self.degree = sum(p for _, p in factors)
+        self._hash = hash(self.key)
+        self.symbols = frozenset().union(*(a.symbols for a, _ in factors)) if factors else frozenset()
+        self._sympy = None
+
+
+    def single_atom(self) -> Atom | None:
+        """The atom when this monomial is one atom to the first power, else None."""
+        if len(self.factors) == 1 and self.factors[0][1] == 1:
+            return self.factors[0][0]
+        return None
+
+
+_MONOS: dict[tuple, Mono] = {}
+
+
+def _mono(factors: tuple[tuple[Atom, int], ...]) -> Mono:
+    found = _MONOS.get(factors)
+    if found is None:
+        found = _MONOS[factors] = Mono(factors)
+    return found
+
+
+_MONO_MUL: dict[tuple[Mono, Mono], Mono] = {}
+
+
+def _mono_mul(a: Mono, b: Mono) -> Mono:
+    key = (a, b)
+    found = _MONO_MUL.get(key)
+    if found is not None:
+        return found
+    powers: dict[Atom, int] = {}
+    for atom, p in a.factors:
+        powers[atom] = powers.get(atom, 0) + p
+    for atom, p in b.factors:
+        powers[atom] = powers.get(atom, 0) + p
+    result = _mono(tuple(sorted(powers.items(), key=lambda item: item[0].key)))
+    if len(_MONO_MUL) > _MEMO_LIMIT:
+        _MONO_MUL.clear()
+    _MONO_MUL[key] = _MONO_MUL[(b, a)] = result
+    return result
+
+
+_ONE = _mono(())
+
+
+# -- forms --------------------------------------------------------------------------------------------
+class Form:
+    """An interned integer polynomial ``const + sum(coeff * mono)`` (see the module docstring).
+
+    Attributes:
+        terms: ``((mono, coeff), ...)`` with nonzero coefficients, sorted by monomial key.
+        const: the constant term.
+        symbols: the names of every symbol inside (atoms' arguments included).
+
+    >>> f = add(sym("x"), const(3))
+    >>> f.const, f.is_const, f.symbols, f.value({"x": 4})
+    (3, False, frozenset({'x'}), 7)
+    """
+
+    __slots__ = ("terms", "const", "_digest", "_hash", "_symbols", "is_const", "_sympy", "_linear", "_symdiv", "__weakref__")
+
+    def __init__(self, terms: tuple[tuple[Mono, int], ...], const_: int):
+        self.terms = terms
+        self.const = const_
+        self._digest = None
+        self._hash = hash((terms, const_))
+        self._symbols = None
+        self.is_const = not terms
+        self._sympy = None
+        self._linear = None
+        self._symdiv = None
+
+    @property
+    def has_symbolic_division(self) -> bool:
+        """Whether some floor division or modulo inside has a non-constant divisor."""
+        v = self._symdiv
+        if v is None:
+            v = False
+            for m, _ in self.terms:
+                for a, _ in m.factors:
+                    if a.kind in ("floordiv", "ceildiv", "mod") and (not a.args[1].is_const or a.args[0].has_symbolic_division):
+                        v = True
+                    elif a.kind not in ("sym", "opaque") and any(x.has_symbolic_division for x in a.args):
+                        v = True
+                    if v:
+                        break
+                if v:
+                    break
+            self._symdiv = v
+        return v
+
+    @property
+    def digest(self) -> bytes:
+        """A structural digest (deterministic across processes; see Note [Deterministic order])."""
+        d = self._digest
+        if d is None:
+            d = self._digest = _digest(
+                b"form", str(self.const).encode(), *(m.digest + str(c).encode() for m, c in self.terms)
+            )
+        return d
+
+    @property
+    def symbols(self) -> frozenset:
+        """The names of every symbol inside (atoms' arguments included)."""
+        s = self._symbols
+        if s is None:
+            terms = self.terms
+            if not terms:
+                s = frozenset()
+            elif len(terms) == 1:
+                s = terms[0][0].symbols
+            else:
+                s = frozenset().union(*(m.symbols for m, _ in terms))
+            self._symbols = s
+        return s
+
+
+    def __repr__(self) -> str:
+        return f"Form({self.sympy()})"
+
+    def sympy(self):
+        """The sympy expression (built once per form, on first request).
+
+        >>> sub(sym("x"), const(1)).sympy()
+        x - 1
+        """
+        if self._sympy is None:
+            from .form_sympy import _FROM, form_to_sympy
+
+            self._sympy = form_to_sympy(self)
+            _FROM.setdefault(self._sympy, self)
+        return self._sympy
+
+    def atom(self) -> Atom | None:
+        """The atom when this form is exactly one atom (coefficient 1, no constant), else None.
+
+        >>> sym("x").atom().name, add(sym("x"), const(1)).atom()
+        ('x', None)
+        """
+        if self.const == 0 and len(self.terms) == 1 and self.terms[0][1] == 1:
+            return self.terms[0][0].single_atom()
+        return None
+
+    def linear(self) -> dict[str, int] | None:
+        """``{symbol name: coefficient}`` when this is a linear combination of symbols plus the constant.
+
+        >>> add(mul(const(2), sym("x")), const(5)).linear()
+        {'x': 2}
+        """
+        if self._linear is None:
+            out: dict[str, int] = {}
+            for m, c in self.terms:
+                a = m.single_atom()
+                if a is None or a.kind != "sym":
+                    self._linear = False
+                    break
+                out[a.name] = c
+            else:
+                self._linear = out
+        return self._linear or (None if self._linear is False else {})
+
+    def value(self, values: dict[str, int]) -> int:
+        """The value for integer ``values`` of the symbols (Python semantics; KeyError if one is missing)."""
+        from .form_eval import evaluate_form
+
+        return evaluate_form(self, values)
+
+
+_FORMS: dict[tuple, Form] = {}
+
+
+def _form(terms: tuple[tuple[Mono, int], ...], const_: int) -> Form:
+    key = (terms, const_)
+    found = _FORMS.get(key)
+    if found is None:
+        if len(terms) > MAX_TERMS:
+            raise FormLimitError(f"an expression with {len(terms)} terms exceeds the limit of {MAX_TERMS}")
+        if const_.bit_length() > MAX_BITS or any(c.bit_length() > MAX_BITS for _, c in terms):
+            raise FormLimitError(f"an integer with more than {MAX_BITS} bits would be built")
+        found = _FORMS[key] = Form(terms, const_)
+    return found
+
+
+def _from_dict(coeffs: dict[Mono, int], const_: int) -> Form:
+    terms = tuple(sorted(((m, c) for m, c in coeffs.items() if c), key=lambda t: t[0].key))
+    return _form(terms, const_)
+
+
+_CONSTS: dict[int, Form] = {}
+
+
+def const(k: int) -> Form:
+    """The constant form ``k``.
+
+    >>> const(3).const, const(3) is const(3)
+    (3, True)
+    """
+    found = _CONSTS.get(k)
+    if found is None:
+        if type(k) is not int:
+            k = int(k)
+        found = _form((), k)
+        if -1024 <= k <= 1024:
+            _CONSTS[k] = found
+    return found
+
+
+def sym(name: str) -> Form:
+    """The form of the integer symbol ``name``.
+
+    >>> sym("s0") is sym("s0")
+    True
+    """
+    return atom_form(_atom("sym", (), name))
+
+
+_ATOM_FORMS: dict[Atom, Form] = {}
+
+
+def atom_form(atom: Atom) -> Form:
+    """The form that is exactly ``atom``."""
+    found = _ATOM_FORMS.get(atom)
+    if found is None:
+        found = _ATOM_FORMS[atom] = _form(((_mono(((atom, 1),)), 1),), 0)
+    return found
+
+
+def _memo2(table: dict, a: Form, b: Form, build: Callable[[Form, Form], Form]) -> Form:
+    key = (a, b)
+    found = table.get(key)
+    if found is None:
+        found = build(a, b)
+        if len(table) > _MEMO_LIMIT:
+            table.clear()
+        table[key] = found
+    return found
+
+
+_ADD: dict = {}
+_MUL: dict = {}
+_SCALE: dict = {}
+_FLOORDIV: dict = {}
+_CEILDIV: dict = {}
+_MOD: dict = {}
+_MAX: dict = {}
+_MIN: dict = {}
+
+
+def _add(a: Form, b: Form) -> Form:
+    if a.is_const:
+        return const(a.const + b.const) if b.is_const else _form(b.terms, b.const + a.const)
+    if b.is_const:
+        return _form(a.terms, a.const + b.const)
+    coeffs = dict(a.terms)
+    for m, c in b.terms:
+        coeffs[m] = coeffs.get(m, 0) + c
+    return _from_dict(coeffs, a.const + b.const)
+
+
+def add(a: Form, b: Form) -> Form:
+    """``a + b``.
+
+    >>> add(sym("x"), neg(sym("x"))).sympy()
+    0
+    """
+    return _memo2(_ADD, a, b, _add)
+
+
+def scale(a: Form, k: int) -> Form:
+    """``k * a`` for an integer ``k``.
+
+    >>> scale(add(sym("x"), const(1)), 3).sympy()
+    3*x + 3
+    """
+    if k == 1:
+        return a
+    key = (a, k)
+    found = _SCALE.get(key)
+    if found is None:
+        if k == 0:
+            found = const(0)
+        else:
+            found = _form(tuple((m, c * k) for m, c in a.terms), a.const * k)
+        if len(_SCALE) > _MEMO_LIMIT:
+            _SCALE.clear()
+        _SCALE[key] = found
+    return found
+
+
+def neg(a: Form) -> Form:
+    """``-a``."""
+    return scale(a, -1)
+
+
+def sub(a: Form, b: Form) -> Form:
+    """``a - b``.
+
+    >>> sub(sym("x"), sym("x")) is const(0)
+    True
+    """
+    return add(a, scale(b, -1))
+
+
+def _mul(a: Form, b: Form) -> Form:
+    if a.is_const:
+        return scale(b, a.const)
+    if b.is_const:
+        return scale(a, b.const)
+    if len(a.terms) * len(b.terms) > MAX_TERMS * 4:
+        raise FormLimitError(f"multiplying sums of {len(a.terms)} and {len(b.terms)} terms exceeds the term limit")
+    coeffs: dict[Mono, int] = {}
+    for ma, ca in a.terms:
+        for mb, cb in b.terms:
+            m = _mono_mul(ma, mb)
+            coeffs[m] = coeffs.get(m, 0) + ca * cb
+    if b.const:
+        for ma, ca in a.terms:
+            coeffs[ma] = coeffs.get(ma, 0) + ca * b.const
+    if a.const:
+        for mb, cb in b.terms:
+            coeffs[mb] = coeffs.get(mb, 0) + cb * a.const
+    return _from_dict(coeffs, a.const * b.const)
+
+
+def mul(a: Form, b: Form) -> Form:
+    """``a * b``, expanded.
+
+    >>> mul(add(sym("x"), const(1)), sym("x")).sympy()
+    x**2 + x
+    """
+    return _memo2(_MUL, a, b, _mul)
+
+
+def pow_nat(a: Form, n: int) -> Form:
+    """``a ** n`` for a natural ``n`` (``0 ** 0 == 1``), expanded.
+
+    >>> pow_nat(sym("x"), 3).sympy(), pow_nat(const(0), 0).const
+    (x**3, 1)
+    """
+    if n < 0:
+        raise ValueError(f"pow_nat needs a natural exponent, got {n}")
+    if a.is_const:
+        if a.const not in (0, 1, -1) and n * max(1, a.const.bit_length()) > MAX_BITS:
+            raise FormLimitError(f"{a.const} ** {n} has more than {MAX_BITS} bits")
+        return const(a.const**n)
+    if n > 64 and (len(a.terms) > 1 or a.const):
+        raise FormLimitError(f"expanding a sum to the power {n} is refused (term limit)")
+    result = const(1)
+    base = a
+    while n:
+        if n & 1:
+            result = mul(result, base)
+        n >>= 1
+        if n:
+            base = mul(base, base)
+    return result
+
+
+def pow_sym(a: Form, b: Form) -> Form:
+    """``a ** b`` for a symbolic natural exponent ``b`` (an opaque ``pow`` atom).
+
+    >>> pow_sym(sym("x"), sym("n")).sympy()
+    PowByNatural(x, n)
+    """
+    if b.is_const:
+        return pow_nat(a, b.const)
+    if a.is_const and a.const == 1:
+        return const(1)
+    return atom_form(_atom("pow", (a, b)))
+
+
+def _content(a: Form) -> int:
+    g = abs(a.const)
+    for _, c in a.terms:
+        g = math.gcd(g, c)
+        if g == 1:
+            return 1
+    return g
+
+
+def _single_term(b: Form) -> tuple[Mono, int] | None:
+    if b.const == 0 and len(b.terms) == 1:
+        return b.terms[0]
+    return None
+
+
+def _divides_mono(small: Mono, big: Mono) -> Mono | None:
+    """``big / small`` when ``small`` divides ``big`` as monomials, else None."""
+    powers = dict(big.factors)
+    for atom, p in small.factors:
+        have = powers.get(atom, 0)
+        if have < p:
+            return None
+        if have == p:
+            del powers[atom]
+        else:
+            powers[atom] = have - p
+    return _mono(tuple(sorted(powers.items(), key=lambda item: item[0].key)))
+
+
+def _split_divisible(a: Form, b: Form) -> tuple[Form, Form]:
+    """``a = b*q + r`` where ``q`` collects the terms of ``a`` that ``b`` divides exactly."""
+    quotient: dict[Mono, int] = {}
+    rest: dict[Mono, int] = {}
+    qconst, rconst = 0, a.const
+    if b.is_const:
+        k = b.const
+        for m, c in a.terms:
+            if c % k == 0:
+                quotient[m] = c // k
+            else:
+                rest[m] = c
+        if rconst % k == 0:
+            qconst, rconst = rconst // k, 0
+    else:
+        single = _single_term(b)
+        for m, c in a.terms:
+            if single is not None and c % single[1] == 0:
+                q = _divides_mono(single[0], m)
+                if q is not None:
+                    quotient[q] = quotient.get(q, 0) + c // single[1]
+                    continue
+            rest[m] = c
+    return _from_dict(quotient, qconst), _from_dict(rest, rconst)
+
+
+def _check_divisor(b: Form, what: str) -> None:
+    if b.is_const and b.const == 0:
+        raise ZeroDivisionError(f"{what}: integer division or modulo by zero")
+
+
+def _floordiv(a: Form, b: Form, ceil: bool = False) -> Form:
+    kind = "ceildiv" if ceil else "floordiv"
+    _check_divisor(b, kind)
+    if a.is_const and b.is_const:
+        return const(-((-a.const) // b.const) if ceil else a.const // b.const)
+    if b.is_const and b.const in (1, -1):
+        return a if b.const == 1 else neg(a)
+    if a.is_const and a.const == 0:
+        return const(0)
+    if a is b:
+        return const(1)
+    quotient, rest = _split_divisible(a, b)
+    if not (quotient.is_const and quotient.const == 0):
+        return add(quotient, _div(rest, b, ceil))
+    if b.is_const:
+        k = b.const
+        g = math.gcd(_content(a), k)
+        if g > 1:
+            reduced = _form(tuple((m, c // g) for m, c in a.terms), a.const // g)
+            return _div(reduced, const(k // g), ceil)
+        inner = a.atom()
+        if not ceil and k > 0 and inner is not None and inner.kind == "floordiv" and inner.args[1].is_const:
+            return floordiv(inner.args[0], const(inner.args[1].const * k))
+    return atom_form(_atom(kind, (a, b)))
+
+
+def _div(a: Form, b: Form, ceil: bool) -> Form:
+    return ceildiv(a, b) if ceil else floordiv(a, b)
+
+
+def floordiv(a: Form, b: Form) -> Form:
+    """``a // b`` with Python semantics (ZeroDivisionError for a constant 0 divisor).
+
+    >>> floordiv(const(-7), const(2)).const, floordiv(sym("x"), const(2)).sympy()
+    (-4, FloorDiv(x, 2))
+    >>> floordiv(floordiv(sym("x"), const(2)), const(3)).sympy()
+    FloorDiv(x, 6)
+    """
+    return _memo2(_FLOORDIV, a, b, _floordiv)
+
+
+def ceildiv(a: Form, b: Form) -> Form:
+    """``-(-a // b)``.
+
+    >>> ceildiv(const(7), const(2)).const, ceildiv(sym("x"), const(2)).sympy()
+    (4, CeilDiv(x, 2))
+    """
+    return _memo2(_CEILDIV, a, b, lambda x, y: _floordiv(x, y, ceil=True))
+
+
+def _mod(a: Form, b: Form) -> Form:
+    _check_divisor(b, "mod")
+    if a.is_const and b.is_const:
+        return const(a.const % b.const)
+    if (a.is_const and a.const == 0) or a is b or (b.is_const and b.const in (1, -1)):
+        return const(0)
+    quotient, rest = _split_divisible(a, b)
+    changed = not (quotient.is_const and quotient.const == 0)
+    if b.is_const:
+        k = abs(b.const)
+        if not 0 <= rest.const < k:
+            rest, changed = _form(rest.terms, rest.const % k), True
+    if rest.is_const:
+        return const(rest.const % b.const) if b.is_const else (const(0) if rest.const == 0 else atom_form(_atom("mod", (rest, b))))
+    inner = rest.atom()
+    if inner is not None and inner.kind == "mod":
+        x, m = inner.args
+        if m is b or (m.is_const and b.is_const and m.const % b.const == 0):
+            return mod(x, b)
+        if m.is_const and b.is_const and (m.const > 0) == (b.const > 0) and abs(m.const) <= abs(b.const):
+            return rest
+    if changed:
+        return mod(rest, b)
+    return atom_form(_atom("mod", (a, b)))
+
+
+def mod(a: Form, b: Form) -> Form:
+    """``a % b`` with Python semantics (the result has the divisor's sign).
+
+    >>> mod(const(-7), const(3)).const, mod(add(mul(const(4), sym("x")), const(5)), const(4)).const
+    (2, 1)
+    >>> mod(add(sym("x"), const(9)), const(4)).sympy(), mod(mod(sym("x"), const(8)), const(4)).sympy()
+    (Mod(x + 1, 4), Mod(x, 4))
+    """
+    return _memo2(_MOD, a, b, _mod)
+
+
+def _minmax(kind: str, a: Form, b: Form) -> Form:
+    flat: list[Form] = []
+    for f in (a, b):
+        atom = f.atom()
+        flat.extend(atom.args if atom is not None and atom.kind == kind else (f,))
+    numbers = [f.const for f in flat if f.is_const]
+    symbolic = list(dict.fromkeys(f for f in flat if not f.is_const))
+    if numbers:
+        best = max(numbers) if kind == "max" else min(numbers)
+        if not symbolic:
+            return const(best)
+        symbolic.append(const(best))
+    if len(symbolic) == 1:
+        return symbolic[0]
+    ordered = tuple(sorted(symbolic, key=lambda f: f.digest))
+    return atom_form(_atom(kind, ordered))
+
+
+def max_(a: Form, b: Form) -> Form:
+    """The symbolic ``max`` (never a guard).
+
+    >>> max_(sym("x"), max_(const(2), const(5))).sympy()
+    Max(5, x)
+    """
+    return _memo2(_MAX, a, b, lambda x, y: _minmax("max", x, y))
+
+
+def min_(a: Form, b: Form) -> Form:
+    """The symbolic ``min`` (never a guard).
+
+    >>> min_(const(4), const(-1)).const
+    -1
+    """
+    return _memo2(_MIN, a, b, lambda x, y: _minmax("min", x, y))
+
+
+def opaque(expr) -> Form:
+    """An integer-valued sympy expression this form cannot represent, as an opaque atom.
+
+    >>> from symint.functions import IfThenElse
+    >>> import sympy
+    >>> x = sympy.Symbol("x", integer=True)
+    >>> opaque(IfThenElse(x > 0, x, -x)).symbols
+    frozenset({'x'})
+    """
+    return atom_form(_atom("opaque", (expr,)))
+
+
+def rebuild_atom(atom: Atom, args: Iterable[Form]) -> Form:
+    """``atom``'s function applied to new arguments (canonicalised again).
+
+    >>> a = floordiv(sym("x"), const(4)).atom()
+    >>> rebuild_atom(a, [const(9), const(4)]).const
+    2
+    """
+    args = tuple(args)
+    kind = atom.kind
+    if kind == "floordiv":
+        return floordiv(*args)
+    if kind == "ceildiv":
+        return ceildiv(*args)
+    if kind == "mod":
+        return mod(*args)
+    if kind in ("max", "min"):
+        op = max_ if kind == "max" else min_
+        result = args[0]
+        for other in args[1:]:
+            result = op(result, other)
+        return result
+    if kind == "pow":
+        return pow_sym(*args)
+    raise ValueError(f"cannot rebuild a {kind} atom from forms")
+
+
+def transform(form: Form, on_atom: Callable[[Atom], Form | None], memo: dict) -> Form:
+    """``form`` with each atom replaced by ``on_atom(atom)`` (None keeps it, arguments transformed first).
+
+    ``memo`` caches results for this ``on_atom`` (the caller keeps it while the mapping is unchanged).
+
+    >>> x, y = sym("x"), sym("y")
+    >>> subst = {"x": add(y, const(1))}
+    >>> def on_atom(a):
+    ...     return subst.get(a.name) if a.kind == "sym" else None
+    >>> transform(mul(x, const(2)), on_atom, {}).sympy()
+    2*y + 2
+    """
+    found = memo.get(form)
+    if found is not None:
+        return found
+    if form.is_const:
+        return form
+    result = const(form.const)
+    changed = False
+    for m, c in form.terms:
+        term = const(c)
+        for atom, p in m.factors:
+            new = _transform_atom(atom, on_atom, memo)
+            if new is not None:
+                changed = True
+                term = mul(term, pow_nat(new, p))
+            else:
+                term = mul(term, pow_nat(atom_form(atom), p))
+        result = add(result, term)
+    if not changed:
+        result = form
+    memo[form] = result
+    return result
+
+
+def _transform_atom(atom: Atom, on_atom: Callable[[Atom], Form | None], memo: dict) -> Form | None:
+    key = ("atom", atom)
+    if key in memo:
+        return memo[key]
+    new = None
+    if atom.kind not in ("sym", "opaque"):
+        args = [transform(a, on_atom, memo) for a in atom.args]
+        if any(x is not y for x, y in zip(args, atom.args)):
+            new = rebuild_atom(atom, args)
+            replaced = new.atom()
+            if replaced is not None:
+                new2 = on_atom(replaced)
+                new = new if new2 is None else new2
+        else:
+            new = on_atom(atom)
+    else:
+        new = on_atom(atom)
+    memo[key] = new
+    return new

@@ -1,0 +1,214 @@
+"""Interval bounds of canonical forms (:mod:`symint.form`): the cheapest analysis, asked first.
+
+Bounds are ``(lo, hi)`` pairs of ints, with ``-math.inf`` / ``math.inf`` for an
+unbounded end (the same convention as :class:`~valueranges.ValueRanges`).
+``ranges`` maps symbol names to such pairs; a missing symbol is unbounded.
+Each call takes a ``memo`` dict that the caller keeps while ``ranges`` is
+unchanged, so shared sub-forms are bounded once.
+
+Besides plain interval arithmetic, :func:`bound_form` tries the *factored* form of
+a sum whose terms share an atom (``s*s - s`` is ``s*(s - 1)``, which is ``>= 2``
+for ``s >= 2``, where term by term the bound is ``[-oo, oo]``): this decides the
+monotone nonlinear questions that shape code asks.
+
+>>> from symint import form as F
+>>> s = F.sym("s")
+>>> bound_form(F.sub(F.mul(s, s), s), {"s": (2, math.inf)}, {})
+(2, inf)
+>>> bound_form(F.floordiv(s, F.const(2)), {"s": (2, 9)}, {})
+(1, 4)
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Mapping
+
+from symint import form as F
+
+__all__ = ["bound_form", "bound_atom", "mono_bound", "Bound", "interval_mul", "UNBOUNDED"]
+
+INF = math.inf
+Bound = tuple  # (lo, hi)
+UNBOUNDED = (-INF, INF)
+
+
+def _mul_end(a, b):
+    if a == 0 or b == 0:
+        return 0
+    return a * b
+
+
+def interval_mul(a: Bound, b: Bound) -> Bound:
+    """The product of two intervals (``0 * oo`` is 0: the values themselves are finite).
+
+    >>> interval_mul((-2, 3), (4, INF))
+    (-inf, inf)
+    """
+    if a == (1, 1):
+        return b
+    if b == (1, 1):
+        return a
+    products = [_mul_end(x, y) for x in a for y in b]
+    return (min(products), max(products))
+
+
+def _scale(b: Bound, k: int) -> Bound:
+    lo, hi = _mul_end(b[0], k), _mul_end(b[1], k)
+    return (lo, hi) if k >= 0 else (hi, lo)
+
+
+def _power(b: Bound, p: int) -> Bound:
+    if p == 1:
+        return b
+    lo, hi = b
+    if p % 2 == 0:
+        if lo >= 0:
+            return (lo**p, hi**p)
+        if hi <= 0:
+            return (hi**p, lo**p)
+        return (0, max(lo**p, hi**p))
+    return (lo**p, hi**p)
+
+
+def _corner(x, y):
+    """``x // y`` at one corner of the box (``y`` nonzero); None when both are infinite."""
+    x_inf, y_inf = x in (INF, -INF), y in (INF, -INF)
+    if x_inf and y_inf:
+        return None
+    if y_inf:
+        return 0 if x == 0 or (x > 0) == (y > 0) else -1
+    if x_inf:
+        return x if y > 0 else -x
+    return x // y
+
+
+def _floordiv_bound(a: Bound, b: Bound) -> Bound:
+    blo, bhi = b
+    if blo > 0 or bhi < 0:
+        # For a divisor of one sign, a // b is monotone in each argument: the extremes are corners.
+        candidates = [c for x in a for y in (blo, bhi) if (c := _corner(x, y)) is not None]
+        return (min(candidates), max(candidates))
+    return UNBOUNDED
+
+
+def _mod_bound(a: Bound, b: Bound) -> Bound:
+    blo, bhi = b
+    if blo > 0:
+        hi = bhi - 1
+        if a[0] >= 0:
+            return (0, min(a[1], hi))
+        return (0, hi)
+    if bhi < 0:
+        lo = blo + 1
+        if a[1] <= 0:
+            return (max(a[0], lo), 0)
+        return (lo, 0)
+    return UNBOUNDED
+
+
+def bound_atom(atom: "F.Atom", ranges: Mapping[str, Bound], memo: dict, opaque=None) -> Bound:
+    """The interval of one atom.
+
+    ``opaque(expr)`` bounds a wrapped sympy expression (the caller's slow path);
+    without it an opaque atom is unbounded.
+    """
+    kind = atom.kind
+    if kind == "sym":
+        return ranges.get(atom.name, UNBOUNDED)
+    key = ("atom", atom)
+    found = memo.get(key)
+    if found is not None:
+        return found
+    if kind == "opaque":
+        result = opaque(atom.args[0]) if opaque is not None else UNBOUNDED
+    else:
+        args = [bound_form(a, ranges, memo, opaque) for a in atom.args]
+        if kind == "floordiv":
+            result = _floordiv_bound(args[0], args[1])
+        elif kind == "ceildiv":
+            lo, hi = _floordiv_bound((-args[0][1], -args[0][0]), args[1])
+            result = (-hi, -lo)
+        elif kind == "mod":
+            result = _mod_bound(args[0], args[1])
+        elif kind == "max":
+            result = (max(a[0] for a in args), max(a[1] for a in args))
+        elif kind == "min":
+            result = (min(a[0] for a in args), min(a[1] for a in args))
+        elif kind == "pow":
+            base, exp = args
+            if base[0] >= 1 and exp[0] >= 0:
+                hi = INF if base[1] == INF or exp[1] == INF else base[1] ** exp[1]
+                result = (1 if exp[0] == 0 else base[0] ** exp[0], hi)
+            elif base[0] >= 0:
+                result = (0, INF)
+            else:
+                result = UNBOUNDED
+        else:
+            result = UNBOUNDED
+    memo[key] = result
+    return result
+
+
+def mono_bound(m: "F.Mono", ranges: Mapping[str, Bound], memo: dict, opaque=None) -> Bound:
+    """The interval of one monomial (a product of atom powers).
+
+    >>> from symint import form as F
+    >>> mono_bound(F.mul(F.sym("x"), F.sym("y")).terms[0][0], {"x": (1, 2), "y": (-3, 4)}, {})
+    (-6, 8)
+    """
+    factors = m.factors
+    if len(factors) == 1:
+        atom, p = factors[0]
+        return _power(bound_atom(atom, ranges, memo, opaque), p)
+    term = (1, 1)
+    for atom, p in factors:
+        term = interval_mul(term, _power(bound_atom(atom, ranges, memo, opaque), p))
+    return term
+
+
+def _plain_bound(f: "F.Form", ranges, memo, opaque) -> Bound:
+    lo = hi = f.const
+    for m, c in f.terms:
+        term = mono_bound(m, ranges, memo, opaque)
+        tlo, thi = _scale(term, c)
+        lo, hi = lo + tlo, hi + thi
+        if lo == -INF and hi == INF:
+            break
+    return (lo, hi)
+
+
+def _common_atom(f: "F.Form") -> "F.Atom | None":
+    if f.const or len(f.terms) < 2:
+        return None
+    common = None
+    for m, _ in f.terms:
+        atoms = {a for a, _ in m.factors}
+        common = atoms if common is None else common & atoms
+        if not common:
+            return None
+    return min(common, key=lambda a: a.key)
+
+
+def bound_form(f: "F.Form", ranges: Mapping[str, Bound], memo: dict, opaque=None) -> Bound:
+    """The interval of ``f`` given symbol ``ranges`` (see the module docstring).
+
+    >>> from symint import form as F
+    >>> bound_form(F.add(F.sym("x"), F.const(1)), {"x": (0, 5)}, {})
+    (1, 6)
+    """
+    if f.is_const:
+        return (f.const, f.const)
+    found = memo.get(f)
+    if found is not None:
+        return found
+    result = _plain_bound(f, ranges, memo, opaque)
+    if result[0] == -INF or result[1] == INF:
+        atom = _common_atom(f)
+        if atom is not None:
+            # f = atom * rest: bound the product of the two intervals.
+            rest = F.floordiv(f, F.atom_form(atom))  # exact: atom divides every term
+            other = interval_mul(bound_atom(atom, ranges, memo, opaque), bound_form(rest, ranges, memo, opaque))
+            result = (max(result[0], other[0]), min(result[1], other[1]))
+    memo[f] = result
+    return result

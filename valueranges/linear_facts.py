@@ -1,0 +1,279 @@
+"""Deciding ``p <= 0`` from symbol ranges plus linear facts, without a solver.
+
+The facts are normalised relations ``f <= 0`` / ``f == 0`` (:class:`symint.boolform.Norm`)
+whose monomials are treated as unknowns (a product ``s0*s1`` is one unknown, so
+"linear" here means linear in the monomials). To show ``p <= 0`` we look for a
+non-negative combination of facts that cancels terms of ``p`` so that interval
+arithmetic on what is left proves the bound:
+
+    ``|d|*p = (|d|*p - |c|*f) + |c|*f <= upper(|d|*p - |c|*f)``   when ``f <= 0``
+
+where ``c`` and ``d`` are the coefficients of a shared monomial in ``p`` and ``f``
+(same sign, so the monomial cancels; an equality ``f == 0`` cancels either sign).
+This is the elimination step of JAX's ``shape_poly_decision``, searched to a small
+depth. The number of combinations tried is a count (``budget``), so the answer is
+deterministic. It is sound (every step is an inequality that holds) and
+incomplete: "not proven" is False from :meth:`LinearFacts.prove_le0`, None from
+:func:`decide_norm`, never a wrong answer.
+
+>>> from symint import form as F
+>>> from symint.boolform import rel
+>>> a, b = F.sym("a"), F.sym("b")
+>>> facts = LinearFacts([rel("<", a, b).norm])          # a - b + 1 <= 0
+>>> query = rel("<=", F.add(a, F.const(1)), F.add(b, F.const(5))).norm
+>>> facts.prove_le0(query.p, {"a": (0, 10), "b": (0, 10)})
+True
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Iterable
+
+from symint import form as F
+from symint.boolform import Norm
+
+from .form_bound import bound_form, mono_bound
+
+__all__ = ["LinearFacts", "decide_norm", "atom_facts", "propagate"]
+
+INF = math.inf
+_EMPTY: tuple = ()
+
+
+def atom_facts(atom: "F.Atom", ranges, memo: dict) -> list[Norm]:
+    """The linear facts that hold by definition of ``atom`` (true for every value of its arguments).
+
+    ``Max(a, b) >= a``, ``Min(a, b) <= a``, ``k*(x // k) <= x <= k*(x // k) + k - 1``
+    (for a divisor known positive), ``x == k*(x // k) + x % k``.
+
+    >>> from symint import form as F
+    >>> m = F.max_(F.sym("a"), F.sym("b")).atom()
+    >>> [str(n) for n in atom_facts(m, {}, {})]
+    ['Norm(a - Max(a, b) <= 0)', 'Norm(b - Max(a, b) <= 0)']
+    """
+    from symint.boolform import rel
+
+    out = []
+    me = F.atom_form(atom)
+    kind = atom.kind
+    if kind in ("max", "min"):
+        for arg in atom.args:
+            r = rel("<=", arg, me) if kind == "max" else rel("<=", me, arg)
+            if r.kind == "rel":
+                out.append(r.norm)
+    elif kind in ("floordiv", "mod"):
+        x, b = atom.args
+        if bound_form(b, ranges, memo)[0] >= 1:
+            q = me if kind == "floordiv" else F.floordiv(x, b)
+            bq = F.mul(b, q)
+            for r in (rel("<=", bq, x), rel("<=", x, F.sub(F.add(bq, b), F.const(1)))):
+                if r.kind == "rel":
+                    out.append(r.norm)
+            if kind == "mod":
+                r = rel("==", x, F.add(bq, me))
+                if r.kind == "rel":
+                    out.append(r.norm)
+    return out
+
+
+class LinearFacts:
+    """Facts ``f <= 0`` / ``f == 0`` indexed by monomial, for :meth:`prove_le0`.
+
+    Args:
+        facts: the initial facts (normalised relations with op ``<=`` or ``==``).
+        budget: the number of combinations one question may try.
+        depth: how many facts one combination may chain.
+    """
+
+    def __init__(self, facts: Iterable[Norm] = (), budget: int = 16, depth: int = 2):
+        self.facts: list[Norm] = []
+        self._index: dict = {}
+        self._seen: set = set()
+        self.budget = budget
+        self.depth = depth
+        for f in facts:
+            self.add(f)
+
+    def __len__(self) -> int:
+        return len(self.facts)
+
+    def add(self, fact: Norm) -> None:
+        """Add ``fact`` (ignored unless its op is ``<=`` or ``==``, or if already present)."""
+        if fact.op not in ("<=", "==") or fact in self._seen:
+            return
+        self._seen.add(fact)
+        i = len(self.facts)
+        self.facts.append(fact)
+        for m, c in fact.p.terms:
+            self._index.setdefault(m, []).append((i, c))
+
+    def mentioning(self, name: str) -> list[Norm]:
+        """The facts whose terms include the symbol ``name`` on its own (for bound propagation)."""
+        out = []
+        for m, entries in self._index.items():
+            a = m.single_atom()
+            if a is not None and a.kind == "sym" and a.name == name:
+                out.extend(self.facts[i] for i, _ in entries)
+        return out
+
+    def prove_le0(self, p: "F.Form", ranges, memo: dict | None = None) -> bool:
+        """Whether ``p <= 0`` follows from ``ranges`` and the facts (sound, incomplete).
+
+        Breadth first: every single fact that cancels a term of ``p`` is tried, then
+        the most promising results (fewest terms) are combined with one more fact.
+
+        >>> from symint import form as F
+        >>> LinearFacts().prove_le0(F.sub(F.sym("x"), F.const(3)), {"x": (0, 3)})
+        True
+        """
+        memo = {} if memo is None else memo
+        if bound_form(p, ranges, memo)[1] <= 0:
+            return True
+        if not self.facts:
+            return False
+        steps = [self.budget]
+        frontier = [(dict(p.terms), p.const, ())]
+        for level in range(self.depth):
+            found = []
+            for terms, const_, used in frontier:
+                for r_terms, r_const, i in self._step(terms, const_, used, steps, ranges, memo):
+                    if _upper(r_terms, r_const, ranges, memo) <= 0:
+                        return True
+                    if level + 1 < self.depth:
+                        found.append((len(r_terms), len(found), r_terms, r_const, used + (i,)))
+                if steps[0] <= 0:
+                    return False
+            found.sort(key=lambda t: (t[0], t[1]))
+            frontier = [(t, c, used) for _, _, t, c, used in found[:4]]
+            if not frontier:
+                return False
+        return False
+
+    def _step(self, terms: dict, const_: int, used: tuple, steps: list, ranges, memo):
+        """Each ``|d|*p - lam*f`` (a term dict and a constant) cancelling a term of ``p`` with a fact not in ``used``.
+
+        Only terms that make the upper bound infinite are worth cancelling when there
+        are any (no combination proves a bound while one of them remains).
+        """
+        index = self._index
+        targets = []
+        for m, c in terms.items():
+            b = memo.get(m)
+            if b is None:
+                b = memo[m] = mono_bound(m, ranges, memo)
+            if (b[1] if c > 0 else b[0]) in (INF, -INF):
+                targets.append((m, c))
+        for m, c in targets or list(terms.items()):
+            for i, d in index.get(m, _EMPTY):
+                if i in used:
+                    continue
+                fact = self.facts[i]
+                if fact.op == "<=" and (c > 0) != (d > 0):
+                    continue  # this multiple of f would not cancel m while keeping the inequality
+                if steps[0] <= 0:
+                    return
+                steps[0] -= 1
+                k = abs(d)
+                lam = c * (1 if d > 0 else -1) if fact.op == "==" else abs(c)
+                out = {mono: coeff * k for mono, coeff in terms.items()} if k != 1 else dict(terms)
+                for mono, coeff in fact.p.terms:
+                    v = out.get(mono, 0) - lam * coeff
+                    if v:
+                        out[mono] = v
+                    else:
+                        out.pop(mono, None)
+                yield out, const_ * k - lam * fact.p.const, i
+
+
+def _upper(terms: dict, const_: int, ranges, memo: dict):
+    """The upper interval bound of ``const_ + sum(coeff * mono)``."""
+    hi = const_
+    for m, c in terms.items():
+        b = memo.get(m)
+        if b is None:
+            b = memo[m] = mono_bound(m, ranges, memo)
+        hi += c * b[1] if c > 0 else c * b[0]
+        if hi == INF:
+            return INF
+    return hi
+
+
+def propagate(fact: Norm, ranges) -> list[tuple[str, object, object]]:
+    """Bounds on single symbols implied by a linear fact and the other symbols' ranges.
+
+    From ``sum(a_i * x_i) + c <= 0``: ``a_j * x_j <= -c - sum_{i != j} lower(a_i * x_i)``.
+    Returns ``(name, lo, hi)`` for each symbol whose bound is finite (the caller intersects).
+
+    >>> from symint import form as F
+    >>> from symint.boolform import rel
+    >>> n = rel(">=", F.sym("a1"), F.add(F.sym("a0"), F.const(8))).norm
+    >>> propagate(n, {"a0": (6, INF), "a1": (2, INF)})
+    [('a1', 14, inf)]
+    """
+    lin = fact.p.linear()
+    if not lin:
+        return []
+    sides = [fact.p] if fact.op == "<=" else [fact.p, F.neg(fact.p)]
+    out = []
+    for p in sides:
+        lin = p.linear()
+        lows = {}
+        for name, a in lin.items():
+            lo, hi = ranges.get(name, (-INF, INF))
+            lows[name] = lo * a if a > 0 else hi * a  # the least value of a * x
+            if lows[name] != lows[name]:  # nan from 0 * inf cannot happen: a != 0
+                return []
+        total = sum(v for v in lows.values() if v != -INF)
+        infinite = [n for n, v in lows.items() if v == -INF]
+        for name, a in lin.items():
+            if len(infinite) > 1 or (infinite and infinite[0] != name):
+                continue
+            rest = total - (lows[name] if lows[name] != -INF else 0)
+            limit = -p.const - rest  # a * x <= limit
+            if a > 0:
+                out.append((name, -INF, limit // a))
+            else:
+                out.append((name, -(limit // (-a)), INF))
+    return out
+
+
+def decide_norm(n: "Norm | bool", facts: LinearFacts | None, ranges, memo: dict | None = None,
+                expect: bool | None = None) -> bool | None:
+    """True/False when ``n`` is decided by ranges and linear facts, else None.
+
+    ``expect``: the answer the traced example gives, when known. The example satisfies
+    every fact, so only that answer can be provable, and only it is searched for.
+
+    >>> from symint import form as F
+    >>> from symint.boolform import rel
+    >>> decide_norm(rel("==", F.sym("x"), F.const(1)).norm, None, {"x": (2, INF)})
+    False
+    """
+    if isinstance(n, bool):
+        return n
+    memo = {} if memo is None else memo
+    p = n.p
+    lo, hi = bound_form(p, ranges, memo)
+    use = facts is not None and len(facts) > 0
+    if n.op == "<=":
+        if hi <= 0:
+            return True
+        if lo > 0:
+            return False
+        if not use:
+            return None
+        if expect is not False and facts.prove_le0(p, ranges, memo):
+            return True
+        if expect is not True and facts.prove_le0(F.sub(F.const(1), p), ranges, memo):
+            return False
+        return None
+    if not lo <= 0 <= hi:
+        return n.op == "!="
+    if lo == hi == 0:
+        return n.op == "=="
+    nonzero_expected = None if expect is None else (expect == (n.op == "!="))
+    if use and nonzero_expected is not False:
+        if facts.prove_le0(F.sub(F.const(1), p), ranges, memo) or facts.prove_le0(F.add(p, F.const(1)), ranges, memo):
+            return n.op == "!="  # p >= 1 or p <= -1
+    return None
