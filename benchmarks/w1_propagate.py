@@ -129,6 +129,43 @@ def run_torch(program: dict) -> dict:
     return {"env": env, "replay": replay_t, "produce": produce_t, "mismatches": mismatches, "produced": produced}
 
 
+def worker(engine: str, program_path: Path, use_z3: bool) -> dict:
+    """One cold run in this (fresh) process: imports first, then replay + produce; a JSON-able summary."""
+    import guards  # noqa: F401  (imports are paid before timing)
+    import guards.z3_translate  # noqa: F401
+    import shapeenv  # noqa: F401
+
+    program = json.loads(program_path.read_text())
+    if engine == "torch":
+        import torch  # noqa: F401
+
+        r = run_torch(program)
+        return {"replay": r["replay"], "produce": r["produce"], "mismatches": r["mismatches"],
+                "recorded": len(r["env"].guards), "produced": len(r["produced"])}
+    r = run_ours(program, use_z3)
+    env = r["env"]
+    simplified, simp_t = simplify_ours(r["produced"])
+    return {"replay": r["replay"], "produce": r["produce"], "mismatches": r["mismatches"],
+            "recorded": len(env.guards), "asserts": len(env.runtime_asserts), "produced": len(r["produced"]),
+            "simplified": len(simplified), "simplify": simp_t, "decisions": env.decider.stats,
+            "z3_checks": env.decider._prover.checks if env.decider._prover else 0,
+            "guard_text": r["produced"].to_text("torch")}
+
+
+def cold_runs(engine: str, program_path: Path, repeat: int, use_z3: bool = True) -> list[dict]:
+    """``repeat`` cold runs, each in a fresh interpreter (what a user of a new process waits for)."""
+    import subprocess
+
+    out = []
+    for _ in range(repeat):
+        cmd = [sys.executable, __file__, "--worker", engine, "--program", str(program_path)]
+        if not use_z3:
+            cmd.append("--no-z3")
+        done = subprocess.run(cmd, capture_output=True, text=True, check=True)
+        out.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    return out
+
+
 def _median(runs: list[dict], key: str) -> tuple[float, float]:
     return statistics.median(r[key][0] for r in runs), statistics.median(r[key][1] for r in runs)
 
@@ -137,25 +174,21 @@ def _total(r: dict) -> tuple[float, float]:
     return r["replay"][0] + r["produce"][0], r["replay"][1] + r["produce"][1]
 
 
-def measure(program: dict, repeat: int, torch_too: bool, use_z3: bool = True) -> dict:
-    """Run both engines ``repeat`` times, interleaved; medians of each part."""
-    ours, theirs = [], []
-    for _ in range(repeat):
-        ours.append(run_ours(program, use_z3))
-        if torch_too:
-            theirs.append(run_torch(program))
-    out = {"ours": ours, "torch": theirs}
-    for name, runs in out.items():
-        if runs:
-            for r in runs:
-                r["total"] = _total(r)
-    return out
-
-
 def summary(label: str, runs: list[dict]) -> str:
+    for r in runs:
+        r["total"] = _total(r)
     rp, pr, tot = (_median(runs, k) for k in ("replay", "produce", "total"))
     return (f"{label}: end to end {tot[0]:7.3f} s (cpu {tot[1]:7.3f})  = replay {rp[0]:7.3f} (cpu {rp[1]:7.3f})"
             f" + produce {pr[0]:6.3f} (cpu {pr[1]:6.3f})")
+
+
+def ratios(ours: list[dict], theirs: list[dict]) -> dict:
+    """torch / ours for the end-to-end total and the replay, wall and cpu (medians)."""
+    for r in ours + theirs:
+        r["total"] = _total(r)
+    o, t = _median(ours, "total"), _median(theirs, "total")
+    orp, trp = _median(ours, "replay"), _median(theirs, "replay")
+    return {"e2e": (t[0] / o[0], t[1] / o[1]), "replay": (trp[0] / orp[0], trp[1] / orp[1])}
 
 
 def main() -> None:
@@ -163,44 +196,48 @@ def main() -> None:
     parser.add_argument("--program", type=Path, default=WORKLOAD, help="a W1-format program (default: the shared W1)")
     parser.add_argument("--no-torch", action="store_true")
     parser.add_argument("--no-z3", action="store_true", help="decide without Z3 while tracing")
-    parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--check", action="store_true", help="also prove ours (with asserts) equivalent to torch's guards")
+    parser.add_argument("--repeat", type=int, default=3, help="cold runs per engine, each in a fresh process")
+    parser.add_argument("--worker", choices=("ours", "torch"), help=argparse.SUPPRESS)
+    parser.add_argument("--check", action="store_true", help="also compare ours (with asserts) with torch's guards by Z3")
     args = parser.parse_args()
+    if args.worker:
+        print(json.dumps(worker(args.worker, args.program, not args.no_z3)))
+        return
     program = json.loads(args.program.read_text())
     torch_too = not args.no_torch
     if torch_too:
         try:
-            import torch  # noqa: F401  (imports are paid before timing)
+            import torch  # noqa: F401
         except ImportError:
             print("torch: not installed (pip install torch==2.13.0 to compare)")
             torch_too = False
-    import guards  # noqa: F401
-    import shapeenv  # noqa: F401
-
-    res = measure(program, args.repeat, torch_too, use_z3=not args.no_z3)
-    ours = res["ours"][-1]
-    env = ours["env"]
-    print(f"program: {args.program.name}, {len(program['ops'])} ops; medians of {args.repeat} runs")
-    print(summary("ours ", res["ours"]))
-    print(f"       {len(env.guards)} guards recorded, {len(env.runtime_asserts)} runtime asserts, "
-          f"{ours['mismatches']} value mismatches; produced (reduced, exact): {len(ours['produced'])} guards; "
-          f"decisions: {env.decider.stats}")
-    simplified, simp_t = simplify_ours(ours["produced"])
-    print(f"       Z3-simplified set (off the critical path): {len(simplified)} guards, ready {simp_t[0]:.3f} s "
-          f"(cpu {simp_t[1]:.3f}) after the reduced set")
+    ours, theirs = [], []
+    for _ in range(args.repeat):  # interleaved, so that a change in machine load hits both
+        ours += cold_runs("ours", args.program, 1, not args.no_z3)
+        if torch_too:
+            theirs += cold_runs("torch", args.program, 1)
+    last = ours[-1]
+    print(f"program: {args.program.name}, {len(program['ops'])} ops; medians of {args.repeat} cold runs (fresh processes)")
+    print(summary("ours ", ours))
+    print(f"       {last['recorded']} guards recorded, {last['asserts']} runtime asserts, {last['mismatches']} value "
+          f"mismatches; produced at once (reduced, exact): {last['produced']} guards; decisions {last['decisions']}, "
+          f"Z3 checks {last['z3_checks']}")
+    simp = statistics.median(r["simplify"][0] for r in ours)
+    print(f"       Z3-simplified set (off the critical path): {last['simplified']} guards, ready {simp:.3f} s after the reduced set")
+    same = len({r["guard_text"] for r in ours}) == 1
+    print(f"       produced guard text identical across the {len(ours)} runs: {same}")
     if torch_too:
-        t = res["torch"][-1]
-        print(summary("torch", res["torch"]))
-        print(f"       {len(t['env'].guards)} guards recorded, {t['mismatches']} value mismatches; "
-              f"produce_guards: {len(t['produced'])} lines")
-        o, th = _median(res["ours"], "total"), _median(res["torch"], "total")
-        orp, trp = _median(res["ours"], "replay"), _median(res["torch"], "replay")
-        print(f"ratio (torch / ours): end to end {th[0] / o[0]:.1f}x (cpu {th[1] / o[1]:.1f}x); "
-              f"replay alone {trp[0] / orp[0]:.1f}x (cpu {trp[1] / orp[1]:.1f}x)")
+        print(summary("torch", theirs))
+        print(f"       {theirs[-1]['recorded']} guards recorded, {theirs[-1]['mismatches']} value mismatches; "
+              f"produce_guards: {theirs[-1]['produced']} lines")
+        q = ratios(ours, theirs)
+        print(f"ratio (torch / ours): end to end {q['e2e'][0]:.1f}x (cpu {q['e2e'][1]:.1f}x); "
+              f"replay alone {q['replay'][0]:.1f}x (cpu {q['replay'][1]:.1f}x)")
         if args.check:
             from w1_compare import compare_with_torch
 
-            print(compare_with_torch(ours, t, program))
+            o, t = run_ours(program), run_torch(program)
+            print(compare_with_torch(o, t, program))
 
 
 if __name__ == "__main__":

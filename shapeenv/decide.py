@@ -41,20 +41,26 @@ class Decider:
 
     def __init__(self, env: "ShapeEnv"):
         self.env = env
-        settings = env.settings
-        self.prover = (
-            IncrementalProver(
+        self._prover: IncrementalProver | None = None
+        self._pending: list[BoolForm] = []
+        if env.settings.use_z3:
+            env.facts.on_new_fact(self._pending.append)
+        self._memo: dict[tuple, bool | None] = {}
+        self._settled: dict[tuple, bool] = {}
+        #: How questions were answered: {"folded", "ranges/facts", "z3", "undecided"} -> count.
+        self.stats: dict[str, int] = {"ranges/facts": 0, "z3": 0, "undecided": 0}
+
+    @property
+    def prover(self) -> IncrementalProver | None:
+        """The Z3 prover (None when ``use_z3`` is off), created on first use: most traces never need it."""
+        if self._prover is None and self.env.settings.use_z3:
+            settings = self.env.settings
+            self._prover = IncrementalProver(
                 timeout_ms=settings.solver_timeout_ms,
                 budget=settings.z3_budget,
                 nonlinear_timeout_ms=settings.nonlinear_timeout_ms,
-            ) if settings.use_z3 else None
-        )
-        self._pending: list[BoolForm] = []
-        if self.prover is not None:
-            env.facts.on_new_fact(self._pending.append)
-        self._memo: dict[tuple, bool | None] = {}
-        #: How questions were answered: {"folded", "ranges/facts", "z3", "undecided"} -> count.
-        self.stats: dict[str, int] = {"ranges/facts": 0, "z3": 0, "undecided": 0}
+            )
+        return self._prover
 
     # -- static answers (record nothing) -------------------------------------------------------------
     def static(self, value: SymBool | bool, size_oblivious: bool = False) -> bool | None:
@@ -77,25 +83,50 @@ class Decider:
         e = facts.simplify_bool(b)
         if e.kind == "const":
             return e.value
-        key = (e, facts.version, size_oblivious)
+        # Facts only grow, so a definite answer stays right: it is memoised for good;
+        # "undecided" only until the facts change.
         memo = self._memo
+        settled = self._settled.get((e, size_oblivious))
+        if settled is not None:
+            return settled
+        key = (e, facts.version, size_oblivious)
         if key in memo:
             return memo[key]
         ranges = self._oblivious_ranges(e) if size_oblivious else None
         answer = facts.decide(e, ranges, expect=None if size_oblivious else hint)
         if answer is not None:
             self.stats["ranges/facts"] += 1
-        elif self.prover is not None and not facts.intervals_are_exact(e):
+        elif self._z3_worth_asking(hint, size_oblivious) and not facts.intervals_are_exact(e):
             self._flush()
             expect = None if size_oblivious else hint
             answer = self.prover.decide(e.sympy(), extra=self._oblivious_facts(e) if size_oblivious else (), expect=expect)
             self.stats["z3" if answer is not None else "undecided"] += 1
         else:
             self.stats["undecided"] += 1
-        if len(memo) > 1 << 16:
-            memo.clear()
-        memo[key] = answer
+        if answer is None:
+            if len(memo) > 1 << 16:
+                memo.clear()
+            memo[key] = None
+        else:
+            self._settled[(e, size_oblivious)] = answer
         return answer
+
+    def _z3_worth_asking(self, hint, size_oblivious: bool) -> bool:
+        """Note [Z3 while tracing]
+            For a question about backed sizes the hint gives an answer anyway: a guard.
+            A guard that Z3 would have proven implied by other guards is removed when the
+            produced set is simplified, off the critical path, so asking Z3 here buys
+            little and costs much (measured on W1: 64 checks doubled the replay time to
+            save 6 of 208 recorded guards). Z3 is asked while tracing only where no hint
+            can answer (data-dependent sizes, size-oblivious questions), or when
+            ``settings.z3_on_backed`` asks for it; always within ``settings.z3_budget`` checks.
+        """
+        settings = self.env.settings
+        if not settings.use_z3:
+            return False
+        if hint is not None and not size_oblivious and not settings.z3_on_backed:
+            return False
+        return self._prover is None or self._prover.checks < self._prover.budget
 
     def _flush(self) -> None:
         pending, self._pending[:] = list(self._pending), []
@@ -189,7 +220,7 @@ class Decider:
         facts = self.env.facts
         parts = [f"{name} in {facts.range_of(build.symbol_expr(name))}" for name in sorted(e.symbols)]
         ranges = ", ".join(parts) or "no symbols"
-        solver = "" if self.prover is None else f"; Z3: {self.prover.last_outcome}"
+        solver = "" if self._prover is None else f"; Z3: {self._prover.last_outcome}"
         return f"{reason}: not decided by ranges ({ranges}) or known facts{solver}"
 
     def _data_dependent(self, stated: sympy.Basic, e: sympy.Basic, value: bool = False) -> GuardOnDataDependentSymNode:

@@ -347,10 +347,10 @@ class ShapeEnv:
             return
         stated = cond.node.form or B.bool_from_sympy(cond.node.expr)
         form = self.facts.simplify_bool(stated)
-        static = self.decider.static_form(form)
+        hint = cond.node.hint if cond.node.hint is not None else self.hint_of_form(form)
+        static = self.decider.static_form(form, hint=hint)
         if static is False:
             raise CheckFailedError(f"check({cond.node.expr}) is always false given what is known{what}")
-        hint = cond.node.hint if cond.node.hint is not None else self.hint_of_form(form)
         if hint is False:
             raise CheckFailedError(f"check({cond.node.expr}) is false for the traced sizes{what}")
         if static is True:

@@ -40,12 +40,11 @@ class Norm:
     ('<=', 2 - x)
     """
 
-    __slots__ = ("op", "p", "_hash", "_negated")
+    __slots__ = ("op", "p", "_negated", "__weakref__")
 
     def __init__(self, op: str, p: "F.Form"):
         self.op = op
         self.p = p
-        self._hash = hash((op, p.digest))
         self._negated = None
 
 
@@ -119,14 +118,13 @@ class BoolForm:
     ('and', (x > 2) & (x < 9))
     """
 
-    __slots__ = ("kind", "args", "norm", "symbols", "_hash", "_sympy", "value")
+    __slots__ = ("kind", "args", "norm", "symbols", "_sympy", "value", "__weakref__")
 
     def __init__(self, kind: str, args: tuple, norm=None, symbols: frozenset = frozenset(), value=None):
         self.kind = kind
         self.args = args
         self.norm = norm
         self.symbols = symbols
-        self._hash = hash((kind, tuple(id(a) for a in args)))
         self._sympy = None
         self.value = value
 
