@@ -326,6 +326,10 @@ class Facts:
                 known = self._known.get(n.negated())
                 if known is not None:
                     return not known
+            if self._div and not n.p.symbols.isdisjoint(self._div) and n.p.has_division():
+                answer = self._decide_by_multiples(n, ranges)
+                if answer is not None:
+                    return answer
             memo = self._bound_memo if own_ranges else {}
             linear = None
             if use_facts:
@@ -347,6 +351,30 @@ class Facts:
                 return known
         rng = bound(s.args[0], {build.symbol_expr(n): ValueRanges.of(lo, hi) for n, (lo, hi) in ranges.items()})
         return bool(rng.lower) if rng.is_singleton() else None
+
+    def _decide_by_multiples(self, n: Norm, ranges) -> bool | None:
+        """Decide ``n`` writing each symbol known divisible by ``k`` as ``k*t`` (``t`` a fresh integer).
+
+        Every multiple of ``k`` is ``k*t`` for some integer ``t``, so this is exact; and it lets
+        the canonical form cancel divisions: with ``s % 2 == 0``, ``s // (s // 2)`` is ``2*t // t``,
+        which is 2.
+        """
+        subst, extra = {}, {}
+        for name in sorted(n.p.symbols & self._div.keys()):
+            k = math.lcm(*self._div[name])
+            t = f"{name}__div{k}"
+            subst[name] = F.scale(F.sym(t), k)
+            lo, hi = ranges.get(name, (-INF, INF))
+            extra[t] = (-INF if lo == -INF else _ceil_div(lo, k), INF if hi == INF else _floor_div(hi, k))
+
+        def on_atom(atom):
+            return subst.get(atom.name) if atom.kind == "sym" else None
+
+        p = F.transform(n.p, on_atom, {})
+        r = B.rel(n.op, p, F.const(0))
+        if r.kind == "const":
+            return r.value
+        return decide_norm(r.norm, None, {**ranges, **extra}, {})
 
     def _add_atom_facts(self, p: "F.Form", ranges, memo) -> bool:
         """Add the definitional facts of the function atoms of ``p`` (once each); True if ``p`` has any."""

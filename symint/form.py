@@ -244,6 +244,20 @@ class Form:
             self._symdiv = v
         return v
 
+    def has_division(self) -> bool:
+        """Whether a floor/ceil division or modulo occurs anywhere inside.
+
+        >>> sym("x").has_division(), add(floordiv(sym("x"), const(2)), const(1)).has_division()
+        (False, True)
+        """
+        for m, _ in self.terms:
+            for a, _ in m.factors:
+                if a.kind in ("floordiv", "ceildiv", "mod"):
+                    return True
+                if a.kind not in ("sym", "opaque") and any(x.has_division() for x in a.args):
+                    return True
+        return False
+
     @property
     def digest(self) -> bytes:
         """A structural digest (deterministic across processes; see Note [Deterministic order])."""

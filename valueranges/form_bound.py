@@ -179,7 +179,7 @@ def _plain_bound(f: "F.Form", ranges, memo, opaque) -> Bound:
 
 
 def _common_atom(f: "F.Form") -> "F.Atom | None":
-    if f.const or len(f.terms) < 2:
+    if len(f.terms) < 2:
         return None
     common = None
     for m, _ in f.terms:
@@ -206,9 +206,10 @@ def bound_form(f: "F.Form", ranges: Mapping[str, Bound], memo: dict, opaque=None
     if result[0] == -INF or result[1] == INF:
         atom = _common_atom(f)
         if atom is not None:
-            # f = atom * rest: bound the product of the two intervals.
-            rest = F.floordiv(f, F.atom_form(atom))  # exact: atom divides every term
-            other = interval_mul(bound_atom(atom, ranges, memo, opaque), bound_form(rest, ranges, memo, opaque))
-            result = (max(result[0], other[0]), min(result[1], other[1]))
+            # f = atom * rest + const: bound the product of the two intervals.
+            terms = F._form(f.terms, 0)
+            rest = F.floordiv(terms, F.atom_form(atom))  # exact: atom divides every term
+            lo, hi = interval_mul(bound_atom(atom, ranges, memo, opaque), bound_form(rest, ranges, memo, opaque))
+            result = (max(result[0], lo + f.const), min(result[1], hi + f.const))
     memo[f] = result
     return result

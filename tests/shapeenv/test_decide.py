@@ -263,3 +263,25 @@ def test_explain_specialised_source() -> None:
     env = ShapeEnv()
     env.create_symint(1, Source.size("x", 1))
     assert "specialised to the constant 1" in env.explain("x.size()[1]")
+
+
+def test_monotone_nonlinear_questions_are_decided_without_z3() -> None:
+    # The examples: intervals of factored forms, atom definitions (Max >= its
+    # arguments, k*(s // k) <= s) and divisibility decide them; no solver, no guard.
+    from symint import sym_max
+
+    env, (s, a, b) = make(8, 5, 6, use_z3=False)
+    assert bool(s * s >= s) and bool(s // 2 <= s) and bool(sym_max(a, b) >= a)
+    assert bool(s * s - s >= 2) and not bool(s * s < s)
+    assert env.guards == []
+    assert bool(s % 2 == 0)                                 # one guard: s is even
+    assert bool(s // (s // 2) == 2)                         # 2*t // t == 2 for s = 2*t
+    assert guard_texts(env) == ["Eq(Mod(s0, 2), 0)"]
+
+
+def test_bounds_propagate_through_relations() -> None:
+    # torch derives 14 <= a1 from a1 >= a0 + 8 and a0 >= 6 (test_dynamic_shapes); so do we.
+    env, (a0, a1) = make(6, 20)
+    env.check(a0 >= 6)
+    env.check(a1 >= a0 + 8)
+    assert str(env.bound(a1)) == "[14, oo]"

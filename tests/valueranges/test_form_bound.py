@@ -1,0 +1,154 @@
+"""Interval bounds of canonical forms and the linear procedure: sound against brute force.
+
+* ``bound_form``: for random forms and ranges, every value at every point of the box lies
+  inside the computed interval;
+* ``LinearFacts`` / ``decide_norm``: on random facts and questions over a small box, a
+  definite answer must agree with every point of the box that satisfies the facts;
+* ``propagate``: a derived bound holds at every point satisfying the fact.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from symint import boolform as B
+from symint import form as F
+from valueranges.form_bound import bound_form
+from valueranges.linear_facts import LinearFacts, atom_facts, decide_norm, propagate
+
+INF = math.inf
+NAMES = ("x", "y")
+OPS = {
+    "add": F.add,
+    "sub": F.sub,
+    "mul": F.mul,
+    "floordiv": F.floordiv,
+    "mod": F.mod,
+    "max": F.max_,
+    "min": F.min_,
+}
+
+
+def _tree():
+    leaf = st.one_of(st.sampled_from(NAMES).map(F.sym), st.integers(-4, 4).map(F.const))
+    return st.recursive(
+        leaf,
+        lambda inner: st.builds(lambda op, a, b: (op, a, b), st.sampled_from(sorted(OPS)), inner, inner),
+        max_leaves=6,
+    )
+
+
+def _build(t):
+    if isinstance(t, tuple):
+        return OPS[t[0]](_build(t[1]), _build(t[2]))
+    return t
+
+
+RANGE = st.tuples(st.integers(-5, 5), st.integers(0, 6)).map(lambda t: (t[0], t[0] + t[1]))
+
+
+def _points(ranges):
+    return [dict(zip(NAMES, p)) for p in itertools.product(*(range(lo, hi + 1) for lo, hi in (ranges[n] for n in NAMES)))]
+
+
+def _value(f, point):
+    try:
+        return f.value(point)
+    except ZeroDivisionError:
+        return None
+
+
+@settings(max_examples=300, deadline=None)
+@given(tree=_tree(), rx=RANGE, ry=RANGE)
+def test_bound_form_contains_every_value(tree, rx, ry) -> None:
+    try:
+        f = _build(tree)
+    except ZeroDivisionError:
+        return
+    ranges = {"x": rx, "y": ry}
+    lo, hi = bound_form(f, ranges, {})
+    for p in _points(ranges):
+        v = _value(f, p)
+        if v is not None:
+            assert lo <= v <= hi, (f, ranges, p, v, (lo, hi))
+
+
+def _linear():
+    coeff = st.integers(-3, 3)
+    return st.builds(
+        lambda a, b, c: F.add(F.add(F.scale(F.sym("x"), a), F.scale(F.sym("y"), b)), F.const(c)),
+        coeff, coeff, st.integers(-6, 6),
+    )
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    facts=st.lists(st.tuples(st.sampled_from(["<=", "=="]), _linear()), max_size=3),
+    query=st.tuples(st.sampled_from(["<=", "==", "!="]), st.one_of(_linear(), _tree().map(lambda t: t))),
+    rx=RANGE, ry=RANGE,
+)
+def test_linear_procedure_never_contradicts_brute_force(facts, query, rx, ry) -> None:
+    ranges = {"x": rx, "y": ry}
+    norms = []
+    for op, p in facts:
+        r = B.rel(op, p, F.const(0))
+        if r.kind == "const":
+            if not r.value:
+                return  # an unsatisfiable fact: nothing to check
+            continue
+        norms.append(r.norm)
+    op, q = query
+    try:
+        q = _build(q) if isinstance(q, tuple) else q
+    except ZeroDivisionError:
+        return
+    r = B.rel(op, q, F.const(0))
+    if r.kind == "const":
+        return
+    lf = LinearFacts(norms)
+    memo: dict = {}
+    for m, _ in q.terms:
+        for atom, _ in m.factors:
+            for fact in atom_facts(atom, ranges, memo):
+                lf.add(fact)
+    answer = decide_norm(r.norm, lf, ranges, memo)
+    if answer is None:
+        return
+    for p in _points(ranges):
+        if all(n.holds_for(n.p.value(p)) for n in norms):
+            v = _value(q, p)
+            if v is not None:
+                assert r.norm.holds_for(r.norm.p.value(p)) == answer, (norms, r, p, answer)
+
+
+@settings(max_examples=200, deadline=None)
+@given(op=st.sampled_from(["<=", "=="]), p=_linear(), rx=RANGE, ry=RANGE)
+def test_propagated_bounds_hold_wherever_the_fact_does(op, p, rx, ry) -> None:
+    r = B.rel(op, p, F.const(0))
+    if r.kind == "const":
+        return
+    ranges = {"x": rx, "y": ry}
+    derived = propagate(r.norm, ranges)
+    for point in _points(ranges):
+        if r.norm.holds_for(r.norm.p.value(point)):
+            for name, lo, hi in derived:
+                assert lo <= point[name] <= hi, (r.norm, ranges, point, derived)
+
+
+def test_bound_of_a_factored_sum() -> None:
+    s = F.sym("s")
+    assert bound_form(F.sub(F.mul(s, s), s), {"s": (2, INF)}, {}) == (2, INF)       # s*(s-1)
+    assert bound_form(F.sub(F.mul(s, s), s), {"s": (-INF, INF)}, {})[0] == -INF       # no sign: no help
+
+
+def test_elimination_chains_two_facts() -> None:
+    a, b, c = F.sym("a"), F.sym("b"), F.sym("c")
+    facts = LinearFacts([B.rel("<", a, b).norm, B.rel("<", b, c).norm])
+    ranges = {n: (0, INF) for n in "abc"}
+    assert decide_norm(B.rel("<", F.add(a, F.const(1)), c).norm, facts, ranges) is True
+    assert decide_norm(B.rel(">=", a, c).norm, facts, ranges) is False
+    assert decide_norm(B.rel("<", a, F.const(5)).norm, facts, ranges) is None
