@@ -156,6 +156,10 @@ class Facts:
                 (t, c), k = next(iter(lin.items())), value.const
                 lo2, hi2 = lo - k, hi - k
                 return self._narrow(t, lo2, hi2, why) if c == 1 else self._narrow(t, -hi2, -lo2, why)
+            inverse = _floordiv_inverse(value, lo, hi)
+            if inverse is not None:
+                # name = t // k + c with k > 0:  lo <= t // k + c <= hi  <=>  (lo-c)*k <= t <= (hi-c)*k + k - 1
+                return self._narrow(inverse[0], inverse[1], inverse[2], why)
             changed = False
             if lo != -INF:
                 changed |= self._remember(B.rel("<=", F.const(int(lo)), value))
@@ -173,6 +177,8 @@ class Facts:
         self._ranges[name] = (new_lo, new_hi)
         self._changed_ranges()
         self._emit_range(name)
+        if new_lo == new_hi:  # a single value left: the symbol is that constant from now on
+            self.replace_form(name, F.const(int(new_lo)))
         return True
 
     # -- simplification -------------------------------------------------------------------------
@@ -674,6 +680,23 @@ class Facts:
             for k in sorted(ks):
                 yield build.eq(build.mod(build.symbol_expr(name), k), 0)
         yield from (e for e, truth in self.known.items() if truth)
+
+
+def _floordiv_inverse(value: "F.Form", lo, hi):
+    """For ``value = t // k + c`` (``t`` a symbol, ``k > 0``), the range of ``t`` that keeps it in ``[lo, hi]``."""
+    if len(value.terms) != 1 or value.terms[0][1] != 1:
+        return None
+    atom = value.terms[0][0].single_atom()
+    if atom is None or atom.kind != "floordiv":
+        return None
+    t, k = atom.args
+    ta = t.atom()
+    if ta is None or ta.kind != "sym" or not k.is_const or k.const <= 0:
+        return None
+    c, k = value.const, k.const
+    tlo = -INF if lo == -INF else (lo - c) * k
+    thi = INF if hi == INF else (hi - c) * k + k - 1
+    return ta.name, tlo, thi
 
 
 def _why(why) -> str:
