@@ -28,7 +28,8 @@ from symint.evaluate import evaluate as evaluate_expr
 from valueranges import ValueRanges, bound
 
 from .decide import Decider
-from .errors import CheckFailedError, ConstraintViolationError, ContradictionError
+from .errors import CheckFailedError, ConstraintViolationError, ContradictionError, ShapeEnvError
+from .messages import annotate
 from .explain import explain_symbol
 from .facts import Facts
 from .fake.factory import make_fake_tensor
@@ -242,6 +243,9 @@ class ShapeEnv:
         self._ops.append(name)
         try:
             yield
+        except ShapeEnvError as e:  # name the symbols the message mentions by their input dims
+            annotate(e, self)
+            raise
         finally:
             self._ops.pop()
 

@@ -31,6 +31,7 @@ from guards.explain import Explanation
 from symint import SymInt
 from valueranges import ValueRanges
 
+from .errors import SignatureError
 from .fake.dtypes import DType, as_dtype
 from .graph import Graph
 from .provenance import AssertRecord
@@ -88,6 +89,16 @@ def _is_numpy_dtype(dtype: Any) -> bool:
     return type(dtype).__module__.startswith("numpy")
 
 
+def required_parameters(sig: inspect.Signature) -> list[str]:
+    """The names of the parameters a call must fill (no default, not ``*args``/``**kwargs``).
+
+    >>> required_parameters(inspect.signature(lambda x, y=1, *rest: x))
+    ['x']
+    """
+    kinds = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    return [p.name for p in sig.parameters.values() if p.default is p.empty and p.kind not in kinds]
+
+
 def argument_names(fn: Callable, args: tuple, kwargs: Mapping[str, Any]) -> list[str]:
     """The input name of each positional argument of ``fn(*args, **kwargs)`` (keyword arguments keep their key).
 
@@ -95,7 +106,7 @@ def argument_names(fn: Callable, args: tuple, kwargs: Mapping[str, Any]) -> list
     are ``rest[0]``, ``rest[1]``, ...; keyword arguments are named by their key.
 
     Raises:
-        TypeError: ``fn`` cannot be called with these arguments (the message says why).
+        SignatureError: ``fn`` cannot be called with these arguments (the message says why; a TypeError).
     """
     try:
         sig = inspect.signature(fn)
@@ -104,7 +115,13 @@ def argument_names(fn: Callable, args: tuple, kwargs: Mapping[str, Any]) -> list
     try:
         sig.bind(*args, **kwargs)
     except TypeError as e:
-        raise TypeError(f"{getattr(fn, '__name__', fn)!s}{sig} cannot take the example inputs: {e}") from None
+        name = getattr(fn, "__name__", "fn")
+        raise SignatureError(
+            f"{name}{sig} cannot take the example inputs: {e} (got {len(args)} positional"
+            f"{' and ' + ', '.join(map(str, kwargs)) if kwargs else ''})",
+            fix=f"give one example per parameter: export({'fn' if name == '<lambda>' else name}, "
+                f"({', '.join(required_parameters(sig)) or ''}{',' if len(required_parameters(sig)) == 1 else ''}))",
+        ) from None
     positional = [p for p in sig.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     rest = next((p.name for p in sig.parameters.values() if p.kind is p.VAR_POSITIONAL), "args")
     return [positional[i].name if i < len(positional) else f"{rest}[{i - len(positional)}]" for i in range(len(args))]

@@ -22,8 +22,8 @@ from typing import Any
 from symint import SymBool, SymFloat, SymInt
 
 from ..api import statically_known_true
-from ..errors import ShapeError
-from ..rules.registry import call, env_of
+from ..errors import ShapeError, TorchInteropError
+from ..rules.registry import call, env_of, registered
 from .dtypes import DType
 
 __all__ = ["FakeTensor", "Storage", "contiguous_strides"]
@@ -125,6 +125,19 @@ class FakeTensor:
     def __repr__(self) -> str:
         dims = ", ".join(str(d) for d in self.shape)
         return f"FakeTensor({self.dtype}[{dims}])"
+
+    # -- torch interop ----------------------------------------------------------------------------
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """torch functions do not run on these tensors: a typed error naming the ``shapeenv.ops`` equivalent."""
+        name = getattr(func, "__name__", str(func))
+        ours = f"shapeenv.ops.{name}" if name in registered() else None
+        hint = f"call {ours}(...) (same arguments)" if ours else f"shapeenv.ops has no {name}; see dir(shapeenv.ops)"
+        raise TorchInteropError(
+            f"torch.{name} was called on a shapeenv FakeTensor, which is not a torch.Tensor",
+            fix=f"{hint}: FakeTensors go through shapeenv.ops and their own methods (x.view, x.sum, ...), "
+                "not through torch functions",
+        )
 
     # -- elementwise arithmetic and comparisons (shape rules in shapeenv.rules.elementwise) -------
     def __add__(self, other):
