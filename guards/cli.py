@@ -174,6 +174,11 @@ def _check(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     redundant = gs.redundant(config) if sat.verdict is Verdict.YES else ()
     positions = {g.expr: k for k, g in enumerate(gs.guards)}
     lines = [_summary(gs, args.file), f"satisfiable: {_verdict_line(sat)}"]
+    core = gs.unsat_core(config) if sat.verdict is Verdict.NO else None
+    if core is not None and core.found:
+        lines += [f"conflict: {len(core.lines())} of {len(gs)} guards cannot all hold"
+                  f"{'' if core.minimal else ' (not shown minimal)'}:"]
+        lines += [f"  {line}" for line in _core_lines(gs, core, args.format)]
     if sat.verdict is Verdict.YES:
         note = " (implied by the others; drop them all together)" if redundant else ""
         lines.append(f"redundant: {len(redundant) or 'none'}{note}")
@@ -188,9 +193,22 @@ def _check(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
         "redundant": [
             {"index": positions[g.expr], "guard": _text(gs, g.expr, args.format), "origin": g.origin} for g in redundant
         ],
+        "conflict": None if core is None or not core.found else {
+            "minimal": core.minimal,
+            "guards": [{"index": i, "guard": _text(gs, g.expr, args.format), "origin": g.origin}
+                       for i, g in zip(core.indices, core.guards)],
+            "domain": [{"source": _text(gs, sym, args.format), "range": str(rng)} for sym, rng in core.domain],
+        },
         "text": "\n".join(lines),
     }
     return report, _verdict_code(sat.verdict)
+
+
+def _core_lines(gs: GuardSet, core, fmt: str) -> list[str]:
+    """The conflicting guards in the chosen format, each with its position and origin."""
+    out = [f"[{i}] {_text(gs, g.expr, fmt)}{_where(g.origin)}" for i, g in zip(core.indices, core.guards)]
+    out += [f"{_text(gs, sym, fmt)} in {rng} (the domain)" for sym, rng in core.domain]
+    return out
 
 
 def _verdict_line(result: ProofResult) -> str:

@@ -27,6 +27,7 @@ from symint.evaluate import evaluate
 from valueranges import ValueRanges
 
 from .codegen import CompiledGuards, compile_guards
+from .conflict import Conflict, conflict
 from .explain import Explanation, explain
 from .errors import GuardError, UnknownSourceError
 from .guard import Guard
@@ -336,6 +337,16 @@ class GuardSet:
         'no'
         """
         return is_satisfiable(self, config)
+
+    def unsat_core(self, config: SolverConfig = SolverConfig()) -> Conflict:
+        """Which guards conflict: a minimal subset (with any domain ranges involved) that cannot hold together.
+
+        >>> from symint.build import symbol_expr, ge, lt
+        >>> n = symbol_expr("n")
+        >>> GuardSet.of([ge(n, 3), ge(n, 1), lt(n, 3)]).unsat_core().indices
+        (0, 2)
+        """
+        return conflict(self, config)
 
     def implies(self, other: "GuardSet", config: SolverConfig = SolverConfig()) -> ProofResult:
         """Whether every input this set accepts, ``other`` accepts (NO comes with a counterexample).
