@@ -10,6 +10,7 @@
 """
 
 from . import ops
+from .logs import LogConfig, set_logs
 from .api import check, guard_or_false, guard_or_true, guard_size_oblivious, statically_known_false, statically_known_true
 from .env import ShapeEnv
 from .export import ExportConstraintError, export
@@ -17,10 +18,15 @@ from .errors import (
     CheckFailedError,
     ConstraintViolationError,
     ContradictionError,
+    DynamicShapesError,
+    DynamicShapesTypeError,
     GuardOnDataDependentSymNode,
     HigherOrderOpError,
     ShapeEnvError,
     ShapeError,
+    SignatureError,
+    TorchInteropError,
+    UnknownDimSpecError,
 )
 from .fake import Dim, FakeTensor
 from .graph import Graph, Node
@@ -79,4 +85,11 @@ __all__ = [
     "GuardOnDataDependentSymNode",
     "CheckFailedError",
     "ContradictionError",
+    "DynamicShapesError",
+    "DynamicShapesTypeError",
+    "SignatureError",
+    "UnknownDimSpecError",
+    "TorchInteropError",
+    "set_logs",
+    "LogConfig",
 ]

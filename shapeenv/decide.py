@@ -10,6 +10,7 @@ Nothing statically known ever becomes a guard.
 
 from __future__ import annotations
 
+import logging
 import math
 from typing import TYPE_CHECKING
 
@@ -27,6 +28,8 @@ if TYPE_CHECKING:  # pragma: no cover
     from .env import ShapeEnv
 
 __all__ = ["Decider"]
+
+_solver_log = logging.getLogger("shapeenv.solver")  # a topic of SHAPEENV_LOGS (shapeenv.logs); off by default
 
 
 class Decider:
@@ -71,6 +74,9 @@ class Decider:
         if answer is None and self.prover is not None and not facts.intervals_are_exact(e):
             expect = None if size_oblivious else hint
             answer = self.prover.decide(e, extra=self._oblivious_facts(e) if size_oblivious else (), expect=expect)
+            if _solver_log.isEnabledFor(logging.INFO):
+                said = {True: "true", False: "false", None: "not decided"}[answer]
+                _solver_log.info("Z3: %s is %s (%s)  # %s", e, said, self.prover.last_outcome, user_frame())
         self._memo[key] = answer
         return answer
 

@@ -41,7 +41,9 @@ from .symbols import DimDynamic, SymbolInfo
 
 __all__ = ["ShapeEnv"]
 
-log = logging.getLogger("shapeenv.guards")
+log = logging.getLogger("shapeenv.guards")  # topics of SHAPEENV_LOGS (shapeenv.logs); off by default
+_asserts_log = logging.getLogger("shapeenv.asserts")
+_dynamic_log = logging.getLogger("shapeenv.dynamic")
 
 Symbolic = SymInt | SymBool | SymFloat
 
@@ -143,6 +145,8 @@ class ShapeEnv:
         self._by_source[source] = sym
         if dynamic is DimDynamic.DUCK and min is None and max is None:
             self._duck.setdefault(hint, sym)
+        if _dynamic_log.isEnabledFor(logging.INFO):
+            _dynamic_log.info("create_symbol %s = %s for %s, range %s  # %s", sym, hint, source.text(), rng, user_frame())
         return SymInt(SymNode(sym, int, hint, self))
 
     def alias_source(self, value: SymInt | int, source: Source) -> SymInt | int:
@@ -200,6 +204,8 @@ class ShapeEnv:
         u0 [0, oo]
         """
         sym = self._new_symbol("u")
+        if _dynamic_log.isEnabledFor(logging.INFO):
+            _dynamic_log.info("create_unbacked_symbol %s%s  # %s", sym, " (size-like)" if size_like else "", user_frame())
         self.symbols[sym] = SymbolInfo(sym, len(self.symbols), None, [], size_like)
         self.facts.set_range(sym, ValueRanges.of(0, math.inf) if size_like else ValueRanges.unknown())
         return SymInt(SymNode(sym, int, None, self))
@@ -347,7 +353,7 @@ class ShapeEnv:
             raise CheckFailedError(f"check({cond.node.expr}) contradicts what is known: {e}{what}") from e
         self.runtime_asserts.append(record)
         self._refresh_size_like()
-        log.info("runtime assert %s", record)
+        _asserts_log.info("runtime assert %s", record)
 
     def _refresh_size_like(self) -> None:
         for sym, info in self.symbols.items():
