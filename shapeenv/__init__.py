@@ -18,6 +18,7 @@ from .errors import (
     CheckFailedError,
     ConstraintViolationError,
     ContradictionError,
+    DimOutOfRangeError,
     DynamicShapesError,
     DynamicShapesTypeError,
     GuardOnDataDependentSymNode,
@@ -90,6 +91,7 @@ __all__ = [
     "SignatureError",
     "UnknownDimSpecError",
     "TorchInteropError",
+    "DimOutOfRangeError",
     "set_logs",
     "LogConfig",
 ]

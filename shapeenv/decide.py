@@ -22,6 +22,7 @@ from symint import SymBool, build
 from valueranges import ValueRanges
 
 from .errors import GuardOnDataDependentSymNode
+from .messages import annotate
 from .provenance import user_frame
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -159,4 +160,6 @@ class Decider:
             f"if either outcome is possible, use guard_or_false/guard_or_true to take a branch that is "
             f"correct for both."
         )
-        return GuardOnDataDependentSymNode(message, expr=e, unbacked=unbacked, origin=where, suggestion=suggestion)
+        error = GuardOnDataDependentSymNode(message, expr=e, unbacked=unbacked, origin=where, suggestion=suggestion)
+        annotate(error, env)  # where each unbacked symbol came from
+        return error

@@ -117,9 +117,11 @@ class ShapeEnv:
         lo = -math.inf if min is None else min
         hi = math.inf if max is None else max
         if not lo <= hint <= hi:
+            bound = f"max={hint}" if hint > hi else f"min={hint}"
             raise ConstraintViolationError(
-                f"{source.text()} = {hint} is outside the declared range [{min}, {max}]; "
-                "fix the example input or widen the range"
+                f"{source.text()} = {hint} is outside the declared range [{'-oo' if min is None else min}, "
+                f"{'oo' if max is None else max}]",
+                fix=f"fix the example input, or widen the declared range to hold it ({bound}, e.g. Dim('name', {bound}))",
             )
         if dynamic is DimDynamic.STATIC:
             return self._pin(source, hint)
@@ -206,7 +208,8 @@ class ShapeEnv:
         sym = self._new_symbol("u")
         if _dynamic_log.isEnabledFor(logging.INFO):
             _dynamic_log.info("create_unbacked_symbol %s%s  # %s", sym, " (size-like)" if size_like else "", user_frame())
-        self.symbols[sym] = SymbolInfo(sym, len(self.symbols), None, [], size_like)
+        origin = f"{self.current_op() or 'create_unbacked_symint'} at {user_frame() or '<unknown>'}"
+        self.symbols[sym] = SymbolInfo(sym, len(self.symbols), None, [], size_like, origin=origin)
         self.facts.set_range(sym, ValueRanges.of(0, math.inf) if size_like else ValueRanges.unknown())
         return SymInt(SymNode(sym, int, None, self))
 
@@ -340,10 +343,18 @@ class ShapeEnv:
         expr = self.simplify(cond.node.expr)
         static = self.decider.static_expr(expr)
         if static is False:
-            raise CheckFailedError(f"check({cond.node.expr}) is always false given what is known{what}")
+            error = CheckFailedError(f"check({cond.node.expr}) is always false given what is known{what}",
+                                     fix="drop the check, or fix the condition: it contradicts the sizes' ranges and facts")
+            annotate(error, self)
+            raise error
         hint = cond.node.hint if cond.node.hint is not None else self.hint_of(expr)
         if hint is False:
-            raise CheckFailedError(f"check({cond.node.expr}) is false for the traced sizes{what}")
+            error = CheckFailedError(
+                f"check({cond.node.expr}) is false for the traced sizes{what}",
+                fix="trace with example inputs that satisfy it; if the condition may be false, branch on it "
+                    "instead: if guard_or_false(cond): ...")
+            annotate(error, self)
+            raise error
         if static is True:
             return
         record = AssertRecord(expr, message, Provenance(cond.node.expr, user_frame(), self.current_op(), "runtime assert"))

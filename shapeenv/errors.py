@@ -30,6 +30,7 @@ __all__ = [
     "SignatureError",
     "UnknownDimSpecError",
     "TorchInteropError",
+    "DimOutOfRangeError",
 ]
 
 
@@ -125,3 +126,10 @@ class UnknownDimSpecError(ShapeEnvError, AttributeError):
 
 class TorchInteropError(ShapeEnvError, TypeError):
     """A torch function was called on this library's fake tensors, which are not ``torch.Tensor`` s."""
+
+
+class DimOutOfRangeError(ShapeEnvError, IndexError):
+    """A dimension index is outside ``[-ndim, ndim - 1]`` of the tensor it is applied to."""
+
+    def __str__(self) -> str:  # IndexError would not repr it, but be explicit like UnknownSourceError
+        return ShapeEnvError.__str__(self)

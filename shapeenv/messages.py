@@ -53,7 +53,8 @@ def _symbol_text(env, sym) -> str | None:
     if info is None:
         return None
     if not info.sources:
-        return f"{sym} = a data-dependent size (no value while tracing)"
+        made = f", from {info.origin}" if getattr(info, "origin", None) else ""
+        return f"{sym} = a data-dependent size (no value while tracing{made})"
     sources = " = ".join(s.text() for s in info.sources[:3])
     hint = f" ({info.hint} in this trace)" if info.hint is not None else ""
     return f"{sym} = {sources}{hint}"

@@ -10,6 +10,7 @@ own; ``Dim.STATIC`` keeps the example's size.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 
 from ..errors import UnknownDimSpecError
@@ -23,9 +24,15 @@ class _DimSpecs(type):
     def __getattr__(cls, name: str):
         if name.startswith("_"):
             raise AttributeError(name)
-        have = ", ".join(f"Dim.{n}" for n in sorted(vars(cls)) if n.isupper())
-        fix = ("Dim.DYNAMIC (a dynamic dim of its own; tracing may add guards on it)" if name == "AUTO"
-               else "Dim('name', min=..., max=...) for a named dynamic dim, or one of " + have)
+        specs = [n for n in sorted(vars(cls)) if n.isupper()]
+        have = ", ".join(f"Dim.{n}" for n in specs)
+        close = difflib.get_close_matches(name, specs, n=1)
+        if name == "AUTO":
+            fix = "Dim.DYNAMIC (a dynamic dim of its own; tracing may add guards on it)"
+        elif close:
+            fix = f"Dim.{close[0]}"
+        else:
+            fix = "Dim('name', min=..., max=...) for a named dynamic dim, or one of " + have
         raise UnknownDimSpecError(
             f"Dim.{name} is not supported by this version of shapeenv (torch.export's specs it has: "
             f"Dim('name', min=, max=), {have})",

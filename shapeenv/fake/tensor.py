@@ -22,7 +22,8 @@ from typing import Any
 from symint import SymBool, SymFloat, SymInt
 
 from ..api import statically_known_true
-from ..errors import ShapeError, TorchInteropError
+from ..errors import DimOutOfRangeError, ShapeError, TorchInteropError
+from ..messages import user_label
 from ..rules.registry import call, env_of, registered
 from .dtypes import DType
 
@@ -114,7 +115,11 @@ class FakeTensor:
     def _dim(self, dim: int) -> int:
         n = len(self.shape)
         if not -n <= dim < n if n else dim not in (0, -1):
-            raise IndexError(f"dimension {dim} is out of range for a tensor with {n} dimensions")
+            name = user_label(self, "the tensor")
+            raise DimOutOfRangeError(f"dimension {dim} is out of range for {name}, a tensor with {n} dimensions "
+                                     f"(shape {list(self.shape)})",
+                                     fix=f"use a dim in [{-n}, {n - 1}], e.g. {name}.size(-1) for the last" if n else
+                                     f"{name} is 0-d: it has no sizes")
         return dim % n if n else 0
 
     def __len__(self) -> int:
@@ -235,9 +240,11 @@ class FakeTensor:
         return call("ge", self, other)
 
     def __bool__(self):
+        name = user_label(self, "x")
         raise ShapeError(
-            f"bool() of a fake tensor {self!r} depends on its data, which a FakeTensor does not have; "
-            "compare sizes (x.shape[0] > 2) instead, or take .item() of an integer tensor and check(...) it"
+            f"bool() of the fake tensor {name} ({self!r}) depends on its data, which a FakeTensor does not have",
+            fix=f"branch on sizes instead (if {name}.shape[0] > 2: ...), or take {name}.item() of an integer tensor "
+                "and check(...) it",
         )
 
     def __iter__(self):

@@ -108,7 +108,9 @@ def _length(env, xs_items: list[tuple[str, FakeTensor]], dim: int, length: Any) 
             how = "cannot be proven equal to" if same is None else "differs from"
             fix = f" (add shapeenv.check({leaf.shape[dim]} == {n}) if it always holds)" if same is None else ""
             raise fail(HOP, f"{_leaf('xs', path)} has size {leaf.shape[dim]} along dim {dim}, which {how} the size "
-                            f"{n} of {_leaf('xs', path0)}; all xs leaves must have the same size along dim{fix}")
+                            f"{n} of {_leaf('xs', path0)}; all xs leaves must have the same size along dim{fix}",
+                       fix=None if fix else f"scan the common length of the leaves, e.g. ops.narrow(leaf, {dim}, 0, n) "
+                                            f"on each xs leaf with n = min of their sizes along dim {dim}")
     if length is not None:
         same = decide_equal(length, n)
         if not same:

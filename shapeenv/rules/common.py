@@ -29,6 +29,7 @@ from ..errors import GuardOnDataDependentSymNode, ShapeError
 from ..fake.dtypes import DType, as_dtype
 from ..fake.tensor import FakeTensor, contiguous_strides
 from ..messages import short_repr
+from ..provenance import local_name, user_frame_object
 from .registry import is_tensor
 
 __all__ = [
@@ -203,7 +204,9 @@ def canonical_dim(dim: Any, ndim: int, op: str, *, what: str = "dimension") -> i
         raise ShapeError(f"{op}: {what} must be an int, got {dim!r}")
     n = max(ndim, 1)
     if not -n <= dim < n:
-        raise ShapeError(f"{op}: {what} out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+        raise ShapeError(f"{op}: {what} out of range (expected to be in range of [{-n}, {n - 1}], but got {dim}) "
+                         f"for a {ndim}-d input",
+                         fix=f"pass a {what} in [{-n}, {n - 1}], e.g. {what if what.endswith('dim') else 'dim'}=-1 for the last")
     return dim % n
 
 
@@ -246,8 +249,9 @@ def check_tensor(value: Any, op: str, what: str = "input") -> FakeTensor:
     if not is_tensor(value):
         fix = None
         if hasattr(value, "shape") and hasattr(value, "dtype"):  # a captured array: never print its data
-            fix = ("pass the array as an input of the traced function (export(fn, (x, w)) / f(x, w)), so that it "
-                   "becomes a fake tensor, instead of capturing it from the enclosing scope")
+            name = local_name(value, user_frame_object()) or "w"
+            fix = (f"pass {name} as an input of the traced function instead of capturing it, so that it becomes a "
+                   f"fake tensor: def fn(x, {name}): ...; export(fn, (x, {name})) (or f(x, {name}) if compiled)")
         raise ShapeError(f"{op}: {what} must be a FakeTensor, got {short_repr(value)}"
                          + ("" if fix else f" of type {type(value).__name__}"), fix=fix)
     return value

@@ -104,8 +104,12 @@ def cat(tensors: Sequence[FakeTensor], dim: int = 0) -> FakeTensor:
     total: Any = 0
     for i, t in kept:
         if t.ndim != ref.ndim:
+            name = user_label(t, f"tensors[{i}]")
             raise ShapeError(f"cat: tensors must have same number of dimensions: got {ref.ndim} and {t.ndim} "
-                             f"(tensor number {i} has shape {fmt_shape(t.shape)})")
+                             f"(tensor number {i}, {name}, has shape {fmt_shape(t.shape)})",
+                             fix=f"give {name} {ref.ndim} dims before the cat, e.g. "
+                                 + (f"{name}.unsqueeze(-1)" if t.ndim + 1 == ref.ndim else f"{name}.reshape(...)")
+                                 if t.ndim < ref.ndim else f"flatten the extra dims: {name}.flatten({ref.ndim - 1})")
         for k in range(ref.ndim):
             if k != d:
                 require(t.shape[k] == ref.shape[k], lambda i=i, k=k, t=t: (

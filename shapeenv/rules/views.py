@@ -85,7 +85,9 @@ def infer_size(shape: Sequence[Any], numel: Any, op: str = "view", tensor: Any =
     for i, d in enumerate(shape):
         if _is_minus_one(d):
             if infer is not None:
-                raise ShapeError(f"{op}: only one dimension can be inferred, got shape {fmt_shape(shape)}")
+                raise ShapeError(f"{op}: only one dimension can be inferred, got shape {fmt_shape(shape)}",
+                                 fix=f"give every size but one, e.g. {user_label(tensor, 'x') if tensor is not None else 'x'}"
+                                     f".{op}(-1, {hint_text(tensor.shape[-1]) if tensor is not None and tensor.ndim else 1})")
             infer = i
             continue
         require(d >= 0, lambda d=d: f"{op}: invalid shape dimension {d} in {fmt_shape(shape)}")
