@@ -30,6 +30,7 @@ from .errors import CodegenError, GuardError, SolverError, UnknownSourceError
 from .explain import Explanation, explain
 from .guardset import GuardSet
 from .parse import parse_source
+from .progress import Progress
 from .printers import to_text
 from .prove import ProofResult, Verdict
 from .z3_translate import SolverConfig
@@ -226,7 +227,8 @@ def _where(origin: str | None) -> str:
 
 def _simplify(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     gs = _load(args.file, args.dialect)
-    simplified, report = gs.simplify_with_report(_config(args))
+    with Progress(None, f"simplify {len(gs)} guards") as bar:  # shown on a terminal only (stderr)
+        simplified, report = gs.simplify_with_report(_config(args), progress=bar)
     guards = [_text(simplified, g.expr, args.format) for g in simplified.guards]
     header = [
         f"# {args.file}: {len(gs)} guards -> {len(simplified)} guards; proof of equivalence: {report.proof.value}",
@@ -248,7 +250,11 @@ def _simplify(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
 def _diff(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     a, b = _load(args.a, args.dialect), _load(args.b, args.dialect)
     config = _config(args)
-    a_b, b_a = a.implies(b, config), b.implies(a, config)
+    with Progress(2, f"diff {len(a)} and {len(b)} guards") as bar:  # shown on a terminal only (stderr)
+        a_b = a.implies(b, config)
+        bar.step(note="A implies B")
+        b_a = b.implies(a, config)
+        bar.step(note="B implies A")
     verdicts = {a_b.verdict, b_a.verdict}
     same = Verdict.NO if Verdict.NO in verdicts else Verdict.UNKNOWN if Verdict.UNKNOWN in verdicts else Verdict.YES
     lines = [_summary(a, "A " + args.a), _summary(b, "B " + args.b), f"equivalent: {same.value}"]

@@ -31,6 +31,7 @@ from .conflict import Conflict, conflict
 from .explain import Explanation, explain
 from .errors import GuardError, UnknownSourceError
 from .guard import Guard
+from .progress import Progress
 from .prove import ProofResult, counterexample, equivalent, implies, is_satisfiable, overlap, redundant
 from .simplify import SimplifyReport, simplify_with_report
 from .z3_translate import SolverConfig
@@ -412,9 +413,11 @@ class GuardSet:
         """
         return simplify_with_report(self, config)[0]
 
-    def simplify_with_report(self, config: SolverConfig = SolverConfig()) -> tuple["GuardSet", SimplifyReport]:
-        """:meth:`simplify`, and a :class:`~guards.simplify.SimplifyReport` of what it did."""
-        return simplify_with_report(self, config)
+    def simplify_with_report(
+        self, config: SolverConfig = SolverConfig(), progress: Progress | None = None
+    ) -> tuple["GuardSet", SimplifyReport]:
+        """:meth:`simplify`, and a :class:`~guards.simplify.SimplifyReport` of what it did (``progress``: a display)."""
+        return simplify_with_report(self, config, progress)
 
     def __repr__(self) -> str:
         return "GuardSet(" + ", ".join(str(g.expr) for g in self.guards) + ")"

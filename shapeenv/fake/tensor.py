@@ -240,10 +240,12 @@ class FakeTensor:
         return call("ge", self, other)
 
     def __bool__(self):
-        name = user_label(self, "x")
+        name = user_label(self, "")
+        code = name or "t"
         raise ShapeError(
-            f"bool() of the fake tensor {name} ({self!r}) depends on its data, which a FakeTensor does not have",
-            fix=f"branch on sizes instead (if {name}.shape[0] > 2: ...), or take {name}.item() of an integer tensor "
+            f"bool() of a fake tensor {name + ' ' if name else ''}({self!r}) depends on its data, which a FakeTensor "
+            "does not have",
+            fix=f"branch on sizes instead (if {code}.shape[0] > 2: ...), or take {code}.item() of an integer tensor "
                 "and check(...) it",
         )
 

@@ -242,7 +242,7 @@ TABLE = [
     Mistake(reshape_wrong_numel, ShapeError, ("24 elements in this trace", "the shape holds 20"), ("x.reshape(-1, 4)",)),
     Mistake(sum_dim_out_of_range, ShapeError, ("but got 2) for a 2-d input", "x: float32[s0, s1]"), ("dim=-1",)),
     Mistake(size_dim_out_of_range, DimOutOfRangeError, ("out of range for x, a tensor with 2 dimensions",), ("x.size(-1)",)),
-    Mistake(bool_of_a_tensor, ShapeError, ("bool() of the fake tensor x",), ("if x.shape[0] > 2:",)),
+    Mistake(bool_of_a_tensor, ShapeError, ("bool() of a fake tensor x (FakeTensor(float32[s0, s1]))",), ("if x.shape[0] > 2:",)),
     Mistake(dynamic_shapes_dim_out_of_range, DynamicShapesError, ("dynamic_shapes['x']: dim 2", "2-d input of shape (8, 3)"), ("dynamic_shapes['x'] = {1: Dim('batch')}",)),
     Mistake(dynamic_shapes_unknown_input, DynamicShapesError, ("names ['inp'], which are not inputs", "the inputs are ['x']"), ("dynamic_shapes={'x': {0: Dim('batch')}}",)),
     Mistake(dynamic_shapes_string_not_dim, DynamicShapesTypeError, ("dynamic_shapes['x'][0] must be a Dim", "'batch'"), ("Dim('batch')",)),
