@@ -23,6 +23,7 @@ from .errors import (
     DynamicShapesTypeError,
     GuardOnDataDependentSymNode,
     HigherOrderOpError,
+    InputsError,
     ShapeEnvError,
     ShapeError,
     SignatureError,
@@ -92,6 +93,7 @@ __all__ = [
     "UnknownDimSpecError",
     "TorchInteropError",
     "DimOutOfRangeError",
+    "InputsError",
     "set_logs",
     "LogConfig",
 ]

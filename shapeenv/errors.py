@@ -31,6 +31,7 @@ __all__ = [
     "UnknownDimSpecError",
     "TorchInteropError",
     "DimOutOfRangeError",
+    "InputsError",
 ]
 
 
@@ -133,3 +134,7 @@ class DimOutOfRangeError(ShapeEnvError, IndexError):
 
     def __str__(self) -> str:  # IndexError would not repr it, but be explicit like UnknownSourceError
         return ShapeEnvError.__str__(self)
+
+
+class InputsError(ShapeEnvError, ValueError):
+    """Inputs given to an exported program do not match the ones it was exported with (names, kinds, ranks)."""

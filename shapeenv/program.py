@@ -31,7 +31,8 @@ from guards.explain import Explanation
 from symint import SymInt
 from valueranges import ValueRanges
 
-from .errors import SignatureError
+from .errors import InputsError, SignatureError
+from .messages import short_repr
 from .fake.dtypes import DType, as_dtype
 from .graph import Graph
 from .provenance import AssertRecord
@@ -266,16 +267,18 @@ class ExportedProgram:
         given = self._leaves(args, kwargs)
         expected = {spec.name: spec for spec in self.inputs}
         if set(given) != set(expected):
-            raise ValueError(f"{self.name} takes inputs {sorted(expected)}, got {sorted(given)}")
+            raise InputsError(f"{self.name} takes inputs {sorted(expected)}, got {sorted(given)}",
+                              fix=f"pass one value per input, by position or name: {self.signature()}")
         out: dict[Source, int] = {}
         for name, spec in expected.items():
             value = given[name]
             if spec.kind == "tensor":
                 if not is_tensor_like(value):
-                    raise ValueError(f"input {name} must be a tensor, got {value!r}")
+                    raise InputsError(f"input {name} must be a tensor, got {short_repr(value)}")
                 shape, _ = shape_and_dtype(value)
                 if len(shape) != len(spec.value.shape):
-                    raise ValueError(f"input {name} must have {len(spec.value.shape)} dims, got shape {shape}")
+                    raise InputsError(f"input {name} must have {len(spec.value.shape)} dims, got shape {shape}",
+                                      fix=f"pass {name} with the rank it was exported with: {spec.meta}")
                 out.update({Source.size(name, i): d for i, d in enumerate(shape)})
             elif spec.kind == "symint":
                 out[Source.value(name)] = int(value)
@@ -283,7 +286,8 @@ class ExportedProgram:
 
     def _leaves(self, args: tuple, kwargs: Mapping[str, Any]) -> dict[str, Any]:
         if len(args) != len(self.arg_names):
-            raise ValueError(f"{self.name} was exported with {len(self.arg_names)} positional inputs, got {len(args)}")
+            raise InputsError(f"{self.name} was exported with {len(self.arg_names)} positional inputs, got {len(args)}",
+                              fix=f"pass one value per input: {self.signature()}")
         given: dict[str, Any] = {}
         for name, value in [*zip(self.arg_names, args), *kwargs.items()]:
             given.update(leaves(name, value))
