@@ -57,7 +57,24 @@ class ShapeEnvError(Exception):
         super().__init__(*args)
         self.fix = fix
         self.where = user_frame(2) if where is _FIND else where
-        self.context: tuple[str, ...] = ()
+        self._context: tuple[str, ...] | None = ()
+        self._make_context = None  # set by shapeenv.messages.annotate; run only when the error is printed
+
+    @property
+    def context(self) -> tuple[str, ...]:
+        """The lines wording the inputs in the user's terms (built when first asked for)."""
+        if self._context is None:
+            self._context = tuple(self._make_context())
+        return self._context
+
+    @context.setter
+    def context(self, lines) -> None:
+        self._context = tuple(lines)
+
+    def add_context(self, make) -> None:
+        """Let ``make()`` build the context lines when the error is printed (errors caught on a path cost nothing)."""
+        if self._context == () and self._make_context is None:
+            self._context, self._make_context = None, make
 
     @property
     def message(self) -> str:

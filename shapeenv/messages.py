@@ -128,26 +128,34 @@ def _tensor_args(args: tuple, kwargs: dict) -> list[tuple[str, Any]]:
 def annotate(error: Any, env, args: tuple = (), kwargs: dict | None = None) -> None:
     """Add to ``error.context`` the inputs by the user's names and the symbols its message mentions.
 
-    Does nothing if an inner op already annotated it (the innermost op knows best).
+    Does nothing if an inner op already annotated it (the innermost op knows best). The user's
+    names for the tensors are read now (their frame is live); the lines are built only when the
+    error is printed, so an error that is caught and handled costs almost nothing.
 
     >>> from shapeenv import ShapeEnv, ShapeError
     >>> env = ShapeEnv(); x = env.fake_tensor((4,), name="x")
     >>> e = ShapeError("neg: s0 is odd"); annotate(e, env, (x,)); e.context
     ('inputs: x: float32[s0] (4 in this trace)', 'where s0 = x.size()[0] (4 in this trace)')
     """
-    if getattr(error, "context", None):
+    if not hasattr(error, "add_context"):
         return
-    frame = user_frame_object(2)
-    lines = []
-    tensors = _tensor_args(args, kwargs or {})
-    if tensors:
-        shown = [describe_tensor(t, tensor_label(t, frame) or pos) for pos, t in tensors[:_MAX_ARGS]]
-        more = f", and {len(tensors) - _MAX_ARGS} more" if len(tensors) > _MAX_ARGS else ""
-        lines.append("inputs: " + ", ".join(shown) + more)
-    where = legend(env, error.message if hasattr(error, "message") else str(error))
-    if where:
-        lines.append(f"where {where}")
-    error.context = tuple(lines)
+    tensors = _tensor_args(args, kwargs or {})[:_MAX_ARGS + 1]
+    frame = user_frame_object(2) if tensors else None
+    labels = [tensor_label(t, frame) or pos for pos, t in tensors]
+    frame = None  # keep no reference to the user's frame
+
+    def lines() -> list[str]:
+        out = []
+        if tensors:
+            shown = [describe_tensor(t, label) for (_, t), label in zip(tensors[:_MAX_ARGS], labels)]
+            more = ", and more" if len(tensors) > _MAX_ARGS else ""
+            out.append("inputs: " + ", ".join(shown) + more)
+        where = legend(env, error.message)
+        if where:
+            out.append(f"where {where}")
+        return out
+
+    error.add_context(lines)
 
 
 def source_text(env, size: Any) -> str:
