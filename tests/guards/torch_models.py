@@ -246,3 +246,19 @@ def capture(name: str) -> tuple[str, Callable]:
             handler.setStream(old)
         torch._logging.set_logs()
     return stream.getvalue(), compiled
+
+
+def capture_export(name: str = "transformer") -> tuple[str, Any]:
+    """``print(torch.export.export(model, ...))`` for ``name`` with dynamic batch (max 64) and sequence dims.
+
+    Returns (the printed program, the ExportedProgram).
+    """
+    import torch
+    from torch.export import Dim, export
+
+    model = build(name)
+    if name != "transformer":
+        raise KeyError(f"only the transformer is exported, not {name!r}")
+    x = calls(name)[1][0]
+    ep = export(model, (x,), dynamic_shapes=({0: Dim("batch", max=64), 1: Dim("seq", min=2, max=512)},))
+    return str(ep), ep
