@@ -331,10 +331,10 @@ def text_map(grid: Sequence[Sequence[bool]], xs: Sequence[int], ys: Sequence[int
     """An ASCII map of :func:`region_grid`: ``#`` accepted, ``.`` rejected; ``ys`` upwards.
 
     >>> print(text_map([[False, True], [True, True]], [1, 2], [1, 2], "x", "y"))
-    y  2 |##
-       1 |.#
-         +--
-          x: 1..2
+    y 2 |##
+      1 |.#
+        +--
+         x: 1..2
     """
     width = max(len(str(y)) for y in ys)
     rows = []
