@@ -35,7 +35,7 @@ from .guardset import GuardSet
 from .printers import to_source_text
 from .source import Source
 
-__all__ = ["Region", "describe_region", "base_point", "scan_dim", "region_grid", "progressions"]
+__all__ = ["Region", "describe_region", "base_point", "accepts", "scan_dim", "region_grid", "progressions", "text_map", "plot_region"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -191,25 +191,58 @@ def _text(e: sympy.Basic, sources) -> str:
         return str(e)
 
 
-def base_point(gs: GuardSet, witness: Mapping[str, int] | None = None) -> dict[Source, int]:
-    """A value for every source: ``witness`` (source text -> int, e.g. a satisfiability witness), pins, else 2.
+def base_point(gs: GuardSet, witness: Mapping[str, int] | None = None, window: Sequence[int] = range(0, 65)) -> dict[Source, int]:
+    """An accepted value for every size and int source, if one is found; the point other dims are held at.
 
-    Strides and offsets come from the witness when it has them; :func:`scan_dim` re-derives
-    those that a guard defines from the sizes.
+    Starts from ``witness`` (source text -> int, e.g. a satisfiability witness), pins and
+    lower bounds (at least 2); if ``gs`` rejects that point, each free dim in turn moves to
+    the value of ``window`` that leaves the fewest guards failing (a few rounds; no solver,
+    so the same point every time). Strides and offsets come from the witness when it has
+    them; :func:`scan_dim` re-derives those that a guard defines from the sizes.
+
+    >>> gs = GuardSet.parse("(L['h'].size()[0] % 8) == 0\\n(L['w'].size()[0] % 8) == 0")
+    >>> {s.text(): v for s, v in base_point(gs).items()}
+    {'h.size()[0]': 8, 'w.size()[0]': 8}
     """
     region = describe_region(gs)
+    sources = gs.source_map
     point: dict[Source, int] = {}
     for sym, src in gs.sources:
-        text = src.text()
-        if witness and text in witness:
-            point[src] = int(witness[text])
+        text = _text(sym, sources)
+        if witness and src.text() in witness:
+            point[src] = int(witness[src.text()])
         elif text in region.pinned:
             point[src] = region.pinned[text]
         elif src.kind in ("stride", "storage_offset"):
             continue
         else:
             point[src] = max(region.ranges.get(text, (2, None))[0], 2) if text in region.ranges else 2
+    for _ in range(3):
+        if _failing(gs, point) == 0:
+            break
+        for dim in region.free:
+            best, best_fail = point[dim], _failing(gs, point)
+            for v in sorted(window, key=lambda v: (v < 2, v)):  # sizes 0 and 1 last: torch specialises them
+                trial = dict(point)
+                trial[dim] = v
+                _follow(gs, trial, dim)
+                fail = _failing(gs, trial)
+                if fail < best_fail:
+                    best, best_fail = v, fail
+            point[dim] = best
+            _follow(gs, point, dim)
     return point
+
+
+def _failing(gs: GuardSet, point: Mapping[Source, int]) -> int:
+    values = _values(gs, point)
+    failed = 0
+    for g in gs.guards:
+        try:
+            failed += not bool(evaluate(g.expr, values))
+        except (ArithmeticError, ValueError):
+            failed += 1
+    return failed
 
 
 def _values(gs: GuardSet, point: Mapping[Source, int]) -> dict[sympy.Symbol, int]:
@@ -245,7 +278,8 @@ def _values(gs: GuardSet, point: Mapping[Source, int]) -> dict[sympy.Symbol, int
     return values
 
 
-def _accepts(gs: GuardSet, point: Mapping[Source, int]) -> bool:
+def accepts(gs: GuardSet, point: Mapping[Source, int]) -> bool:
+    """Whether ``gs`` accepts ``point`` (sizes and ints; strides as :func:`scan_dim` derives them)."""
     values = _values(gs, point)
     for g in gs.guards:
         try:
@@ -265,7 +299,8 @@ def _follow(gs: GuardSet, point: dict[Source, int], changed: Source) -> None:
         for e in _conjuncts(g.expr):
             if isinstance(e, sympy.Eq) and me in (e.lhs, e.rhs) and all(isinstance(x, sympy.Symbol) for x in (e.lhs, e.rhs)):
                 other = e.rhs if e.lhs == me else e.lhs
-                if other in by_sym and by_sym[other] != changed and point.get(by_sym[other]) != point[changed]:
+                if (other in by_sym and by_sym[other].kind in ("size", "value") and by_sym[other] != changed
+                        and point.get(by_sym[other]) != point[changed]):  # fmt: skip
                     point[by_sym[other]] = point[changed]
                     _follow(gs, point, by_sym[other])
 
@@ -285,7 +320,7 @@ def scan_dim(gs: GuardSet, dim: Source, values: Sequence[int], base: Mapping[Sou
         point = dict(base)
         point[dim] = v
         _follow(gs, point, dim)
-        if _accepts(gs, point):
+        if accepts(gs, point):
             out.append(v)
     return out
 
@@ -301,7 +336,7 @@ def region_grid(gs: GuardSet, xdim: Source, ydim: Source, xs: Sequence[int], ys:
             _follow(gs, point, xdim)
             point[ydim] = y
             _follow(gs, point, ydim)
-            row.append(_accepts(gs, point))
+            row.append(accepts(gs, point))
         grid.append(row)
     return grid
 
