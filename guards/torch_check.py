@@ -39,7 +39,7 @@ from .parse import parse_guard, parse_guards_text, parse_source
 from .printers import to_torch_text
 from .source import Source
 from .torch_log import DynamicEnv, Recompile, TensorMatch, TorchEntry, TorchLog, read_torch_log
-from .torch_sources import resolve, torch_base
+from .torch_sources import parse_path, resolve
 
 __all__ = [
     "TorchGuards",
@@ -162,17 +162,29 @@ class TorchGuards:
         """torch's id of the entry (``"0/1"``)."""
         return self.entry.compile_id
 
-    def explain(self, arguments: Mapping[str, object], globals_: Mapping[str, object] | None = None) -> Verdict:
+    def explain(
+        self, arguments: Mapping[str, object], globals_: Mapping[str, object] | None = None, *, assume_traced: bool = False
+    ) -> Verdict:
         """Whether this entry accepts real ``arguments`` (name -> value), and why not.
 
         TENSOR_MATCH's rank, dtype and requires_grad are checked first (as torch does),
-        then every guard; a source that cannot be read rejects the call.
+        then every guard; a source that cannot be read rejects the call. With
+        ``assume_traced``, an input not given (typically ``self``, the module) is taken as
+        traced: its pinned sizes, strides and ints (:func:`pinned_values`) hold.
 
         Raises:
-            UnknownSourceError: an argument the guards read is missing.
+            UnknownSourceError: an argument the guards read is missing (and not assumed).
         """
+        gs = self.guards
+        assumed: dict[sympy.Symbol, int] = {}
+        if assume_traced:
+            missing = {src for _, src in gs.sources if _root(src.base) not in arguments}
+            assumed = {s: v for s, v in pinned_values(gs).items() if gs.source_map[s] in missing}
+            gs = GuardSet.of(gs.guards, {s: src for s, src in gs.sources if s not in assumed}, gs.domain_map)
         reasons = []
         for tm in self.entry.tensors:
+            if assume_traced and _root(tm.base) not in arguments:
+                continue
             obj = resolve(tm.base, arguments, globals_)
             why = _tensor_mismatch(tm, obj)
             if why:
@@ -180,10 +192,10 @@ class TorchGuards:
         if reasons:
             return Verdict(self.compile_id, False, tuple(reasons))
         try:
-            values = read_arguments(self.guards, arguments, globals_)
+            values = read_arguments(gs, arguments, globals_)
         except GuardTypeError as exc:
             return Verdict(self.compile_id, False, (str(exc),))
-        return self.explain_values(values)
+        return self.explain_values({**values, **assumed})
 
     def explain_values(self, values: Mapping[sympy.Symbol, int]) -> Verdict:
         """Whether this entry's guards hold for ``values`` (symbol -> int), and the failures in words."""
@@ -194,6 +206,12 @@ class TorchGuards:
     def accepts(self, arguments: Mapping[str, object], globals_: Mapping[str, object] | None = None) -> bool:
         """Whether this entry would be reused for ``arguments``."""
         return self.explain(arguments, globals_).accepted
+
+
+def _root(base: str) -> str:
+    """The argument a base starts from: ``xs`` for ``xs[0]``, ``self`` for ``self._modules['fc']``."""
+    path = parse_path(base)
+    return base if path is None or path.scope != "L" else path.root
 
 
 def _torch_words(guard: Guard, gs: GuardSet, message: str) -> str:
@@ -231,12 +249,25 @@ class CallExplanation:
         if self.reused is not None:
             return f"reused: entry {self.reused} accepts these inputs"
         lines = [f"recompile: none of the {len(self.verdicts)} entries accepts these inputs"]
-        lines += [f"  {v}" for v in reversed(self.verdicts)]
+        for v in reversed(self.verdicts):
+            if len(v.reasons) <= 1:
+                lines.append(f"  {v}")
+            else:
+                lines.append(f"  rejected by entry {v.compile_id}:")
+                lines += [f"    - {r}" for r in v.reasons]
         return "\n".join(lines)
 
 
-def explain_call(entries: Sequence[TorchGuards], arguments: Mapping[str, object], globals_: Mapping[str, object] | None = None) -> CallExplanation:
+def explain_call(
+    entries: Sequence[TorchGuards],
+    arguments: Mapping[str, object],
+    globals_: Mapping[str, object] | None = None,
+    *,
+    assume_traced: bool = False,
+) -> CallExplanation:
     """Would torch reuse a cache entry for ``arguments``? Every entry's verdict, newest last.
+
+    ``assume_traced``: inputs not given (the module) are as traced (see :meth:`TorchGuards.explain`).
 
     >>> import numpy as np
     >>> log = "TREE_GUARD_MANAGER:\\n+- LAMBDA_GUARD: L['x'].size()[0] == 2\\nTREE_GUARD_MANAGER:\\n+- LAMBDA_GUARD: 2 <= L['x'].size()[0] <= 8"
@@ -245,7 +276,7 @@ def explain_call(entries: Sequence[TorchGuards], arguments: Mapping[str, object]
       rejected by entry #1: 2 <= L['x'].size()[0] <= 8 failed: got 9  (line 4 LAMBDA_GUARD)
       rejected by entry #0: L['x'].size()[0] == 2 failed: got 9  (line 2 LAMBDA_GUARD)
     """
-    return CallExplanation(tuple(e.explain(arguments, globals_) for e in entries))
+    return CallExplanation(tuple(e.explain(arguments, globals_, assume_traced=assume_traced) for e in entries))
 
 
 # -- recompile logs ----------------------------------------------------------------------------------
