@@ -9,6 +9,13 @@ dims become ``==`` guards, dims that are expressions (``2*s77``) become equaliti
 become bounds and asserts become guards. Inputs are named as the program's placeholders
 (``ys_0`` for ``ys[0]``: export flattens the names; the user binds them so).
 
+Note [Range constraints are the contract]
+    This is the program's documented contract. ``exported_program.module()`` checks fewer
+    things when called: with torch 2.13, an attention block exported with
+    ``Dim("seq", min=2, max=512)`` rejects a sequence of 600 (``Guard failed: x.size()[1] <= 512``)
+    but runs one of length 1. So a call this guard set rejects may still run; one it
+    accepts is inside the range torch promised.
+
 >>> text = '''def forward(self, x: "f32[s77, 3]", y: "f32[s77]"):
 ... Range constraints: {s77: VR[2, 64]}'''
 >>> print(read_exported_program(text))
