@@ -326,7 +326,13 @@ def scan_dim(gs: GuardSet, dim: Source, values: Sequence[int], base: Mapping[Sou
 
 
 def region_grid(gs: GuardSet, xdim: Source, ydim: Source, xs: Sequence[int], ys: Sequence[int], base: Mapping[Source, int]) -> list[list[bool]]:
-    """``grid[j][i]``: whether ``gs`` accepts ``xdim = xs[i]``, ``ydim = ys[j]``, other dims at ``base``."""
+    """``grid[j][i]``: whether ``gs`` accepts ``xdim = xs[i]``, ``ydim = ys[j]``, other dims at ``base``.
+
+    >>> gs = GuardSet.parse("L['x'].size()[0] < L['x'].size()[1]")
+    >>> x0, x1 = Source.size("x", 0), Source.size("x", 1)
+    >>> region_grid(gs, x0, x1, [1, 2, 3], [1, 2, 3], base_point(gs))
+    [[False, False, False], [True, False, False], [True, True, False]]
+    """
     grid = []
     for y in ys:
         row = []

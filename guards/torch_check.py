@@ -96,17 +96,18 @@ def read_arguments(
 
 
 def pinned_values(guardset: GuardSet) -> dict[sympy.Symbol, int]:
-    """Symbols whose every guard is a TENSOR_MATCH or EQUALS_MATCH ``source == constant``: symbol -> constant.
+    """Symbols a TENSOR_MATCH or EQUALS_MATCH line pins (``source == constant``): symbol -> constant.
 
-    These are the sizes of parameters and the ints of module attributes that a command
-    line seldom gives; the CLI assumes them unchanged and says so.
+    These are the sizes and strides of parameters and the ints of module attributes, which
+    a command line seldom gives; the CLI (and ``assume_traced``) take them as traced and say
+    so. Every other guard on them is still checked.
 
     >>> gs = GuardSet.from_torch_log("TREE_GUARD_MANAGER:\\n+- EQUALS_MATCH: L['self'].heads == 2\\n+- LAMBDA_GUARD: 2 <= L['x']")
     >>> pinned_values(gs[0])
     {s0: 2}
     """
     pinned: dict[sympy.Symbol, int] = {}
-    other: set[sympy.Symbol] = set()
+    clash: set[sympy.Symbol] = set()
     for g in guardset.guards:
         e = g.expr
         is_pin = (
@@ -114,10 +115,9 @@ def pinned_values(guardset: GuardSet) -> dict[sympy.Symbol, int]:
             and isinstance(e.lhs, sympy.Symbol) and isinstance(e.rhs, sympy.Integer)
         )  # fmt: skip
         if is_pin:
-            pinned[e.lhs] = int(e.rhs)
-        else:
-            other |= e.free_symbols
-    return {s: v for s, v in pinned.items() if s not in other}
+            if pinned.setdefault(e.lhs, int(e.rhs)) != int(e.rhs):
+                clash.add(e.lhs)
+    return {s: v for s, v in pinned.items() if s not in clash}
 
 
 def _dtype_name(obj: object) -> str | None:
@@ -227,7 +227,11 @@ def _torch_words(guard: Guard, gs: GuardSet, message: str) -> str:
 
 
 def load_torch_guards(text: str | Iterable[str], *, strict: bool = False) -> list[TorchGuards]:
-    """One :class:`TorchGuards` per cache entry of a torch guard log, in torch's order."""
+    """One :class:`TorchGuards` per cache entry of a torch guard log, in torch's order.
+
+    >>> [e.compile_id for e in load_torch_guards("TREE_GUARD_MANAGER:\\nTREE_GUARD_MANAGER:")]
+    ['#0', '#1']
+    """
     return [TorchGuards.of(e) for e in read_torch_log(text, strict=strict).entries]
 
 

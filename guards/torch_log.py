@@ -292,6 +292,9 @@ class TorchLog:
 
         Raises:
             KeyError: no guard tree has that id.
+
+        >>> read_torch_log("V1201 15:44:51.5 9713 guards.py:4483] [0/1] [__guards] TREE_GUARD_MANAGER:").entry("0/1").first_line
+        1
         """
         for e in self.entries:
             if e.compile_id == compile_id:
@@ -436,7 +439,8 @@ def read_torch_log(text: str | Iterable[str], *, strict: bool = False) -> TorchL
     >>> log.recompiles[0].failures[0].text
     "tensor 'x' size mismatch at index 0. expected 2, actual 3"
     """
-    lines = text.splitlines() if isinstance(text, str) else [l for item in text for l in (item.splitlines() or [""])]
+    # Lines end at \n, \r\n or \r only: str.splitlines would also cut at U+2028 inside a quoted name.
+    lines = _lines(text) if isinstance(text, str) else [l for item in text for l in (_lines(item) or [""])]
     entries: list[TorchEntry] = []
     recompiles: list[Recompile] = []
     dynamic: dict[str, tuple[list[DynamicSymbol], list[TorchGuardLine]]] = {}
@@ -501,6 +505,13 @@ def read_torch_log(text: str | Iterable[str], *, strict: bool = False) -> TorchL
     envs = tuple(DynamicEnv(cid, tuple(s), tuple(g)) for cid, (s, g) in dynamic.items() if s)
     counts["lines"] = len(lines)
     return TorchLog(tuple(entries), tuple(recompiles), envs, len(lines), counts)
+
+
+_NEWLINES = re.compile(r"\r\n|\r|\n")
+
+
+def _lines(text: str) -> list[str]:
+    return _NEWLINES.split(text.removesuffix("\r\n").removesuffix("\n").removesuffix("\r")) if text else []
 
 
 def _bound(text: str) -> int | None:

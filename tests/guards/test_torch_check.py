@@ -18,21 +18,6 @@ def _dump(name: str) -> str:
     return (DUMPS / f"{name}.log").read_text(encoding="utf-8")
 
 
-class _Params:
-    """A stand-in module: attributes and parameters read by torch's access paths, set from a dump's pins."""
-
-
-def _module_from_pins(entry) -> object:
-    """Build ``self`` so that every pinned parameter size / module int holds (as the traced model had them)."""
-    root: dict = {}
-    for sym, value in pinned_values(entry.guards).items():
-        src = entry.guards.source_map[sym]
-        if not src.base.startswith("self"):
-            continue
-        root.setdefault(src.base, {})[(src.kind, src.index)] = value
-    return root
-
-
 def _x(shape, *, transpose=None, step=None, dtype=np.float32):
     if transpose is not None:
         a, b = transpose
@@ -121,3 +106,31 @@ def test_dynamic_log_makes_sympy_guards_evaluable() -> None:
     assert "L['x'].size()[0] < 16" in gs.to_text()
     assert gs.holds({"L['x'].size()[0]": 3, "L['x'].size()[2]": 20, "L['x'].size()[3]": 24})
     assert not gs.holds({"L['x'].size()[0]": 3, "L['x'].size()[2]": 5, "L['x'].size()[3]": 24})
+
+
+class _Linear:
+    def __init__(self, w: np.ndarray):
+        self._parameters = {"weight": w}
+
+
+class _Model:
+    def __init__(self):
+        self._modules = {"fc": _Linear(np.zeros((4, 3), np.float32))}
+        self.heads = 2
+
+
+def test_objects_with_attributes_are_bound() -> None:
+    [entry] = load_torch_guards(
+        "TREE_GUARD_MANAGER:\n"
+        "+- TENSOR_MATCH: check_tensor(L['self']._modules['fc']._parameters['weight'], Parameter, DispatchKeySet(CPU), "
+        "torch.float32, device=None, requires_grad=False, size=[4, 3], stride=[3, 1])\n"
+        "+- EQUALS_MATCH: L['self'].heads == 2\n"
+        "+- LAMBDA_GUARD: L['x'].size()[1] == L['self']._modules['fc']._parameters['weight'].size()[1]"
+    )
+    model = _Model()
+    assert entry.accepts({"self": model, "x": np.zeros((5, 3), np.float32)})
+    assert not entry.accepts({"self": model, "x": np.zeros((5, 4), np.float32)})
+    model.heads = 3
+    assert "L['self'].heads == 2 failed: got 3" in str(entry.explain({"self": model, "x": np.zeros((5, 3), np.float32)}))
+    # the module not given: assumed as traced
+    assert explain_call([entry], {"x": np.zeros((5, 3), np.float32)}, assume_traced=True).reused == "#0"
