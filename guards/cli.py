@@ -435,7 +435,7 @@ def _symbol_for(gs: GuardSet, key: str) -> sympy.Symbol:
 
 def _explain(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     loaded = _read(args, args.file)
-    if loaded.log is not None and (args.recompiles or args.entry is None):
+    if loaded.log is not None and (args.recompiles or (args.entry is None and loaded.entries)):
         if not args.recompiles and not (args.shape or args.sizes):
             raise ValueError("explain on a torch log: give the new inputs (--shape / --sizes), or --recompiles")
         args.notes.clear()  # every entry is explained: the selected-entry note does not apply
