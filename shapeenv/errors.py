@@ -71,6 +71,11 @@ class ShapeEnvError(Exception):
     def context(self, lines) -> None:
         self._context = tuple(lines)
 
+    def __reduce__(self):
+        """Pickle with the context built (the function that builds it is not picklable)."""
+        state = {**self.__dict__, "_context": self.context, "_make_context": None}
+        return self.__class__, self.args, state
+
     def add_context(self, make) -> None:
         """Let ``make()`` build the context lines when the error is printed (errors caught on a path cost nothing)."""
         if self._context == () and self._make_context is None:

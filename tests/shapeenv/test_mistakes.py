@@ -307,3 +307,12 @@ def test_a_captured_array_is_never_printed() -> None:
 def test_errors_outside_user_code_have_no_location_line() -> None:
     e = ShapeError("view: bad", where=None, fix="x.view(-1)")
     assert str(e) == "view: bad\n  fix: x.view(-1)"
+
+
+def test_an_annotated_error_pickles_with_its_context() -> None:
+    import pickle
+
+    with pytest.raises(ShapeError) as info:
+        cat_mismatch_other_dim()
+    copy = pickle.loads(pickle.dumps(info.value))
+    assert str(copy) == str(info.value) and copy.fix == info.value.fix and copy.where == info.value.where
