@@ -10,6 +10,7 @@ Nothing statically known ever becomes a guard.
 
 from __future__ import annotations
 
+import logging
 import math
 from typing import TYPE_CHECKING
 
@@ -24,12 +25,15 @@ from symint.boolform import BoolForm
 from symint.form_sympy import NotAnIntegerForm, from_sympy
 
 from .errors import GuardOnDataDependentSymNode
+from .messages import annotate
 from .provenance import user_frame
 
 if TYPE_CHECKING:  # pragma: no cover
     from .env import ShapeEnv
 
 __all__ = ["Decider"]
+
+_solver_log = logging.getLogger("shapeenv.solver")  # a topic of SHAPEENV_LOGS (shapeenv.logs); off by default
 
 
 class Decider:
@@ -101,6 +105,9 @@ class Decider:
             expect = None if size_oblivious else hint
             answer = self.prover.decide(e.sympy(), extra=self._oblivious_facts(e) if size_oblivious else (), expect=expect)
             self.stats["z3" if answer is not None else "undecided"] += 1
+            if _solver_log.isEnabledFor(logging.INFO):
+                said = {True: "true", False: "false", None: "not decided"}[answer]
+                _solver_log.info("Z3: %s is %s (%s)  # %s", e.sympy(), said, self.prover.last_outcome, user_frame())
         else:
             self.stats["undecided"] += 1
         if answer is None:
@@ -247,4 +254,6 @@ class Decider:
             f"if either outcome is possible, use guard_or_false/guard_or_true to take a branch that is "
             f"correct for both."
         )
-        return GuardOnDataDependentSymNode(message, expr=e, unbacked=unbacked, origin=where, suggestion=suggestion)
+        error = GuardOnDataDependentSymNode(message, expr=e, unbacked=unbacked, origin=where, suggestion=suggestion)
+        annotate(error, env)  # where each unbacked symbol came from
+        return error
