@@ -110,6 +110,9 @@ class Decider:
                 _solver_log.info("Z3: %s is %s (%s)  # %s", e.sympy(), said, self.prover.last_outcome, user_frame())
         else:
             self.stats["undecided"] += 1
+            if _solver_log.isEnabledFor(logging.INFO) and not facts.intervals_are_exact(e):
+                _solver_log.info("Z3 not asked: %s is about backed sizes, whose hints decide it (a guard; "
+                                 "set z3_on_backed=True to ask)  # %s", e.sympy(), user_frame())
         if answer is None:
             if len(memo) > 1 << 16:
                 memo.clear()
