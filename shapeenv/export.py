@@ -48,7 +48,8 @@ from symint import SymInt
 from .env import ShapeEnv
 from .errors import ConstraintViolationError
 from .facts import Facts
-from .fake.dims import Dim
+from .export_derived import judge_derived
+from .fake.dims import DerivedDim, Dim
 from .graph import Graph
 from .program import ExportedProgram, InputSpec, TensorSpec, argument_names, format_dims, is_tensor_like, shape_and_dtype
 from .provenance import GuardRecord
@@ -273,6 +274,8 @@ class _Inputs:
                 continue
             size = fake.shape[i]
             if not isinstance(size, SymInt):
+                if dim is Dim.AUTO or (isinstance(dim, Dim) and dim.values is not None and len(dim.values) == 1):
+                    continue  # AUTO: specialised without complaint (torch's Dim.AUTO)
                 raise ExportConstraintError([_zero_one(Source.size(name, i), dim, size, f"{where}[{i}]")])
             self.declared.append(_Declared(Source.size(name, i), dim, size.node.expr))
         meta = format_dims(fake, self.env)
@@ -327,9 +330,11 @@ def _per_dim(spec: Any, ndim: int, where: str) -> list[Dim]:
     raise TypeError(f"{where} must be a {{dim: Dim}} dict, a list with one Dim or None per dim, or None; got {spec!r}")
 
 
-def _one(spec: Any, where: str) -> Dim:
+def _one(spec: Any, where: str) -> Dim | DerivedDim:
     if spec is None:
         return Dim.STATIC
+    if isinstance(spec, DerivedDim):
+        return spec
     if not isinstance(spec, Dim) or spec.name == "<duck>":
         raise TypeError(f"{where} must be a Dim, Dim.DYNAMIC, Dim.STATIC or None, got {spec!r}")
     return spec
@@ -366,12 +371,15 @@ def find_violations(env: ShapeEnv, declared: Sequence[_Declared]) -> list[Violat
     for sym, info in env.symbols.items():
         if info.sources and info.initial_range is not None:
             facts.set_range(sym, info.initial_range)
-    named = {d.symbol: d for d in declared if d.spec.is_named}
+    named = {d.symbol: d for d in declared if isinstance(d.spec, Dim) and d.spec.is_named}
     found: dict[Source, Violation] = {}
+    declared_ids = {id(r) for r in env.declared_guards}
     for record in env.guards:
         facts.learn(record.expr)
+        if id(record) in declared_ids:
+            continue  # the caller declared it (a derived or set-valued dim)
         for d in declared:
-            if d.source not in found:
+            if d.source not in found and d.spec is not Dim.AUTO:
                 v = _judge(env, facts, d, named, record)
                 if v is not None:
                     found[d.source] = v
@@ -379,6 +387,8 @@ def find_violations(env: ShapeEnv, declared: Sequence[_Declared]) -> list[Violat
 
 
 def _judge(env: ShapeEnv, facts: Facts, d: _Declared, named: dict, record: GuardRecord) -> Violation | None:
+    if isinstance(d.spec, DerivedDim):
+        return judge_derived(env, facts, d, record, {n.spec.name for n in named.values()})
     sym = d.symbol
     value = facts.simplify(sym)
     label = f"{d.spec.name} = {d.source.text()}" if d.spec.is_named else d.source.text()
@@ -418,7 +428,7 @@ def _judge(env: ShapeEnv, facts: Facts, d: _Declared, named: dict, record: Guard
         return Violation(
             d.label, d.source, "divisible",
             f"the guard {record.expr} requires {label} to be a multiple of {multiples[-1]}, which its Dim does not declare",
-            f"{d.where} = Dim.DYNAMIC   # accepts the refinement; the produced guards then check it",
+            f"{d.where} = {multiples[-1]}*Dim({d.spec.name + '_'!r})   # a derived dim; or Dim.DYNAMIC, whose produced guards check it",
             record,
         )
     return None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from symint import SymInt
+from symint import SymBool, SymFloat, SymInt
 
 from ..errors import ShapeError
 from ..fake.dtypes import DType, as_dtype, bool_, float32, int64, promote
@@ -35,6 +35,12 @@ def _known_equal(a: Any, b: Any) -> bool:
     return a == b
 
 
+def _data_dependent(cond: SymBool) -> bool:
+    """Whether ``cond`` is undecided and its value is not known for the traced example (it reads unbacked sizes)."""
+    env = cond.node.env
+    return env.decider.static(cond) is None and env.hint_of(env.simplify(cond.node.expr)) is None
+
+
 def broadcast_dim(a: Any, b: Any, op: str = "broadcast", where: str = "") -> Any:
     """The broadcast of two sizes: equal, or one of them 1 (decided statically if possible, else guarded).
 
@@ -47,7 +53,14 @@ def broadcast_dim(a: Any, b: Any, op: str = "broadcast", where: str = "") -> Any
         return b
     if _is_one(b):
         return a
-    if bool(a == b):  # statically or by the hints, recording a guard that unifies them
+    same = a == b
+    if isinstance(same, SymBool) and same.node.env is not None and _data_dependent(same):
+        # torch's rule: an unbacked size is assumed not to be 1 when broadcasting, so the sizes
+        # must be equal; that is deferred as a runtime assert (torch._check), not guarded.
+        same.node.env.check(same, f"{op}: a data-dependent size is assumed not to be 1 when broadcasting{where}, "
+                                  f"so {a} must equal {b}")
+        return b if isinstance(a, SymInt) and a.node.hint is None else a
+    if bool(same):  # statically or by the hints, recording a guard that unifies them
         return a
     raise ShapeError(f"{op}: sizes {a} and {b} cannot be broadcast together{where} (they differ and neither is 1)")
 
@@ -74,7 +87,7 @@ def _dtype_of(value: Any) -> DType:
         return bool_
     if isinstance(value, (int, SymInt)):
         return int64
-    if isinstance(value, float):
+    if isinstance(value, (float, SymFloat)):
         return float32
     raise ShapeError(f"unsupported operand {value!r} of type {type(value).__name__}")
 
