@@ -98,7 +98,7 @@ class ExportConstraintError(ConstraintViolationError):
         lines = [f"Constraints violated ({labels})" + (f" while exporting {program}" if program else "") + "!"]
         lines += [f"  - {v}" for v in self.violations]
         lines.append("Suggested fixes:")
-        lines += [f"  {v.suggestion}" for v in self.violations]
+        lines += [f"  {fix}" for fix in dict.fromkeys(v.suggestion for v in self.violations)]
         super().__init__("\n".join(lines))
 
 

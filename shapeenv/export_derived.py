@@ -64,7 +64,8 @@ def judge_derived(env, facts: "Facts", d: "_Declared", record: GuardRecord, root
             spec.root.name, d.source, "specialised",
             f"{label} was declared dynamic, with the range {inherited_range_text(spec)}, but the guard "
             f"{record.expr} specialised it to the constant {value}",
-            f"{d.where} = Dim.STATIC (or None), or change the code that compares it with {value}",
+            f"{spec.root.name} = {(int(value) - spec.offset) // spec.coeff}   # the root of {d.where} = {spec!r}; "
+            f"or change the code that pins it",
             record,
         )
     lo, hi = spec.range
