@@ -81,6 +81,7 @@ class DimMark:
         min / max: declared bounds of a ``mark_dynamic`` dim (None: unbounded).
         hint_override: the size the first trace uses as the dim's hint instead of the example's.
         specialize_on: predicates on the size; each gets its own specialised cache entry.
+        choices: the only sizes a set-valued dim may take (sorted), or None.
     """
 
     kind: MarkKind

@@ -7,7 +7,9 @@ symbolic, mirroring ``torch.export``: per input (by name in a dict, or by positi
 in a tuple) a ``{dim: spec}`` dict or a list with one spec per dim, where a spec
 is ``Dim("name", min, max)`` (dims with the same name are the same symbol),
 ``Dim.DYNAMIC`` (a symbol of its own), ``Dim.STATIC`` or ``None`` (the example's
-size). Dims not mentioned are static, as in ``torch.export``.
+size), ``Dim.AUTO`` (dynamic unless tracing pins it; never a violation), a derived dim
+(``2 * d``, ``d + 1``) or a set-valued dim (``Dim("b", choices=(1, 8, 16))``; see
+:mod:`shapeenv.fake.dims`). Dims not mentioned are static, as in ``torch.export``.
 
 Note [Ints are specialised]
     As ``torch.export`` does, a plain int input is a constant of the program unless
@@ -49,6 +51,7 @@ from .env import ShapeEnv
 from .errors import ConstraintViolationError
 from .facts import Facts
 from .export_derived import judge_derived
+from .fake.declared import set_valued
 from .fake.dims import DerivedDim, Dim
 from .graph import Graph
 from .program import ExportedProgram, InputSpec, TensorSpec, argument_names, format_dims, is_tensor_like, shape_and_dtype
@@ -300,6 +303,10 @@ class _Inputs:
                     "the example inputs must agree on a named dim (and declare it with the same bounds)"
                 )
             sym_int = self.env.alias_source(sym_value, source)
+        elif spec.choices is not None:
+            sym_int = set_valued(self.env, spec, value, source)
+            if spec.is_named:
+                self.env.named_dims[spec.name] = (spec, sym_int, source)
         else:
             sym_int = self.env.create_symint(value, source, DimDynamic.DYNAMIC, min=spec.min, max=spec.max)
             if spec.is_named:

@@ -22,6 +22,7 @@ from shapeenv import (
     ShapeEnv,
     GuardOnDataDependentSymNode,
     CheckFailedError,
+    ShapeError,
     check,
     guard_or_false,
     guard_or_true,
@@ -710,3 +711,76 @@ def test_post_specialize_runtime_assert() -> None:
     check(u0 + x.shape[0] + x.shape[1] == 102)
     assert x.shape[0] == 2
     assert int(env.simplify(u0.node.expr).subs({x.shape[1].node.expr: 50})) == 50
+
+
+# -- TestUbackedOps ------------------------------------------------------------------------------------
+def _unbacked_ints(env, *names):
+    return [env.fake_tensor((), "int64", name=n).item() for n in names]
+
+
+def test_unbacked_select_index() -> None:
+    """torch TestUbackedOps.test_unbacked_select_index: select by an unbacked index traces (its bounds are
+    runtime asserts), negative indices included."""
+    env = ShapeEnv()
+    x = env.fake_tensor((3, 3, 3), name="x")
+    (u0,) = _unbacked_ints(env, "y")
+    for d in range(3):
+        assert str(ops.select(x, d, u0).shape) == "(s0, s0)"
+    assert not env.guards
+    assert {str(r.expr) for r in env.runtime_asserts} == {"u0 >= -s0", "u0 < s0"}
+
+
+def test_unbacked_select_index_with_check() -> None:
+    """torch TestUbackedOps.test_unbacked_select_index_with_check."""
+    env = ShapeEnv()
+    x = env.fake_tensor((3, 3, 3), name="x")
+    (u0,) = _unbacked_ints(env, "y")
+    check(u0 >= 0)
+    assert str(ops.select(x, 1, u0).shape) == "(s0, s0)"
+
+
+def test_unbacked_reshape2() -> None:
+    """torch TestUbackedOps.test_unbacked_reshape2: reshape (u2, u3) -> (u0, u1) defers Eq(u2*u3, u0*u1)."""
+    env = ShapeEnv()
+    u0, u1 = _unbacked_ints(env, "y0", "y1")
+    check(u0 >= 0)
+    check(u1 >= 0)
+    a, b = env.create_unbacked_symint(size_like=True), env.create_unbacked_symint(size_like=True)
+    x = ops.empty((a, b))
+    assert str(x.reshape(u0, u1).shape) == "(u0, u1)"
+    assert "Eq(u2*u3, u0*u1)" in [str(r.expr) for r in env.runtime_asserts]  # torch prints the same
+
+
+def test_invalid_view_unbacked_view() -> None:
+    """torch TestUbackedOps.test_invalid_view_unbacked_view: view of a transposed unbacked tensor cannot be proven
+    valid (torch: a data-dependent UserError; ours names the stride problem)."""
+    env = ShapeEnv()
+    u0, u1 = _unbacked_ints(env, "y0", "y1")
+    check(u0 >= 0)
+    check(u1 >= 0)
+    a, b = env.create_unbacked_symint(size_like=True), env.create_unbacked_symint(size_like=True)
+    x = ops.empty((a, b)).t()
+    with pytest.raises((GuardOnDataDependentSymNode, ShapeError)):
+        x.view(u0, u1)
+
+
+def test_unbind_not_dynamic() -> None:
+    """torch TestUbackedOps.test_unbind_not_dynamic: unbind specialises only the unbound dim."""
+    f = compile(lambda y: (ops.unbind(y, 2), y * 10), dynamic=True)
+    f(np.ones((5, 6, 7, 8), np.float32))
+    assert len(f.cache_info().entries) == 1
+    f(np.ones((4, 9, 7, 10), np.float32))
+    assert len(f.cache_info().entries) == 1
+    f(np.ones((5, 6, 8, 8), np.float32))
+    f(np.ones((5, 6, 9, 8), np.float32))
+    assert len(f.cache_info().entries) == 3
+
+
+def test_unbacked_contiguous() -> None:
+    """torch TestUbackedOps.test_unbacked_contiguous: contiguous() of an unbacked (transposed) input: one entry."""
+    f = compile(lambda x: (ops.clone(x) + 1) * 100)
+    for shape in ((10, 10), (20, 20)):
+        x = np.ones(shape, np.float32).T
+        mark_unbacked(x, [0, 1])
+        assert f(x).shape == shape
+    assert len(f.cache_info().entries) == 1
