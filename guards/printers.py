@@ -41,6 +41,7 @@ from typing import Callable, Literal, Mapping, Sequence
 import sympy
 from sympy.core.relational import Relational
 
+from symint.opaque import OPAQUE_FUNCTIONS
 from symint.functions import CeilDiv, CeilToInt, FloorDiv, FloorToInt, IfThenElse, IntTrueDiv, Max, Min, Mod, PowByNatural
 
 from .errors import GuardTypeError
@@ -104,6 +105,8 @@ class _Printer:
             return f"~{self.wrap(e.args[0], PREC_UNARY)}", PREC_UNARY
         if type(e) in _SYMPY_CALLS:
             return self.function(e)
+        if type(e) in OPAQUE_FUNCTIONS:  # BitwiseAnd(a, b), FloatSqrt(x): the same call in every style
+            return f"{type(e).__name__}({', '.join(self.text(a) for a in e.args)})", PREC_ATOM
         if e in _NO_SYNTAX:
             raise GuardTypeError(f"{e} has no guard syntax (guards compare finite integers)")
         raise GuardTypeError(f"cannot print {type(e).__name__} ({e}) as guard text: not built by symint.build")

@@ -280,3 +280,26 @@ def test_set_valued_dim_keeps_one_cache_entry() -> None:
 def test_set_valued_dim_example_must_be_a_choice() -> None:
     with pytest.raises(ValueError, match="not one of the choices"):
         export(lambda x: x, ((4,),), dynamic_shapes=({0: Dim("b", choices=(1, 8))},))
+
+
+def test_guards_on_bitwise_and_float_functions_go_through_every_format() -> None:
+    # torch records Eq(BitwiseFn_bitwise_and(...), 8) and OpaqueUnaryFn_sqrt guards; ours print, parse back,
+    # serialise, compile and evaluate like any other guard.
+    env = ShapeEnv(); a, b = size(env, 12, "x"), size(env, 10, "y")
+    assert bool((a & b) == 8) and bool(sym_sqrt(a) > 3)
+    gs = env.produce_guards()
+    for style in ("torch", "sympy", "source"):
+        text = gs.to_text(style)
+        assert "BitwiseAnd(" in text and "FloatSqrt(" in text, style
+    for g in gs:
+        assert parse_guard(to_torch_text(g.expr, gs.source_map)) is not None
+        assert parse_guard(to_sympy_text(g.expr)) == g.expr
+    back = GuardSet.from_json(gs.to_json())
+    checker = gs.compile()
+    for xs, ys, ok in ((12, 10, True), (13, 10, True), (12, 5, False), (9, 10, False)):
+        inputs = {"x": np.zeros(xs), "y": np.zeros(ys)}
+        bindings = {Source.size("x", 0): xs, Source.size("y", 0): ys}
+        assert checker.check(inputs) is ok and gs.holds(bindings) is ok and back.holds(bindings) is ok, (xs, ys)
+    f = compile(lambda x: x * 2 if (x.shape[0] & 1) == 0 else x)
+    f(np.ones(8, np.float32)); f(np.ones(10, np.float32)); f(np.ones(9, np.float32))
+    assert len(f.cache_info().entries) == 3  # first static, then dynamic, then the odd branch
