@@ -87,7 +87,7 @@ class Assumptions:
             return expr
         if sympy.false in self.stack:
             return sympy.true
-        implication = build.or_(build.not_(build.and_(*self.stack)), expr)
+        implication = build.or_(*(build.not_(c) for c in self.stack), expr)
         self.pending[-1].append(implication)
         return implication
 
@@ -138,6 +138,8 @@ def assuming(env: "ShapeEnv", cond) -> Iterator[bool | None]:
     finally:
         assumptions.stack.pop()
         pending = assumptions.pending.pop()
+        if assumptions.pending:  # nested: the enclosing block's snapshot must not drop them either
+            assumptions.pending[-1].extend(pending)
         new_ranges = {s: facts.ranges[s] for s in env.symbols if s not in known_symbols and s in facts.ranges}
         version = getattr(facts, "version", 0)
         for n in names:

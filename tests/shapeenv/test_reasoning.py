@@ -303,3 +303,18 @@ def test_guards_on_bitwise_and_float_functions_go_through_every_format() -> None
     f = compile(lambda x: x * 2 if (x.shape[0] & 1) == 0 else x)
     f(np.ones(8, np.float32)); f(np.ones(10, np.float32)); f(np.ones(9, np.float32))
     assert len(f.cache_info().entries) == 3  # first static, then dynamic, then the odd branch
+
+
+def test_nested_assumptions_keep_inner_implications() -> None:
+    env = ShapeEnv(); s, t = size(env, 20, "x"), size(env, 9, "y")
+    with env.assuming(s > 10):
+        with env.assuming(s > 15):
+            assert env.statically_known_true(s >= 16)
+            assert bool(t > 8)
+        assert not env.statically_known_true(s >= 16) and env.statically_known_true(s >= 11)
+    assert not env.statically_known_true(s >= 11)
+    (g,) = env.guards
+    gs = env.produce_guards()
+    assert not gs.holds({Source.size("x", 0): 20, Source.size("y", 0): 3})
+    assert gs.holds({Source.size("x", 0): 12, Source.size("y", 0): 3})
+    assert set(map(str, g.expr.args)) == {"s0 <= 10", "s0 <= 15", "s1 > 8"}
