@@ -27,8 +27,11 @@ Two extensions of torch's spec:
 
 from __future__ import annotations
 
+import difflib
 import math
 from dataclasses import dataclass
+
+from ..errors import UnknownDimSpecError
 
 __all__ = ["Dim", "DerivedDim"]
 
@@ -41,8 +44,28 @@ def _check_int(value: object, what: str) -> int:
     return value
 
 
+class _DimSpecs(type):
+    """Dim's metaclass: ``Dim.<NAME>`` for a spec this library lacks is a typed error listing the ones it has."""
+
+    def __getattr__(cls, name: str):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        specs = [n for n in sorted(vars(cls)) if n.isupper()]
+        have = ", ".join(f"Dim.{n}" for n in specs)
+        close = difflib.get_close_matches(name, specs, n=1)
+        if close:
+            fix = f"Dim.{close[0]}"
+        else:
+            fix = "Dim('name', min=..., max=...) for a named dynamic dim, or one of " + have
+        raise UnknownDimSpecError(
+            f"Dim.{name} is not supported by this version of shapeenv (torch.export's specs it has: "
+            f"Dim('name', min=, max=), {have})",
+            fix=f"use {fix}",
+        )
+
+
 @dataclass(frozen=True, slots=True)
-class Dim:
+class Dim(metaclass=_DimSpecs):
     """A dynamic-dimension spec; see the module docstring.
 
     Attributes:
