@@ -117,7 +117,7 @@ class Decider:
             if len(memo) > 1 << 16:
                 memo.clear()
             memo[key] = None
-        else:
+        elif not self.env.assumptions:  # an answer under `assuming` holds only inside the block
             self._settled[(e, size_oblivious)] = answer
         return answer
 

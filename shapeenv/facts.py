@@ -89,6 +89,18 @@ class Facts:
         self._listeners: list[Callable[[BoolForm], None]] = []
 
     # -- bookkeeping ----------------------------------------------------------------------------
+    def snapshot(self) -> tuple:
+        """Everything known, to :meth:`restore` later (for scoped facts, ``shapeenv.assuming``)."""
+        return (
+            dict(self._repl), dict(self._ranges), {k: set(v) for k, v in self._div.items()}, dict(self._known),
+            LinearFacts(self._linear.facts), set(self._atoms_seen), set(self.related),
+        )
+
+    def restore(self, state: tuple) -> None:
+        """Go back to a :meth:`snapshot` (the version only grows, and every cache is dropped)."""
+        self._repl, self._ranges, self._div, self._known, self._linear, self._atoms_seen, self.related = state
+        self._changed_substitution()
+
     def on_new_fact(self, listener: Callable[[BoolForm], None]) -> None:
         """Call ``listener(fact)`` (a :class:`~symint.boolform.BoolForm`) for every fact learned from now on."""
         self._listeners.append(listener)

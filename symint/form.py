@@ -658,8 +658,17 @@ def _mod(a: Form, b: Form) -> Form:
     changed = not (quotient.is_const and quotient.const == 0)
     if b.is_const:
         k = abs(b.const)
-        if not 0 <= rest.const < k:
-            rest, changed = _form(rest.terms, rest.const % k), True
+        if not 0 <= rest.const < k or any(c % k != c for _, c in rest.terms):
+            # (c*m + r) % k == ((c % k)*m + r % k) % k: coefficients and constant in [0, k)
+            reduced = {m: c % k for m, c in rest.terms}
+            rest, changed = _from_dict(reduced, rest.const % k), True
+            if rest.is_const:
+                return const(rest.const % b.const)
+        g = math.gcd(_content(rest), k)
+        if g > 1:
+            # (g*a) % (g*k') == g * (a % k') for g > 0 (divisibility is then normalised: 3*s % 6 -> 3*(s % 2))
+            reduced_a = _form(tuple((m, c // g) for m, c in rest.terms), rest.const // g)
+            return scale(mod(reduced_a, const(b.const // g)), g)
     if rest.is_const:
         return const(rest.const % b.const) if b.is_const else (const(0) if rest.const == 0 else atom_form(_atom("mod", (rest, b))))
     inner = rest.atom()
