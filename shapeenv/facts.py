@@ -281,6 +281,8 @@ class Facts:
             result = B.rel(op, self.simplify_form(lhs), self.simplify_form(rhs))
             if result.kind == "rel" and result.norm.op != "<=":
                 result = self._drop_nonzero_factors(result)
+                if result.kind == "rel":
+                    result = _without_common_factor(result)
         elif kind == "and":
             result = B.and_(*(self.simplify_bool(a) for a in b.args))
         elif kind == "or":
@@ -354,7 +356,10 @@ class Facts:
                 has_atoms = self._add_atom_facts(n.p, ranges, memo)
                 if has_atoms or not n.p.symbols.isdisjoint(self.related):
                     linear = self._linear
-            return decide_norm(n, linear, ranges, memo, expect)
+            answer = decide_norm(n, linear, ranges, memo, expect)
+            if answer is None and n.op == "<=" and expect is not False:
+                answer = self._decide_by_cases(n, ranges, use_facts, own_ranges)
+            return answer
         if kind in ("and", "or"):
             parts = [self._decide(a, ranges, use_facts, own_ranges) for a in s.args]
             if kind == "and":
@@ -369,6 +374,32 @@ class Facts:
                 return known
         rng = bound(s.args[0], {build.symbol_expr(n): ValueRanges.of(lo, hi) for n, (lo, hi) in ranges.items()})
         return bool(rng.lower) if rng.is_singleton() else None
+
+    def _decide_by_cases(self, n: Norm, ranges, use_facts: bool, own_ranges: bool, depth: int = 2) -> bool | None:
+        """``c*Max(a, b) + r <= 0`` (``c > 0``) holds iff ``c*a + r <= 0`` and ``c*b + r <= 0``; Min with ``c < 0`` alike.
+
+        True when every case is proven (a bounded number of splits); None otherwise.
+        """
+        if depth == 0:
+            return None
+        for m, c in n.p.terms:
+            atom = m.single_atom()
+            if atom is None or not ((atom.kind == "max" and c > 0) or (atom.kind == "min" and c < 0)):
+                continue
+            rest = F.sub(n.p, F.scale(F.atom_form(atom), c))
+            for arg in atom.args:
+                case = B.rel("<=", F.add(rest, F.scale(arg, c)), F.const(0))
+                if case.kind == "const":
+                    if not case.value:
+                        return None
+                    continue
+                answer = self._decide(case, ranges, use_facts, own_ranges, True)
+                if answer is None and case.norm.op == "<=":
+                    answer = self._decide_by_cases(case.norm, ranges, use_facts, own_ranges, depth - 1)
+                if answer is not True:
+                    return None
+            return True
+        return None
 
     def _decide_by_multiples(self, n: Norm, ranges) -> bool | None:
         """Decide ``n`` writing each symbol known divisible by ``k`` as ``k*t`` (``t`` a fresh integer).
@@ -515,6 +546,8 @@ class Facts:
         """Use a relation as a range, divisibility or replacement; True if it was fully absorbed."""
         n = e.norm
         p = n.p
+        if n.op in ("<=", "==") and self._learn_division_bound(n):
+            return False  # still remembered: the bound is also a fact about the atom itself
         if n.op == "==":
             if self._learn_divisibility(p):
                 self._emit(e)
@@ -541,6 +574,50 @@ class Facts:
             self._narrow(name, _ceil_div(k, -c), INF, why)
         self._emit(e)
         return True
+
+    def _learn_division_bound(self, n: Norm) -> bool:
+        """``c*(t // k) + r <= 0`` (or ``== 0``) for a symbol ``t`` and ``k > 0``: narrow ``t`` exactly.
+
+        ``lo <= t // k <= hi``  <=>  ``lo*k <= t <= hi*k + k - 1``; for ``ceil(t / k)``:
+        ``(lo - 1)*k + 1 <= t <= hi*k``. True if a range changed.
+        """
+        p = n.p
+        if len(p.terms) != 1:
+            return False
+        mono, c = p.terms[0]
+        atom = mono.single_atom()
+        if atom is None or atom.kind not in ("floordiv", "ceildiv"):
+            return False
+        t, k = atom.args
+        lin = t.linear()
+        if not lin or len(lin) != 1 or not k.is_const or k.const <= 0:
+            return False
+        (name, a), b = next(iter(lin.items())), t.const
+        if a not in (1, -1):
+            return False
+        k = k.const
+        # c*A + r <= 0  =>  A <= floor(-r / c) (c > 0) or A >= ceil(-r / c) (c < 0); == pins both.
+        r = p.const
+        lo, hi = -INF, INF
+        if n.op == "==":
+            if r % c:
+                return False
+            lo = hi = -r // c
+        elif c > 0:
+            hi = _floor_div(-r, c)
+        else:
+            lo = _ceil_div(r, -c)
+        if atom.kind == "floordiv":
+            tlo = -INF if lo == -INF else lo * k
+            thi = INF if hi == INF else hi * k + k - 1
+        else:
+            tlo = -INF if lo == -INF else (lo - 1) * k + 1
+            thi = INF if hi == INF else hi * k
+        # t = a*s + b with a = +-1
+        slo, shi = tlo - b, thi - b
+        if a == -1:
+            slo, shi = -shi, -slo
+        return self._narrow(name, slo, shi, n)
 
     def _learn_divisibility(self, p: "F.Form") -> bool:
         atom = p.atom()
@@ -692,6 +769,15 @@ class Facts:
             for k in sorted(ks):
                 yield build.eq(build.mod(build.symbol_expr(name), k), 0)
         yield from (e for e, truth in self.known.items() if truth)
+
+
+def _without_common_factor(r: BoolForm) -> BoolForm:
+    """``Eq(2*Mod(u, 2), 0)`` as ``Eq(Mod(u, 2), 0)``: an (in)equality with 0 whose side has a common factor."""
+    op, lhs, rhs = r.args
+    side = lhs if rhs.is_const and rhs.const == 0 else (rhs if lhs.is_const and lhs.const == 0 else None)
+    if side is None or side.const or r.norm.p is side or r.norm.p is F.neg(side):
+        return r
+    return B.rel(op, r.norm.p, F.const(0))
 
 
 def _floordiv_inverse(value: "F.Form", lo, hi):

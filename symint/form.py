@@ -351,6 +351,8 @@ def _form(terms: tuple[tuple[Mono, int], ...], const_: int) -> Form:
 
 
 def _from_dict(coeffs: dict[Mono, int], const_: int) -> Form:
+    if _ONE in coeffs:  # the empty product (e.g. x*y / (x*y)) is the constant term
+        const_ += coeffs.pop(_ONE)
     terms = tuple(sorted(((m, c) for m, c in coeffs.items() if c), key=lambda t: t[0].key))
     return _form(terms, const_)
 

@@ -190,3 +190,12 @@ def test_term_order_is_structural_not_by_creation() -> None:
     # Building in a different order gives the same interned form with the same term order.
     a = F.add(F.sym("b"), F.sym("a"))
     assert [m.factors[0][0].name for m, _ in a.terms] == ["a", "b"]
+
+
+def test_a_monomial_divided_by_itself_is_a_constant_not_a_term() -> None:
+    # Found by the view rules: FloorDiv(s0*s1, 2*s1) divided 2*s1 by s1 and kept "2" as a term.
+    x, y = F.sym("x"), F.sym("y")
+    assert F.floordiv(F.scale(F.mul(x, y), 6), F.mul(x, y)) is F.const(6)
+    q = F.floordiv(F.scale(F.mul(x, y), 2), y)
+    assert q is F.scale(x, 2)
+    assert F.floordiv(F.scale(y, 2), y).is_const and F.floordiv(F.scale(y, 2), y).const == 2
