@@ -180,6 +180,13 @@ class Facts:
             return changed
         old_lo, old_hi = self._ranges.get(name, (-INF, INF))
         new_lo, new_hi = max(old_lo, lo), min(old_hi, hi)
+        divisors = self._div.get(name)
+        if divisors:  # a multiple of k: the ends round inwards to multiples (n >= 2 and n % 8 == 0: n >= 8)
+            k = math.lcm(*divisors)
+            if new_lo != -INF:
+                new_lo = _ceil_div(new_lo, k) * k
+            if new_hi != INF:
+                new_hi = _floor_div(new_hi, k) * k
         if new_lo > new_hi:
             raise ContradictionError(
                 f"{name} cannot be in both [{_fmt(old_lo)}, {_fmt(old_hi)}] and [{_fmt(lo)}, {_fmt(hi)}]{_why(why)}"
@@ -631,6 +638,7 @@ class Facts:
         self.related.add(inner.name)
         self._changed_substitution()
         self._resimplify_known({inner.name})
+        self._narrow(inner.name, -INF, INF, " (a multiple of its divisors)")
         return True
 
     def _learn_equality(self, p: "F.Form", e: BoolForm) -> bool:
