@@ -7,7 +7,7 @@
 False
 """
 
-from .errors import CodegenError, GuardError, GuardParseError, GuardTypeError, SolverError, UnknownSourceError
+from .errors import AmbiguousSourceError, CodegenError, GuardError, GuardParseError, GuardTypeError, GuardValueError, SolverError, UnknownSourceError
 from .guard import Guard
 from .guardset import Bindings, GuardSet, load_guards, parse_guards
 from .parse import parse_expression, parse_guard, parse_source
@@ -28,7 +28,9 @@ __all__ = [
     "GuardError",
     "GuardParseError",
     "UnknownSourceError",
+    "AmbiguousSourceError",
     "GuardTypeError",
+    "GuardValueError",
     "SolverError",
     "CodegenError",
     # parsing and printing (guards/parse.py, guards/printers.py, guards/serialize.py)

@@ -43,7 +43,8 @@ from sympy.core.relational import Relational
 
 from symint.functions import CeilDiv, CeilToInt, FloorDiv, FloorToInt, IfThenElse, IntTrueDiv, Max, Min, Mod, PowByNatural
 
-from .errors import GuardTypeError
+from .errors import GuardTypeError, GuardValueError
+from .validate import need_mapping, short
 from .guard import Guard
 from .lexer import PREC_ADD, PREC_AND, PREC_ATOM, PREC_BAND, PREC_BOR, PREC_CMP, PREC_MUL, PREC_NOT, PREC_OR, PREC_POW, PREC_UNARY
 from .source import Source
@@ -62,8 +63,9 @@ _NO_SYNTAX = (sympy.oo, -sympy.oo, sympy.zoo, sympy.nan)
 class _Printer:
     """One printing pass: ``style`` picks the syntax, ``name`` prints a symbol."""
 
-    def __init__(self, python: bool, name: Callable[[sympy.Symbol], str]):
+    def __init__(self, python: bool, name: Callable[[sympy.Symbol], str], sizes: frozenset = frozenset()):
         self.python, self.name = python, name
+        self.sizes = sizes  # symbols of size-like sources: never negative, so `a**b` is a natural power
 
     def text(self, e: sympy.Basic) -> str:
         return self.print(e)[0]
@@ -218,7 +220,7 @@ class _Printer:
                 return f"{self.wrap(e.args[0], PREC_MUL)} / {self.wrap(e.args[1], PREC_MUL + 1)}", PREC_MUL
             if cls is Mod:  # torch's style: (a % b), always parenthesized
                 return f"({self.wrap(e.args[0], PREC_MUL)} % {self.wrap(e.args[1], PREC_MUL + 1)})", PREC_ATOM
-            if cls is PowByNatural:
+            if cls is PowByNatural and (e.args[1].is_Integer or e.args[1] in self.sizes):  # else `**` is Python's pow
                 return f"{self.wrap(e.args[0], PREC_POW + 1)}**{self.wrap(e.args[1], PREC_UNARY)}", PREC_POW
             name = _PYTHON_NAMES.get(cls, cls.__name__)
         else:
@@ -248,7 +250,7 @@ def _symbol_name(sym: sympy.Symbol) -> str:
 
 
 def _source_namer(sources: Mapping[sympy.Symbol, Source] | None, torch: bool) -> Callable[[sympy.Symbol], str]:
-    sources = sources or {}
+    sources = need_mapping(sources, "sources", optional=True) or {}
 
     def name(sym: sympy.Symbol) -> str:
         src = sources.get(sym)
@@ -259,6 +261,10 @@ def _source_namer(sources: Mapping[sympy.Symbol, Source] | None, torch: bool) ->
         return src.text()
 
     return name
+
+
+def _sizes(sources: Mapping[sympy.Symbol, Source] | None) -> frozenset:
+    return frozenset(sym for sym, src in (sources or {}).items() if isinstance(src, Source) and src.is_size_like)
 
 
 def _plain_base(base: str) -> bool:
@@ -288,7 +294,7 @@ def to_torch_text(expr: sympy.Basic, sources: Mapping[sympy.Symbol, Source] | No
     >>> to_torch_text(and_(le(2, s0), le(s0, 1024)), {s0: Source.size("x", 0)})
     "2 <= L['x'].size()[0] <= 1024"
     """
-    return _Printer(True, _source_namer(sources, torch=True)).text(expr)
+    return _Printer(True, _source_namer(sources, torch=True), _sizes(sources)).text(expr)
 
 
 def to_source_text(expr: sympy.Basic, sources: Mapping[sympy.Symbol, Source] | None = None) -> str:
@@ -301,7 +307,7 @@ def to_source_text(expr: sympy.Basic, sources: Mapping[sympy.Symbol, Source] | N
     >>> to_source_text(ne(s0, 1), {s0: Source.stride("x", 1)})
     'x.stride()[1] != 1'
     """
-    return _Printer(True, _source_namer(sources, torch=False)).text(expr)
+    return _Printer(True, _source_namer(sources, torch=False), _sizes(sources)).text(expr)
 
 
 def to_text(expr: sympy.Basic, sources: Mapping[sympy.Symbol, Source] | None = None, style: TextStyle = "torch") -> str:
@@ -317,7 +323,7 @@ def to_text(expr: sympy.Basic, sources: Mapping[sympy.Symbol, Source] | None = N
         return to_torch_text(expr, sources)
     if style == "source":
         return to_source_text(expr, sources)
-    raise ValueError(f"unknown text style {style!r}; expected 'sympy', 'torch' or 'source'")
+    raise GuardValueError(f"unknown text style {short(style)}; expected 'sympy', 'torch' or 'source'")
 
 
 # -- notebook rendering ---------------------------------------------------------------------------------

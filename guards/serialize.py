@@ -79,6 +79,8 @@ def ranges_to_json(r: ValueRanges) -> dict[str, Any]:
     >>> ranges_to_json(ValueRanges.unknown_bool())
     {'lower': False, 'upper': True, 'is_bool': True}
     """
+    if not isinstance(r, ValueRanges):
+        raise GuardTypeError(f"ranges_to_json takes a ValueRanges, got {type(r).__name__}")
     out: dict[str, Any] = {"lower": _end_to_json(r.lower), "upper": _end_to_json(r.upper)}
     if r.is_bool:
         out["is_bool"] = True
@@ -213,10 +215,15 @@ def loads_json(text: str) -> object:
     >>> loads_json('{"guards": []}')
     {'guards': []}
     """
+    if not isinstance(text, str):
+        raise GuardTypeError(f"JSON guard text must be a str, got {type(text).__name__}")
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        line = text.splitlines()[exc.lineno - 1] if text.splitlines() else ""
+        lines = text.splitlines()
+        line = lines[exc.lineno - 1] if 0 < exc.lineno <= len(lines) else ""
         raise GuardParseError(f"malformed JSON ({exc.msg})", line, exc.colno, "", exc.lineno) from None
     except RecursionError:
         raise GuardParseError("JSON nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+        raise GuardParseError(f"malformed JSON ({exc})") from None

@@ -73,7 +73,8 @@ from symint.functions import (
 )
 from valueranges import ValueRanges
 
-from .errors import SolverError
+from .errors import GuardValueError, SolverError
+from .validate import need_guardset
 
 if TYPE_CHECKING:  # guardset.py delegates to prove.py, which imports this module
     from .guardset import GuardSet
@@ -127,9 +128,9 @@ class SolverConfig:
         for name in ("timeout_ms", "drop_timeout_ms", "budget_ms"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                raise ValueError(f"{name} must be a positive int (milliseconds), got {value!r}")
+                raise GuardValueError(f"{name} must be a positive int (milliseconds), got {value!r}")
         if self.engine not in ("smt", "auto"):
-            raise ValueError(f"engine must be 'smt' or 'auto', got {self.engine!r}")
+            raise GuardValueError(f"engine must be 'smt' or 'auto', got {self.engine!r}")
 
 
 # Note [Solver engine]
@@ -589,6 +590,7 @@ def to_smtlib(guardset: "GuardSet") -> str:
     (check-sat)
     <BLANKLINE>
     """
+    need_guardset(guardset, "to_smtlib's argument")
     t = Translator()
     sources = guardset.source_map
     lines = [f"; guard set: {', '.join(str(g.expr) for g in guardset.guards) or 'True'}"]

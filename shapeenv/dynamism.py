@@ -164,7 +164,19 @@ class Marks:
 
 
 class MarkTable:
-    """Marks of live objects, keyed by ``id`` without keeping them alive (Note [Where marks live])."""
+    """Marks of live objects, keyed by ``id`` without keeping them alive (Note [Where marks live]).
+
+    Note [Finalizers and the lock]
+        A ``weakref.finalize`` callback runs wherever the garbage collector happens
+        to run, which includes *inside* :meth:`mark` while it holds the lock (any
+        allocation there may trigger a collection that frees another marked
+        object). So the callback never takes the lock: it only pops its own key,
+        which a single dict operation does atomically. That is safe because the
+        key of a dying object is never the key of an object being marked: an id
+        is reused only after its object's memory is freed, and the callback runs
+        before that. The lock guards only the read-modify-write of :meth:`mark`
+        against other threads marking the same object.
+    """
 
     def __init__(self) -> None:
         self._marks: dict[int, Marks] = {}
@@ -182,7 +194,7 @@ class MarkTable:
         with self._lock:
             marks = self._marks.get(key)
             if marks is None:
-                weakref.finalize(obj, self._forget, key)
+                weakref.finalize(obj, self._forget, key)  # may collect garbage: Note [Finalizers and the lock]
                 marks = Marks()
             for d in dims:
                 marks = marks.with_mark(d, mark)
@@ -190,12 +202,11 @@ class MarkTable:
 
     def clear(self, obj: object) -> None:
         """Drop every mark of ``obj`` (its finalizer stays harmless)."""
-        with self._lock:
-            self._marks.pop(id(obj), None)
+        self._marks.pop(id(obj), None)
 
     def _forget(self, key: int) -> None:
-        with self._lock:
-            self._marks.pop(key, None)
+        # Lock-free on purpose: Note [Finalizers and the lock].
+        self._marks.pop(key, None)
 
     def __len__(self) -> int:
         return len(self._marks)

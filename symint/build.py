@@ -32,6 +32,7 @@ from .functions import (
     _is_integer_valued,
     _is_zero_number,
 )
+from .limits import check_fold_power, check_folded
 
 __all__ = [
     "symbol_expr",
@@ -112,7 +113,7 @@ _BOOLEAN_TYPES = (Relational, BooleanFunction, BooleanAtom)
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _add(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return a + b
+    return check_folded(a + b)  # Note [Where the limits are checked] in symint.limits
 
 
 def add(a, b) -> sympy.Expr:
@@ -126,7 +127,7 @@ def add(a, b) -> sympy.Expr:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _sub(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return a - b
+    return check_folded(a - b)  # Note [Where the limits are checked] in symint.limits
 
 
 def sub(a, b) -> sympy.Expr:
@@ -140,7 +141,7 @@ def sub(a, b) -> sympy.Expr:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _mul(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return a * b
+    return check_folded(a * b)  # Note [Where the limits are checked] in symint.limits
 
 
 def mul(a, b) -> sympy.Expr:
@@ -234,6 +235,11 @@ def truediv(a, b) -> sympy.Expr:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _pow(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
+    check_fold_power(a, b)  # before folding: PowByNatural(2, 10**9) must never be computed
+    return check_folded(_pow_folded(a, b))
+
+
+def _pow_folded(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
     if isinstance(b, sympy.Integer):
         k = int(b)
         if k >= 0:
