@@ -479,8 +479,8 @@ def decode_guard_bytes(data: bytes, name: str) -> str:
     Raises:
         GuardParseError: NUL bytes (a binary file) or bytes that are not UTF-8, with the line.
 
-    >>> decode_guard_bytes(b"n >= 2\n", "g.txt")
-    'n >= 2\n'
+    >>> decode_guard_bytes("n >= 2 # ok".encode(), "g.txt")
+    'n >= 2 # ok'
     """
     if b"\0" in data:
         line = data.count(b"\n", 0, data.index(b"\0")) + 1

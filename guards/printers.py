@@ -176,39 +176,27 @@ class _Printer:
         return (" and " if is_and else " or ").join(parts), prec
 
     def chains(self, args: Sequence[sympy.Basic]) -> list[str]:
-        """Print ``lo <= e`` and ``e <= hi`` (or ``>=`` both ways) as one chain ``lo <= e <= hi``.
+        """Print ``lo <= e`` followed by ``e <= hi`` (or ``>=`` both ways) as one chain ``lo <= e <= hi``.
 
-        Each relation pairs with the first unused later one that continues it
-        through a non-constant middle; the pair prints where its first member stood.
+        Only neighbours pair, and only in the order written (``a <= b and b <= c``), through a
+        non-constant middle: the chain evaluates exactly what the two relations evaluate, in the
+        same order, so the printed text short-circuits (and raises) where the guard does.
         """
-        by_end: dict[tuple[bool, str, sympy.Basic], list[int]] = {}
-        for j, b in enumerate(args):
-            way = _direction(b)
-            if way is not None:  # a constant in the middle (x >= 11 >= y) would read oddly
-                if not b.lhs.is_Number:
-                    by_end.setdefault((way, "lhs", b.lhs), []).append(j)
-                if not b.rhs.is_Number:
-                    by_end.setdefault((way, "rhs", b.rhs), []).append(j)
-        used: set[int] = set()
         parts: list[str] = []
-        for i, a in enumerate(args):
-            if i in used:
-                continue
+        i = 0
+        while i < len(args):
+            a = args[i]
+            b = args[i + 1] if i + 1 < len(args) else None
             way = _direction(a)
-            partner = None
-            if way is not None:
-                candidates = by_end.get((way, "lhs", a.rhs), []) + by_end.get((way, "rhs", a.lhs), [])
-                partner = min((j for j in candidates if j > i and j not in used), default=None)
-            if partner is None:
-                parts.append(self.wrap(a, PREC_AND + 1))
+            if way is not None and b is not None and _direction(b) == way and a.rhs == b.lhs and not a.rhs.is_Number:
+                parts.append(
+                    f"{self.wrap(a.lhs, PREC_CMP + 1)} {_REL_OPS[type(a)]} {self.wrap(a.rhs, PREC_CMP + 1)}"
+                    f" {_REL_OPS[type(b)]} {self.wrap(b.rhs, PREC_CMP + 1)}"
+                )
+                i += 2
                 continue
-            used.add(partner)
-            b = args[partner]
-            first, second = (a, b) if a.rhs == b.lhs else (b, a)
-            parts.append(
-                f"{self.wrap(first.lhs, PREC_CMP + 1)} {_REL_OPS[type(first)]} {self.wrap(first.rhs, PREC_CMP + 1)}"
-                f" {_REL_OPS[type(second)]} {self.wrap(second.rhs, PREC_CMP + 1)}"
-            )
+            parts.append(self.wrap(a, PREC_AND + 1))
+            i += 1
         return parts
 
     def function(self, e: sympy.Basic) -> tuple[str, int]:
@@ -280,8 +268,8 @@ def to_sympy_text(expr: sympy.Basic) -> str:
 
     >>> from symint.build import symbol_expr, and_, ne, mod, le, floordiv
     >>> s0 = symbol_expr("s0")
-    >>> to_sympy_text(and_(ne(mod(s0, 2), 0), le(floordiv(s0, 2), 7)))
-    '(FloorDiv(s0, 2) <= 7) & Ne(Mod(s0, 2), 0)'
+    >>> to_sympy_text(and_(ne(mod(s0, 2), 0), le(floordiv(s0, 2), 7)))   # in the order written
+    'Ne(Mod(s0, 2), 0) & (FloorDiv(s0, 2) <= 7)'
     """
     return _Printer(False, _symbol_name).text(expr)
 

@@ -33,6 +33,7 @@ from .functions import (
     _is_zero_number,
 )
 from .limits import check_fold_power, check_folded
+from .logic import ordered_and, ordered_or
 
 __all__ = [
     "symbol_expr",
@@ -339,7 +340,7 @@ def _relation(rel, a: sympy.Expr, b: sympy.Expr) -> sympy.Basic:
     if isinstance(a, _BOOLEAN_TYPES) or isinstance(b, _BOOLEAN_TYPES):
         if rel not in (sympy.Eq, sympy.Ne):
             raise TypeError(f"cannot order booleans: {a} {rel.rel_op} {b}")
-        same = sympy.Or(sympy.And(a, b), sympy.And(sympy.Not(a), sympy.Not(b)))
+        same = ordered_or(ordered_and(a, b), ordered_and(sympy.Not(a), sympy.Not(b)))
         return same if rel is sympy.Eq else sympy.Not(same)
     return _fold_relation(rel, a, b)
 
@@ -413,7 +414,7 @@ def _check_bool(e: sympy.Basic) -> sympy.Basic:
 
 
 def and_(*args) -> sympy.Basic:
-    """Conjunction.
+    """Conjunction, its arguments kept in evaluation order (:mod:`symint.logic`).
 
     >>> x = symbol_expr("x")
     >>> and_(lt(x, 3), True), and_(lt(x, 3), False)
@@ -424,11 +425,11 @@ def and_(*args) -> sympy.Basic:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _and(*args: sympy.Basic) -> sympy.Basic:
-    return sympy.And(*args)
+    return ordered_and(*args)
 
 
 def or_(*args) -> sympy.Basic:
-    """Disjunction.
+    """Disjunction, its arguments kept in evaluation order (:mod:`symint.logic`).
 
     >>> or_(lt(symbol_expr("x"), 3), True)
     True
@@ -438,7 +439,7 @@ def or_(*args) -> sympy.Basic:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _or(*args: sympy.Basic) -> sympy.Basic:
-    return sympy.Or(*args)
+    return ordered_or(*args)
 
 
 @lru_cache(maxsize=_CACHE_SIZE)
