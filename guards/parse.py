@@ -40,6 +40,7 @@ Ne(Mod(s0, 2), 0)
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Literal, Mapping
 
@@ -539,9 +540,21 @@ def _check_dialect(dialect: str) -> None:
     need_choice(dialect, _DIALECTS, "dialect")
 
 
+def _lines_of(text: str) -> list[str]:
+    """``text`` split at ``\n``, ``\r\n`` and ``\r`` only, as Python splits source lines.
+
+    Not ``str.splitlines``: it also splits at U+2028, ``\x0b``, ``\x85``, ..., which may
+    stand inside a quoted input name (``L['a\u2028b']``) and must not cut the guard in two.
+    """
+    return _NEWLINES.split(text.removesuffix("\r\n").removesuffix("\n").removesuffix("\r")) if text else []
+
+
+_NEWLINES = re.compile(r"\r\n|\r|\n")
+
+
 def _split_lines(text_or_lines: str | Iterable[str]) -> list[str]:
     if isinstance(text_or_lines, str):
-        return text_or_lines.splitlines()
+        return _lines_of(text_or_lines)
     if isinstance(text_or_lines, (bytes, bytearray)):
         raise GuardTypeError("guard text must be a str (decode bytes first, e.g. with guards.decode_guard_bytes)")
     need_iterable(text_or_lines, "guard text (a str or its lines)")
@@ -549,7 +562,7 @@ def _split_lines(text_or_lines: str | Iterable[str]) -> list[str]:
     for item in text_or_lines:
         if not isinstance(item, str):
             raise GuardTypeError(f"guard lines must be strings, got {type(item).__name__} {item!r}")
-        lines.extend(item.splitlines() or [""])
+        lines.extend(_lines_of(item) or [""])
     return lines
 
 

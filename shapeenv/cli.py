@@ -52,14 +52,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``shapeenv`` with ``argv`` (default: the process arguments); returns the exit code.
 
     Exit codes: 0 ok/accepted/equivalent, 1 rejected/not equivalent/unsatisfiable,
-    2 usage or parse error, 3 solver unknown (see ``shapeenv --help``).
+    2 usage or parse error, 3 solver unknown, 4 internal error (see ``shapeenv --help``).
     """
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, or a usage error argparse already reported
         return int(exc.code or 0)
-    return GROUPS[args.group][2](args)
+    try:
+        return GROUPS[args.group][2](args)
+    except Exception as exc:  # a bug the group did not turn into an exit code: no traceback, exit 4
+        return guards_cli.internal_error(exc, sys.stderr)
 
 
 if __name__ == "__main__":
