@@ -30,7 +30,7 @@ from symint.errors import SymIntError
 from symint.limits import ExpressionLimitError
 
 from .errors import CodegenError, GuardError, SolverError, UnknownSourceError
-from .escape import one_line
+from .escape import one_line, sympy_str
 from .explain import Explanation, explain
 from .guardset import GuardSet, decode_guard_bytes
 from .parse import parse_source
@@ -182,7 +182,7 @@ def _text(gs: GuardSet, expr: sympy.Basic, fmt: str) -> str:
     try:
         return one_line(to_text(expr, gs.source_map, fmt))  # type: ignore[arg-type]
     except GuardError:  # an expression with no guard syntax
-        return one_line(expr)
+        return one_line(sympy_str(expr))
 
 
 def _verdict_code(verdict: Verdict) -> int:

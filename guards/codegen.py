@@ -156,8 +156,9 @@ def compile_guards(guardset: "GuardSet") -> CompiledGuards:
         fail_lines = _Emitter.first_failure(names, exprs)
     except RecursionError:
         raise CodegenError("a guard is nested too deeply to compile; simplify the guard set first") from None
-    readers = _reader_lines(symbols, guardset.source_map, names)
-    bases = tuple(sorted({src.base for sym in symbols if (src := guardset.source_map.get(sym))}))
+    source_map = guardset.source_map  # built once: a dict per call would make this quadratic
+    readers = _reader_lines(symbols, source_map, names)
+    bases = tuple(sorted({src.base for sym in symbols if (src := source_map.get(sym))}))
     code = _assemble(symbols, names, bases, readers, fast_lines, fail_lines)
     _validate(code)
     fns = _instantiate(code, bases, guardset, symbols, readers is not None)
@@ -511,7 +512,8 @@ def _instantiate(code: str, bases, guardset, symbols, readable: bool):
     fns = make(*bases, **_HELPERS, **specials)
     if readable:
         return fns
-    missing = ", ".join(s.name for s in symbols if s not in guardset.source_map)
+    source_map = guardset.source_map
+    missing = ", ".join(s.name for s in symbols if s not in source_map)
 
     def unreadable(*args: object, **kwargs: object):
         raise UnknownSourceError(

@@ -24,6 +24,7 @@ from symint.evaluate import evaluate
 
 from .errors import GuardTypeError, UnknownSourceError
 from .guard import Guard
+from .escape import sympy_str
 from .printers import to_source_text
 from .validate import need_guardset, need_mapping
 
@@ -215,7 +216,7 @@ def _text(expr: sympy.Basic, sources) -> str:
     try:
         return to_source_text(expr, sources)
     except GuardTypeError:  # e.g. a symbol name guard text cannot spell
-        return str(expr)
+        return sympy_str(expr)
 
 
 def _label(sym: sympy.Symbol, sources) -> str:

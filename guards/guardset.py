@@ -34,6 +34,7 @@ from .prove import ProofResult, counterexample, equivalent, implies, is_satisfia
 from .simplify import SimplifyReport, simplify_with_report
 from .z3_translate import SolverConfig
 from .parse import Dialect, parse_guards_text
+from .escape import sympy_str
 from .printers import TextStyle, render_html, render_latex, to_text
 from .serialize import decode_guards, encode_guards, loads_json
 from .source import Source
@@ -334,7 +335,7 @@ class GuardSet:
         try:
             return self.to_text("torch")
         except GuardError:  # an expression with no guard syntax: fall back to sympy's printing
-            return "\n".join(str(g.expr) for g in self.guards)
+            return "\n".join(sympy_str(g.expr) for g in self.guards)
 
     def to_json(self) -> str:
         """The guard set as JSON; :meth:`from_json` reads it back as an equal guard set.
@@ -449,7 +450,7 @@ class GuardSet:
         return simplify_with_report(self, need_config(config))
 
     def __repr__(self) -> str:
-        return "GuardSet(" + ", ".join(str(g.expr) for g in self.guards) + ")"
+        return "GuardSet(" + ", ".join(sympy_str(g.expr) for g in self.guards) + ")"
 
 
 #: Largest guard file read, in bytes.

@@ -44,12 +44,22 @@ from sympy.core.relational import Relational
 from symint.functions import CeilDiv, CeilToInt, FloorDiv, FloorToInt, IfThenElse, IntTrueDiv, Max, Min, Mod, PowByNatural
 
 from .errors import GuardTypeError, GuardValueError
+from .escape import affordable_sum, sympy_latex, sympy_str
 from .validate import need_mapping, short
 from .guard import Guard
 from .lexer import PREC_ADD, PREC_AND, PREC_ATOM, PREC_BAND, PREC_BOR, PREC_CMP, PREC_MUL, PREC_NOT, PREC_OR, PREC_POW, PREC_UNARY
 from .source import Source
 
-__all__ = ["to_sympy_text", "to_torch_text", "to_source_text", "to_text", "render_html", "render_latex", "TextStyle"]
+__all__ = [
+    "to_sympy_text",
+    "to_torch_text",
+    "to_source_text",
+    "to_text",
+    "render_html",
+    "render_latex",
+    "sympy_str",
+    "TextStyle",
+]
 
 TextStyle = Literal["sympy", "torch", "source"]
 
@@ -112,7 +122,7 @@ class _Printer:
 
     def add(self, e: sympy.Add) -> str:
         parts: list[str] = []
-        for term in e.as_ordered_terms():
+        for term in _ordered_terms(e):
             coeff, rest = term.as_coeff_Mul()
             if parts and coeff.is_negative:
                 text, prec = self.product(-coeff, sympy.Mul.make_args(rest))
@@ -214,6 +224,13 @@ class _Printer:
         else:
             name = cls.__name__
         return f"{name}({', '.join(self.text(a) for a in e.args)})", PREC_ATOM
+
+
+def _ordered_terms(e: sympy.Add) -> list[sympy.Basic]:
+    """The terms in sympy's print order, or, for a huge sum, in linear memory (Note [Printing large sums])."""
+    if affordable_sum(e):
+        return list(e.as_ordered_terms())
+    return [a for a in e.args if not a.is_Number] + [a for a in e.args if a.is_Number]
 
 
 def _direction(e: sympy.Basic) -> bool | None:
@@ -321,7 +338,7 @@ def _safe_text(fn: Callable[[], str], fallback: sympy.Basic) -> str:
     try:
         return fn()
     except GuardTypeError:
-        return str(fallback)
+        return sympy_str(fallback)
 
 
 def render_html(guards: Sequence[Guard], sources: Mapping[sympy.Symbol, Source]) -> str:
@@ -406,7 +423,7 @@ def render_latex(guards: Sequence[Guard], sources: Mapping[sympy.Symbol, Source]
     >>> print(render_latex([Guard.of(ge(s0, 2))], {s0: Source.size("x", 0)}))
     $\begin{aligned} & s_{0} \geq 2 \\ & \text{where } s_{0} = \texttt{x.size()[0]} \end{aligned}$
     """
-    lines = [("& " if i == 0 else r"\wedge\ & ") + sympy.latex(g.expr) for i, g in enumerate(guards)]
+    lines = [("& " if i == 0 else r"\wedge\ & ") + sympy_latex(g.expr) for i, g in enumerate(guards)]
     if not lines:
         lines = [r"& \mathrm{True}"]
     used = set().union(*(g.expr.free_symbols for g in guards)) if guards else set()

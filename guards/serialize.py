@@ -42,7 +42,7 @@ from valueranges import ValueRangeError, ValueRanges
 
 from .errors import GuardParseError, GuardTypeError
 from .guard import Guard
-from .parse import parse_guard, parse_guards_text
+from .parse import parse_guards_text
 from .printers import to_sympy_text
 from .source import Source
 
@@ -147,10 +147,14 @@ def encode_guards(
     >>> encode_guards([Guard.of(ge(s0, 2), "f.py:1")], {s0: Source.size("x", 0)}, {})["guards"]
     [{'expr': 's0 >= 2', 'origin': 'f.py:1'}]
     """
+    texts = [to_sympy_text(g.expr) for g in guards]
+    # One parse of all the texts (one symbol table), so that the check is linear in the set's size.
+    back = parse_guards_text(texts, "auto", sources).exprs if texts else ()
+    if len(back) != len(texts):
+        raise GuardTypeError("a guard printed as a blank line or a comment; it cannot be stored as text")
     items = []
-    for g in guards:
-        text = to_sympy_text(g.expr)
-        if parse_guard(text, sources) != g.expr:
+    for g, text, expr in zip(guards, texts, back):
+        if expr != g.expr:
             raise GuardTypeError(f"the guard {g.expr} does not survive a round trip through text ({text!r})")
         items.append({"expr": text, "origin": g.origin} if g.origin is not None else {"expr": text})
     return {

@@ -74,7 +74,7 @@ from symint.functions import (
 from valueranges import ValueRanges
 
 from .errors import GuardValueError, SolverError
-from .escape import one_line
+from .escape import one_line, sympy_str
 from .validate import need_guardset
 
 if TYPE_CHECKING:  # guardset.py delegates to prove.py, which imports this module
@@ -595,7 +595,7 @@ def to_smtlib(guardset: "GuardSet") -> str:
     t = Translator()
     sources = guardset.source_map
     # Comments carry user text (input names): one_line keeps each on its line (no injected commands).
-    lines = [f"; guard set: {one_line(', '.join(str(g.expr) for g in guardset.guards) or 'True')}"]
+    lines = [f"; guard set: {one_line(', '.join(sympy_str(g.expr) for g in guardset.guards) or 'True')}"]
     for sym in sorted(guardset.symbols | {s for s, _ in guardset.domain}, key=lambda s: s.name):
         where = f" = {one_line(sources[sym].text())}" if sym in sources else " (no source)"
         lines.append(f"; {one_line(t.name(sym))}{where}")
@@ -609,7 +609,7 @@ def to_smtlib(guardset: "GuardSet") -> str:
         lines.append(f"; assumed (domain): {one_line(f'{lower}{sym}{upper}')}")
         lines.append(f"(assert {formula.sexpr()})")
     for g in guardset.guards:
-        lines.append(f"; guard: {one_line(g.expr)}")
+        lines.append(f"; guard: {one_line(sympy_str(g.expr))}")
         lines.append(f"(assert {t.holds(g.expr).sexpr()})")
     lines.append("(check-sat)")
     return "\n".join(lines) + "\n"
