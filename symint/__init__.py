@@ -9,7 +9,7 @@
 
 from .build import symbol_expr
 from .builtins import is_symbolic, sym_and, sym_ite, sym_max, sym_min, sym_not, sym_or, symbol
-from .errors import MixedEnvironmentError, NoEnvironmentError, SymbolicTypeError, SymIntError
+from .errors import ExpressionLimitError, MixedEnvironmentError, NoEnvironmentError, SymbolicTypeError, SymIntError
 from .evaluate import UnboundSymbolError, evaluate
 from .functions import (
     CeilDiv,
@@ -58,5 +58,6 @@ __all__ = [
     "NoEnvironmentError",
     "MixedEnvironmentError",
     "SymbolicTypeError",
+    "ExpressionLimitError",
     "UnboundSymbolError",
 ]

@@ -4,8 +4,8 @@ Sympy folds eagerly: ``(x**8192)**8192`` is ``x**67108864`` and evaluating that 
 ``x = 2`` needs gigabytes; ``n ** m`` at ``m = 10**9`` never ends. The checks here
 are called after every fold of the builders (:mod:`symint.build`,
 :mod:`symint.substitute`) and by the evaluators (:mod:`symint.evaluate`, the
-compiled checkers of ``guards``), and raise :class:`ExpressionLimitError`, a
-typed ``OverflowError``. A guard whose *evaluation* hits a limit therefore counts
+compiled checkers of ``guards``), and raise
+:class:`~symint.errors.ExpressionLimitError`, a typed ``OverflowError``. A guard whose *evaluation* hits a limit therefore counts
 as failing, like one that divides by zero (an ``ArithmeticError``).
 
 Note [Where the limits are checked]
@@ -24,11 +24,11 @@ x**8192
 >>> check_folded(x**16384)
 Traceback (most recent call last):
     ...
-symint.limits.ExpressionLimitError: the exponent 16384 is larger than 8192 (in a folded power)
+symint.errors.ExpressionLimitError: the exponent 16384 is larger than 8192 (in a folded power)
 >>> check_power(3, 10**9)
 Traceback (most recent call last):
     ...
-symint.limits.ExpressionLimitError: 3 ** 1000000000 would have about 1584962500 bits (at most 1048576 are evaluated)
+symint.errors.ExpressionLimitError: 3 ** 1000000000 would have about 1584962500 bits (at most 1048576 are evaluated)
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from typing import TypeVar
 
 import sympy
 
-from .errors import SymIntError
+from .errors import ExpressionLimitError
 from .functions import PowByNatural
 
 __all__ = [
@@ -46,7 +46,6 @@ __all__ = [
     "MAX_EXPONENT",
     "MAX_ARGS",
     "MAX_RESULT_BITS",
-    "ExpressionLimitError",
     "check_integer",
     "check_folded",
     "check_fold_power",
@@ -64,18 +63,6 @@ MAX_EXPONENT = 8192
 MAX_ARGS = 1 << 17
 #: Largest integer a power or product may produce while *evaluating* at concrete values, in bits.
 MAX_RESULT_BITS = 1 << 20
-
-
-class ExpressionLimitError(SymIntError, OverflowError):
-    """Folding or evaluating an expression would build something larger than the limits allow.
-
-    Attributes:
-        what: what was too large, in words.
-    """
-
-    def __init__(self, what: str):
-        self.what = what
-        super().__init__(what)
 
 
 def check_integer(value: int, where: str = "a folded constant") -> None:
@@ -109,7 +96,7 @@ def check_folded(e: T) -> T:
     >>> check_folded(sympy.Integer(2) ** 9000)
     Traceback (most recent call last):
         ...
-    symint.limits.ExpressionLimitError: a folded constant has 9001 bits (at most 8192)
+    symint.errors.ExpressionLimitError: a folded constant has 9001 bits (at most 8192)
     """
     if not isinstance(e, sympy.Basic):
         return e
