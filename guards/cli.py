@@ -26,8 +26,7 @@ from typing import Any, Callable, Mapping, Sequence, TextIO
 
 import sympy
 
-from symint.errors import SymIntError
-from symint.limits import ExpressionLimitError
+from symint.errors import ExpressionLimitError, SymIntError
 
 from .errors import CodegenError, GuardError, SolverError, UnknownSourceError
 from .escape import one_line, sympy_str

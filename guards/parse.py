@@ -59,7 +59,8 @@ import sympy
 
 from symint.build import add, and_, as_expr, floordiv, is_bool_expr, mod, mul, neg, not_, or_, pow_, symbol_expr, truediv
 
-from symint.limits import ExpressionLimitError, check_folded
+from symint.errors import ExpressionLimitError
+from symint.limits import check_folded
 
 from .errors import GuardParseError, GuardTypeError
 from .lexer import BINARY_PRECEDENCE, COMPARISONS, FUNCTIONS, KEYWORDS, KNOWN_FUNCTIONS, MAX_CONSTANT_BITS, SOURCE_ATTRS

@@ -13,6 +13,8 @@ __all__ = [
     "ContradictionError",
     "ShapeError",
     "HigherOrderOpError",
+    "MarkError",
+    "MarkIndexError",
 ]
 
 
@@ -53,3 +55,11 @@ class ShapeError(ShapeEnvError, ValueError):
 
 class HigherOrderOpError(ShapeEnvError, ValueError):
     """A scan/map/switch restriction is broken (structure, shapes, dtypes, aliasing or mutation)."""
+
+
+class MarkError(ShapeEnvError, TypeError):
+    """``mark_dynamic``/``maybe_mark_dynamic``/``mark_static`` got something that cannot be marked or a bad argument."""
+
+
+class MarkIndexError(ShapeEnvError, IndexError):
+    """A dim given to ``mark_dynamic``/``maybe_mark_dynamic``/``mark_static`` is out of range."""

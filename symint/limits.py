@@ -50,7 +50,6 @@ __all__ = [
     "check_folded",
     "check_fold_power",
     "check_power",
-    "check_product",
 ]
 
 T = TypeVar("T")
@@ -149,16 +148,6 @@ def check_power(base: object, exponent: object) -> None:
         raise ExpressionLimitError(
             f"{_short(base)} ** {_short(exponent)} would have about {bits} bits (at most {MAX_RESULT_BITS} are evaluated)"
         )
-
-
-def check_product(a: object, b: object) -> None:
-    """Refuse to evaluate ``a * b`` on ints when the result would exceed :data:`MAX_RESULT_BITS`.
-
-    >>> check_product(2**10, 2**10) is None
-    True
-    """
-    if isinstance(a, int) and isinstance(b, int) and a.bit_length() + b.bit_length() > MAX_RESULT_BITS + 1:
-        raise ExpressionLimitError(f"a product of {a.bit_length()}-bit and {b.bit_length()}-bit integers is too large to evaluate")
 
 
 def _log2(n: int) -> float:
