@@ -28,7 +28,7 @@ symint.errors.ExpressionLimitError: the exponent 16384 is larger than 8192 (in a
 >>> check_power(3, 10**9)
 Traceback (most recent call last):
     ...
-symint.errors.ExpressionLimitError: 3 ** 1000000000 would have about 1584962500 bits (at most 1048576 are evaluated)
+symint.errors.ExpressionLimitError: 3 ** 1000000000 would have about 1584962500 bits (at most 67108864 are evaluated)
 """
 
 from __future__ import annotations
@@ -61,7 +61,7 @@ MAX_EXPONENT = 8192
 #: Most arguments of one sum, product, ``And``/``Or`` or ``Max``/``Min``.
 MAX_ARGS = 1 << 17
 #: Largest integer a power or product may produce while *evaluating* at concrete values, in bits.
-MAX_RESULT_BITS = 1 << 20
+MAX_RESULT_BITS = 1 << 26
 
 
 def check_integer(value: int, where: str = "a folded constant") -> None:
