@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from .errors import GuardTypeError, GuardValueError
+from .torch_sources import torch_base
 
 __all__ = ["Source", "SourceKind"]
 
@@ -93,8 +94,8 @@ class Source:
         return self.base + self._suffix()
 
     def torch_text(self) -> str:
-        """Torch's guard dialect: ``L['x'].size()[0]``, ``L['n']``."""
-        return f"L[{self.base!r}]" + self._suffix()
+        """Torch's guard dialect: ``L['x'].size()[0]``, ``L['n']``, ``L['xs'][0].size()[0]`` (see :mod:`guards.torch_sources`)."""
+        return torch_base(self.base) + self._suffix()
 
     def read(self, obj: object) -> int:
         """Read this source's integer from the bound object ``obj`` (an array-like or an int).
