@@ -1,0 +1,278 @@
+"""``Store``: the interface every store implements, and ``MemoryStore``, the in-process one.
+
+A store maps ``(function fingerprint, key digest)`` to the entries stored for it, in
+the order they were stored; each has a sequence number so that a process can ask
+only for the entries stored since it last looked. The backends implement six
+primitives (``_load``, ``_save``, ``_lease``, ``_list``, ``_get``, ``_clear``); the
+public methods add what every store must do the same way:
+
+Note [A store that fails]
+    Reading or writing a store can fail (a Redis server goes away, a disk fills up).
+    A compiled function must never fail because of that, nor return a wrong result:
+    :meth:`Store.load`, :meth:`Store.save` and :meth:`Store.lease` catch the
+    backend's errors, issue ONE :class:`StoreUnavailableWarning` per store object,
+    mark the store down, and behave as an empty store from then on (the function
+    keeps its in-process cache). An entry that does not decode (another version's
+    format, a damaged record) is skipped and counted, never used. The listing and
+    administration methods (``entries``, ``get``, ``clear``) raise
+    :class:`StoreError` instead: their caller asked for the store itself.
+
+Note [Compile leases]
+    When several processes miss on the same function and input key at once, only
+    one should trace. :meth:`Store.lease` takes a lease on ``(function, key)`` (a
+    file lock for :class:`~shapeenv.stores.DiskStore`, ``SET NX PX`` for
+    :class:`~shapeenv.stores.RedisStore`); the others wait for it, then look in
+    the store again and usually find the entry. A lease is a performance device
+    only: when it cannot be had within ``lease_timeout`` seconds the process traces
+    anyway (a duplicate trace stores nothing new: entries are content-addressed).
+
+>>> s = MemoryStore()
+>>> e = StoredEntry.build("f" * 64, "k" * 64, "x", None, {"guards": []}, {}, {"backend": "program"}, {"name": "f"})
+>>> s.save(e), s.save(e), [(seq, got.id == e.id) for seq, got in s.load("f" * 64, "k" * 64)]
+(True, False, [(1, True)])
+"""
+
+from __future__ import annotations
+
+import abc
+import contextlib
+import threading
+import time
+import warnings
+from typing import Iterator
+
+from .entry import EntryMeta, StoredEntry
+from .errors import StoreError, StoreFormatError, StoreUnavailableWarning
+
+__all__ = ["Store", "MemoryStore"]
+
+
+class Store(abc.ABC):
+    """The store interface (see the module docstring); subclasses implement the ``_`` primitives.
+
+    Attributes:
+        lease_timeout: seconds to wait for another process's compile lease (Note [Compile leases]).
+    """
+
+    #: The backend errors that mean "the store cannot be used now" (Note [A store that fails]).
+    errors: tuple[type[BaseException], ...] = (OSError,)
+
+    def __init__(self, lease_timeout: float = 60.0):
+        if lease_timeout < 0:
+            raise ValueError(f"lease_timeout must be >= 0 seconds, got {lease_timeout!r}")
+        self.lease_timeout = lease_timeout
+        self._down: str | None = None
+        self._state = threading.Lock()
+        self.skipped = 0  # entries that did not decode
+
+    # -- the primitives ---------------------------------------------------------------------------
+    @abc.abstractmethod
+    def _load(self, function: str, key: str, after: int) -> list[tuple[int, bytes]]:
+        """``(seq, blob)`` of the entries of ``(function, key)`` with ``seq > after``, by ``seq``."""
+
+    @abc.abstractmethod
+    def _save(self, entry: StoredEntry, blob: bytes) -> bool:
+        """Store ``blob`` under ``entry.id`` unless present; True if it was new."""
+
+    @abc.abstractmethod
+    def _lease(self, function: str, key: str) -> "contextlib.AbstractContextManager[bool]":
+        """A context holding the compile lease of ``(function, key)``; yields whether it was had."""
+
+    @abc.abstractmethod
+    def _list(self) -> list[EntryMeta]:
+        """Every entry's listing line, oldest first."""
+
+    @abc.abstractmethod
+    def _get(self, prefix: str) -> list[bytes]:
+        """The blobs of the entries whose id starts with ``prefix``."""
+
+    @abc.abstractmethod
+    def _clear(self, name: str | None) -> int:
+        """Remove every entry (of the function called ``name``, if given); how many were removed."""
+
+    @property
+    @abc.abstractmethod
+    def description(self) -> str:
+        """Where the store is, in words (``DiskStore('/tmp/cache')``)."""
+
+    # -- what compiled functions call ----------------------------------------------------------------
+    @property
+    def available(self) -> bool:
+        """False once the store failed (Note [A store that fails])."""
+        return self._down is None
+
+    def _failed(self, action: str, exc: BaseException) -> None:
+        with self._state:
+            if self._down is not None:
+                return
+            self._down = f"{type(exc).__name__}: {exc}"
+        warnings.warn(
+            f"{self.description} cannot be used ({action} failed: {self._down}); compiled functions go on "
+            "with their in-process caches only (nothing is read from or written to the store from now on)",
+            StoreUnavailableWarning,
+            stacklevel=4,
+        )
+
+    def load(self, function: str, key: str, after: int = 0) -> list[tuple[int, StoredEntry]]:
+        """The decodable entries of ``(function, key)`` stored after sequence number ``after``.
+
+        Entries of another format, or whose content does not match their id, are skipped
+        (counted in :attr:`skipped`). A failing store returns ``[]`` (Note [A store that fails]).
+        """
+        if self._down is not None:
+            return []
+        try:
+            rows = self._load(function, key, after)
+        except self.errors as e:
+            self._failed("reading", e)
+            return []
+        out = []
+        for seq, blob in rows:
+            try:
+                entry = StoredEntry.decode(blob)
+            except StoreFormatError:
+                self.skipped += 1
+                continue
+            if entry.function != function or entry.key != key:  # never trust an index over the content
+                self.skipped += 1
+                continue
+            out.append((seq, entry))
+        return out
+
+    def save(self, entry: StoredEntry) -> bool:
+        """Store ``entry`` (once: a second save of the same id does nothing); False if not stored."""
+        if self._down is not None:
+            return False
+        try:
+            return self._save(entry, entry.encode())
+        except self.errors as e:
+            self._failed("writing", e)
+            return False
+
+    @contextlib.contextmanager
+    def lease(self, function: str, key: str) -> Iterator[bool]:
+        """Hold the compile lease of ``(function, key)`` (Note [Compile leases]); yields whether it was had."""
+        if self._down is not None:
+            yield False
+            return
+        try:
+            cm = self._lease(function, key)
+            held = cm.__enter__()
+        except self.errors as e:
+            self._failed("taking a compile lease", e)
+            yield False
+            return
+        try:
+            yield held
+        finally:
+            try:
+                cm.__exit__(None, None, None)
+            except self.errors as e:
+                self._failed("releasing a compile lease", e)
+
+    # -- administration (``shapeenv cache``) -----------------------------------------------------------
+    def entries(self) -> list[EntryMeta]:
+        """Every entry's listing line, oldest first.
+
+        Raises:
+            StoreError: the store cannot be read.
+        """
+        try:
+            return self._list()
+        except self.errors as e:
+            raise StoreError(f"{self.description} cannot be read: {type(e).__name__}: {e}") from e
+
+    def get(self, prefix: str) -> StoredEntry:
+        """The entry whose id starts with ``prefix`` (at least 4 hex digits).
+
+        Raises:
+            StoreError: no entry, or several, match; or the store cannot be read.
+            StoreFormatError: the entry does not decode.
+        """
+        if len(prefix) < 4:
+            raise StoreError(f"give at least 4 characters of the entry id, got {prefix!r}")
+        try:
+            blobs = self._get(prefix)
+        except self.errors as e:
+            raise StoreError(f"{self.description} cannot be read: {type(e).__name__}: {e}") from e
+        if len(blobs) != 1:
+            raise StoreError(f"{len(blobs)} entries of {self.description} have an id starting with {prefix!r}; "
+                             "`shapeenv cache ls` lists the ids")
+        return StoredEntry.decode(blobs[0])
+
+    def clear(self, name: str | None = None) -> int:
+        """Remove every entry, or those of the function called ``name``; returns how many.
+
+        Raises:
+            StoreError: the store cannot be written.
+        """
+        try:
+            return self._clear(name)
+        except self.errors as e:
+            raise StoreError(f"{self.description} cannot be written: {type(e).__name__}: {e}") from e
+
+    def __repr__(self) -> str:
+        return self.description if self._down is None else f"{self.description} (down: {self._down})"
+
+
+class MemoryStore(Store):
+    """A store in this process's memory: the same interface, shared by the compiled functions given it.
+
+    Useful to share entries between compiled functions of one process and in tests; it
+    dies with the process (use :class:`~shapeenv.stores.DiskStore` to persist).
+    """
+
+    def __init__(self, lease_timeout: float = 60.0):
+        super().__init__(lease_timeout)
+        self._lock = threading.Lock()
+        self._rows: list[tuple[int, StoredEntry, bytes, float]] = []  # (seq, entry, blob, stored at)
+        self._ids: set[str] = set()
+        self._seq = 0
+        self._leases: dict[tuple[str, str], threading.Lock] = {}
+
+    @property
+    def description(self) -> str:
+        """``MemoryStore()``."""
+        return "MemoryStore()"
+
+    def _load(self, function: str, key: str, after: int) -> list[tuple[int, bytes]]:
+        with self._lock:
+            rows = list(self._rows)
+        return [(seq, blob) for seq, e, blob, _ in rows if seq > after and e.function == function and e.key == key]
+
+    def _save(self, entry: StoredEntry, blob: bytes) -> bool:
+        with self._lock:
+            if entry.id in self._ids:
+                return False
+            self._ids.add(entry.id)
+            self._seq += 1
+            self._rows.append((self._seq, entry, blob, time.time()))
+            return True
+
+    @contextlib.contextmanager
+    def _lease(self, function: str, key: str) -> Iterator[bool]:
+        with self._lock:
+            lock = self._leases.setdefault((function, key), threading.Lock())
+        held = lock.acquire(timeout=self.lease_timeout)
+        try:
+            yield held
+        finally:
+            if held:
+                lock.release()
+
+    def _list(self) -> list[EntryMeta]:
+        with self._lock:
+            rows = list(self._rows)
+        return [e.meta(len(blob), t, t) for _, e, blob, t in rows]
+
+    def _get(self, prefix: str) -> list[bytes]:
+        with self._lock:
+            return [blob for _, e, blob, _ in self._rows if e.id.startswith(prefix)]
+
+    def _clear(self, name: str | None) -> int:
+        with self._lock:
+            keep = [r for r in self._rows if name is not None and r[1].provenance.get("name") != name]
+            removed = len(self._rows) - len(keep)
+            self._rows = keep
+            self._ids = {r[1].id for r in keep}
+            return removed
