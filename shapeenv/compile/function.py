@@ -300,7 +300,7 @@ class CompiledFunction:
 
     def _save(self, key: tuple, traced: Traced, reason: RecompileReason, new: list[CacheEntry]) -> None:
         automatic = [
-            [d.source.base, d.source.index, d.why.removeprefix("automatic dynamic: ")]
+            [d.source.base, d.source.index, d.why.removeprefix("automatic dynamic: ").split(" (in the process ")[0]]
             for d in traced.plan.decisions.values() if d.dynamic and d.why.startswith("automatic dynamic")
         ]
         provenance = {"reason": reason.text, "dynamic": traced.plan.describe(), "seconds": traced.seconds,
