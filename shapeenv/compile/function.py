@@ -329,8 +329,8 @@ class CompiledFunction:
         if budget.max_recompiles is not None and len(self._reasons) + 1 > budget.max_recompiles:
             over += [(s, "max_recompiles", f"{self.options.name} recompiled {len(self._reasons) + 1} times, more than "
                       f"{budget.max_recompiles}; {s.text()} caused {n}") for s, n in charged.items()]
-        for source, limit, why in over:
-            if source not in self._dynamism.forced:
+        for source, limit, why in over:  # explicit static_sources beat the budget (Note [Budget fallbacks])
+            if source not in self._dynamism.forced and self.options.static_sources.match(source) is None:
                 self._fall_back(source, True, limit, why)
 
     def _within_guard_budget(self, call: Call, traced: Traced, arguments: tuple) -> Traced:

@@ -49,11 +49,13 @@ __all__ = [
 
 
 def open_store(spec: str) -> Store:
-    """The store a command-line argument names: a ``redis://`` URL, else a DiskStore directory.
+    """The store a command-line argument names: a ``redis://`` URL (``#name`` after it: the key
+    namespace, default ``shapeenv``), else a DiskStore directory.
 
-    >>> open_store("redis://127.0.0.1:1/0").description
-    "RedisStore('redis://127.0.0.1:1/0')"
+    >>> open_store("redis://127.0.0.1:1/0#tests").description
+    "RedisStore('redis://127.0.0.1:1/0', namespace='tests')"
     """
     if spec.startswith(("redis://", "rediss://", "unix://")):
-        return RedisStore(spec)
+        url, _, namespace = spec.partition("#")
+        return RedisStore(url, namespace=namespace or "shapeenv")
     return DiskStore(spec)

@@ -75,7 +75,8 @@ class RedisStore(Store):
     @property
     def description(self) -> str:
         """``RedisStore('redis://...')``."""
-        return f"RedisStore({self.url!r})"
+        ns = "" if self.namespace == "shapeenv" else f", namespace={self.namespace!r}"
+        return f"RedisStore({self.url!r}{ns})"
 
     def _k(self, *parts: str) -> str:
         return ":".join((self.namespace, *parts))
