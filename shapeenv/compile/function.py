@@ -85,7 +85,7 @@ class _Record:
     def program(self) -> ExportedProgram | None:
         """The entry's program (None for a stored entry no call has used yet: it is loaded on first use)."""
         art = self.entry.artifact
-        return None if isinstance(art, StoredArtifact) and not art.is_loaded else art.program
+        return art.loaded_program if isinstance(art, StoredArtifact) else art.program
 
 
 class CompiledFunction:
@@ -271,7 +271,7 @@ class CompiledFunction:
         """Install the entries stored for ``call.key`` since the last look; the one accepting ``call``, if any."""
         if self._persist is None:
             return None
-        loaded = self._persist.sync(call.key)
+        loaded = self._persist.sync(call.key, call.inputs)
         if not loaded:
             return None
         self._install_loaded(call.key, loaded)

@@ -1,14 +1,17 @@
 """A compiled function's link to a store (``compile(fn, store=...)``): what it loads, what it saves.
 
 Note [A fresh process traces nothing]
-    On a miss in its own cache, a compiled function asks the store for the entries of
-    its fingerprint and input key stored since it last asked, installs them in its
-    cache (guards compiled, artifact not yet loaded) and looks up again. Only if none
+    On a miss in its own cache, a compiled function asks the store for the heads of the
+    entries of its fingerprint and input key stored since it last asked (Note [Head and
+    body] in :mod:`shapeenv.stores.entry`), installs those whose pinned sources agree
+    with the call (the others wait, unparsed, for a call they may serve) in its cache
+    (guards compiled, artifact not yet loaded) and looks up again. Only if none
     accepts the call does it compile: under the store's compile lease, after looking
     once more (another process may have stored the entry while this one waited). A
     trace's entries are saved before the lease is released. An installed entry loads
     its program and artifact on its first hit (:class:`StoredArtifact`), so a store
-    with many entries costs one indexed query and the guard sets, not every program.
+    with many entries costs one indexed query of heads and the guard sets of the
+    candidates, not every guard set and program.
 
     A stored entry is used exactly as an entry traced in this process would be: its
     guard set must hold, and the key (names, types, dtypes, ranks) matched exactly.
@@ -41,7 +44,8 @@ import warnings
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol, runtime_checkable
 
-from guards import GuardSet
+from guards import GuardSet, Source
+from guards.cache import pinned_sources
 from guards.errors import GuardError
 from guards.serialize import decode_guards, encode_guards
 
@@ -174,6 +178,12 @@ class StoredArtifact:
         return self.entry.label
 
     @property
+    def loaded_program(self) -> ExportedProgram | None:
+        """The program if it has been read (and could be), else None; reads nothing."""
+        loaded = self._loaded
+        return None if loaded is None else loaded[2]
+
+    @property
     def is_loaded(self) -> bool:
         """Whether the program and artifact have been read yet."""
         return self._loaded is not None
@@ -200,6 +210,7 @@ class Persistence:
                               "artifacts (give it store_name, dump_artifact and load_artifact)")
         self._seen: dict[str, int] = {}  # key digest -> last sequence number loaded
         self._ids: set[str] = set()  # entries installed (from the store or traced here)
+        self._pending: dict[str, list[tuple[StoredEntry, tuple]]] = {}  # key digest -> heads not installed, pins
         self.loaded = 0
         self.saved = 0
         self.load_failures = 0
@@ -209,6 +220,7 @@ class Persistence:
         """Forget what was loaded (after ``reset()``: the next miss loads the stored entries again)."""
         self._seen = {}
         self._ids = set()
+        self._pending = {}
 
     # -- identity ---------------------------------------------------------------------------------
     @property
@@ -241,17 +253,25 @@ class Persistence:
         return self._disabled
 
     # -- loading ----------------------------------------------------------------------------------
-    def sync(self, key: tuple) -> list[Loaded]:
-        """The entries of ``key`` stored since the last call (none for a key with no stable form)."""
+    def sync(self, key: tuple, inputs: Any) -> list[Loaded]:
+        """The stored entries of ``key`` not installed yet whose pins agree with ``inputs`` (Note [A fresh
+        process traces nothing]); none for a key with no stable form."""
         fp = self.fingerprint()
         encoded = encode_key(key)
         if fp is None or encoded is None:
             return []
         digest = encoded[0]
-        out = []
+        pending = self._pending.setdefault(digest, [])
         for seq, entry in self.store.load(fp, digest, self._seen.get(digest, 0)):
             self._seen[digest] = max(seq, self._seen.get(digest, 0))
+            if entry.id not in self._ids:
+                pending.append((entry, _pins(entry)))
+        out, keep = [], []
+        for entry, pins in pending:
             if entry.id in self._ids:
+                continue
+            if not _agrees(pins, inputs):
+                keep.append((entry, pins))
                 continue
             try:
                 guards, sources, domain = decode_guards(entry.guards)
@@ -261,15 +281,20 @@ class Persistence:
                 continue
             self._ids.add(entry.id)
             out.append(Loaded(entry, gs, StoredArtifact(entry, self._load_artifact)))
+        self._pending[digest] = keep
         self.loaded += len(out)
         return out
 
     def _load_artifact(self, entry: StoredEntry) -> tuple[Any, Callable, ExportedProgram]:
         try:
-            program = program_from_json(entry.program)
-            data = entry.artifact.get("data")
-            if entry.artifact.get("backend") != self.backend_name:
-                raise StoreFormatError(f"stored by backend {entry.artifact.get('backend')!r}, not {self.backend_name!r}")
+            full = self.store.body(entry)
+            if full is None:
+                raise StoreFormatError("its program is no longer in the store")
+            program = program_from_json(full.program)
+            artifact_data = full.artifact or {}
+            data = artifact_data.get("data")
+            if artifact_data.get("backend") != self.backend_name:
+                raise StoreFormatError(f"stored by backend {artifact_data.get('backend')!r}, not {self.backend_name!r}")
             artifact = program if self._backend is None else self._backend.load_artifact(data, program)
         except (ProgramFormatError, StoreFormatError, KeyError, TypeError, ValueError) as e:
             self.load_failures += 1
@@ -317,8 +342,9 @@ class Persistence:
                 continue
             prov = {**provenance, "name": self._name, "host": socket.gethostname(), "pid": os.getpid(),
                     "time": time.time()}
+            pins = tuple((guard_data_source(src), value) for src, value in pinned_sources(guards).items())
             entry = StoredEntry.build(fp, encoded[0], encoded[1], label, guard_data, program_data,
-                                      {"backend": self.backend_name, "data": data}, prov)
+                                      {"backend": self.backend_name, "data": data}, prov, pins)
             self._ids.add(entry.id)
             if self.store.save(entry):
                 new += 1
@@ -336,6 +362,35 @@ class Persistence:
         state = f"; not stored: {self._disabled}" if self._disabled else ""
         down = "" if self.store.available else " (unavailable: in-process cache only)"
         return f"{self.store.description}{down}{state}"
+
+
+def guard_data_source(src: Source) -> dict:
+    """A source as :mod:`guards.serialize` writes it."""
+    out: dict[str, Any] = {"base": src.base, "kind": src.kind}
+    if src.index is not None:
+        out["index"] = src.index
+    return out
+
+
+def _pins(entry: StoredEntry) -> tuple[tuple[Source, int], ...]:
+    out = []
+    for src, value in entry.pins:
+        try:
+            out.append((Source(src["base"], src.get("kind", "value"), src.get("index")), int(value)))
+        except (KeyError, TypeError, ValueError, AttributeError):
+            return ()  # unreadable pins: a candidate for every call (its guards decide)
+    return tuple(out)
+
+
+def _agrees(pins: tuple[tuple[Source, int], ...], inputs: Any) -> bool:
+    """Whether the call's values equal every pinned constant (an unreadable value: maybe; the guards decide)."""
+    for src, value in pins:
+        try:
+            if src.read(inputs[src.base]) != value:
+                return False
+        except (KeyError, IndexError, AttributeError, TypeError, ValueError):
+            continue
+    return True
 
 
 class _NoLease:

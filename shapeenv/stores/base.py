@@ -2,9 +2,10 @@
 
 A store maps ``(function fingerprint, key digest)`` to the entries stored for it, in
 the order they were stored; each has a sequence number so that a process can ask
-only for the entries stored since it last looked. The backends implement six
-primitives (``_load``, ``_save``, ``_lease``, ``_list``, ``_get``, ``_clear``); the
-public methods add what every store must do the same way:
+only for the entries stored since it last looked. Entries are read as heads first,
+bodies on demand (Note [Head and body] in :mod:`shapeenv.stores.entry`). The backends
+implement seven primitives (``_load``, ``_body``, ``_save``, ``_lease``, ``_list``,
+``_get``, ``_clear``); the public methods add what every store must do the same way:
 
 Note [A store that fails]
     Reading or writing a store can fail (a Redis server goes away, a disk fills up).
@@ -30,6 +31,8 @@ Note [Compile leases]
 >>> e = StoredEntry.build("f" * 64, "k" * 64, "x", None, {"guards": []}, {}, {"backend": "program"}, {"name": "f"})
 >>> s.save(e), s.save(e), [(seq, got.id == e.id) for seq, got in s.load("f" * 64, "k" * 64)]
 (True, False, [(1, True)])
+>>> s.body(s.load("f" * 64, "k" * 64)[0][1]) == e
+True
 """
 
 from __future__ import annotations
@@ -68,11 +71,15 @@ class Store(abc.ABC):
     # -- the primitives ---------------------------------------------------------------------------
     @abc.abstractmethod
     def _load(self, function: str, key: str, after: int) -> list[tuple[int, bytes]]:
-        """``(seq, blob)`` of the entries of ``(function, key)`` with ``seq > after``, by ``seq``."""
+        """``(seq, head)`` of the entries of ``(function, key)`` with ``seq > after``, by ``seq``."""
 
     @abc.abstractmethod
-    def _save(self, entry: StoredEntry, blob: bytes) -> bool:
-        """Store ``blob`` under ``entry.id`` unless present; True if it was new."""
+    def _body(self, entry_id: str) -> bytes | None:
+        """The body of entry ``entry_id`` (None if it is gone)."""
+
+    @abc.abstractmethod
+    def _save(self, entry: StoredEntry, head: bytes, body: bytes) -> bool:
+        """Store the head and body under ``entry.id`` unless present; True if it was new."""
 
     @abc.abstractmethod
     def _lease(self, function: str, key: str) -> "contextlib.AbstractContextManager[bool]":
@@ -83,8 +90,8 @@ class Store(abc.ABC):
         """Every entry's listing line, oldest first."""
 
     @abc.abstractmethod
-    def _get(self, prefix: str) -> list[bytes]:
-        """The blobs of the entries whose id starts with ``prefix``."""
+    def _get(self, prefix: str) -> list[tuple[bytes, bytes | None]]:
+        """``(head, body)`` of the entries whose id starts with ``prefix``."""
 
     @abc.abstractmethod
     def _clear(self, name: str | None) -> int:
@@ -114,7 +121,7 @@ class Store(abc.ABC):
         )
 
     def load(self, function: str, key: str, after: int = 0) -> list[tuple[int, StoredEntry]]:
-        """The decodable entries of ``(function, key)`` stored after sequence number ``after``.
+        """The decodable entries of ``(function, key)`` stored after sequence number ``after``, heads only.
 
         Entries of another format, or whose content does not match their id, are skipped
         (counted in :attr:`skipped`). A failing store returns ``[]`` (Note [A store that fails]).
@@ -129,7 +136,7 @@ class Store(abc.ABC):
         out = []
         for seq, blob in rows:
             try:
-                entry = StoredEntry.decode(blob)
+                entry = StoredEntry.decode_head(blob)
             except StoreFormatError:
                 self.skipped += 1
                 continue
@@ -139,12 +146,29 @@ class Store(abc.ABC):
             out.append((seq, entry))
         return out
 
+    def body(self, entry: StoredEntry) -> StoredEntry | None:
+        """``entry`` with its program and artifact read; None if the store has lost it or fails.
+
+        Raises:
+            StoreFormatError: the stored body is not the entry's (damaged).
+        """
+        if entry.has_body:
+            return entry
+        if self._down is not None:
+            return None
+        try:
+            blob = self._body(entry.id)
+        except self.errors as e:
+            self._failed("reading", e)
+            return None
+        return None if blob is None else entry.with_body(blob)
+
     def save(self, entry: StoredEntry) -> bool:
         """Store ``entry`` (once: a second save of the same id does nothing); False if not stored."""
         if self._down is not None:
             return False
         try:
-            return self._save(entry, entry.encode())
+            return self._save(entry, entry.encode_head(), entry.encode_body())
         except self.errors as e:
             self._failed("writing", e)
             return False
@@ -198,7 +222,11 @@ class Store(abc.ABC):
         if len(blobs) != 1:
             raise StoreError(f"{len(blobs)} entries of {self.description} have an id starting with {prefix!r}; "
                              "`shapeenv cache ls` lists the ids")
-        return StoredEntry.decode(blobs[0])
+        head, body = blobs[0]
+        entry = StoredEntry.decode_head(head)
+        if body is None:
+            raise StoreError(f"the body of entry {entry.id[:12]} is gone from {self.description}")
+        return entry.with_body(body)
 
     def clear(self, name: str | None = None) -> int:
         """Remove every entry, or those of the function called ``name``; returns how many.
@@ -225,7 +253,8 @@ class MemoryStore(Store):
     def __init__(self, lease_timeout: float = 60.0):
         super().__init__(lease_timeout)
         self._lock = threading.Lock()
-        self._rows: list[tuple[int, StoredEntry, bytes, float]] = []  # (seq, entry, blob, stored at)
+        self._rows: list[tuple[int, StoredEntry, bytes, float]] = []  # (seq, entry, head, stored at)
+        self._bodies: dict[str, bytes] = {}
         self._ids: set[str] = set()
         self._seq = 0
         self._leases: dict[tuple[str, str], threading.Lock] = {}
@@ -240,13 +269,18 @@ class MemoryStore(Store):
             rows = list(self._rows)
         return [(seq, blob) for seq, e, blob, _ in rows if seq > after and e.function == function and e.key == key]
 
-    def _save(self, entry: StoredEntry, blob: bytes) -> bool:
+    def _body(self, entry_id: str) -> bytes | None:
+        with self._lock:
+            return self._bodies.get(entry_id)
+
+    def _save(self, entry: StoredEntry, head: bytes, body: bytes) -> bool:
         with self._lock:
             if entry.id in self._ids:
                 return False
             self._ids.add(entry.id)
             self._seq += 1
-            self._rows.append((self._seq, entry, blob, time.time()))
+            self._bodies[entry.id] = body
+            self._rows.append((self._seq, entry, head, time.time()))
             return True
 
     @contextlib.contextmanager
@@ -263,11 +297,11 @@ class MemoryStore(Store):
     def _list(self) -> list[EntryMeta]:
         with self._lock:
             rows = list(self._rows)
-        return [e.meta(len(blob), t, t) for _, e, blob, t in rows]
+        return [e.meta(len(blob) + len(self._bodies.get(e.id, b"")), t, t) for _, e, blob, t in rows]
 
     def _get(self, prefix: str) -> list[bytes]:
         with self._lock:
-            return [blob for _, e, blob, _ in self._rows if e.id.startswith(prefix)]
+            return [(blob, self._bodies.get(e.id)) for _, e, blob, _ in self._rows if e.id.startswith(prefix)]
 
     def _clear(self, name: str | None) -> int:
         with self._lock:
@@ -275,4 +309,5 @@ class MemoryStore(Store):
             removed = len(self._rows) - len(keep)
             self._rows = keep
             self._ids = {r[1].id for r in keep}
+            self._bodies = {k: v for k, v in self._bodies.items() if k in self._ids}
             return removed

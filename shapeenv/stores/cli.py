@@ -87,7 +87,7 @@ def run(args: argparse.Namespace, out=None, err=None) -> int:
             if args.json:
                 print(json.dumps({"id": entry.id, "function": entry.function, "key": entry.key, "inputs": entry.inputs,
                                   "label": entry.label, "provenance": entry.provenance, "guards": entry.guards,
-                                  "artifact": entry.artifact}, indent=2), file=out)
+                                  "pins": entry.pins, "artifact": entry.artifact}, indent=2), file=out)
                 return EXIT_OK
             prov = entry.provenance
             print(f"entry {entry.id}", file=out)
@@ -97,7 +97,7 @@ def run(args: argparse.Namespace, out=None, err=None) -> int:
                   f"traced in {1e3 * float(prov.get('seconds', 0)):.1f} ms", file=out)
             print(f"  reason:   {prov.get('reason')}", file=out)
             print(f"  dynamic:  {prov.get('dynamic')}", file=out)
-            print(f"  backend:  {entry.artifact.get('backend')}", file=out)
+            print(f"  backend:  {(entry.artifact or {}).get('backend')}", file=out)
             try:
                 program = program_from_json(entry.program)
             except ProgramFormatError as e:

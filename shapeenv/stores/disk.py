@@ -61,7 +61,7 @@ except ImportError:  # pragma: no cover - Windows
 __all__ = ["DiskStore", "DB_NAME"]
 
 #: The database file inside a DiskStore's directory.
-DB_NAME = "entries.sqlite3"
+DB_NAME = "entries-v2.sqlite3"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -76,7 +76,8 @@ CREATE TABLE IF NOT EXISTS entries (
     size INTEGER NOT NULL,
     created REAL NOT NULL,
     last_used REAL NOT NULL,
-    data BLOB NOT NULL
+    head BLOB NOT NULL,
+    body BLOB NOT NULL
 );
 CREATE INDEX IF NOT EXISTS entries_by_key ON entries (function, key, seq);
 CREATE INDEX IF NOT EXISTS entries_by_use ON entries (last_used);
@@ -149,7 +150,7 @@ class DiskStore(Store):
         with self._lock:
             conn = self._connection()
             rows = conn.execute(
-                "SELECT seq, data FROM entries WHERE function = ? AND key = ? AND seq > ? ORDER BY seq",
+                "SELECT seq, head FROM entries WHERE function = ? AND key = ? AND seq > ? ORDER BY seq",
                 (function, key, after),
             ).fetchall()
             if rows:
@@ -158,18 +159,24 @@ class DiskStore(Store):
                              (time.time(), *(seq for seq, _ in rows)))
         return [(seq, bytes(data)) for seq, data in rows]
 
-    def _save(self, entry: StoredEntry, blob: bytes) -> bool:
+    def _body(self, entry_id: str) -> bytes | None:
+        with self._lock:
+            row = self._connection().execute("SELECT body FROM entries WHERE id = ?", (entry_id,)).fetchone()
+        return None if row is None else bytes(row[0])
+
+    def _save(self, entry: StoredEntry, head: bytes, body: bytes) -> bool:
         now = time.time()
-        meta = entry.meta(len(blob), now, now)
+        size = len(head) + len(body)
+        meta = entry.meta(size, now, now)
         with self._lock:
             conn = self._connection()
             conn.execute("BEGIN IMMEDIATE")
             try:
                 cur = conn.execute(
                     "INSERT OR IGNORE INTO entries (id, function, key, name, inputs, label, guards, size, created, "
-                    "last_used, data) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "last_used, head, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (entry.id, entry.function, entry.key, meta.name, entry.inputs, entry.label, meta.guards,
-                     len(blob), now, now, blob),
+                     size, now, now, head, body),
                 )
                 new = cur.rowcount == 1
                 if new:
@@ -231,12 +238,12 @@ class DiskStore(Store):
             ).fetchall()
         return [EntryMeta(*row) for row in rows]
 
-    def _get(self, prefix: str) -> list[bytes]:
+    def _get(self, prefix: str) -> list[tuple[bytes, bytes | None]]:
         with self._lock:
             rows = self._connection().execute(
-                "SELECT data FROM entries WHERE id >= ? AND id < ? ORDER BY seq", (prefix, prefix + "\uffff")
+                "SELECT head, body FROM entries WHERE id >= ? AND id < ? ORDER BY seq", (prefix, prefix + "\uffff")
             ).fetchall()
-        return [bytes(r[0]) for r in rows]
+        return [(bytes(h), bytes(b)) for h, b in rows]
 
     def _clear(self, name: str | None) -> int:
         with self._lock:

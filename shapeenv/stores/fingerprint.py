@@ -7,7 +7,7 @@ Note [What the fingerprint covers]
     * the library: its version, the stored formats, and a digest of the source files
       of ``symint``, ``valueranges``, ``guards`` and ``shapeenv`` (any change of the
       library, even without a version bump, starts a new set of entries);
-    * the function: module, qualified name, and its code object recursively (bytecode,
+    * the function: its qualified name and its code object recursively (bytecode,
       constants, names, nested functions' code), defaults and keyword defaults;
     * what the code reads from outside: the values of its closure cells and of the
       globals it names, recursively for functions it calls. Plain values (numbers,
@@ -185,7 +185,8 @@ class _Hasher:
         for gname in sorted(_global_names(fn.__code__)):
             if gname in fn.__globals__:
                 globals_.append([gname, self.value(fn.__globals__[gname], f"{name}: global {gname!r}")])
-        return ["function", fn.__module__, fn.__qualname__, self.code(fn.__code__, name),
+        # The module's name is left out: a script run as __main__ and imported as a module is the same function.
+        return ["function", fn.__qualname__, self.code(fn.__code__, name),
                 self.value(fn.__defaults__, f"{name}: defaults"), self.value(fn.__kwdefaults__, f"{name}: defaults"),
                 closure, globals_]
 

@@ -6,8 +6,9 @@ when a RedisStore is created, so the library does not need it otherwise.
 Note [Redis layout]
     Under the prefix ``NS`` (default ``shapeenv``):
 
-    * ``NS:entry:<id>``: the entry's bytes (:meth:`StoredEntry.encode`), written with
-      ``SET NX``: an entry is stored once however many processes trace it;
+    * ``NS:body:<id>`` then ``NS:entry:<id>``: the entry's body and head
+      (Note [Head and body] in :mod:`shapeenv.stores.entry`), written with ``SET NX``:
+      an entry is stored once however many processes trace it;
     * ``NS:index:<function>:<key>``: a list of entry ids in the order stored; the
       sequence number of an entry is its position in the list (1-based), so a process
       asks for ``LRANGE index after -1``;
@@ -95,16 +96,21 @@ class RedisStore(Store):
         blobs = self._client.mget([self._k("entry", i.decode()) for i in ids])
         return [(after + n, blob) for n, blob in enumerate(blobs, 1) if blob is not None]
 
-    def _save(self, entry: StoredEntry, blob: bytes) -> bool:
-        if not self._client.set(self._k("entry", entry.id), blob, nx=True):
+    def _body(self, entry_id: str) -> bytes | None:
+        return self._client.get(self._k("body", entry_id))
+
+    def _save(self, entry: StoredEntry, head: bytes, body: bytes) -> bool:
+        self._client.set(self._k("body", entry.id), body, nx=True)  # the body first: a head implies its body
+        if not self._client.set(self._k("entry", entry.id), head, nx=True):
             return False
         now = time.time()
-        meta = entry.meta(len(blob), now, now)
+        size = len(head) + len(body)
+        meta = entry.meta(size, now, now)
         index = self._k("index", entry.function, entry.key)
         pipe = self._client.pipeline(transaction=True)
         pipe.hset(self._k("meta", entry.id), mapping={
             "function": entry.function, "key": entry.key, "name": meta.name, "inputs": entry.inputs,
-            "label": entry.label or "", "guards": meta.guards, "size": len(blob), "created": now,
+            "label": entry.label or "", "guards": meta.guards, "size": size, "created": now,
         })
         pipe.rpush(index, entry.id)
         pipe.sadd(self._k("indexes"), index)
@@ -145,9 +151,15 @@ class RedisStore(Store):
         out.sort(key=lambda e: e.created)
         return out
 
-    def _get(self, prefix: str) -> list[bytes]:
-        keys = list(self._client.scan_iter(match=self._k("entry", prefix) + "*", count=1000))
-        return [b for b in (self._client.get(k) for k in sorted(keys)) if b is not None]
+    def _get(self, prefix: str) -> list[tuple[bytes, bytes | None]]:
+        keys = sorted(self._client.scan_iter(match=self._k("entry", prefix) + "*", count=1000))
+        out = []
+        for k in keys:
+            head = self._client.get(k)
+            if head is not None:
+                entry_id = k.decode().rsplit(":", 1)[1]
+                out.append((head, self._client.get(self._k("body", entry_id))))
+        return out
 
     def _clear(self, name: str | None) -> int:
         removed = 0
@@ -161,7 +173,7 @@ class RedisStore(Store):
                 continue
             pipe = self._client.pipeline(transaction=True)
             for entry_id in doomed:
-                pipe.delete(self._k("entry", entry_id), self._k("meta", entry_id))
+                pipe.delete(self._k("entry", entry_id), self._k("body", entry_id), self._k("meta", entry_id))
             if len(doomed) == len(ids):
                 pipe.delete(index)
                 pipe.srem(self._k("indexes"), index)

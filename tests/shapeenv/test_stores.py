@@ -26,6 +26,7 @@ from shapeenv.stores import (
     NotStorableWarning,
     StoreConfigError,
     StoreError,
+    StoreFormatError,
     StoredEntry,
     function_fingerprint,
 )
@@ -57,8 +58,8 @@ def test_entries_are_stored_once_and_loaded_in_order_after_a_sequence_number(kin
     s = STORES[kind](tmp_path)
     assert [s.save(entry(k)) for k in (1, 2, 1)] == [True, True, False]
     loaded = s.load("f" * 64, "k" * 64)
-    assert [e.program["k"] for _, e in loaded] == [1, 2]
-    assert s.load("f" * 64, "k" * 64, after=loaded[0][0])[0][1].program["k"] == 2
+    assert [s.body(e).program["k"] for _, e in loaded] == [1, 2]
+    assert s.body(s.load("f" * 64, "k" * 64, after=loaded[0][0])[0][1]).program["k"] == 2
     assert s.load("f" * 64, "other") == [] and s.load("g" * 64, "k" * 64) == []
     assert [m.name for m in s.entries()] == ["f", "f"]
     assert s.get(loaded[1][1].id[:6]).program["k"] == 2
@@ -83,7 +84,7 @@ def test_get_needs_one_match_of_at_least_four_characters(tmp_path) -> None:
 
 
 def test_the_disk_store_evicts_least_recently_used_entries_past_its_size_limit(tmp_path) -> None:
-    one = len(entry(0, pad=5000).encode())
+    one = len(entry(0, pad=5000).encode_head()) + len(entry(0, pad=5000).encode_body())
     s = DiskStore(tmp_path, max_bytes=int(one * 3.5))
     for k in range(3):
         s.save(entry(k, pad=5000, key=f"{k}" * 64))
@@ -91,7 +92,7 @@ def test_the_disk_store_evicts_least_recently_used_entries_past_its_size_limit(t
     s.load("f" * 64, "0" * 64)  # entry 0 is used again: entry 1 is now the least recently used
     time.sleep(0.01)
     s.save(entry(3, pad=5000, key="3" * 64))
-    assert sorted(e.program["k"] for m in s.entries() for e in [s.get(m.id)]) == [0, 2, 3]
+    assert sorted(s.get(m.id).program["k"] for m in s.entries()) == [0, 2, 3]
     assert s.evicted == 1 and s.total_bytes() <= s.max_bytes
 
 
@@ -99,18 +100,54 @@ def test_damaged_and_foreign_records_are_skipped_never_used(tmp_path) -> None:
     s = DiskStore(tmp_path)
     s.save(entry(1))
     good = entry(1)
-    data = json.loads(zlib.decompress(good.encode()))
-    data["program"]["k"] = 666  # content changed, id kept
+    data = json.loads(zlib.decompress(good.encode_head()))
+    data["guards"] = {"guards": ["s0 >= 0"]}  # content changed, id kept
     tampered = zlib.compress(json.dumps(data).encode())
-    foreign = entry(2, function="g" * 64).encode()  # another function's entry under this function's index
+    foreign = entry(2, function="g" * 64)  # another function's entry under this function's index
+    other = entry(3)
     conn = sqlite3.connect(s.db_path)
-    for i, blob in [("bad1", b"not zlib"), ("bad2", tampered), ("bad3", foreign)]:
-        conn.execute("INSERT INTO entries (id, function, key, name, inputs, label, guards, size, created, last_used, data)"
-                     " VALUES (?, ?, ?, 'f', 'x', NULL, 0, 1, 0, 0, ?)", (i, "f" * 64, "k" * 64, blob))
+    rows = [("bad1", b"not zlib", b""), ("bad2", tampered, good.encode_body()),
+            ("bad3", foreign.encode_head(), foreign.encode_body()),
+            (other.id, other.encode_head(), entry(4).encode_body())]  # a head with another entry's body
+    for i, head, body in rows:
+        conn.execute("INSERT INTO entries (id, function, key, name, inputs, label, guards, size, created, last_used, "
+                     "head, body) VALUES (?, ?, ?, 'f', 'x', NULL, 0, 1, 0, 0, ?, ?)", (i, "f" * 64, "k" * 64, head, body))
     conn.commit()
     conn.close()
-    assert [e.program["k"] for _, e in s.load("f" * 64, "k" * 64)] == [1]
-    assert s.skipped == 3
+    loaded = [e for _, e in s.load("f" * 64, "k" * 64)]
+    assert [e.id for e in loaded] == [good.id, other.id] and s.skipped == 3
+    assert s.body(loaded[0]).program["k"] == 1
+    with pytest.raises(StoreFormatError, match="is not its body"):
+        s.body(loaded[1])
+
+
+def test_an_entry_whose_body_is_damaged_runs_eagerly_with_a_warning(tmp_path) -> None:
+    store = DiskStore(tmp_path)
+    compile(model, store=store, backend=numpy_backend)(*inputs(3))
+    conn = sqlite3.connect(store.db_path)
+    conn.execute("UPDATE entries SET body = ?", (zlib.compress(b'{"program": {}}'),))
+    conn.commit()
+    conn.close()
+    g = compile(model, store=DiskStore(tmp_path), backend=numpy_backend)
+    with pytest.warns(NotStorableWarning, match="cannot be loaded"):
+        np.testing.assert_allclose(g(*inputs(3)), reference(3), rtol=1e-6)
+    assert g.cache_info().compilations == 0
+
+
+def test_a_fresh_function_installs_only_the_entries_that_may_serve_its_calls(tmp_path) -> None:
+    store = DiskStore(tmp_path)
+    f = compile(scale_static, store=store, dynamic=False, recompile_limit=20)
+    for n in range(2, 12):
+        f(np.ones(n))
+    g = compile(scale_static, store=store, dynamic=False)
+    g(np.ones(7))
+    assert (g.cache_info().loaded, g.cache_info().compilations) == (1, 0)  # one of ten guard sets was read
+    g(np.ones(9))
+    assert (g.cache_info().loaded, g.cache_info().compilations) == (2, 0)
+
+
+def scale_static(x):
+    return x * 3
 
 
 def test_bad_configuration_is_a_typed_error(tmp_path) -> None:
@@ -163,8 +200,10 @@ def test_stored_entries_keep_their_guards_a_call_they_reject_is_traced(tmp_path)
     g = compile(model, store=store, backend=numpy_backend)
     np.testing.assert_allclose(g(*inputs(7)), reference(7), rtol=1e-6)
     info = g.cache_info()
-    assert (info.compilations, info.loaded) == (1, 1)
-    assert info.entries[1].reason.text == "x.size()[0] == 3 failed: got 7"
+    assert (info.compilations, info.loaded) == (1, 0)  # the stored entry pins 3: not even read for 7
+    np.testing.assert_allclose(g(*inputs(3)), reference(3), rtol=1e-6)
+    info = g.cache_info()
+    assert (info.compilations, info.loaded) == (1, 1) and "loaded from" in info.entries[1].reason.text
 
 
 def test_shape_spec_calls_are_served_by_stored_programs(tmp_path) -> None:

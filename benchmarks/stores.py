@@ -1,0 +1,262 @@
+"""Persistent stores: time to first call in a fresh process, concurrent compiles, lookups with 1,000 entries.
+
+    python3 benchmarks/stores.py [--repeat 5] [--processes 8] [--entries 1000] [--redis URL]
+
+1. **Fresh process, first call**: a process imports the library, compiles the demo's RNN
+   (a ``scan`` over a sequence, numpy backend) and calls it once. Cold: no store (it traces);
+   warm: a DiskStore / RedisStore that already holds the entry (it loads, traces nothing).
+   Reported: the whole process (spawn to exit) and the first call alone (after imports), medians.
+2. **N processes at once**: N fresh processes compile the same function on the same store at
+   the same moment. Reported: traces in total (the compile lease makes it 1 per distinct entry),
+   entries stored, whether every result is right and the store passes SQLite's integrity check.
+3. **1,000 entries**: a store holding 1,000 entries of one function (one static entry per
+   size). Reported: the store query for one function and key (among 1,000 entries of other
+   functions too), a fresh process's first call (it loads every entry's guard set), and a warm
+   call (the dispatch index, not a scan of 1,000 entries).
+
+Without ``--redis``, a private ``redis-server`` is started on a loopback port if the binary is
+installed; otherwise the Redis rows are skipped (and say so).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import numpy as np  # noqa: E402
+
+from shapeenv import compile, ops  # noqa: E402
+from shapeenv.backends import numpy_backend  # noqa: E402
+from shapeenv.demo import rnn  # noqa: E402
+from shapeenv.stores import DiskStore, open_store  # noqa: E402
+from shapeenv.stores.entry import StoredEntry  # noqa: E402
+
+
+def scale(x):
+    """The function of part 3: one static entry per size."""
+    return ops.relu(x * 2)
+
+
+def rnn_inputs(n: int):
+    rng = np.random.default_rng(n)
+    return rng.random((n, 4, 16), np.float32), np.zeros((4, 16), np.float32), rng.random((16, 16), np.float32) * 0.1
+
+
+def rnn_reference(n: int):
+    xs, h, w = rnn_inputs(n)
+    ys = []
+    for x in xs:
+        h = np.tanh(h @ w + x)
+        ys.append(h)
+    return h, np.stack(ys)
+
+
+# -- the worker process -----------------------------------------------------------------------------------
+def worker(args: argparse.Namespace) -> None:
+    t0 = time.perf_counter()
+    if args.wait:
+        while not os.path.exists(args.wait):
+            time.sleep(0.002)
+        t0 = time.perf_counter()
+    store = open_store(args.store) if args.store != "none" else None
+    if args.what == "rnn":
+        f = compile(rnn, store=store, backend=numpy_backend)
+        n = args.size
+        h, ys = f(*rnn_inputs(n))
+        want = rnn_reference(n)
+        correct = bool(np.allclose(h, want[0], atol=1e-5) and np.allclose(ys, want[1], atol=1e-5))
+    else:
+        f = compile(scale, store=store, backend=numpy_backend, dynamic=False, recompile_limit=100000)
+        f(np.ones(args.size, np.float32))
+        correct = True
+    first = time.perf_counter() - t0
+    warm = None
+    if args.what == "scale":
+        x = np.ones(args.size, np.float32)
+        reps = 2000
+        t = time.perf_counter()
+        for _ in range(reps):
+            f(x)
+        warm = (time.perf_counter() - t) / reps
+    info = f.cache_info()
+    print(json.dumps({"first_call": first, "compilations": info.compilations, "loaded": info.loaded,
+                      "stored": info.stored, "correct": correct, "warm_call": warm}), flush=True)
+
+
+def spawn(store: str, what: str = "rnn", size: int = 50, wait: str | None = None) -> subprocess.Popen:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--worker", store, "--what", what, "--size", str(size)]
+    if wait:
+        cmd += ["--wait", wait]
+    return subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def run(store: str, what: str = "rnn", size: int = 50) -> tuple[float, dict]:
+    t = time.perf_counter()
+    p = spawn(store, what, size)
+    out, err = p.communicate()
+    wall = time.perf_counter() - t
+    if p.returncode != 0:
+        raise RuntimeError(err)
+    return wall, json.loads(out.strip().splitlines()[-1])
+
+
+# -- a Redis server ---------------------------------------------------------------------------------------
+class RedisServer:
+    def __init__(self, directory: str):
+        port = _free_port()
+        self.url = f"redis://127.0.0.1:{port}/0"
+        self.proc = subprocess.Popen([shutil.which("redis-server"), "--port", str(port), "--bind", "127.0.0.1",
+                                      "--save", "", "--appendonly", "no", "--dir", directory],
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        for _ in range(200):
+            with socket.socket() as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    return
+            time.sleep(0.025)
+        raise RuntimeError("redis-server did not start")
+
+    def stop(self) -> None:
+        self.proc.terminate()
+        self.proc.wait(timeout=10)
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+# -- the parts ----------------------------------------------------------------------------------------------
+def part1(stores: dict[str, str], repeat: int) -> None:
+    print("1. fresh process, first call of compile(rnn, backend=numpy_backend) on a 50-step sequence")
+    print(f"   {'case':<22} {'process (s)':>12} {'first call (ms)':>16} {'traces':>7}")
+    rows = [("cold, no store", "none", None)]
+    for name, spec in stores.items():
+        rows.append((f"warm {name}", spec, name))
+    for label, spec, name in rows:
+        if name is not None:
+            open_store(spec).clear()
+            run(spec)  # the entry is traced and stored once
+        walls, firsts, traces = [], [], []
+        for _ in range(repeat):
+            wall, r = run(spec)
+            assert r["correct"], r
+            walls.append(wall)
+            firsts.append(r["first_call"])
+            traces.append(r["compilations"])
+        print(f"   {label:<22} {statistics.median(walls):>12.3f} {1e3 * statistics.median(firsts):>16.1f} "
+              f"{max(traces):>7}")
+
+
+def part2(stores: dict[str, str], processes: int) -> None:
+    print(f"\n2. {processes} fresh processes compiling the same function on one store at once")
+    for name, spec in stores.items():
+        open_store(spec).clear()
+        with tempfile.TemporaryDirectory() as d:
+            go = os.path.join(d, "go")
+            procs = [spawn(spec, "rnn", 30, wait=go) for _ in range(processes)]
+            time.sleep(3.0)  # every process imported the library and waits
+            t = time.perf_counter()
+            Path(go).write_text("")
+            results = []
+            for p in procs:
+                out, err = p.communicate()
+                if p.returncode != 0:
+                    raise RuntimeError(err)
+                results.append(json.loads(out.strip().splitlines()[-1]))
+            wall = time.perf_counter() - t
+        store = open_store(spec)
+        entries = store.entries()
+        integrity = store.integrity() if isinstance(store, DiskStore) else "n/a"
+        print(f"   {name:<10} traces {sum(r['compilations'] for r in results)}, entries stored {len(entries)}, "
+              f"all results correct: {all(r['correct'] for r in results)}, integrity: {integrity}, "
+              f"all done in {wall:.2f} s (slowest first call {max(r['first_call'] for r in results):.2f} s)")
+
+
+def part3(stores: dict[str, str], n: int) -> None:
+    print(f"\n3. a store with {n} entries of one function (compile(scale, dynamic=False): one static entry per size)")
+    for name, spec in stores.items():
+        store = open_store(spec)
+        store.clear()
+        t = time.perf_counter()
+        f = compile(scale, store=store, backend=numpy_backend, dynamic=False, recompile_limit=n + 1)
+        for size in range(2, n + 2):
+            f(np.ones(size, np.float32))
+        fill = time.perf_counter() - t
+        fp = f._persist.fingerprint()
+        key = next(iter(store.entries())).key
+        for k in range(n):  # as many entries of other functions
+            store.save(StoredEntry.build(f"{k:064x}", key, "x", None, {"guards": []}, {"k": k},
+                                         {"backend": "program"}, {"name": f"other{k}"}))
+        reps = 50
+        t = time.perf_counter()
+        for _ in range(reps):
+            rows = store.load(fp, key)
+        query = (time.perf_counter() - t) / reps
+        assert len(rows) == n
+        walls, firsts, warms = [], [], []
+        for size in (2, n // 2, n + 1):
+            wall, r = run(spec, "scale", size)
+            assert r["compilations"] == 0 and r["loaded"] == n, r
+            walls.append(wall)
+            firsts.append(r["first_call"])
+            warms.append(r["warm_call"])
+        print(f"   {name:<10} {2 * n} entries stored (filled in {fill:.1f} s); query for one function and key: "
+              f"{1e3 * query:.2f} ms ({n} entries); fresh process: first call {1e3 * statistics.median(firsts):.0f} ms "
+              f"(loads {n} guard sets), process {statistics.median(walls):.2f} s; warm call "
+              f"{1e6 * statistics.median(warms):.1f} us (entry 1, {n // 2}, {n} of {n})")
+        store.clear()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--processes", type=int, default=8)
+    parser.add_argument("--entries", type=int, default=1000)
+    parser.add_argument("--redis", help="a Redis URL (default: a private redis-server if installed)")
+    parser.add_argument("--worker", help=argparse.SUPPRESS)
+    parser.add_argument("--what", default="rnn", help=argparse.SUPPRESS)
+    parser.add_argument("--size", type=int, default=50, help=argparse.SUPPRESS)
+    parser.add_argument("--wait", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.worker:
+        args.store = args.worker
+        worker(args)
+        return 0
+    tmp = tempfile.mkdtemp(prefix="shapeenv-bench-")
+    server = None
+    stores = {"DiskStore": os.path.join(tmp, "disk")}
+    if args.redis:
+        stores["Redis"] = args.redis + "#bench"
+    elif shutil.which("redis-server"):
+        server = RedisServer(tmp)
+        stores["Redis"] = server.url + "#bench"
+    else:
+        print("(no redis-server installed and no --redis URL: the Redis rows are skipped)")
+    try:
+        print(f"python {sys.version.split()[0]}, {os.cpu_count()} cpus\n")
+        part1(stores, args.repeat)
+        part2(stores, args.processes)
+        part3(stores, args.entries)
+    finally:
+        if server is not None:
+            server.stop()
+        shutil.rmtree(tmp, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
