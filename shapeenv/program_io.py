@@ -309,14 +309,18 @@ class _Reader:
         self.storages: dict[int, Storage] = {}
         self.raw_tensors = data.get("tensors", [])
         self.tensors: dict[int, FakeTensor] = {}
+        self.parsed: dict[str, sympy.Basic] = {}  # the same text recurs (s0, 2*s0): parse it once per program
 
     def expr(self, text: Any, where: str) -> sympy.Basic:
         if not isinstance(text, str):
             raise ProgramFormatError(f"{where}: expected expression text, got {text!r}")
-        try:
-            return parse_expression(text)
-        except GuardError as e:
-            raise ProgramFormatError(f"{where}: {e}") from None
+        found = self.parsed.get(text)
+        if found is None:
+            try:
+                found = self.parsed[text] = parse_expression(text)
+            except GuardError as e:
+                raise ProgramFormatError(f"{where}: {e}") from None
+        return found
 
     def value(self, v: Any, where: str, nodes: dict[str, Node]) -> Any:
         if v is None or isinstance(v, (bool, int, float, str)):

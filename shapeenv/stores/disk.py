@@ -84,6 +84,7 @@ CREATE INDEX IF NOT EXISTS entries_by_use ON entries (last_used);
 """
 
 _POLL = 0.02  # seconds between attempts at a held lease
+_SCHEMA_VERSION = 2
 
 
 class DiskStore(Store):
@@ -135,7 +136,8 @@ class DiskStore(Store):
             conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
-            conn.executescript(_SCHEMA)
+            if conn.execute("PRAGMA user_version").fetchone()[0] != _SCHEMA_VERSION:
+                conn.executescript(_SCHEMA + f"PRAGMA user_version = {_SCHEMA_VERSION};")
             self._conn, self._pid = conn, os.getpid()
         return self._conn
 

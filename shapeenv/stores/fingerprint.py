@@ -36,6 +36,7 @@ from __future__ import annotations
 import enum
 import functools
 import hashlib
+import os
 import sys
 import sysconfig
 import types
@@ -75,9 +76,15 @@ def library_digest() -> str:
     """
     h = hashlib.sha256()
     for root in _LIBRARY_ROOTS:
-        for path in sorted(root.rglob("*.py")):
-            h.update(str(path.relative_to(root.parent)).encode())
-            h.update(path.read_bytes())
+        files = []
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = [d for d in dirnames if d != "__pycache__"]
+            files += [os.path.join(dirpath, f) for f in filenames if f.endswith(".py")]
+        prefix = len(str(root.parent)) + 1
+        for path in sorted(files):
+            h.update(path[prefix:].encode())
+            with open(path, "rb") as fh:
+                h.update(fh.read())
     return h.hexdigest()
 
 
