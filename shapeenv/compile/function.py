@@ -32,7 +32,7 @@ from __future__ import annotations
 import functools
 import threading
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from guards import Source

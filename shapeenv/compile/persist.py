@@ -108,13 +108,22 @@ def _key_item(v: Any) -> Any:
 
 def encode_key(key: tuple) -> tuple[str, str] | None:
     """``(digest, text)`` of a cache key, or None when it has no stable form (Note [What is not stored])."""
-    names, marks = key[0], key[1]
-    if marks:
-        return None
     try:
-        doc = [list(names), [_key_item(item) for item in key[2:]]]
+        return key_digest(key)
     except _Unstorable:
         return None
+
+
+def key_digest(key: tuple) -> tuple[str, str]:
+    """``(digest, text)`` of a cache key.
+
+    Raises:
+        _Unstorable: the key holds marks or a value with no stable form (the message says which).
+    """
+    names, marks = key[0], key[1]
+    if marks:
+        raise _Unstorable("marked inputs (mark_dynamic & co.) are not stored")
+    doc = [list(names), [_key_item(item) for item in key[2:]]]
     return hashlib.sha256(canonical_json(doc).encode()).hexdigest(), describe_key(key)
 
 
@@ -253,11 +262,20 @@ class Persistence:
         return self._disabled
 
     # -- loading ----------------------------------------------------------------------------------
+    def _key(self, key: tuple) -> tuple[str, str] | None:
+        """The key's digest and text; None (with one warning, unless it is only marks) when it has none."""
+        try:
+            return key_digest(key)
+        except _Unstorable as e:
+            if not key[1]:
+                self._note_unstorable(f"{describe_key(key)}: {e}")
+            return None
+
     def sync(self, key: tuple, inputs: Any) -> list[Loaded]:
         """The stored entries of ``key`` not installed yet whose pins agree with ``inputs`` (Note [A fresh
         process traces nothing]); none for a key with no stable form."""
         fp = self.fingerprint()
-        encoded = encode_key(key)
+        encoded = self._key(key) if fp is not None else None
         if fp is None or encoded is None:
             return []
         digest = encoded[0]
@@ -314,7 +332,7 @@ class Persistence:
     def lease(self, key: tuple):
         """The store's compile lease for ``key`` (a no-op context when nothing is stored)."""
         fp = self.fingerprint()
-        encoded = encode_key(key)
+        encoded = self._key(key) if fp is not None else None
         if fp is None or encoded is None:
             return _NO_LEASE
         return self.store.lease(fp, encoded[0])
@@ -323,7 +341,7 @@ class Persistence:
              provenance: dict) -> int:
         """Store a trace's entries (``(label, guards, artifact)`` each); how many were new."""
         fp = self.fingerprint()
-        encoded = encode_key(key)
+        encoded = self._key(key) if fp is not None else None
         if fp is None or encoded is None:
             return 0
         try:

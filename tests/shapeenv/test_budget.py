@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from guards import Source
-from shapeenv import compile, ops
+from shapeenv import compile
 from shapeenv.backends import numpy_backend
 from shapeenv.compile import GuardBudget
 from shapeenv.compile.budget import guards_per_source

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from shapeenv import compile, ops
+from shapeenv import compile
 from shapeenv.backends import NumpyProgram, numpy_backend
 from shapeenv.compile import GuardBudget
 from shapeenv.compile.persist import StoredArtifact
@@ -384,3 +384,13 @@ def test_cache_ls_show_clear(tmp_path, capsys) -> None:
     assert cache_main(["clear", str(tmp_path), "--function", "model"]) == 0
     assert "removed 2 entries" in capsys.readouterr().out
     assert DiskStore(tmp_path).entries() == []
+
+
+def test_an_input_key_without_a_stable_form_is_not_stored_with_one_warning(tmp_path) -> None:
+    f = compile(lambda x, mode: x * 2, store=DiskStore(tmp_path))
+    with pytest.warns(NotStorableWarning, match="frozenset"):
+        f(np.ones(2), frozenset({1}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        f(np.ones(3), frozenset({1}))
+    assert DiskStore(tmp_path).entries() == [] and f.cache_info().compilations == 2
