@@ -219,7 +219,7 @@ class Persistence:
                               "artifacts (give it store_name, dump_artifact and load_artifact)")
         self._seen: dict[str, int] = {}  # key digest -> last sequence number loaded
         self._ids: set[str] = set()  # entries installed (from the store or traced here)
-        self._pending: dict[str, list[tuple[StoredEntry, tuple]]] = {}  # key digest -> heads not installed, pins
+        self._pending: dict[str, list[tuple[str, tuple]]] = {}  # key digest -> (id, pins) of entries not installed
         self.loaded = 0
         self.saved = 0
         self.load_failures = 0
@@ -280,17 +280,18 @@ class Persistence:
             return []
         digest = encoded[0]
         pending = self._pending.setdefault(digest, [])
-        for seq, entry in self.store.load(fp, digest, self._seen.get(digest, 0)):
+        for seq, entry_id, pins in self.store.index(fp, digest, self._seen.get(digest, 0)):
             self._seen[digest] = max(seq, self._seen.get(digest, 0))
-            if entry.id not in self._ids:
-                pending.append((entry, _pins(entry)))
-        out, keep = [], []
-        for entry, pins in pending:
-            if entry.id in self._ids:
+            if entry_id not in self._ids:
+                pending.append((entry_id, _sources(pins) if pins is not None else ()))
+        chosen, keep = [], []
+        for entry_id, pins in pending:
+            if entry_id in self._ids:
                 continue
-            if not _agrees(pins, inputs):
-                keep.append((entry, pins))
-                continue
+            (chosen if _agrees(pins, inputs) else keep).append((entry_id, pins))
+        self._pending[digest] = keep
+        out = []
+        for entry in self.store.heads(fp, digest, [entry_id for entry_id, _ in chosen]):
             try:
                 guards, sources, domain = decode_guards(entry.guards)
                 gs = GuardSet.of(guards, sources, domain)
@@ -299,7 +300,6 @@ class Persistence:
                 continue
             self._ids.add(entry.id)
             out.append(Loaded(entry, gs, StoredArtifact(entry, self._load_artifact)))
-        self._pending[digest] = keep
         self.loaded += len(out)
         return out
 
@@ -390,13 +390,14 @@ def guard_data_source(src: Source) -> dict:
     return out
 
 
-def _pins(entry: StoredEntry) -> tuple[tuple[Source, int], ...]:
+def _sources(pins: tuple) -> tuple[tuple[Source, int], ...]:
+    """The ``[source, value]`` pins of an index row as Sources (unreadable pins: none, a candidate for every call)."""
     out = []
-    for src, value in entry.pins:
+    for src, value in pins:
         try:
             out.append((Source(src["base"], src.get("kind", "value"), src.get("index")), int(value)))
         except (KeyError, TypeError, ValueError, AttributeError):
-            return ()  # unreadable pins: a candidate for every call (its guards decide)
+            return ()
     return tuple(out)
 
 

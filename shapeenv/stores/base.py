@@ -3,9 +3,11 @@
 A store maps ``(function fingerprint, key digest)`` to the entries stored for it, in
 the order they were stored; each has a sequence number so that a process can ask
 only for the entries stored since it last looked. Entries are read as heads first,
-bodies on demand (Note [Head and body] in :mod:`shapeenv.stores.entry`). The backends
-implement seven primitives (``_load``, ``_body``, ``_save``, ``_lease``, ``_list``,
-``_get``, ``_clear``); the public methods add what every store must do the same way:
+bodies on demand (Note [Head and body] in :mod:`shapeenv.stores.entry`), and before
+heads an *index* of ``(seq, id, pins)`` rows, so that a process decodes only the heads
+whose pinned sizes agree with its call. The backends implement eight primitives
+(``_index``, ``_heads``, ``_body``, ``_save``, ``_lease``, ``_list``, ``_get``,
+``_clear``); the public methods add what every store must do the same way:
 
 Note [A store that fails]
     Reading or writing a store can fail (a Redis server goes away, a disk fills up).
@@ -39,12 +41,13 @@ from __future__ import annotations
 
 import abc
 import contextlib
+import json
 import threading
 import time
 import warnings
 from typing import Iterator
 
-from .entry import EntryMeta, StoredEntry
+from .entry import EntryMeta, StoredEntry, canonical_json
 from .errors import StoreError, StoreFormatError, StoreUnavailableWarning
 
 __all__ = ["Store", "MemoryStore"]
@@ -70,8 +73,12 @@ class Store(abc.ABC):
 
     # -- the primitives ---------------------------------------------------------------------------
     @abc.abstractmethod
-    def _load(self, function: str, key: str, after: int) -> list[tuple[int, bytes]]:
-        """``(seq, head)`` of the entries of ``(function, key)`` with ``seq > after``, by ``seq``."""
+    def _index(self, function: str, key: str, after: int) -> list[tuple[int, str, str]]:
+        """``(seq, id, pins as canonical JSON)`` of the entries of ``(function, key)`` with ``seq > after``, by ``seq``."""
+
+    @abc.abstractmethod
+    def _heads(self, ids: list[str]) -> list[bytes | None]:
+        """The head of each entry (None if it is gone)."""
 
     @abc.abstractmethod
     def _body(self, entry_id: str) -> bytes | None:
@@ -120,31 +127,59 @@ class Store(abc.ABC):
             stacklevel=4,
         )
 
-    def load(self, function: str, key: str, after: int = 0) -> list[tuple[int, StoredEntry]]:
-        """The decodable entries of ``(function, key)`` stored after sequence number ``after``, heads only.
-
-        Entries of another format, or whose content does not match their id, are skipped
-        (counted in :attr:`skipped`). A failing store returns ``[]`` (Note [A store that fails]).
-        """
+    def index(self, function: str, key: str, after: int = 0) -> list[tuple[int, str, tuple | None]]:
+        """``(seq, id, pins)`` of the entries of ``(function, key)`` stored after ``after``; ``pins`` is the
+        ``[source, value]`` list the head also holds (None when unreadable: a candidate for any call).
+        A failing store returns ``[]`` (Note [A store that fails])."""
         if self._down is not None:
             return []
         try:
-            rows = self._load(function, key, after)
+            rows = self._index(function, key, after)
         except self.errors as e:
             self._failed("reading", e)
             return []
         out = []
-        for seq, blob in rows:
+        for seq, entry_id, pins in rows:
+            try:
+                parsed = tuple(tuple(p) for p in json.loads(pins))
+            except (ValueError, TypeError, RecursionError):
+                parsed = None
+            out.append((seq, entry_id, parsed))
+        return out
+
+    def heads(self, function: str, key: str, ids: list[str]) -> list[StoredEntry]:
+        """The decodable heads of the entries ``ids`` of ``(function, key)``, in order.
+
+        Entries of another format, of another function or key, or whose content does not
+        match their id are skipped (counted in :attr:`skipped`).
+        """
+        if self._down is not None or not ids:
+            return []
+        try:
+            blobs = self._heads(ids)
+        except self.errors as e:
+            self._failed("reading", e)
+            return []
+        out = []
+        for entry_id, blob in zip(ids, blobs):
+            if blob is None:
+                continue
             try:
                 entry = StoredEntry.decode_head(blob)
             except StoreFormatError:
                 self.skipped += 1
                 continue
-            if entry.function != function or entry.key != key:  # never trust an index over the content
+            if entry.id != entry_id or entry.function != function or entry.key != key:  # never trust an index
                 self.skipped += 1
                 continue
-            out.append((seq, entry))
+            out.append(entry)
         return out
+
+    def load(self, function: str, key: str, after: int = 0) -> list[tuple[int, StoredEntry]]:
+        """The decodable entries of ``(function, key)`` stored after sequence number ``after``, heads only."""
+        rows = self.index(function, key, after)
+        seqs = {entry_id: seq for seq, entry_id, _ in rows}
+        return [(seqs[e.id], e) for e in self.heads(function, key, [entry_id for _, entry_id, _ in rows])]
 
     def body(self, entry: StoredEntry) -> StoredEntry | None:
         """``entry`` with its program and artifact read; None if the store has lost it or fails.
@@ -264,10 +299,16 @@ class MemoryStore(Store):
         """``MemoryStore()``."""
         return "MemoryStore()"
 
-    def _load(self, function: str, key: str, after: int) -> list[tuple[int, bytes]]:
+    def _index(self, function: str, key: str, after: int) -> list[tuple[int, str, str]]:
         with self._lock:
             rows = list(self._rows)
-        return [(seq, blob) for seq, e, blob, _ in rows if seq > after and e.function == function and e.key == key]
+        return [(seq, e.id, canonical_json([list(p) for p in e.pins])) for seq, e, _, _ in rows
+                if seq > after and e.function == function and e.key == key]
+
+    def _heads(self, ids: list[str]) -> list[bytes | None]:
+        with self._lock:
+            heads = {e.id: head for _, e, head, _ in self._rows}
+        return [heads.get(i) for i in ids]
 
     def _body(self, entry_id: str) -> bytes | None:
         with self._lock:

@@ -18,9 +18,9 @@ Note [Why SQLite in WAL mode]
     size limit would need a scan of the directory on every write.
 
 Note [Size limit and LRU]
-    Each entry records its size and when it was last used: stored, or loaded by a
-    process (a load updates ``last_used`` of the entries it returns; hits served from
-    a process's own memory do not touch the disk). After an insert makes the total
+    Each entry records its size and when it was last used: stored, or used by a
+    process (reading its body, on the first call it serves in that process, updates
+    ``last_used``; later hits served from the process's own memory do not touch the disk). After an insert makes the total
     exceed ``max_bytes``, the least recently used entries are deleted, in the same
     transaction, until it fits again. A process holding an evicted entry keeps using
     it; a fresh process traces again. The file itself does not shrink (SQLite reuses
@@ -50,7 +50,7 @@ from pathlib import Path
 from typing import Iterator
 
 from .base import Store
-from .entry import EntryMeta, StoredEntry
+from .entry import EntryMeta, StoredEntry, canonical_json
 from .errors import StoreConfigError
 
 try:  # POSIX; elsewhere leases are not taken (Note [Compile leases] in shapeenv.stores.base)
@@ -61,7 +61,7 @@ except ImportError:  # pragma: no cover - Windows
 __all__ = ["DiskStore", "DB_NAME"]
 
 #: The database file inside a DiskStore's directory.
-DB_NAME = "entries-v2.sqlite3"
+DB_NAME = "entries-v3.sqlite3"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -73,6 +73,7 @@ CREATE TABLE IF NOT EXISTS entries (
     inputs TEXT NOT NULL,
     label TEXT,
     guards INTEGER NOT NULL,
+    pins TEXT NOT NULL,
     size INTEGER NOT NULL,
     created REAL NOT NULL,
     last_used REAL NOT NULL,
@@ -84,7 +85,7 @@ CREATE INDEX IF NOT EXISTS entries_by_use ON entries (last_used);
 """
 
 _POLL = 0.02  # seconds between attempts at a held lease
-_SCHEMA_VERSION = 2
+_SCHEMA_VERSION = 3
 
 
 class DiskStore(Store):
@@ -148,22 +149,30 @@ class DiskStore(Store):
                 self._conn.close()
             self._conn = None
 
-    def _load(self, function: str, key: str, after: int) -> list[tuple[int, bytes]]:
+    def _index(self, function: str, key: str, after: int) -> list[tuple[int, str, str]]:
         with self._lock:
-            conn = self._connection()
-            rows = conn.execute(
-                "SELECT seq, head FROM entries WHERE function = ? AND key = ? AND seq > ? ORDER BY seq",
+            return self._connection().execute(
+                "SELECT seq, id, pins FROM entries WHERE function = ? AND key = ? AND seq > ? ORDER BY seq",
                 (function, key, after),
             ).fetchall()
-            if rows:
-                marks = ",".join("?" * len(rows))
-                conn.execute(f"UPDATE entries SET last_used = ? WHERE seq IN ({marks})",
-                             (time.time(), *(seq for seq, _ in rows)))
-        return [(seq, bytes(data)) for seq, data in rows]
+
+    def _heads(self, ids: list[str]) -> list[bytes | None]:
+        found: dict[str, bytes] = {}
+        with self._lock:
+            conn = self._connection()
+            for start in range(0, len(ids), 500):  # SQLite limits the number of parameters
+                chunk = ids[start:start + 500]
+                marks = ",".join("?" * len(chunk))
+                found.update((i, bytes(h)) for i, h in conn.execute(f"SELECT id, head FROM entries WHERE id IN ({marks})",
+                                                                     chunk))
+        return [found.get(i) for i in ids]
 
     def _body(self, entry_id: str) -> bytes | None:
         with self._lock:
-            row = self._connection().execute("SELECT body FROM entries WHERE id = ?", (entry_id,)).fetchone()
+            conn = self._connection()
+            row = conn.execute("SELECT body FROM entries WHERE id = ?", (entry_id,)).fetchone()
+            if row is not None:  # a use: it moves up in the LRU order (Note [Size limit and LRU])
+                conn.execute("UPDATE entries SET last_used = ? WHERE id = ?", (time.time(), entry_id))
         return None if row is None else bytes(row[0])
 
     def _save(self, entry: StoredEntry, head: bytes, body: bytes) -> bool:
@@ -175,10 +184,10 @@ class DiskStore(Store):
             conn.execute("BEGIN IMMEDIATE")
             try:
                 cur = conn.execute(
-                    "INSERT OR IGNORE INTO entries (id, function, key, name, inputs, label, guards, size, created, "
-                    "last_used, head, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT OR IGNORE INTO entries (id, function, key, name, inputs, label, guards, pins, size, "
+                    "created, last_used, head, body) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     (entry.id, entry.function, entry.key, meta.name, entry.inputs, entry.label, meta.guards,
-                     size, now, now, head, body),
+                     canonical_json([list(p) for p in entry.pins]), size, now, now, head, body),
                 )
                 new = cur.rowcount == 1
                 if new:
@@ -193,7 +202,7 @@ class DiskStore(Store):
         """Delete least recently used entries until the total fits ``max_bytes`` (Note [Size limit and LRU])."""
         (total,) = conn.execute("SELECT COALESCE(SUM(size), 0) FROM entries").fetchone()
         if total <= self.max_bytes:
-            return
+            return  # (a sum over the rows: cheap next to the write it follows)
         doomed = []
         for seq, size in conn.execute("SELECT seq, size FROM entries ORDER BY last_used, seq"):
             if total <= self.max_bytes:

@@ -9,9 +9,9 @@ Note [Redis layout]
     * ``NS:body:<id>`` then ``NS:entry:<id>``: the entry's body and head
       (Note [Head and body] in :mod:`shapeenv.stores.entry`), written with ``SET NX``:
       an entry is stored once however many processes trace it;
-    * ``NS:index:<function>:<key>``: a list of entry ids in the order stored; the
-      sequence number of an entry is its position in the list (1-based), so a process
-      asks for ``LRANGE index after -1``;
+    * ``NS:index:<function>:<key>``: a list of ``<id>|<pins>`` in the order stored (the
+      pins let a process pick the heads worth reading); the sequence number of an entry
+      is its position in the list (1-based), so a process asks for ``LRANGE index after -1``;
     * ``NS:meta:<id>``: a hash with the listing fields (name, inputs, size, ...);
     * ``NS:indexes``: the set of index keys, for ``shapeenv cache ls``;
     * ``NS:lease:<function>:<key>``: a compile lease, ``SET NX PX`` with a random token,
@@ -35,7 +35,7 @@ import time
 from typing import Any, Iterator
 
 from .base import Store
-from .entry import EntryMeta, StoredEntry
+from .entry import EntryMeta, StoredEntry, canonical_json
 from .errors import StoreConfigError
 
 __all__ = ["RedisStore"]
@@ -89,12 +89,15 @@ class RedisStore(Store):
         except self.errors:
             return False
 
-    def _load(self, function: str, key: str, after: int) -> list[tuple[int, bytes]]:
-        ids = self._client.lrange(self._k("index", function, key), after, -1)
-        if not ids:
-            return []
-        blobs = self._client.mget([self._k("entry", i.decode()) for i in ids])
-        return [(after + n, blob) for n, blob in enumerate(blobs, 1) if blob is not None]
+    def _index(self, function: str, key: str, after: int) -> list[tuple[int, str, str]]:
+        out = []
+        for n, raw in enumerate(self._client.lrange(self._k("index", function, key), after, -1), after + 1):
+            entry_id, _, pins = raw.decode().partition("|")
+            out.append((n, entry_id, pins))
+        return out
+
+    def _heads(self, ids: list[str]) -> list[bytes | None]:
+        return self._client.mget([self._k("entry", i) for i in ids])
 
     def _body(self, entry_id: str) -> bytes | None:
         return self._client.get(self._k("body", entry_id))
@@ -112,7 +115,7 @@ class RedisStore(Store):
             "function": entry.function, "key": entry.key, "name": meta.name, "inputs": entry.inputs,
             "label": entry.label or "", "guards": meta.guards, "size": size, "created": now,
         })
-        pipe.rpush(index, entry.id)
+        pipe.rpush(index, f"{entry.id}|{canonical_json([list(p) for p in entry.pins])}")
         pipe.sadd(self._k("indexes"), index)
         pipe.execute()
         return True
@@ -141,7 +144,7 @@ class RedisStore(Store):
         out = []
         for index in sorted(self._client.smembers(self._k("indexes"))):
             for raw in self._client.lrange(index, 0, -1):
-                entry_id = raw.decode()
+                entry_id = raw.decode().partition("|")[0]
                 m = {k.decode(): v.decode() for k, v in self._client.hgetall(self._k("meta", entry_id)).items()}
                 if not m:
                     continue
@@ -164,11 +167,13 @@ class RedisStore(Store):
     def _clear(self, name: str | None) -> int:
         removed = 0
         for index in list(self._client.smembers(self._k("indexes"))):
-            ids = [raw.decode() for raw in self._client.lrange(index, 0, -1)]
-            doomed = []
-            for entry_id in ids:
+            raws = self._client.lrange(index, 0, -1)
+            ids = [raw.decode().partition("|")[0] for raw in raws]
+            doomed, doomed_raw = [], []
+            for raw, entry_id in zip(raws, ids):
                 if name is None or self._client.hget(self._k("meta", entry_id), "name") == name.encode():
                     doomed.append(entry_id)
+                    doomed_raw.append(raw)
             if not doomed:
                 continue
             pipe = self._client.pipeline(transaction=True)
@@ -178,8 +183,8 @@ class RedisStore(Store):
                 pipe.delete(index)
                 pipe.srem(self._k("indexes"), index)
             else:
-                for entry_id in doomed:
-                    pipe.lrem(index, 0, entry_id)
+                for raw in doomed_raw:
+                    pipe.lrem(index, 0, raw)
             pipe.execute()
             removed += len(doomed)
         return removed

@@ -89,7 +89,7 @@ def test_the_disk_store_evicts_least_recently_used_entries_past_its_size_limit(t
     for k in range(3):
         s.save(entry(k, pad=5000, key=f"{k}" * 64))
         time.sleep(0.01)
-    s.load("f" * 64, "0" * 64)  # entry 0 is used again: entry 1 is now the least recently used
+    s.body(s.load("f" * 64, "0" * 64)[0][1])  # entry 0 is used again: entry 1 is now the least recently used
     time.sleep(0.01)
     s.save(entry(3, pad=5000, key="3" * 64))
     assert sorted(s.get(m.id).program["k"] for m in s.entries()) == [0, 2, 3]
@@ -110,8 +110,9 @@ def test_damaged_and_foreign_records_are_skipped_never_used(tmp_path) -> None:
             ("bad3", foreign.encode_head(), foreign.encode_body()),
             (other.id, other.encode_head(), entry(4).encode_body())]  # a head with another entry's body
     for i, head, body in rows:
-        conn.execute("INSERT INTO entries (id, function, key, name, inputs, label, guards, size, created, last_used, "
-                     "head, body) VALUES (?, ?, ?, 'f', 'x', NULL, 0, 1, 0, 0, ?, ?)", (i, "f" * 64, "k" * 64, head, body))
+        conn.execute("INSERT INTO entries (id, function, key, name, inputs, label, guards, pins, size, created, "
+                     "last_used, head, body) VALUES (?, ?, ?, 'f', 'x', NULL, 0, '[]', 1, 0, 0, ?, ?)",
+                     (i, "f" * 64, "k" * 64, head, body))
     conn.commit()
     conn.close()
     loaded = [e for _, e in s.load("f" * 64, "k" * 64)]
