@@ -15,10 +15,15 @@ from .printers import to_source_text, to_sympy_text, to_torch_text
 from .serialize import ranges_from_json, ranges_to_json
 from .codegen import CompiledGuards, compile_guards
 from .explain import Explanation, Failure, explain, explain_inputs, read_inputs
+from .conflict import Conflict
 from .source import Source
 from .prove import ProofResult, Verdict
 from .simplify import SimplifyReport, simplify_with_report
 from .z3_translate import SolverConfig, to_smtlib
+from .torch_log import TorchLog, read_torch_log
+from .torch_check import TorchGuards, explain_call, explain_recompiles, load_torch_guards, read_arguments
+from .torch_export import read_exported_program
+from .region import describe_region
 
 __all__ = [
     "Guard",
@@ -45,7 +50,8 @@ __all__ = [
     # compiled checkers (guards/codegen.py)
     "CompiledGuards",
     "compile_guards",
-    # explanations (guards/explain.py)
+    # explanations (guards/explain.py, guards/conflict.py)
+    "Conflict",
     "Explanation",
     "Failure",
     "explain",
@@ -58,4 +64,14 @@ __all__ = [
     "SimplifyReport",
     "simplify_with_report",
     "to_smtlib",
+    # torch's own output (guards/torch_log.py, torch_check.py, torch_export.py, torch_sources.py) and regions
+    "TorchLog",
+    "read_torch_log",
+    "TorchGuards",
+    "load_torch_guards",
+    "read_arguments",
+    "explain_call",
+    "explain_recompiles",
+    "read_exported_program",
+    "describe_region",
 ]

@@ -10,6 +10,7 @@
 """
 
 from . import ops
+from .logs import LogConfig, set_logs
 from .api import check, guard_or_false, guard_or_true, guard_size_oblivious, statically_known_false, statically_known_true
 from .env import ShapeEnv
 from .export import ExportConstraintError, export
@@ -17,10 +18,17 @@ from .errors import (
     CheckFailedError,
     ConstraintViolationError,
     ContradictionError,
+    DimOutOfRangeError,
+    DynamicShapesError,
+    DynamicShapesTypeError,
     GuardOnDataDependentSymNode,
     HigherOrderOpError,
+    InputsError,
     ShapeEnvError,
     ShapeError,
+    SignatureError,
+    TorchInteropError,
+    UnknownDimSpecError,
 )
 from .fake import Dim, FakeTensor
 from .graph import Graph, Node
@@ -79,4 +87,13 @@ __all__ = [
     "GuardOnDataDependentSymNode",
     "CheckFailedError",
     "ContradictionError",
+    "DynamicShapesError",
+    "DynamicShapesTypeError",
+    "SignatureError",
+    "UnknownDimSpecError",
+    "TorchInteropError",
+    "DimOutOfRangeError",
+    "InputsError",
+    "set_logs",
+    "LogConfig",
 ]

@@ -50,7 +50,7 @@ from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
 
 from guards import Source
 
-from .errors import ConstraintViolationError
+from .errors import ConstraintViolationError, DimOutOfRangeError, DynamicShapesError, DynamicShapesTypeError
 from .program import TensorSpec
 from .rules.registry import is_tensor
 
@@ -213,37 +213,38 @@ MARKS = MarkTable()
 
 def _dims(obj: Any, index: int | Sequence[int], what: str) -> list[int]:
     if is_tensor(obj):
-        raise TypeError(
+        raise DynamicShapesTypeError(
             f"{what} was called on a fake tensor, inside a traced function; mark the real input "
             "before calling the compiled function (as torch forbids mark_dynamic in a compiled region)"
         )
     if isinstance(obj, TensorSpec) or isinstance(obj, tuple):
-        raise TypeError(
+        raise DynamicShapesTypeError(
             f"{what}: shape specs (tuples, TensorSpec) cannot be marked; pass "
             "compile(..., dynamic_sources='x:0') or static_sources instead"
         )
     shape = getattr(obj, "shape", None)
     if shape is None:
-        raise TypeError(f"{what} takes an array or tensor (anything with .shape), got {type(obj).__name__}")
+        raise DynamicShapesTypeError(f"{what} takes an array or tensor (anything with .shape), got {type(obj).__name__}")
     try:
         weakref.ref(obj)
     except TypeError:
-        raise TypeError(f"{what}: a {type(obj).__name__} cannot be marked (it does not support weak references)") from None
+        raise DynamicShapesTypeError(f"{what}: a {type(obj).__name__} cannot be marked (it does not support weak references)") from None
     ndim = len(shape)
     indices = [index] if isinstance(index, int) else list(index)
     out = []
     for i in indices:
         if isinstance(i, bool) or not isinstance(i, int):
-            raise TypeError(f"{what}: dims must be ints, got {i!r}")
+            raise DynamicShapesTypeError(f"{what}: dims must be ints, got {i!r}")
         if not -ndim <= i < ndim:
-            raise IndexError(f"{what}: dim {i} is out of range for an input with {ndim} dims (shape {tuple(shape)})")
+            raise DimOutOfRangeError(f"{what}: dim {i} is out of range for an input with {ndim} dims (shape {tuple(shape)})",
+                                     fix=f"mark a dim in [{-ndim}, {ndim - 1}], e.g. {what}(x, {ndim - 1})")
         out.append(i % ndim)
     return out
 
 
 def _check_int(name: str, value: Any, what: str) -> None:
     if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-        raise TypeError(f"{what}: {name} must be an int >= 0 or None, got {value!r}")
+        raise DynamicShapesTypeError(f"{what}: {name} must be an int >= 0 or None, got {value!r}")
 
 
 def mark_dynamic(
@@ -278,10 +279,10 @@ def mark_dynamic(
     for name, value in (("min", min), ("max", max), ("hint_override", hint_override)):
         _check_int(name, value, what)
     if min is not None and max is not None and min > max:
-        raise ValueError(f"{what}: min={min} is greater than max={max}")
+        raise DynamicShapesError(f"{what}: min={min} is greater than max={max}")
     preds = tuple(specialize_on or ())
     if any(not callable(p) for p in preds):
-        raise TypeError(f"{what}: specialize_on takes callables (lambda s: s == 8), got {list(preds)!r}")
+        raise DynamicShapesTypeError(f"{what}: specialize_on takes callables (lambda s: s == 8), got {list(preds)!r}")
     lo, hi = (0 if min is None else min), (float("inf") if max is None else max)
     for d in dims:
         size = int(obj.shape[d])
@@ -366,12 +367,12 @@ class SourcePatterns:
         elif isinstance(spec, (list, tuple)) and all(isinstance(s, str) for s in spec):
             items = list(spec)
         else:
-            raise TypeError(f"source patterns must be a comma-separated string or a list of strings, got {spec!r}")
+            raise DynamicShapesTypeError(f"source patterns must be a comma-separated string or a list of strings, got {spec!r}")
         out = []
         for raw in items:
             text = raw.strip()
             if not text:
-                raise ValueError(f"empty source pattern in {spec!r}")
+                raise DynamicShapesError(f"empty source pattern in {spec!r}")
             dim = None
             m = _DIM_SUFFIX.match(text)
             if m:

@@ -28,7 +28,8 @@ from symint.evaluate import evaluate as evaluate_expr
 from valueranges import ValueRanges, bound
 
 from .decide import Decider
-from .errors import CheckFailedError, ConstraintViolationError, ContradictionError
+from .errors import CheckFailedError, ConstraintViolationError, ContradictionError, ShapeEnvError
+from .messages import annotate
 from .explain import explain_symbol
 from .facts import Facts
 from .fake.factory import make_fake_tensor
@@ -40,7 +41,9 @@ from .symbols import DimDynamic, SymbolInfo
 
 __all__ = ["ShapeEnv"]
 
-log = logging.getLogger("shapeenv.guards")
+log = logging.getLogger("shapeenv.guards")  # topics of SHAPEENV_LOGS (shapeenv.logs); off by default
+_asserts_log = logging.getLogger("shapeenv.asserts")
+_dynamic_log = logging.getLogger("shapeenv.dynamic")
 
 Symbolic = SymInt | SymBool | SymFloat
 
@@ -114,9 +117,11 @@ class ShapeEnv:
         lo = -math.inf if min is None else min
         hi = math.inf if max is None else max
         if not lo <= hint <= hi:
+            bound = f"max={hint}" if hint > hi else f"min={hint}"
             raise ConstraintViolationError(
-                f"{source.text()} = {hint} is outside the declared range [{min}, {max}]; "
-                "fix the example input or widen the range"
+                f"{source.text()} = {hint} is outside the declared range [{'-oo' if min is None else min}, "
+                f"{'oo' if max is None else max}]",
+                fix=f"fix the example input, or widen the declared range to hold it ({bound}, e.g. Dim('name', {bound}))",
             )
         if dynamic is DimDynamic.STATIC:
             return self._pin(source, hint)
@@ -142,6 +147,8 @@ class ShapeEnv:
         self._by_source[source] = sym
         if dynamic is DimDynamic.DUCK and min is None and max is None:
             self._duck.setdefault(hint, sym)
+        if _dynamic_log.isEnabledFor(logging.INFO):
+            _dynamic_log.info("create_symbol %s = %s for %s, range %s  # %s", sym, hint, source.text(), rng, user_frame())
         return SymInt(SymNode(sym, int, hint, self))
 
     def alias_source(self, value: SymInt | int, source: Source) -> SymInt | int:
@@ -199,7 +206,10 @@ class ShapeEnv:
         u0 [0, oo]
         """
         sym = self._new_symbol("u")
-        self.symbols[sym] = SymbolInfo(sym, len(self.symbols), None, [], size_like)
+        if _dynamic_log.isEnabledFor(logging.INFO):
+            _dynamic_log.info("create_unbacked_symbol %s%s  # %s", sym, " (size-like)" if size_like else "", user_frame())
+        origin = f"{self.current_op() or 'create_unbacked_symint'} at {user_frame() or '<unknown>'}"
+        self.symbols[sym] = SymbolInfo(sym, len(self.symbols), None, [], size_like, origin=origin)
         self.facts.set_range(sym, ValueRanges.of(0, math.inf) if size_like else ValueRanges.unknown())
         return SymInt(SymNode(sym, int, None, self))
 
@@ -242,6 +252,9 @@ class ShapeEnv:
         self._ops.append(name)
         try:
             yield
+        except ShapeEnvError as e:  # name the symbols the message mentions by their input dims
+            annotate(e, self)
+            raise
         finally:
             self._ops.pop()
 
@@ -330,10 +343,18 @@ class ShapeEnv:
         expr = self.simplify(cond.node.expr)
         static = self.decider.static_expr(expr)
         if static is False:
-            raise CheckFailedError(f"check({cond.node.expr}) is always false given what is known{what}")
+            error = CheckFailedError(f"check({cond.node.expr}) is always false given what is known{what}",
+                                     fix="drop the check, or fix the condition: it contradicts the sizes' ranges and facts")
+            annotate(error, self)
+            raise error
         hint = cond.node.hint if cond.node.hint is not None else self.hint_of(expr)
         if hint is False:
-            raise CheckFailedError(f"check({cond.node.expr}) is false for the traced sizes{what}")
+            error = CheckFailedError(
+                f"check({cond.node.expr}) is false for the traced sizes{what}",
+                fix="trace with example inputs that satisfy it; if the condition may be false, branch on it "
+                    "instead: if guard_or_false(cond): ...")
+            annotate(error, self)
+            raise error
         if static is True:
             return
         record = AssertRecord(expr, message, Provenance(cond.node.expr, user_frame(), self.current_op(), "runtime assert"))
@@ -343,7 +364,7 @@ class ShapeEnv:
             raise CheckFailedError(f"check({cond.node.expr}) contradicts what is known: {e}{what}") from e
         self.runtime_asserts.append(record)
         self._refresh_size_like()
-        log.info("runtime assert %s", record)
+        _asserts_log.info("runtime assert %s", record)
 
     def _refresh_size_like(self) -> None:
         for sym, info in self.symbols.items():

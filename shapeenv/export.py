@@ -46,7 +46,8 @@ from guards import Source
 from symint import SymInt
 
 from .env import ShapeEnv
-from .errors import ConstraintViolationError
+from .errors import ConstraintViolationError, DynamicShapesError, DynamicShapesTypeError, SignatureError
+from .messages import short_repr
 from .facts import Facts
 from .fake.dims import Dim
 from .graph import Graph
@@ -155,7 +156,8 @@ def export(
     if isinstance(args, list):
         args = tuple(args)
     if not isinstance(args, tuple):
-        raise TypeError(f"args must be a tuple of example inputs (wrap a single input: (x,)), got {type(args).__name__}")
+        raise SignatureError(f"args must be a tuple of example inputs, got {short_repr(args)}",
+                             fix="wrap a single input in a tuple: export(fn, (x,))")
     kwargs = dict(kwargs or {})
     title = name or getattr(fn, "__name__", "program")
     if title == "<lambda>":
@@ -211,7 +213,10 @@ def _split_specs(dynamic_shapes: Any, names: list[str], args: tuple, kwargs: dic
         rest = {n.split("[", 1)[0] for n in names if "[" in n}
         unknown = [k for k in dynamic_shapes if k not in known and k not in rest]
         if unknown:
-            raise ValueError(f"dynamic_shapes names {unknown}, which are not inputs; the inputs are {known}")
+            raise DynamicShapesError(
+                f"dynamic_shapes names {unknown}, which are not inputs; the inputs are {known}",
+                fix=f"key dynamic_shapes by the function's argument names: dynamic_shapes={{{known[0]!r}: {{0: Dim('batch')}}}}"
+                if known else "the function takes no inputs: drop dynamic_shapes")
         specs = []
         for n in names:
             if "[" in n and n not in dynamic_shapes:  # a *rest argument given as dynamic_shapes["rest"] = (...)
@@ -223,17 +228,17 @@ def _split_specs(dynamic_shapes: Any, names: list[str], args: tuple, kwargs: dic
         return specs, {k: dynamic_shapes.get(k) for k in kwargs}
     if isinstance(dynamic_shapes, (tuple, list)):
         if len(dynamic_shapes) != len(args) + len(kwargs):
-            raise ValueError(
+            raise DynamicShapesError(
                 f"dynamic_shapes has {len(dynamic_shapes)} entries for {len(args) + len(kwargs)} inputs "
                 f"({', '.join(names + list(kwargs))}); give one per input (None for static), or a dict by name"
             )
         return list(dynamic_shapes[: len(args)]), dict(zip(kwargs, dynamic_shapes[len(args):]))
-    raise TypeError(f"dynamic_shapes must be a dict by input name, a tuple by position, or None; got {dynamic_shapes!r}")
+    raise DynamicShapesTypeError(f"dynamic_shapes must be a dict by input name, a tuple by position, or None; got {dynamic_shapes!r}")
 
 
 def _nth(group: Any, i: int, base: str) -> Any:
     if not isinstance(group, (tuple, list)) or i >= len(group):
-        raise ValueError(f"dynamic_shapes[{base!r}] must be a tuple with one entry per extra positional input")
+        raise DynamicShapesError(f"dynamic_shapes[{base!r}] must be a tuple with one entry per extra positional input")
     return group[i]
 
 
@@ -252,21 +257,21 @@ class _Inputs:
             return self._int(name, value, spec, where)
         if isinstance(value, (list, tuple)):
             if spec is not None and (not isinstance(spec, (list, tuple)) or len(spec) != len(value)):
-                raise ValueError(f"{where} must be None or a {type(value).__name__} of {len(value)} specs, like {name}; got {spec!r}")
+                raise DynamicShapesError(f"{where} must be None or a {type(value).__name__} of {len(value)} specs, like {name}; got {spec!r}")
             items = [self.make(f"{name}[{i}]", v, None if spec is None else spec[i], f"{where}[{i}]") for i, v in enumerate(value)]
             return items if isinstance(value, list) else tuple(items)
         if isinstance(value, dict):
             if spec is not None and (not isinstance(spec, Mapping) or set(spec) - set(value)):
-                raise ValueError(f"{where} must be None or a dict with keys among {sorted(value, key=repr)}; got {spec!r}")
+                raise DynamicShapesError(f"{where} must be None or a dict with keys among {sorted(value, key=repr)}; got {spec!r}")
             return {k: self.make(f"{name}[{k!r}]", v, None if spec is None else spec.get(k), f"{where}[{k!r}]") for k, v in value.items()}
         if spec is not None:
-            raise ValueError(f"{where}: {name} = {value!r} is a constant; only tensor dims and ints can be dynamic")
+            raise DynamicShapesError(f"{where}: {name} = {value!r} is a constant; only tensor dims and ints can be dynamic")
         self.inputs.append(InputSpec(name, "constant", repr(value), value))
         return value
 
     def _tensor(self, name: str, value: Any, spec: Any, where: str):
         shape, dtype = shape_and_dtype(value)
-        dims = _per_dim(spec, len(shape), where)
+        dims = _per_dim(spec, len(shape), where, shape)
         fake = self.env.fake_tensor(shape, dtype, dynamic=dims, name=name)
         for i, dim in enumerate(dims):
             if dim is Dim.STATIC:
@@ -285,7 +290,7 @@ class _Inputs:
             self.inputs.append(InputSpec(name, "constant", repr(value), value))
             return value
         if not isinstance(spec, Dim):
-            raise TypeError(f"{where}: an int input takes a Dim, Dim.DYNAMIC, Dim.STATIC or None, got {spec!r}")
+            raise DynamicShapesTypeError(f"{where}: an int input takes a Dim, Dim.DYNAMIC, Dim.STATIC or None, got {spec!r}")
         source = Source.value(name)
         known = self.env.named_dims.get(spec.name) if spec.is_named else None
         if known is not None:
@@ -309,7 +314,7 @@ class _Inputs:
         return sym_int
 
 
-def _per_dim(spec: Any, ndim: int, where: str) -> list[Dim]:
+def _per_dim(spec: Any, ndim: int, where: str, shape: tuple = ()) -> list[Dim]:
     """One Dim per dim (Dim.STATIC where the spec says None or nothing)."""
     if spec is None:
         return [Dim.STATIC] * ndim
@@ -317,21 +322,28 @@ def _per_dim(spec: Any, ndim: int, where: str) -> list[Dim]:
         dims = [Dim.STATIC] * ndim
         for d, s in spec.items():
             if isinstance(d, bool) or not isinstance(d, int) or not -ndim <= d < ndim:
-                raise ValueError(f"{where}: dim {d!r} is out of range for a {ndim}-d input")
+                last = f"{{{ndim - 1}: {s!r}}}" if ndim else "None"
+                raise DynamicShapesError(
+                    f"{where}: dim {d!r} is out of range for a {ndim}-d input of shape {tuple(shape)}; "
+                    f"its dims are {', '.join(map(str, range(ndim))) or 'none'} (or negative, counting from the end)",
+                    fix=f"key the spec by an existing dim, e.g. {where} = {last}")
             dims[d % ndim] = _one(s, f"{where}[{d}]")
         return dims
     if isinstance(spec, (list, tuple)):
         if len(spec) != ndim:
-            raise ValueError(f"{where} has {len(spec)} entries for a {ndim}-d input; give one per dim (None for static)")
+            raise DynamicShapesError(f"{where} has {len(spec)} entries for a {ndim}-d input of shape {tuple(shape)}; "
+                                     "give one per dim (None for static)",
+                                     fix=f"{where} = [{', '.join(['None'] * ndim)}] with a Dim where a dim is dynamic")
         return [_one(s, f"{where}[{i}]") for i, s in enumerate(spec)]
-    raise TypeError(f"{where} must be a {{dim: Dim}} dict, a list with one Dim or None per dim, or None; got {spec!r}")
+    raise DynamicShapesTypeError(f"{where} must be a {{dim: Dim}} dict, a list with one Dim or None per dim, or None; got {spec!r}")
 
 
 def _one(spec: Any, where: str) -> Dim:
     if spec is None:
         return Dim.STATIC
     if not isinstance(spec, Dim) or spec.name == "<duck>":
-        raise TypeError(f"{where} must be a Dim, Dim.DYNAMIC, Dim.STATIC or None, got {spec!r}")
+        raise DynamicShapesTypeError(f"{where} must be a Dim, Dim.DYNAMIC, Dim.STATIC or None, got {spec!r}",
+                                     fix=f"{where} = Dim({str(spec) if isinstance(spec, str) else 'name'!r}) (or Dim.DYNAMIC)")
     return spec
 
 

@@ -10,13 +10,38 @@ own; ``Dim.STATIC`` keeps the example's size.
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
+
+from ..errors import UnknownDimSpecError
 
 __all__ = ["Dim"]
 
 
+class _DimSpecs(type):
+    """Dim's metaclass: ``Dim.<NAME>`` for a spec this library lacks is a typed error listing the ones it has."""
+
+    def __getattr__(cls, name: str):
+        if name.startswith("_"):
+            raise AttributeError(name)
+        specs = [n for n in sorted(vars(cls)) if n.isupper()]
+        have = ", ".join(f"Dim.{n}" for n in specs)
+        close = difflib.get_close_matches(name, specs, n=1)
+        if name == "AUTO":
+            fix = "Dim.DYNAMIC (a dynamic dim of its own; tracing may add guards on it)"
+        elif close:
+            fix = f"Dim.{close[0]}"
+        else:
+            fix = "Dim('name', min=..., max=...) for a named dynamic dim, or one of " + have
+        raise UnknownDimSpecError(
+            f"Dim.{name} is not supported by this version of shapeenv (torch.export's specs it has: "
+            f"Dim('name', min=, max=), {have})",
+            fix=f"use {fix}",
+        )
+
+
 @dataclass(frozen=True, slots=True)
-class Dim:
+class Dim(metaclass=_DimSpecs):
     """A dynamic-dimension spec; see the module docstring."""
 
     name: str

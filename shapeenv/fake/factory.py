@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from guards import Source
 
-from ..errors import ConstraintViolationError
+from ..errors import ConstraintViolationError, DynamicShapesError, DynamicShapesTypeError
 from ..symbols import DimDynamic
 from .dims import Dim
 from .dtypes import as_dtype
@@ -47,19 +47,19 @@ def dim_specs(shape: Sequence[int], dynamic: DynamicSpec) -> list[Dim]:
     if isinstance(dynamic, (set, frozenset)):
         bad = [d for d in dynamic if not isinstance(d, int) or not -n <= d < n]
         if bad:
-            raise ValueError(f"dynamic dims {bad} are out of range for a {n}-d tensor")
+            raise DynamicShapesError(f"dynamic dims {bad} are out of range for a {n}-d tensor")
         chosen = {d % n for d in dynamic}
         return [duck if i in chosen else Dim.STATIC for i in range(n)]
     if isinstance(dynamic, Mapping):
         specs = [Dim.STATIC] * n
         for d, spec in dynamic.items():
             if not isinstance(d, int) or not -n <= d < n:
-                raise ValueError(f"dynamic dim {d!r} is out of range for a {n}-d tensor")
+                raise DynamicShapesError(f"dynamic dim {d!r} is out of range for a {n}-d tensor")
             specs[d % n] = spec if spec is not None else Dim.STATIC
         return specs
     specs = list(dynamic)
     if len(specs) != n:
-        raise ValueError(f"dynamic has {len(specs)} entries for a {n}-d tensor")
+        raise DynamicShapesError(f"dynamic has {len(specs)} entries for a {n}-d tensor")
     return [s if s is not None else Dim.STATIC for s in specs]
 
 
@@ -69,9 +69,9 @@ def make_fake_tensor(env: "ShapeEnv", shape: Sequence[int], dtype: Any = "float3
     sizes = []
     for i, (hint, spec) in enumerate(zip(shape, dim_specs(shape, dynamic))):
         if isinstance(hint, bool) or not isinstance(hint, int) or hint < 0:
-            raise ValueError(f"{name}.size()[{i}] must be an int >= 0, got {hint!r}")
+            raise DynamicShapesError(f"{name}.size()[{i}] must be an int >= 0, got {hint!r}")
         if not isinstance(spec, Dim):
-            raise TypeError(f"{name} dim {i}: expected a Dim, Dim.DYNAMIC, Dim.STATIC or None, got {spec!r}")
+            raise DynamicShapesTypeError(f"{name} dim {i}: expected a Dim, Dim.DYNAMIC, Dim.STATIC or None, got {spec!r}")
         source = Source.size(name, i)
         if spec is Dim.STATIC:
             sizes.append(env.create_symint(hint, source, dynamic=DimDynamic.STATIC))

@@ -180,7 +180,10 @@ def _join_tensors(env, joiner: _Joiner, column: list[FakeTensor], where: str) ->
                             "all branches must return the same dtypes (cast with .to())")
         if t.ndim != first.ndim:
             raise fail(HOP, f"{where} has shape {fmt_shape(first.shape)} in branch_0 but {fmt_shape(t.shape)} in "
-                            f"branch_{i}; all branches must return tensors of the same rank")
+                            f"branch_{i}; all branches must return tensors of the same rank",
+                       fix=f"make branch_{i} return a {first.ndim}-d tensor there, e.g. "
+                           f"{'out.unsqueeze(0)' if t.ndim < first.ndim else 'out.flatten()' if first.ndim == 1 else 'out.reshape(...)'}"
+                           " (sizes may differ between branches; ranks may not)")
     shape = tuple(joiner.join([t.shape[d] for t in column], True, f"{where}.size()[{d}]") for d in range(first.ndim))
     return FakeTensor(env, shape, first.dtype)
 

@@ -11,11 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from symint import SymInt
+from symint import IntTrueDiv, SymFloat, SymInt
+from symint.values import wrap
 
 from ..errors import ShapeError
 from ..fake.dtypes import DType, as_dtype, bool_, float32, int64, promote
 from ..fake.tensor import FakeTensor
+from ..messages import hint_text, short_repr, source_text, user_label
 from .registry import is_tensor, rule
 
 __all__ = ["broadcast_shapes", "broadcast_dim", "maximum_impl", "minimum_impl"]
@@ -76,7 +78,23 @@ def _dtype_of(value: Any) -> DType:
         return int64
     if isinstance(value, float):
         return float32
-    raise ShapeError(f"unsupported operand {value!r} of type {type(value).__name__}")
+    if isinstance(value, SymFloat):
+        raise ShapeError(
+            f"a SymFloat ({value}) cannot be a tensor operand: a fake tensor op takes tensors, ints, SymInts and "
+            "Python floats",
+            fix=_symfloat_fix(value, "t"),
+        )
+    raise ShapeError(f"unsupported operand {short_repr(value)} of type {type(value).__name__}",
+                     fix="pass a tensor, an int, a SymInt or a float (convert arrays to inputs of the traced function)")
+
+
+def _symfloat_fix(value: SymFloat, t: str) -> str:
+    """Keep the integer part symbolic (``t * n / 2``), or make the float concrete (a guard)."""
+    expr = value.node.expr
+    if isinstance(expr, IntTrueDiv):
+        num, den = (source_text(value.node.env, wrap(e, int, None, value.node.env)) for e in expr.args)
+        return f"multiply by the integer and divide after: {t} * {num} / {den} (or {t} * float(...) to specialise it, a guard)"
+    return f"make it concrete with float(...) (records a guard on it), or keep sizes as SymInts ({t} * n / 2)"
 
 
 def _result_dtype(a: Any, b: Any) -> DType:
@@ -92,9 +110,43 @@ def _result_dtype(a: Any, b: Any) -> DType:
 def _binary(op: str, a: Any, b: Any, dtype: DType | None = None) -> FakeTensor:
     tensors = [t for t in (a, b) if is_tensor(t)]
     if not tensors:
-        raise ShapeError(f"{op}: expected at least one tensor, got {a!r} and {b!r}")
-    shape = broadcast_shapes(*(t.shape for t in tensors), op=op)
+        raise ShapeError(f"{op}: expected at least one tensor, got {short_repr(a)} and {short_repr(b)}")
+    for v in (a, b):
+        if isinstance(v, SymFloat):
+            raise ShapeError(
+                f"{op}: a SymFloat ({v}) cannot be a tensor operand: fake tensor ops take tensors, ints, SymInts and "
+                "Python floats", fix=_symfloat_fix(v, user_label(tensors[0], "t")))
+    try:
+        shape = broadcast_shapes(*(t.shape for t in tensors), op=op)
+    except ShapeError as e:
+        if e.fix is None and len(tensors) == 2:
+            e.fix = _broadcast_fix(*tensors)
+        raise
     return FakeTensor(tensors[0].env, shape, dtype or _result_dtype(a, b))
+
+
+def _fits(big: tuple, small: tuple, offset: int) -> bool:
+    """Whether ``small`` broadcasts against ``big`` when aligned ``offset`` dims left of the right end (by hints)."""
+    end = len(big) - offset
+    if end - len(small) < 0:
+        return False
+    return all(s == 1 or s == g for s, g in zip(small, big[end - len(small):end]))
+
+
+def _broadcast_fix(a: FakeTensor, b: FakeTensor) -> str:
+    """An unsqueeze that aligns the smaller operand, if one does (by the hints); else what must agree."""
+    (big, bn), (small, sn) = sorted(((a, user_label(a, "a")), (b, user_label(b, "b"))), key=lambda p: -p[0].ndim)
+    hb = tuple(int(hint_text(d)) if hint_text(d).lstrip("-").isdigit() else -2 for d in big.shape)
+    hs = tuple(int(hint_text(d)) if hint_text(d).lstrip("-").isdigit() else -3 for d in small.shape)
+    for offset in range(1, len(hb) - len(hs) + 1):
+        if _fits(hb, hs, offset):
+            index = ", ".join(["..."] + ["None"] * offset)
+            return f"align {sn} with {bn} by adding {offset} trailing size-1 dim(s): {sn}[{index}]"
+    for i in range(min(len(hb), len(hs)), 0, -1):
+        if hb[-i] != hs[-i] and 1 not in (hb[-i], hs[-i]):
+            return (f"sizes broadcast only if equal or one of them is 1: make {sn}.shape[{-i}] ({hs[-i]}) equal "
+                    f"{bn}.shape[{-i}] ({hb[-i]}), or reduce it to 1 with {sn}.sum({-i}, keepdim=True)")
+    return "make the sizes equal, or one of them 1, at the dimension named above"
 
 
 @rule("add")
