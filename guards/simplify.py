@@ -49,6 +49,7 @@ from symint import build
 from symint.substitute import substitute
 from valueranges import ValueRanges, ValueRangeError, bound
 
+from .divisibility import drop_divided
 from .errors import SolverError
 from .guard import Guard
 from .prove import Entailer, Neighbourhoods, Verdict, unproven_entailments
@@ -216,6 +217,10 @@ class _Simplifier:
         for s in sorted(facts.facts, key=_sym_key):
             out += self._emit_bounds(s, facts.facts[s])
         for e, origins in facts.others.items():
+            e = drop_divided(e, lambda sym: facts.range_of(sym)[::2])  # T % (T // 4) with 4 | T: see guards.divisibility
+            if e is sympy.true:
+                self.reasons.update((o, "implied by the divisibility of its symbol") for o in origins)
+                continue
             ranges = facts.value_ranges(e.free_symbols)
             try:
                 known = bound(e, ranges)

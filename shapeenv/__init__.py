@@ -35,7 +35,7 @@ from .graph import Graph, Node
 from .hops import map, scan, switch
 from .program import ExportedProgram, TensorSpec
 from .compile import CompiledFunction, RecompileError, RecompileLimitWarning, compile, suggest_dynamic
-from .dynamism import mark_dynamic, mark_static, maybe_mark_dynamic
+from .dynamism import mark_dynamic, mark_static, mark_unbacked, maybe_mark_dynamic
 from .stance import set_stance
 from .provenance import AssertRecord, GuardRecord, Provenance
 from .settings import ShapeEnvSettings
@@ -65,6 +65,7 @@ __all__ = [
     "mark_dynamic",
     "maybe_mark_dynamic",
     "mark_static",
+    "mark_unbacked",
     "set_stance",
     "ShapeError",
     "HigherOrderOpError",

@@ -63,12 +63,13 @@ __all__ = [
     "mark_dynamic",
     "maybe_mark_dynamic",
     "mark_static",
+    "mark_unbacked",
     "marks_of",
     "clear_marks",
     "SourcePatterns",
 ]
 
-MarkKind = Literal["dynamic", "maybe", "static"]
+MarkKind = Literal["dynamic", "maybe", "static", "unbacked"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +81,7 @@ class DimMark:
         min / max: declared bounds of a ``mark_dynamic`` dim (None: unbounded).
         hint_override: the size the first trace uses as the dim's hint instead of the example's.
         specialize_on: predicates on the size; each gets its own specialised cache entry.
+        choices: the only sizes a set-valued dim may take (sorted), or None.
     """
 
     kind: MarkKind
@@ -88,10 +90,11 @@ class DimMark:
     hint_override: int | None = None
     specialize_on: tuple[Callable[[Any], Any], ...] = field(default=(), compare=False)
     predicates: tuple = field(default=(), repr=False)  # what marks compare by: see predicate_key
+    choices: tuple[int, ...] | None = None  # a set-valued dim: the only sizes it may take
 
     @classmethod
     def of(cls, kind: MarkKind, min: int | None = None, max: int | None = None, hint_override: int | None = None,
-           specialize_on: Sequence[Callable[[Any], Any]] = ()) -> "DimMark":
+           specialize_on: Sequence[Callable[[Any], Any]] = (), choices: Sequence[int] | None = None) -> "DimMark":
         """A mark whose ``specialize_on`` predicates compare by :func:`predicate_key`.
 
         >>> DimMark.of("dynamic", specialize_on=[lambda s: s == 8]) == DimMark.of("dynamic", specialize_on=[lambda s: s == 8])
@@ -101,11 +104,13 @@ class DimMark:
         True
         """
         preds = tuple(specialize_on)
-        return cls(kind, min, max, hint_override, preds, tuple(predicate_key(p) for p in preds))
+        values = None if choices is None else tuple(sorted(set(choices)))
+        return cls(kind, min, max, hint_override, preds, tuple(predicate_key(p) for p in preds), values)
 
     def __str__(self) -> str:
         parts = [self.kind]
-        parts += [f"{k}={v}" for k, v in (("min", self.min), ("max", self.max), ("hint_override", self.hint_override)) if v is not None]
+        parts += [f"{k}={v}" for k, v in (("min", self.min), ("max", self.max), ("hint_override", self.hint_override),
+                                          ("choices", self.choices)) if v is not None]
         if self.specialize_on:
             parts.append(f"specialize_on={len(self.specialize_on)} predicates")
         return " ".join(parts)
@@ -255,6 +260,7 @@ def mark_dynamic(
     max: int | None = None,
     hint_override: int | None = None,
     specialize_on: Sequence[Callable[[Any], Any]] | None = None,
+    choices: Sequence[int] | None = None,
 ) -> None:
     """Mark dims of ``obj`` dynamic: compiled functions trace them symbolic, and specialising them is an error.
 
@@ -265,6 +271,8 @@ def mark_dynamic(
         hint_override: the size the first trace uses to decide branches instead of the example's.
         specialize_on: predicates on the symbolic size (``lambda s: s % 16 == 0``): besides the
             generic entry, one entry per predicate whose guards add the predicate.
+        choices: the only sizes the dim may take (a set-valued dim): one entry serves them all,
+            0 and 1 included (its guards say ``x.size()[0] in (1, 8, 16)``).
 
     Raises:
         TypeError / IndexError: ``obj`` cannot be marked, or bad arguments.
@@ -284,12 +292,32 @@ def mark_dynamic(
     if any(not callable(p) for p in preds):
         raise DynamicShapesTypeError(f"{what}: specialize_on takes callables (lambda s: s == 8), got {list(preds)!r}")
     lo, hi = (0 if min is None else min), (float("inf") if max is None else max)
+    if choices is not None:
+        choices = tuple(choices)
+        if not choices or any(isinstance(c, bool) or not isinstance(c, int) or not lo <= c <= hi for c in choices):
+            raise ValueError(f"{what}: choices must be ints within [min, max], got {choices!r}")
     for d in dims:
         size = int(obj.shape[d])
+        if choices is not None and size not in choices:
+            raise ConstraintViolationError(f"{what}: dim {d} has size {size}, which is not one of the choices {choices}")
         for label, value in (("size", size), ("hint_override", hint_override)):
             if value is not None and not lo <= value <= hi:
                 raise ConstraintViolationError(f"{what}: dim {d} has {label} {value}, outside the declared range [{min}, {max}]")
-    MARKS.mark(obj, dims, DimMark.of("dynamic", min, max, hint_override, preds))
+    MARKS.mark(obj, dims, DimMark.of("dynamic", min, max, hint_override, preds, choices))
+
+
+def mark_unbacked(obj: Any, index: int | Sequence[int]) -> None:
+    """Mark dims unbacked (torch's ``mark_unbacked``): traced as data-dependent sizes, with no hint.
+
+    Nothing is decided by the example's size: 0 and 1 are not specialised, and shape code
+    that branches on the size must be decidable for every size (or ``check`` it), else
+    :class:`~shapeenv.errors.GuardOnDataDependentSymNode`. One entry serves every size.
+
+    >>> import numpy as np
+    >>> x = np.zeros((1, 3)); mark_unbacked(x, 0); marks_of(x)
+    Marks(0: unbacked)
+    """
+    MARKS.mark(obj, _dims(obj, index, "mark_unbacked"), DimMark.of("unbacked"))
 
 
 def maybe_mark_dynamic(obj: Any, index: int | Sequence[int]) -> None:

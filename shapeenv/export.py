@@ -7,7 +7,9 @@ symbolic, mirroring ``torch.export``: per input (by name in a dict, or by positi
 in a tuple) a ``{dim: spec}`` dict or a list with one spec per dim, where a spec
 is ``Dim("name", min, max)`` (dims with the same name are the same symbol),
 ``Dim.DYNAMIC`` (a symbol of its own), ``Dim.STATIC`` or ``None`` (the example's
-size). Dims not mentioned are static, as in ``torch.export``.
+size), ``Dim.AUTO`` (dynamic unless tracing pins it; never a violation), a derived dim
+(``2 * d``, ``d + 1``) or a set-valued dim (``Dim("b", choices=(1, 8, 16))``; see
+:mod:`shapeenv.fake.dims`). Dims not mentioned are static, as in ``torch.export``.
 
 Note [Ints are specialised]
     As ``torch.export`` does, a plain int input is a constant of the program unless
@@ -49,7 +51,9 @@ from .env import ShapeEnv
 from .errors import ConstraintViolationError, DynamicShapesError, DynamicShapesTypeError, SignatureError
 from .messages import short_repr
 from .facts import Facts
-from .fake.dims import Dim
+from .export_derived import judge_derived
+from .fake.declared import set_valued
+from .fake.dims import DerivedDim, Dim
 from .graph import Graph
 from .program import ExportedProgram, InputSpec, TensorSpec, argument_names, format_dims, is_tensor_like, shape_and_dtype
 from .provenance import GuardRecord
@@ -98,7 +102,7 @@ class ExportConstraintError(ConstraintViolationError):
         lines = [f"Constraints violated ({labels})" + (f" while exporting {program}" if program else "") + "!"]
         lines += [f"  - {v}" for v in self.violations]
         lines.append("Suggested fixes:")
-        lines += [f"  {v.suggestion}" for v in self.violations]
+        lines += [f"  {fix}" for fix in dict.fromkeys(v.suggestion for v in self.violations)]
         super().__init__("\n".join(lines))
 
 
@@ -278,6 +282,8 @@ class _Inputs:
                 continue
             size = fake.shape[i]
             if not isinstance(size, SymInt):
+                if dim is Dim.AUTO or (isinstance(dim, Dim) and dim.values is not None and len(dim.values) == 1):
+                    continue  # AUTO: specialised without complaint (torch's Dim.AUTO)
                 raise ExportConstraintError([_zero_one(Source.size(name, i), dim, size, f"{where}[{i}]")])
             self.declared.append(_Declared(Source.size(name, i), dim, size.node.expr))
         meta = format_dims(fake, self.env)
@@ -302,6 +308,10 @@ class _Inputs:
                     "the example inputs must agree on a named dim (and declare it with the same bounds)"
                 )
             sym_int = self.env.alias_source(sym_value, source)
+        elif spec.choices is not None:
+            sym_int = set_valued(self.env, spec, value, source)
+            if spec.is_named:
+                self.env.named_dims[spec.name] = (spec, sym_int, source)
         else:
             sym_int = self.env.create_symint(value, source, DimDynamic.DYNAMIC, min=spec.min, max=spec.max)
             if spec.is_named:
@@ -338,9 +348,11 @@ def _per_dim(spec: Any, ndim: int, where: str, shape: tuple = ()) -> list[Dim]:
     raise DynamicShapesTypeError(f"{where} must be a {{dim: Dim}} dict, a list with one Dim or None per dim, or None; got {spec!r}")
 
 
-def _one(spec: Any, where: str) -> Dim:
+def _one(spec: Any, where: str) -> Dim | DerivedDim:
     if spec is None:
         return Dim.STATIC
+    if isinstance(spec, DerivedDim):
+        return spec
     if not isinstance(spec, Dim) or spec.name == "<duck>":
         raise DynamicShapesTypeError(f"{where} must be a Dim, Dim.DYNAMIC, Dim.STATIC or None, got {spec!r}",
                                      fix=f"{where} = Dim({str(spec) if isinstance(spec, str) else 'name'!r}) (or Dim.DYNAMIC)")
@@ -378,12 +390,15 @@ def find_violations(env: ShapeEnv, declared: Sequence[_Declared]) -> list[Violat
     for sym, info in env.symbols.items():
         if info.sources and info.initial_range is not None:
             facts.set_range(sym, info.initial_range)
-    named = {d.symbol: d for d in declared if d.spec.is_named}
+    named = {d.symbol: d for d in declared if isinstance(d.spec, Dim) and d.spec.is_named}
     found: dict[Source, Violation] = {}
+    declared_ids = {id(r) for r in env.declared_guards}
     for record in env.guards:
         facts.learn(record.expr)
+        if id(record) in declared_ids:
+            continue  # the caller declared it (a derived or set-valued dim)
         for d in declared:
-            if d.source not in found:
+            if d.source not in found and d.spec is not Dim.AUTO:
                 v = _judge(env, facts, d, named, record)
                 if v is not None:
                     found[d.source] = v
@@ -391,6 +406,8 @@ def find_violations(env: ShapeEnv, declared: Sequence[_Declared]) -> list[Violat
 
 
 def _judge(env: ShapeEnv, facts: Facts, d: _Declared, named: dict, record: GuardRecord) -> Violation | None:
+    if isinstance(d.spec, DerivedDim):
+        return judge_derived(env, facts, d, record, {n.spec.name for n in named.values()})
     sym = d.symbol
     value = facts.simplify(sym)
     label = f"{d.spec.name} = {d.source.text()}" if d.spec.is_named else d.source.text()
@@ -430,7 +447,7 @@ def _judge(env: ShapeEnv, facts: Facts, d: _Declared, named: dict, record: Guard
         return Violation(
             d.label, d.source, "divisible",
             f"the guard {record.expr} requires {label} to be a multiple of {multiples[-1]}, which its Dim does not declare",
-            f"{d.where} = Dim.DYNAMIC   # accepts the refinement; the produced guards then check it",
+            f"{d.where} = {multiples[-1]}*Dim({d.spec.name + '_'!r})   # a derived dim; or Dim.DYNAMIC, whose produced guards check it",
             record,
         )
     return None

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from symint import IntTrueDiv, SymFloat, SymInt
-from symint.values import wrap
+from symint import SymBool, SymFloat, SymInt
 
 from ..errors import ShapeError
 from ..fake.dtypes import DType, as_dtype, bool_, float32, int64, promote
 from ..fake.tensor import FakeTensor
-from ..messages import hint_text, short_repr, source_text, user_label
+from ..messages import hint_text, short_repr, user_label
 from .registry import is_tensor, rule
 
 __all__ = ["broadcast_shapes", "broadcast_dim", "maximum_impl", "minimum_impl"]
@@ -37,6 +36,12 @@ def _known_equal(a: Any, b: Any) -> bool:
     return a == b
 
 
+def _data_dependent(cond: SymBool) -> bool:
+    """Whether ``cond`` is undecided and its value is not known for the traced example (it reads unbacked sizes)."""
+    env = cond.node.env
+    return env.decider.static(cond) is None and env.hint_of(env.simplify(cond.node.expr)) is None
+
+
 def broadcast_dim(a: Any, b: Any, op: str = "broadcast", where: str = "") -> Any:
     """The broadcast of two sizes: equal, or one of them 1 (decided statically if possible, else guarded).
 
@@ -49,7 +54,14 @@ def broadcast_dim(a: Any, b: Any, op: str = "broadcast", where: str = "") -> Any
         return b
     if _is_one(b):
         return a
-    if bool(a == b):  # statically or by the hints, recording a guard that unifies them
+    same = a == b
+    if isinstance(same, SymBool) and same.node.env is not None and _data_dependent(same):
+        # torch's rule: an unbacked size is assumed not to be 1 when broadcasting, so the sizes
+        # must be equal; that is deferred as a runtime assert (torch._check), not guarded.
+        same.node.env.check(same, f"{op}: a data-dependent size is assumed not to be 1 when broadcasting{where}, "
+                                  f"so {a} must equal {b}")
+        return b if isinstance(a, SymInt) and a.node.hint is None else a
+    if bool(same):  # statically or by the hints, recording a guard that unifies them
         return a
     raise ShapeError(f"{op}: sizes {a} and {b} cannot be broadcast together{where} (they differ and neither is 1)")
 
@@ -76,25 +88,10 @@ def _dtype_of(value: Any) -> DType:
         return bool_
     if isinstance(value, (int, SymInt)):
         return int64
-    if isinstance(value, float):
+    if isinstance(value, (float, SymFloat)):  # a SymFloat scalar (x / n ** 0.5): a float operand, as in torch
         return float32
-    if isinstance(value, SymFloat):
-        raise ShapeError(
-            f"a SymFloat ({value}) cannot be a tensor operand: a fake tensor op takes tensors, ints, SymInts and "
-            "Python floats",
-            fix=_symfloat_fix(value, "t"),
-        )
     raise ShapeError(f"unsupported operand {short_repr(value)} of type {type(value).__name__}",
                      fix="pass a tensor, an int, a SymInt or a float (convert arrays to inputs of the traced function)")
-
-
-def _symfloat_fix(value: SymFloat, t: str) -> str:
-    """Keep the integer part symbolic (``t * n / 2``), or make the float concrete (a guard)."""
-    expr = value.node.expr
-    if isinstance(expr, IntTrueDiv):
-        num, den = (source_text(value.node.env, wrap(e, int, None, value.node.env)) for e in expr.args)
-        return f"multiply by the integer and divide after: {t} * {num} / {den} (or {t} * float(...) to specialise it, a guard)"
-    return f"make it concrete with float(...) (records a guard on it), or keep sizes as SymInts ({t} * n / 2)"
 
 
 def _result_dtype(a: Any, b: Any) -> DType:
@@ -111,11 +108,6 @@ def _binary(op: str, a: Any, b: Any, dtype: DType | None = None) -> FakeTensor:
     tensors = [t for t in (a, b) if is_tensor(t)]
     if not tensors:
         raise ShapeError(f"{op}: expected at least one tensor, got {short_repr(a)} and {short_repr(b)}")
-    for v in (a, b):
-        if isinstance(v, SymFloat):
-            raise ShapeError(
-                f"{op}: a SymFloat ({v}) cannot be a tensor operand: fake tensor ops take tensors, ints, SymInts and "
-                "Python floats", fix=_symfloat_fix(v, user_label(tensors[0], "t")))
     try:
         shape = broadcast_shapes(*(t.shape for t in tensors), op=op)
     except ShapeError as e:

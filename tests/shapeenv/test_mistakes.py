@@ -189,12 +189,6 @@ def captured_numpy_weight():
     return export(lambda x: ops.matmul(x, weights), ((8, 300),))  # <- raises
 
 
-def tensor_times_symfloat():
-    (x,) = inputs(x=(4, 6))
-    half = x.shape[1] / 2
-    return x * half  # <- raises
-
-
 def check_false_for_the_example():
     (x,) = inputs(x=(4, 3))
     check(x.shape[0] > 10)  # <- raises
@@ -256,7 +250,6 @@ TABLE = [
     Mistake(map_over_an_int, HigherOrderOpError, ("xs leaf [1] is 2 (int)",), ("map(lambda x, k: x * k, xs, 2)",)),
     Mistake(switch_branch_ranks_differ, HigherOrderOpError, ("output has shape (s1,) in branch_0 but (s0, s1) in branch_1", "s1 = x.size()[1] (3 in this trace)"), ("out.flatten()",)),
     Mistake(captured_numpy_weight, ShapeError, ("a numpy.ndarray of shape (300, 300) and dtype float64",), ("def fn(x, weights)", "export(fn, (x, weights))")),
-    Mistake(tensor_times_symfloat, ShapeError, ("a SymFloat (IntTrueDiv(s1, 2))", "s1 = x.size()[1] (6 in this trace)"), ("x * x.size()[1] / 2",)),
     Mistake(check_false_for_the_example, CheckFailedError, ("check(s0 > 10) is false for the traced sizes", "s0 = x.size()[0] (4 in this trace)"), ("if guard_or_false(cond):",)),
     Mistake(branch_on_data_dependent_size, GuardOnDataDependentSymNode, ("u0 has no hint", "u0 = a data-dependent size (no value while tracing, from nonzero at "), ("check(u0 > 2)",)),
     Mistake(hint_outside_declared_range, ConstraintViolationError, ("x.size()[0] = 100 is outside the declared range [-oo, 64]",), ("Dim('name', max=100)",)),
