@@ -38,6 +38,8 @@ x.size()[0] >= 2
 
 from __future__ import annotations
 
+import math
+
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Callable, Mapping, Sequence
@@ -48,6 +50,8 @@ from guards import Source
 from symint import SymInt
 
 from .env import ShapeEnv
+from valueranges import ValueRanges
+
 from .errors import ConstraintViolationError, DynamicShapesError, DynamicShapesTypeError, SignatureError
 from .messages import short_repr
 from .facts import Facts
@@ -434,6 +438,13 @@ def _judge(env: ShapeEnv, facts: Facts, d: _Declared, named: dict, record: Guard
         return None
     initial = env.symbols[sym].initial_range
     now = facts.range_of(sym)
+    multiples = sorted(facts.divisible.get(sym, ()))
+    if initial is not None and multiples:
+        # A multiple of k has its range rounded to multiples of k: that alone is the divisibility, not a narrowing.
+        k = math.lcm(*multiples)
+        lo = initial.lower if initial.lower == -math.inf else -((-initial.lower) // k) * k
+        hi = initial.upper if initial.upper == math.inf else (initial.upper // k) * k
+        initial = ValueRanges.of(lo, hi) if lo <= hi else initial
     if initial is not None and (now.lower > initial.lower or now.upper < initial.upper):
         bounds = ", ".join(f"{k}={int(v)}" for k, v in (("min", now.lower), ("max", now.upper)) if v not in (2, sympy.oo) and abs(v) != float("inf"))
         return Violation(
@@ -442,7 +453,6 @@ def _judge(env: ShapeEnv, facts: Facts, d: _Declared, named: dict, record: Guard
             f"{d.spec.name} = Dim({d.spec.name!r}{', ' + bounds if bounds else ''})",
             record,
         )
-    multiples = sorted(facts.divisible.get(sym, ()))
     if multiples:
         return Violation(
             d.label, d.source, "divisible",

@@ -62,15 +62,18 @@ __all__ = [
     "MAX_TERMS",
 ]
 
+from .errors import ExpressionLimitError
+from .limits import MAX_EXPONENT, MAX_INTEGER_BITS
+
 #: Largest number of terms a form may have; past it construction raises FormLimitError.
 MAX_TERMS = 4096
-#: Largest bit length of a coefficient or constant.
-MAX_BITS = 8192
+#: Largest bit length of a coefficient or constant (the limit of :mod:`symint.limits`).
+MAX_BITS = MAX_INTEGER_BITS
 _MEMO_LIMIT = 1 << 17
 
 
-class FormLimitError(ValueError):
-    """A construction would build an unreasonably large form (too many terms, or huge integers)."""
+class FormLimitError(ExpressionLimitError):
+    """A construction would build an unreasonably large form (too many terms, huge integers or exponents)."""
 
 
 def _digest(*parts: bytes) -> bytes:
@@ -514,6 +517,8 @@ def pow_nat(a: Form, n: int) -> Form:
         if a.const not in (0, 1, -1) and n * max(1, a.const.bit_length()) > MAX_BITS:
             raise FormLimitError(f"{a.const} ** {n} has more than {MAX_BITS} bits")
         return const(a.const**n)
+    if n > MAX_EXPONENT:
+        raise FormLimitError(f"the exponent {n} is larger than {MAX_EXPONENT}")
     if n > 64 and (len(a.terms) > 1 or a.const):
         raise FormLimitError(f"expanding a sum to the power {n} is refused (term limit)")
     result = const(1)
