@@ -35,13 +35,12 @@ from .simplify import SimplifyReport, simplify_with_report
 from .z3_translate import SolverConfig
 from .parse import Dialect, parse_guards_text
 from .printers import TextStyle, render_html, render_latex, to_text
+from .protocols import Bindings
 from .serialize import decode_guards, encode_guards, loads_json
 from .source import Source
 
 __all__ = ["GuardSet", "Bindings", "parse_guards", "load_guards"]
 
-#: Values of inputs: keyed by symbol, by Source, or by text (a symbol name or a source in either dialect).
-Bindings = Mapping["sympy.Symbol | Source | str", int]
 
 _SIZE_DOMAIN = ValueRanges.of(0, math.inf)
 

@@ -188,8 +188,8 @@ def test_result_does_not_depend_on_guard_order(gs, rnd):
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(guard_sets(), st.integers(0, 2**32))
-def test_exact_even_when_z3_runs_out_of_time(gs, seed):
-    out = gs.simplify(SolverConfig(timeout_ms=1, drop_timeout_ms=1))
+def test_exact_even_when_z3_runs_out_of_its_limits(gs, seed):
+    out = gs.simplify(SolverConfig(rlimit=200, drop_rlimit=100, max_checks=4))
     _same_inputs(gs, out, seed)
 
 
