@@ -44,7 +44,7 @@ exit codes:
      equivalent (diff), accepted (explain, eval)
   1  no: unsatisfiable, not equivalent, rejected
   2  usage error, unreadable file, or guard text that does not parse
-  3  the solver could not decide in time (unknown); raise --timeout-ms
+  3  the solver could not decide within its limits (unknown); raise --rlimit or --budget-rlimit
 """
 
 _FORMATS = ("torch", "source", "sympy")
@@ -74,7 +74,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         return p
 
     def solver(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--timeout-ms", type=int, default=SolverConfig().timeout_ms, help="Z3 budget per check")
+        default = SolverConfig()
+        p.add_argument("--rlimit", type=int, default=default.rlimit,
+                       help=f"Z3 resource limit per check, deterministic (default: {default.rlimit})")  # fmt: skip
+        p.add_argument("--budget-rlimit", type=int, default=default.budget_rlimit,
+                       help=f"Z3 resource units for the whole command (default: {default.budget_rlimit})")  # fmt: skip
+        p.add_argument("--timeout-ms", type=int, default=default.timeout_ms,
+                       help="wall-clock safety net per check only; its firing is reported")  # fmt: skip
 
     def formatted(p: argparse.ArgumentParser, default: str = "torch") -> None:
         p.add_argument("--format", choices=_FORMATS, default=default, help=f"how to print guards (default: {default})")
@@ -146,7 +152,7 @@ def _load(path: str, dialect: str) -> GuardSet:
 
 
 def _config(args: argparse.Namespace) -> SolverConfig:
-    return SolverConfig(timeout_ms=args.timeout_ms)
+    return SolverConfig(rlimit=args.rlimit, budget_rlimit=args.budget_rlimit, timeout_ms=args.timeout_ms)
 
 
 def _text(gs: GuardSet, expr: sympy.Basic, fmt: str) -> str:
@@ -245,7 +251,7 @@ def _diff(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
             lines += [f"  {name_out}: {f.message()}" for f in why]
     for result, name in ((a_b, "A implies B"), (b_a, "B implies A")):
         if result.verdict is Verdict.UNKNOWN:
-            lines.append(f"{name}: solver gave up ({result.reason or 'timeout'}); raise --timeout-ms")
+            lines.append(f"{name}: solver gave up ({result.reason or 'timeout'}); raise --rlimit")
     report = {
         "a": args.a,
         "b": args.b,
