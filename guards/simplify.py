@@ -24,7 +24,8 @@ The passes, cheapest first:
    A last Z3 check turns an unsatisfiable result into ``False``.
 
 Passes 1-4 and 6 need no Z3 and are exact by construction: :func:`reduce_exact` runs
-only them (the set ``produce_guards`` installs at once). Z3 work is bounded by counts
+only them and the Z3-free drops of pass 5 (a bound implied by a definition and ranges;
+the set ``produce_guards`` installs at once). Z3 work is bounded by counts
 (see Note [Deterministic limits] in ``guards.z3_translate``): each check by
 ``config.rlimit`` (``drop_rlimit`` in pass 5), pass 5 and pass 7 each by half of the
 budget (``budget_rlimit``, ``max_checks``); pass 5 tries each candidate once, and what
@@ -159,8 +160,8 @@ def reduce_exact(gs: GuardSetLike) -> tuple[GuardSetLike, SimplifyReport]:
     Duplicates and conjunctions split, equalities folded (one representative per class),
     one range per symbol with the bounds the domain and divisibility already imply left
     out (``x >= 4`` makes ``x >= 2`` go; ``Eq(Mod(x, 8), 0)`` makes ``Eq(Mod(x, 4), 0)`` go),
-    guards that interval reasoning proves true within those ranges dropped, canonical
-    order. When the cheap passes see a contradiction (which only Z3 may confirm), the
+    guards that interval reasoning proves true within those ranges dropped, bounds that
+    a definition ``Eq(s, expr)`` and the ranges of ``expr`` imply dropped, canonical order. When the cheap passes see a contradiction (which only Z3 may confirm), the
     input is returned unchanged. The report's ``proof`` is ``YES`` by construction
     (``z3_checks`` is 0).
 
@@ -248,9 +249,9 @@ class _Simplifier:
             facts = self.facts = _Facts(self.domain, items)
             self.mapping, self.reasons = facts.mapping, facts.reasons
             emitted = self._emit(facts)
+            self._drop_implied(emitted, use_z3)
             if not use_z3:
-                return self._assemble(emitted, Verdict.YES, ())
-            self._drop_implied(emitted)
+                return self._assemble([e for e in emitted if not e.dropped], Verdict.YES, ())
         except _Contradiction as exc:
             if not use_z3:
                 return self.gs, self._report(proof=Verdict.YES, reverted=("the guards look contradictory; kept as they are",))
@@ -313,7 +314,7 @@ class _Simplifier:
         reps = set(self.facts.members) | set(self.facts.facts)
         return {**self.domain, **{r: ValueRanges.of(*self.facts.baseline(r)) for r in reps}}
 
-    def _drop_implied(self, emitted: list[_Emitted]) -> None:
+    def _drop_implied(self, emitted: list[_Emitted], use_z3: bool = True) -> None:
         """Pass 5: drop each candidate that the still-kept guards around it imply (Z3, local premises).
 
         General guards are tried before bounds, each kind last first, so that of two guards
@@ -322,7 +323,8 @@ class _Simplifier:
         Each candidate is judged against the guards kept at that moment, so everything
         dropped is implied by what remains. Premises are the guards over the candidate's
         symbols only, then its one-hop neighbourhood if that is small (see Note [Local premises]);
-        a candidate that would need more is kept.
+        a candidate that would need more is kept. Without ``use_z3`` only definitions and
+        ranges drop guards (exact interval reasoning).
         """
         exprs = [e.expr for e in emitted]
         hood = Neighbourhoods([exprs], self.facts.find)
@@ -333,9 +335,9 @@ class _Simplifier:
         order = sorted(general, key=lambda i: _canonical_key(exprs[i]), reverse=True)
         order += sorted(bounds, key=lambda i: _canonical_key(exprs[i]), reverse=True)
         config = self.config
-        entailer = self._entailer(self._z3_domain(), self.drop_budget, config.drop_rlimit)
         if config.drop_timeout_ms is not None:  # deprecated: only a tighter safety net per drop check
-            entailer.config = replace(config, timeout_ms=min(config.timeout_ms, config.drop_timeout_ms))
+            config = replace(config, timeout_ms=min(config.timeout_ms, config.drop_timeout_ms))
+        entailer = None
         active = set(range(len(emitted)))
         definitions = _definitions(exprs, general)
         loose: set[sympy.Symbol] = set()  # symbols that lost a bound guard in this pass
@@ -345,7 +347,12 @@ class _Simplifier:
             because = self._defined_away(exprs[i], definitions, active, loose)
             if because is not None:
                 why = "implied by the definition of its symbol and the ranges"
+            elif not use_z3:
+                continue
             else:
+                if entailer is None:
+                    entailer = self._entailer(self._z3_domain(), self.drop_budget, config.drop_rlimit)
+                    entailer.config = config
                 because = self._implied_by(entailer, hood, exprs, i, active, bounded=i in bounds, simple=simple)
                 if because is None:
                     continue
@@ -355,7 +362,7 @@ class _Simplifier:
                 loose |= hood.reps[0][i]
             self.reasons.update((o, why) for o in emitted[i].origins)
             emitted[i].dropped, emitted[i].because = True, because
-        self.checks += entailer.checks
+        self.checks += entailer.checks if entailer is not None else 0
 
     def _implied_by(self, entailer, hood, exprs, i, active, bounded: bool, simple: set) -> tuple[int, ...] | None:
         """The premises (indices) with which Z3 proved guard ``i`` implied, or None."""
