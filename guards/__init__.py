@@ -16,8 +16,8 @@ from .serialize import ranges_from_json, ranges_to_json
 from .codegen import CompiledGuards, compile_guards
 from .explain import Explanation, Failure, explain, explain_inputs, read_inputs
 from .source import Source
-from .prove import ProofResult, Verdict
-from .simplify import SimplifyReport, simplify_with_report
+from .prove import ProofResult, RedundancyReport, Verdict
+from .simplify import SimplifyReport, reduce_exact, simplify_with_report
 from .z3_translate import SolverConfig, to_smtlib
 
 __all__ = [
@@ -57,5 +57,7 @@ __all__ = [
     "ProofResult",
     "SimplifyReport",
     "simplify_with_report",
+    "reduce_exact",
+    "RedundancyReport",
     "to_smtlib",
 ]

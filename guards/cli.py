@@ -177,13 +177,16 @@ def _summary(gs: GuardSet, name: str) -> str:
 def _check(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     gs, config = _load(args.file, args.dialect), _config(args)
     sat = gs.is_satisfiable(config)
-    redundant = gs.redundant(config) if sat.verdict is Verdict.YES else ()
+    search = gs.redundant_with_report(config) if sat.verdict is Verdict.YES else None
+    redundant = search.redundant if search is not None else ()
     positions = {g.expr: k for k, g in enumerate(gs.guards)}
     lines = [_summary(gs, args.file), f"satisfiable: {_verdict_line(sat)}"]
     if sat.verdict is Verdict.YES:
         note = " (implied by the others; drop them all together)" if redundant else ""
         lines.append(f"redundant: {len(redundant) or 'none'}{note}")
         lines += [f"  {_text(gs, g.expr, args.format)}{_where(g.origin)}" for g in redundant]
+        if search is not None and search.budget_exhausted:
+            lines.append(f"  (budget exhausted: {len(search.unknown)} guards not tried or undecided; raise --budget-rlimit)")
     report = {
         "file": args.file,
         "guards": len(gs),
@@ -191,6 +194,7 @@ def _check(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
         "satisfiable": sat.verdict.value,
         "witness": dict(sat.witness) if sat.witness else None,
         "reason": sat.reason,
+        "budget_exhausted": bool(search is not None and search.budget_exhausted),
         "redundant": [
             {"index": positions[g.expr], "guard": _text(gs, g.expr, args.format), "origin": g.origin} for g in redundant
         ],

@@ -30,7 +30,17 @@ from .codegen import CompiledGuards, compile_guards
 from .explain import Explanation, explain
 from .errors import GuardError, UnknownSourceError
 from .guard import Guard
-from .prove import ProofResult, counterexample, equivalent, implies, is_satisfiable, overlap, redundant
+from .prove import (
+    ProofResult,
+    RedundancyReport,
+    counterexample,
+    equivalent,
+    implies,
+    is_satisfiable,
+    overlap,
+    redundant,
+    redundant_with_report,
+)
 from .simplify import SimplifyReport, simplify_with_report
 from .z3_translate import SolverConfig
 from .parse import Dialect, parse_guards_text
@@ -324,7 +334,8 @@ class GuardSet:
 
     # -- reasoning with Z3 (guards/prove.py, guards/simplify.py) ---------------------------------
     # Each answer is three-valued (Verdict.YES/NO/UNKNOWN); every Z3 check is bounded by
-    # ``config.timeout_ms``. Two sets are compared over the same inputs: symbols are matched
+    # ``config.rlimit`` and each question by ``config.budget_rlimit``/``max_checks`` (deterministic
+    # counts; see Note [Deterministic limits] in guards.z3_translate), and says what it spent. Two sets are compared over the same inputs: symbols are matched
     # by source when both have one, else by name; both domains are assumed.
     def is_satisfiable(self, config: SolverConfig = SolverConfig()) -> ProofResult:
         """Whether some input passes every guard (YES comes with a witness).
@@ -386,6 +397,17 @@ class GuardSet:
         (Guard(n >= 2),)
         """
         return redundant(self, config)
+
+    def redundant_with_report(self, config: SolverConfig = SolverConfig()) -> RedundancyReport:
+        """:meth:`redundant`, with the guards left undecided and what the search spent (checks, rlimit, budget).
+
+        >>> from symint.build import symbol_expr, ge
+        >>> n = symbol_expr("n")
+        >>> r = GuardSet.of([ge(n, 3), ge(n, 2)]).redundant_with_report()
+        >>> r.redundant, r.budget_exhausted
+        ((Guard(n >= 2),), False)
+        """
+        return redundant_with_report(self, config)
 
     def simplify(self, config: SolverConfig = SolverConfig()) -> "GuardSet":
         """An equivalent guard set without implied guards, bounds merged, in canonical order.

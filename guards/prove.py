@@ -61,6 +61,8 @@ __all__ = [
 ]
 
 _DEFAULT = SolverConfig()
+#: Local premise sets larger than this are skipped in favour of the whole group (see Note [Local premises]).
+_LOCAL_LIMIT = 60
 
 
 class Verdict(enum.Enum):
@@ -477,8 +479,9 @@ def redundant_with_report(gs: GuardSetLike, config: SolverConfig = _DEFAULT) -> 
     Two passes, each trying every guard once (no re-scans): exact reasoning on the bounds,
     ``!=`` and divisibility of each symbol (no Z3), then one incremental Z3 solver holding
     every guard behind a literal, where each remaining guard (last first) is checked
-    against the guards still kept in its connected group (guards linked by shared symbols). Each check is bounded by
-    ``config.rlimit`` and the whole search by ``config.budget_rlimit`` / ``max_checks``;
+    against the guards still kept around it: those sharing a symbol, then two hops away,
+    then its whole connected group (see Note [Local premises]). Each check is bounded by
+    ``config.drop_rlimit`` and the whole search by ``config.budget_rlimit`` / ``max_checks``;
     guards not decided within them are kept and listed in ``unknown``.
 
     >>> from symint.build import symbol_expr, ge
@@ -494,9 +497,22 @@ def redundant_with_report(gs: GuardSetLike, config: SolverConfig = _DEFAULT) -> 
     domain = gs.domain_map
     dropped = _cheap_redundant(exprs, domain)
     hood = Neighbourhoods([exprs])
-    t, solver = query.translators[0], query.solver
+    t = query.translators[0]
     keep: dict[int, object] = {}
     unknown: set[int] = set()
+    solver = Z3Solver(config, query.context, query.budget, config.drop_rlimit)  # optional drops: drop_rlimit each
+    for sym, rng in gs.domain:
+        if not rng.is_bool:
+            solver.add(t.in_range(sym, rng))
+
+    def _premise(j: int):
+        if j not in keep:
+            try:
+                keep[j] = solver.track(t.holds(exprs[j]))
+            except SolverError:  # an untranslatable premise is left out: fewer premises is sound
+                keep[j] = None
+        return keep[j]
+
     groups: dict[int, frozenset] = {}  # each guard's connected group of symbols, computed once per group
     for i in range(len(exprs)):
         if i not in groups:
@@ -511,23 +527,24 @@ def redundant_with_report(gs: GuardSetLike, config: SolverConfig = _DEFAULT) -> 
         except SolverError:
             unknown.add(i)
             continue
-        premises = []
-        for j in hood.pool_members(0, groups[i], skip=i):
-            if j in dropped:
-                continue
-            if j not in keep:
-                try:
-                    keep[j] = solver.track(t.holds(exprs[j]))
-                except SolverError:  # an untranslatable premise is left out: fewer premises is sound
-                    keep[j] = None
-            if keep[j] is not None:
-                premises.append(j)
+        group = [j for j in hood.pool_members(0, groups[i], skip=i) if j not in dropped]
+        own = hood.reps[0][i]
+        stages = [[j for j in hood.pool_members(0, hood.around(own, hops), skip=i) if j not in dropped] for hops in (1, 2)]
+        stages = [c for c in stages if len(c) <= _LOCAL_LIMIT and len(c) < len(group)] + [group]
         refute = solver.track(negate(goal))
-        outcome = solver.check([*(keep[j] for j in premises), refute])
+        status, tried = None, None
+        for chosen in stages:  # see Note [Local premises]: a subset that implies the goal is a proof
+            if chosen == tried:
+                continue
+            tried = chosen
+            outcome = solver.check([*(lit for j in chosen if (lit := _premise(j)) is not None), refute])
+            status = outcome.status
+            if status is not SatStatus.SAT:  # proven, or more premises would only be harder
+                break
         solver.add(negate(refute))  # retire the literal: its clause never matters again
-        if outcome.status is SatStatus.UNSAT:
+        if status is SatStatus.UNSAT:
             dropped.add(i)
-        elif outcome.status is SatStatus.UNKNOWN:
+        elif status is SatStatus.UNKNOWN:
             unknown.add(i)
     b = query.budget
     return RedundancyReport(

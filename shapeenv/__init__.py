@@ -31,6 +31,7 @@ from .dynamism import mark_dynamic, mark_static, maybe_mark_dynamic
 from .stance import set_stance
 from .provenance import AssertRecord, GuardRecord, Provenance
 from .settings import ShapeEnvSettings
+from .deferred import ProducedGuards
 from .symbols import DimDynamic
 
 try:  # numpy is optional; with it, shapeenv.ops also runs eagerly on real arrays (numpy kernels)
@@ -64,6 +65,7 @@ __all__ = [
     "map",
     "switch",
     "ShapeEnvSettings",
+    "ProducedGuards",
     "DimDynamic",
     "check",
     "statically_known_true",
