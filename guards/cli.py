@@ -284,6 +284,7 @@ def _simplify(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     header = [
         f"# {args.file}: {len(gs)} guards -> {len(simplified)} guards; proof of equivalence: {report.proof.value}",
         *(f"# kept unsimplified: {msg}" for msg in report.reverted),
+        *(["# budget exhausted: what could not be tried was kept; raise --budget-rlimit"] if report.budget_exhausted else []),
     ]
     out = {
         "file": args.file,
@@ -292,6 +293,10 @@ def _simplify(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
         "proof": report.proof.value,
         "dropped": [{"guard": _text(gs, g.expr, args.format), "why": why} for g, why in report.dropped],
         "reverted": list(report.reverted),
+        "z3_checks": report.z3_checks,
+        "rlimit": report.rlimit,
+        "budget_exhausted": report.budget_exhausted,
+        "safety_net": report.safety_net,
         "guardset": json.loads(simplified.to_json()),
         "text": "\n".join(header + guards),
     }
@@ -316,13 +321,16 @@ def _diff(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
             lines += [f"  {name_out}: {f.message()}" for f in why]
     for result, name in ((a_b, "A implies B"), (b_a, "B implies A")):
         if result.verdict is Verdict.UNKNOWN:
-            lines.append(f"{name}: solver gave up ({result.reason or 'timeout'}); raise --rlimit")
+            more = "--budget-rlimit" if result.budget_exhausted else "--rlimit"
+            lines.append(f"{name}: solver gave up ({result.reason or 'unknown'}); raise {more}")
     report = {
         "a": args.a,
         "b": args.b,
         "equivalent": same.value,
         "a_implies_b": a_b.verdict.value,
         "b_implies_a": b_a.verdict.value,
+        "budget_exhausted": a_b.budget_exhausted or b_a.budget_exhausted,
+        "rlimit": a_b.rlimit + b_a.rlimit,
         "counterexample": counter,
         "text": "\n".join(lines),
     }

@@ -702,6 +702,7 @@ class Z3Solver:
             left = budget.left()
             if left is not None:
                 limit = max(1, min(limit, left))
+        capped = limit < self._rlimit  # the budget, not the per-check limit, bounds this check
         if limit != self._set_rlimit:
             self._solver.set("rlimit", limit)
             self._set_rlimit = limit
@@ -735,6 +736,9 @@ class Z3Solver:
                         budget.safety_net += 1
                     return SolverOutcome(SatStatus.UNKNOWN, {}, elapsed, "wall-clock safety net", used, True)
                 reason = "rlimit"
+                if capped and budget is not None:
+                    budget.exhausted = True
+                    reason = "budget exhausted"
             return SolverOutcome(SatStatus.UNKNOWN, {}, elapsed, reason, used)
         report = list(report)
         if not report:  # fetching a model costs as much as a small check: only when values are wanted

@@ -252,7 +252,7 @@ def test_budget_caps_checks_and_units():
     budget = Budget(rlimit=30_000, checks=None)
     s = _fermat_solver(SolverConfig(rlimit=20_000), budget)
     first, second, third = s.check(), s.check(), s.check()
-    assert first.reason == "rlimit" and second.reason == "rlimit"  # the second gets only what is left
+    assert first.reason == "rlimit" and second.reason == "budget exhausted"  # the second got only what was left
     assert third.status is SatStatus.UNKNOWN and third.reason == "budget exhausted" and budget.exhausted
     assert budget.checks == 2 and 30_000 <= budget.spent < 31_000
 
