@@ -131,7 +131,7 @@ class SolverConfig:
 
     rlimit: int = 250_000
     drop_rlimit: int = 60_000
-    budget_rlimit: int = 10_000_000
+    budget_rlimit: int = 20_000_000
     max_checks: int = 20_000
     timeout_ms: int = 30_000
     random_seed: int = 0
