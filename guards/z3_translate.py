@@ -756,14 +756,19 @@ class Z3Solver:
 
 # -- unsat cores ---------------------------------------------------------------------------------
 def minimal_unsat_core(
-    formulas: list[z3.BoolRef], background: Iterable[z3.BoolRef] = (), config: SolverConfig = SolverConfig()
+    formulas: list[z3.BoolRef],
+    background: Iterable[z3.BoolRef] = (),
+    config: SolverConfig = SolverConfig(),
+    context: Z3Context | None = None,
+    budget: Budget | None = None,
 ) -> tuple[SatStatus, tuple[int, ...], bool]:
     """Which ``formulas`` conflict: the indices of an irreducible subset unsatisfiable with ``background``.
 
     Z3's unsat core is shrunk by deletion (drop one member; if the rest is still unsat, keep it
     dropped), so every member of the answer is needed: the answer is *minimal* unless a check of
     the shrinking came back unknown (then that member is kept and ``minimal`` is False).
-    At most ``len(formulas) + 1`` checks, each bounded like any other check of ``config``.
+    At most ``len(formulas) + 1`` checks, each bounded like any other check of ``config``,
+    all spending from ``budget`` (the formulas' ``context`` must be given with them).
 
     Returns:
         ``(status, indices, minimal)``: ``status`` is that of the whole set (indices are empty
@@ -775,7 +780,7 @@ def minimal_unsat_core(
     >>> status.value, core, minimal
     ('unsat', (0, 2), True)
     """
-    solver = Z3Solver(config)
+    solver = Z3Solver(config, context, budget)
     solver.add(*background)
     literals = [solver.track(f) for f in formulas]
     position = {lit.get_id(): i for i, lit in enumerate(literals)}
