@@ -183,6 +183,11 @@ class Z3Context:
         self.ctx = z3.main_ctx() if shared else z3.Context()
         self.last_count: int | None = None if shared else 0  # the context's "rlimit count" after its last check
 
+    def __deepcopy__(self, memo: dict) -> "Z3Context":
+        # A Z3 context cannot be copied; a deep copy (of a ShapeEnv, say) shares it, as Z3 objects
+        # themselves do when deep-copied. The copy must then stay in the same thread as the original.
+        return self
+
 
 class Budget:
     """The deterministic allowance of one question made of many Z3 checks: checks and resource units.
