@@ -328,11 +328,14 @@ class Translator:
 
     def __init__(self, names: Mapping[sympy.Symbol, str] | None = None, context: Z3Context | None = None):
         self.context = context if context is not None else Z3Context(shared=True)
-        self._ctx = self.context.ctx
         self._names = dict(names or {})
         self._cache: dict[sympy.Basic, Term] = {}
         self._variables: dict[sympy.Symbol, z3.ArithRef] = {}
         self._ranges: dict[tuple, z3.BoolRef] = {}
+
+    @property
+    def _ctx(self) -> z3.Context:
+        return self.context.ctx  # not stored: a raw Z3 context cannot be deep-copied, the wrapper can
 
     def name(self, sym: sympy.Symbol) -> str:
         """The Z3 variable name of ``sym``.
