@@ -83,15 +83,10 @@ exit codes:
   0  ok: satisfiable (check), simplified and proven equivalent (simplify),
      equivalent (diff), accepted (explain, eval)
   1  no: unsatisfiable, not equivalent, rejected
-<<<<<<< HEAD
-  2  usage error, unreadable file, or guard text that does not parse
-  3  the solver could not decide within its limits (unknown); raise --rlimit or --budget-rlimit
-=======
   2  usage error, unreadable file, guard text that does not parse, or input
      too large to process (a limit of symint.limits, or out of memory)
-  3  the solver could not decide in time (unknown); raise --timeout-ms
+  3  the solver could not decide within its limits (unknown); raise --rlimit or --budget-rlimit
   4  internal error: a bug in shapeenv (the message names it; please report it)
->>>>>>> main
 """
 
 _FORMATS = ("torch", "source", "sympy")
@@ -342,14 +337,9 @@ def _simplify(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
         simplified, report = gs.simplify_with_report(_config(args), progress=bar)
     guards = [_text(simplified, g.expr, args.format) for g in simplified.guards]
     header = [
-<<<<<<< HEAD
-        f"# {args.file}: {len(gs)} guards -> {len(simplified)} guards; proof of equivalence: {report.proof.value}",
-        *(f"# kept unsimplified: {msg}" for msg in report.reverted),
-        *(["# budget exhausted: what could not be tried was kept; raise --budget-rlimit"] if report.budget_exhausted else []),
-=======
         f"# {one_line(args.file)}: {len(gs)} guards -> {len(simplified)} guards; proof of equivalence: {report.proof.value}",
         *(f"# kept unsimplified: {one_line(msg)}" for msg in report.reverted),
->>>>>>> main
+        *(["# budget exhausted: what could not be tried was kept; raise --budget-rlimit"] if report.budget_exhausted else []),
     ]
     out = {
         "file": args.file,
@@ -390,12 +380,8 @@ def _diff(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
             lines += [f"  {name_out}: {one_line(f.message())}" for f in why]
     for result, name in ((a_b, "A implies B"), (b_a, "B implies A")):
         if result.verdict is Verdict.UNKNOWN:
-<<<<<<< HEAD
             more = "--budget-rlimit" if result.budget_exhausted else "--rlimit"
-            lines.append(f"{name}: solver gave up ({result.reason or 'unknown'}); raise {more}")
-=======
-            lines.append(f"{name}: solver gave up ({one_line(result.reason or 'timeout')}); raise --timeout-ms")
->>>>>>> main
+            lines.append(f"{name}: solver gave up ({one_line(result.reason or 'unknown')}); raise {more}")
     report = {
         "a": args.a,
         "b": args.b,

@@ -148,11 +148,7 @@ class SolverConfig:
             if value is None and name in ("drop_timeout_ms", "budget_ms"):
                 continue
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-<<<<<<< HEAD
-                raise ValueError(f"{name} must be a positive int, got {value!r}")
-=======
-                raise GuardValueError(f"{name} must be a positive int (milliseconds), got {value!r}")
->>>>>>> main
+                raise GuardValueError(f"{name} must be a positive int, got {value!r}")
         if self.engine not in ("smt", "auto"):
             raise GuardValueError(f"engine must be 'smt' or 'auto', got {self.engine!r}")
 
