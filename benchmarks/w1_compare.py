@@ -31,7 +31,7 @@ def compare_with_torch(ours: dict, theirs: dict, program: dict, samples: int = 2
 
     produced, env = ours["produced"], ours["env"]
     torch_set = torch_guard_set(theirs["env"], program)
-    config = SolverConfig(timeout_ms=20_000, budget_ms=120_000)
+    config = SolverConfig(rlimit=20_000_000, budget_rlimit=200_000_000)
     weaker = torch_set.implies(produced, config)
     with_asserts = produced.with_guards(list(produced.exprs) + [a.expr for a in env.runtime_asserts])
     proof = with_asserts.equivalent(torch_set, config)

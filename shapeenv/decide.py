@@ -59,11 +59,7 @@ class Decider:
         """The Z3 prover (None when ``use_z3`` is off), created on first use: most traces never need it."""
         if self._prover is None and self.env.settings.use_z3:
             settings = self.env.settings
-            self._prover = IncrementalProver(
-                timeout_ms=settings.solver_timeout_ms,
-                budget=settings.z3_budget,
-                nonlinear_timeout_ms=settings.nonlinear_timeout_ms,
-            )
+            self._prover = IncrementalProver(**settings.prover_limits())
         return self._prover
 
     # -- static answers (record nothing) -------------------------------------------------------------
