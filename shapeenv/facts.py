@@ -93,7 +93,7 @@ class Facts:
         """Everything known, to :meth:`restore` later (for scoped facts, ``shapeenv.assuming``)."""
         return (
             dict(self._repl), dict(self._ranges), {k: set(v) for k, v in self._div.items()}, dict(self._known),
-            LinearFacts(self._linear.facts), set(self._atoms_seen), set(self.related),
+            LinearFacts(self._linear.live()), set(self._atoms_seen), set(self.related),
         )
 
     def restore(self, state: tuple) -> None:
@@ -689,17 +689,15 @@ class Facts:
 
     def _resimplify_known(self, names: set[str]) -> None:
         """Re-simplify the linear and known facts that mention a symbol in ``names`` (the rest cannot change)."""
-        old_linear, self._linear = self._linear, LinearFacts()
-        for n in old_linear.facts:
-            if n.p.symbols.isdisjoint(names):
-                self._linear.add(n)
-                continue
+        def rewrite(n: Norm) -> Norm | None:
             s = B.rel(n.op, self.simplify_form(n.p), F.const(0))
             if s.kind == "const":
                 if not s.value:
                     raise ContradictionError(f"{n} became False after new replacements, contradicting a known fact")
-                continue
-            self._linear.add(s.norm)
+                return None
+            return s.norm
+
+        self._linear.rewrite(lambda n: not n.p.symbols.isdisjoint(names), rewrite)
         old, self._known = self._known, {}
         for key, truth in old.items():
             if isinstance(key, Norm):

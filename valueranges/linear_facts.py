@@ -87,7 +87,8 @@ class LinearFacts:
     """
 
     def __init__(self, facts: Iterable[Norm] = (), budget: int = 16, depth: int = 2):
-        self.facts: list[Norm] = []
+        self.facts: list[Norm | None] = []  # None: a fact replaced by a rewrite (its index entries are skipped)
+        self._dead = 0
         self._index: dict = {}
         self._seen: set = set()
         self.budget = budget
@@ -96,7 +97,26 @@ class LinearFacts:
             self.add(f)
 
     def __len__(self) -> int:
-        return len(self.facts)
+        return len(self.facts) - self._dead
+
+    def live(self) -> list[Norm]:
+        """The facts in the order they were added (replaced ones left out)."""
+        return [f for f in self.facts if f is not None]
+
+    def rewrite(self, affected, rewrite) -> None:
+        """Replace each fact ``f`` with ``affected(f)`` true by ``rewrite(f)`` (a Norm, or None to drop it).
+
+        The others keep their place and index entries, so the cost is in the affected facts only.
+        """
+        for i, f in enumerate(self.facts):
+            if f is None or not affected(f):
+                continue
+            self.facts[i] = None
+            self._dead += 1
+            self._seen.discard(f)
+            new = rewrite(f)
+            if new is not None:
+                self.add(new)
 
     def add(self, fact: Norm) -> None:
         """Add ``fact`` (ignored unless its op is ``<=`` or ``==``, or if already present)."""
@@ -114,7 +134,7 @@ class LinearFacts:
         for m, entries in self._index.items():
             a = m.single_atom()
             if a is not None and a.kind == "sym" and a.name == name:
-                out.extend(self.facts[i] for i, _ in entries)
+                out.extend(self.facts[i] for i, _ in entries if self.facts[i] is not None)
         return out
 
     def prove_le0(self, p: "F.Form", ranges, memo: dict | None = None) -> bool:
@@ -130,7 +150,7 @@ class LinearFacts:
         memo = {} if memo is None else memo
         if bound_form(p, ranges, memo)[1] <= 0:
             return True
-        if not self.facts:
+        if len(self) == 0:
             return False
         steps = [self.budget]
         frontier = [(dict(p.terms), p.const, ())]
@@ -169,7 +189,7 @@ class LinearFacts:
                 if i in used:
                     continue
                 fact = self.facts[i]
-                if fact.op == "<=" and (c > 0) != (d > 0):
+                if fact is None or (fact.op == "<=" and (c > 0) != (d > 0)):
                     continue  # this multiple of f would not cancel m while keeping the inequality
                 if steps[0] <= 0:
                     return
