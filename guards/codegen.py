@@ -68,7 +68,7 @@ from symint.functions import (
 )
 
 from .errors import CodegenError, GuardTypeError, UnknownSourceError
-from .source import Source
+from .source import Source, contiguous_strides_of, storage_offset_of
 
 if TYPE_CHECKING:  # only for annotations: guardset imports this module
     from .guardset import GuardSet
@@ -368,12 +368,12 @@ def _strides(obj: Any) -> tuple[Any, int]:
     stride = getattr(obj, "stride", None)
     if callable(stride):
         return stride(), 1
+    if not hasattr(obj, "strides") and hasattr(obj, "shape"):  # a shape spec: contiguous
+        return contiguous_strides_of(obj.shape), 1
     return obj.strides, obj.itemsize
 
 
-def _offset(obj: Any) -> int:
-    offset = getattr(obj, "storage_offset", None)
-    return offset() if callable(offset) else 0
+_offset = storage_offset_of
 
 
 def _pown(a: int, b: int) -> int:

@@ -46,6 +46,7 @@ import numpy as np
 import sympy
 
 from guards import Source
+from guards.source import storage_offset_of
 from symint import SymBool, SymFloat, SymInt
 from symint.evaluate import UnboundSymbolError, evaluate
 
@@ -199,6 +200,14 @@ class NumpyProgram:
         for i, (size, real) in enumerate(zip(fake.shape, array.shape)):
             sources[Source.size(name, i)] = real
             self._bind_size(size, real, scope, f"{name}.size()[{i}]")
+        offset = storage_offset_of(array)
+        sources[Source(name, "storage_offset")] = offset
+        reals = [(st, real // array.itemsize) for st, real in zip(fake.stride(), array.strides)] + [(fake.storage_offset(), offset)]
+        for k, (traced, real) in enumerate(reals):
+            if k < array.ndim:
+                sources[Source.stride(name, k)] = real
+            if isinstance(traced, SymInt) and traced.node.expr.is_Symbol:  # a stride or offset symbol of the trace
+                scope.setdefault(traced.node.expr, real)
         return array
 
     def _bind_size(self, size: Any, real: int, scope: Scope, where: str) -> None:
@@ -213,7 +222,7 @@ class NumpyProgram:
                                      f"dim of size {known}")
 
     def _check_guards(self, arrays: dict, sources: dict[Source, int]) -> None:
-        guards = self.program.guards
+        guards = self.program.all_guards
         if self._checker is None:
             self._checker = guards.compile()
         if self._checker.check({n: arrays[n] for n in self._checker.input_names}):

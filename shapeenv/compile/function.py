@@ -17,6 +17,14 @@ Note [Threads and the cache]
     entry is complete. Entries are never removed (``reset`` starts a new cache),
     so no call runs a stale entry.
 
+Note [Eager runs]
+    Running eagerly (``force_eager``, ``eager_on_recompile``, past the recompile limit, the
+    first call of ``eager_then_compile``) calls the function on the real inputs, with the
+    semantics it was traced with: numpy arrays are wrapped in
+    :class:`shapeenv.backends.eager.EagerTensor` (torch's methods and layouts over the numpy
+    kernels), and results unwrapped. Torch tensors already have those methods and are passed
+    as they are.
+
 Note [hint_override]
     ``mark_dynamic(x, 0, hint_override=32)`` makes the *first* trace of that input
     key decide branches as if the size were 32. The entry it yields serves the
@@ -30,6 +38,7 @@ Note [hint_override]
 from __future__ import annotations
 
 import functools
+import sys
 import threading
 import warnings
 from dataclasses import dataclass, field
@@ -147,6 +156,9 @@ class CompiledFunction:
             plan = make_plan(call, self.options, Dynamism(), overrides=False)
             traced = trace_call(self._fn, call, plan, self.options.name, *self._arguments(args, kwargs))
             return output_shapes(traced.program, call.inputs)
+        eager = sys.modules.get("shapeenv.backends.eager")  # loaded with numpy (see shapeenv/__init__)
+        if eager is not None and _has_numpy_array((args, kwargs)):
+            return eager.wrap_call(self._fn, args, kwargs)  # torch-like methods on the arrays (Note [Eager runs])
         return self._fn(*args, **kwargs)
 
     def _miss(self, args: tuple, kwargs: dict, call: Call, stance: Stance) -> Any:
@@ -256,10 +268,10 @@ class CompiledFunction:
                 continue
             why = explained.get(id(rec.entry))
             failures.append((rec.index, str(why.failures[0]) if why is not None and why.failures else "its guards reject the inputs"))
-            pins = tuple(
+            pins = tuple(  # sizes and ints: what suggest_dynamic can make dynamic (strides follow the sizes)
                 (src, const, got)
                 for src, const in rec.entry.pins.items()
-                if (got := src.read(call.inputs[src.base])) != const
+                if src.kind in ("size", "value") and (got := src.read(call.inputs[src.base])) != const
             )
             rank = (len(pins), -rec.index)
             if closest is None or rank < closest[:2]:
@@ -348,6 +360,14 @@ class CompiledFunction:
 
     def __repr__(self) -> str:
         return f"<compiled {self.options.name}: {len(self._records)} entries>"
+
+
+def _has_numpy_array(value: Any) -> bool:
+    if isinstance(value, (list, tuple)):
+        return any(_has_numpy_array(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_numpy_array(v) for v in value.values())
+    return type(value).__module__ == "numpy" and hasattr(value, "strides")
 
 
 def _accepting(entries: list[CacheEntry], call: Call) -> CacheEntry | None:

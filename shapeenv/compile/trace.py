@@ -72,7 +72,7 @@ class Traced:
     Attributes:
         program: the exported program.
         plan: the plan actually traced (after Note [Weak dims the function specialises]).
-        guards: the generic entry's guard set (the program's, plus the int pins).
+        guards: the generic entry's guard set (the program's guards and layout guards, plus the int pins).
         specializations: the ``specialize_on`` entries, in order.
         skipped: predicates that got no entry, with why.
         seconds: how long tracing took.
@@ -124,7 +124,7 @@ def trace_call(fn: Callable, call: Call, plan: Plan, name: str, args: tuple | No
                 raise
             detail = "; ".join(v.detail for v in e.violations)
             plan = plan.with_static(weak, f"{DEMOTED}: the function specialises it ({detail})")
-    guards = program.guards & _int_pins(plan)
+    guards = program.all_guards & _int_pins(plan)
     specs, skipped = _specializations(program, plan, guards)
     return Traced(program, plan, guards, specs, skipped, time.perf_counter() - start)
 

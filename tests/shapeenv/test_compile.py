@@ -38,11 +38,12 @@ def scale_by(x, n):
 
 
 def pins(guards) -> dict[str, int]:
-    """Source text -> constant, for the ``source == constant`` guards of a set."""
+    """Source text -> constant, for the ``source == constant`` guards of a set (sizes and ints; the
+    layout pins ``x.stride()[i] == k`` are tested in test_layout_compile.py)."""
     out = {}
     for line in guards.to_text("source").splitlines():
         left, sep, right = line.partition(" == ")
-        if sep and right.lstrip("-").isdigit():
+        if sep and right.lstrip("-").isdigit() and ".stride()" not in left:
             out[left] = int(right)
     return out
 
