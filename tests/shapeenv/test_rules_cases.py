@@ -194,6 +194,8 @@ CASES: list[Case] = [
     c("layout-mm-t", [(3, 4), (3, 5)], lambda L, a, b: a.t() @ b),
     c("layout-bmm-t", [(2, 3, 4), (2, 3, 5)], lambda L, a, b: L.bmm(a.transpose(1, 2), b)),
     c("layout-softmax-t", [(3, 4)], lambda L, x: x.t().softmax(0)),
+    c("layout-cat-cl", [(2, 3, 4, 5)], lambda L, x: L.cat([x.contiguous(memory_format=L.channels_last)] * 2, 1)),
+    c("layout-cat-mixed", [(2, 3, 4, 5)], lambda L, x: L.cat([x.contiguous(memory_format=L.channels_last), x])),
     c("layout-conv2d-cl", [(2, 3, 6, 5), (4, 3, 3, 3)], lambda L, x, w: L.conv2d(x.contiguous(memory_format=L.channels_last), w)),
     c("layout-max-pool-cl", [(2, 3, 6, 6)], lambda L, x: L.max_pool2d(x.contiguous(memory_format=L.channels_last), 2)),
     c("layout-avg-pool-cl", [(2, 3, 6, 6)], lambda L, x: L.avg_pool2d(x.contiguous(memory_format=L.channels_last), 2)),
