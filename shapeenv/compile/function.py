@@ -19,7 +19,8 @@ Note [Threads and the cache]
 
 Note [Eager runs]
     Running eagerly (``force_eager``, ``eager_on_recompile``, past the recompile limit, the
-    first call of ``eager_then_compile``) calls the function on the real inputs, with the
+    first call of ``eager_then_compile``, and a hit on an entry whose backend returned nothing
+    callable) calls the function on the real inputs, with the
     semantics it was traced with: numpy arrays are wrapped in
     :class:`shapeenv.backends.eager.EagerTensor` (torch's methods and layouts over the numpy
     kernels), and results unwrapped. Torch tensors already have those methods and are passed
@@ -156,9 +157,13 @@ class CompiledFunction:
             plan = make_plan(call, self.options, Dynamism(), overrides=False)
             traced = trace_call(self._fn, call, plan, self.options.name, *self._arguments(args, kwargs))
             return output_shapes(traced.program, call.inputs)
+        return self._call_fn(*args, **kwargs)
+
+    def _call_fn(self, *args: Any, **kwargs: Any) -> Any:
+        """The function itself on real inputs, numpy arrays wrapped with torch's methods (Note [Eager runs])."""
         eager = sys.modules.get("shapeenv.backends.eager")  # loaded with numpy (see shapeenv/__init__)
         if eager is not None and _has_numpy_array((args, kwargs)):
-            return eager.wrap_call(self._fn, args, kwargs)  # torch-like methods on the arrays (Note [Eager runs])
+            return eager.wrap_call(self._fn, args, kwargs)
         return self._fn(*args, **kwargs)
 
     def _miss(self, args: tuple, kwargs: dict, call: Call, stance: Stance) -> Any:
@@ -250,7 +255,7 @@ class CompiledFunction:
 
     def _artifact(self, program: ExportedProgram, label: str | None) -> _Artifact:
         artifact = program if self._backend is None else self._backend(program)
-        run = artifact if callable(artifact) else self._fn
+        run = artifact if callable(artifact) else self._call_fn
         return _Artifact(artifact, run, program, label)
 
     def _reason(self, call: Call) -> RecompileReason:

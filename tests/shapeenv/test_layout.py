@@ -81,6 +81,13 @@ def test_storage_offsets_are_symbols_guarded_only_when_read() -> None:
     assert "L['x'].storage_offset()" in reader.cache_info().entries[0].guards.to_text("torch")
 
 
+def test_without_a_backend_hits_run_the_function_with_torch_methods() -> None:
+    g = compile(lambda x: x * 2 if x.storage_offset() > 3 else x.t().contiguous())
+    base = ones(5, 4)
+    assert g(base[2:4])[0, 0] == 2.0 and g(base[2:4]).shape == (2, 4)  # the second call is a hit on numpy arrays
+    assert g(base[:2]).shape == (4, 2) and g.cache_info().compilations == 2
+
+
 def test_stepped_slices_get_stride_symbols() -> None:
     p = export(lambda x: x + 1, (ones(8, 6)[::2],), dynamic_shapes={"x": {0: Dim.DYNAMIC, 1: Dim.DYNAMIC}})
     x = p.inputs[0].value

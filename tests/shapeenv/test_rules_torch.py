@@ -255,7 +255,7 @@ def test_pooling_sweep() -> None:
             label = f"avg_pool2d(({h},{w}), k={k}, s={s}, p={p}, ceil={ceil})"
             t_fn = lambda ts: F.avg_pool2d(ts[0], k, s, p, ceil)  # noqa: E731
             o_fn = lambda xs: ops.avg_pool2d(xs[0], k, s, p, ceil)  # noqa: E731
-        ok += _agree(label, t_fn, o_fn, [(1, 2, h, w)])
+        ok += _agree(label, t_fn, o_fn, [(1, 2, h, w)], strides=True)
     assert ok > 40
 
 
@@ -274,7 +274,7 @@ def test_conv_sweep() -> None:
             w = xs[0].env.fake_tensor((c_out, c_in // groups, k), dynamic=False, name="w")
             return ops.conv1d(xs[0], w, None, s, p, d, groups)
 
-        ok += _agree(label, lambda ts: F.conv1d(ts[0], weight, None, s, p, d, groups), o_fn, [(2, c_in, length)])
+        ok += _agree(label, lambda ts: F.conv1d(ts[0], weight, None, s, p, d, groups), o_fn, [(2, c_in, length)], strides=True)
     assert ok > 40
 
 
@@ -289,7 +289,7 @@ def test_matmul_sweep() -> None:
         b = tuple(rng.choice([bb, 1]) for bb in batch[: max(rb - 2, 0)]) + ((k, m) if rb >= 2 else (k,))
         if rng.random() < 0.2:
             b = b[:-2] + (k + 1, m) if rb >= 2 else (k + 1,)
-        ok += _agree(f"matmul({a}, {b})", lambda ts: ts[0] @ ts[1], lambda xs: xs[0] @ xs[1], [a, b])
+        ok += _agree(f"matmul({a}, {b})", lambda ts: ts[0] @ ts[1], lambda xs: xs[0] @ xs[1], [a, b], strides=True)
     assert ok > 40
 
 
