@@ -290,11 +290,11 @@ class ExportedProgram:
         return given
 
     def accepts(self, *args: Any, **kwargs: Any) -> bool:
-        """Whether these inputs satisfy the guards and equal the specialised constants.
+        """Whether these inputs satisfy the guards (layout guards included) and equal the specialised constants.
 
-        Inputs are given like :func:`export`'s ``args``: arrays, tensors, shape tuples, ints.
-        Only sizes and ints are checked (dtypes are not guarded, as in torch's shape guards);
-        inputs of another structure or rank are not accepted.
+        Inputs are given like :func:`export`'s ``args``: arrays, tensors, shape tuples (contiguous), ints.
+        Sizes, strides, storage offsets and ints are checked (dtypes are not guarded, as in torch's shape
+        guards: ``compile`` keys on them); inputs of another structure or rank are not accepted.
 
         >>> from shapeenv import Dim, export
         >>> p = export(lambda x: x + x, ((4, 3),), dynamic_shapes={"x": {0: Dim.DYNAMIC}})

@@ -33,6 +33,8 @@ Note [specialize_on]
 >>> print(t.guards.to_text("source"))
 x.size()[0] == 8
 x.size()[1] == 3
+x.stride()[0] == 3
+x.stride()[1] == 1
 n == 2
 """
 

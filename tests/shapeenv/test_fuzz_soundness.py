@@ -1,8 +1,9 @@
 """Soundness fuzzing: a guard set that accepts some sizes must mean tracing would decide the same on them.
 
-Random programs (elementwise ops with broadcasting, cat, view/reshape, slicing with size-derived
-bounds, matmul, reductions, ``if`` on sizes, ``check``, scan/map/switch) are exported with dynamic
-dims and compared with concrete numpy runs at other sizes (see :mod:`tests.shapeenv.fuzz_check`).
+Random programs (elementwise ops with broadcasting, cat, view/reshape/flatten, slicing with size-derived
+bounds, matmul, reductions, ``if`` on sizes, on ``is_contiguous()`` and on strides, ``contiguous()``,
+``check``, scan/map/switch) on inputs of random layouts are exported with dynamic dims and compared
+with concrete numpy runs at other sizes and layouts (see :mod:`tests.shapeenv.fuzz_check`).
 The long run is ``python3 benchmarks/fuzz_soundness.py --seconds 300``.
 """
 
