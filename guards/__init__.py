@@ -19,6 +19,10 @@ from .source import Source
 from .prove import ProofResult, Verdict
 from .simplify import SimplifyReport, simplify_with_report
 from .z3_translate import SolverConfig, to_smtlib
+from .torch_log import TorchLog, read_torch_log
+from .torch_check import TorchGuards, explain_call, explain_recompiles, load_torch_guards, read_arguments
+from .torch_export import read_exported_program
+from .region import describe_region
 
 __all__ = [
     "Guard",
@@ -58,4 +62,14 @@ __all__ = [
     "SimplifyReport",
     "simplify_with_report",
     "to_smtlib",
+    # torch's own output (guards/torch_log.py, torch_check.py, torch_export.py, torch_sources.py) and regions
+    "TorchLog",
+    "read_torch_log",
+    "TorchGuards",
+    "load_torch_guards",
+    "read_arguments",
+    "explain_call",
+    "explain_recompiles",
+    "read_exported_program",
+    "describe_region",
 ]

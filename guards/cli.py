@@ -2,8 +2,11 @@
 
 A guard file holds one guard per line in torch's text (``L['x'].size()[0] == 8``),
 our source dialect (``x.size()[0] == 8``) or sympy's (``Eq(s0, 8)``), with ``#``
-comments; or the JSON written by :meth:`GuardSet.to_json` (or ``{"guards": [...]}``).
-``-`` reads standard input. Output is human-readable; ``--json`` prints one JSON object.
+comments; or the JSON written by :meth:`GuardSet.to_json` (or ``{"guards": [...]}``);
+or torch's own output as it printed it: a ``TORCH_LOGS=guards`` log (one guard set per
+cache entry, ``--entry`` picks one), a ``recompiles`` log, a printed ``torch.export``
+program (see :mod:`guards.cli_torch`). ``-`` reads standard input. Output is
+human-readable; ``--json`` prints one JSON object.
 
 The console script ``shapeenv`` (:mod:`shapeenv.cli`) mounts these commands as its
 ``guards`` group; :func:`main` runs them on their own.
@@ -21,12 +24,14 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from typing import Any, Callable, Mapping, Sequence, TextIO
 
 import sympy
 
 from .errors import CodegenError, GuardError, SolverError, UnknownSourceError
+from .cli_torch import Loaded, add_region_command, assumed_values, explain_log, input_name, load, run_region
 from .explain import Explanation, explain
 from .guardset import GuardSet
 from .parse import parse_source
@@ -37,6 +42,37 @@ from .z3_translate import SolverConfig
 __all__ = ["EXIT_OK", "EXIT_NO", "EXIT_USAGE", "EXIT_UNKNOWN", "EXIT_CODES", "configure", "run", "main"]
 
 EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_UNKNOWN = 0, 1, 2, 3
+
+EXAMPLES = {
+    "check": """examples (paste into bash):
+  shapeenv guards check guards.txt
+  TORCH_LOGS=guards python3 train.py 2> dump.log; shapeenv guards check dump.log --entry 0/1
+  echo "L['x'].size()[0] >= 2" | shapeenv guards check - --json
+""",
+    "simplify": """examples (paste into bash):
+  shapeenv guards simplify dump.log --format source
+  echo "L['x'].size()[0] >= 2" | shapeenv guards simplify -
+""",
+    "diff": """examples (paste into bash):
+  shapeenv guards diff a.txt b.txt
+  shapeenv guards diff dump.log dump.log --entry 0/1 --json
+""",
+    "explain": """examples (paste into bash):
+  shapeenv guards explain guards.txt --sizes "x.size()[0]=9" n=2
+  shapeenv guards explain dump.log --shape "L['x']=5,9,12"
+  shapeenv guards explain dump.log --shape x=5,9,12 --stride x=12,60,1
+  shapeenv guards explain dump.log --recompiles
+""",
+    "eval": """examples (paste into bash):
+  shapeenv guards eval guards.txt --sizes "L['x'].size()[0]=9" n=3
+  shapeenv guards eval dump.log --shape "L['x']=3,4,15" --json
+""",
+    "region": """examples (paste into bash):
+  shapeenv guards region dump.log
+  shapeenv guards region dump.log --over "L['x'].size()[0]" "L['x'].size()[2]" --range 0:32
+  shapeenv guards region dump.log --entry 0/1 --plot region.png
+""",
+}
 
 EXIT_CODES = """\
 exit codes:
@@ -65,11 +101,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     sub = parser.add_subparsers(dest="guards_command", metavar="COMMAND", required=True)
 
     def command(name: str, help_text: str, files: Sequence[str] = ("FILE",)) -> argparse.ArgumentParser:
-        p = sub.add_parser(name, help=help_text, description=help_text, epilog=EXIT_CODES,
+        p = sub.add_parser(name, help=help_text, description=help_text, epilog=EXAMPLES.get(name, "") + "\n" + EXIT_CODES,
                            formatter_class=argparse.RawDescriptionHelpFormatter)  # fmt: skip
         for f in files:
-            p.add_argument(f.lower(), metavar=f, help="guard file (text or JSON; '-' for stdin)")
+            p.add_argument(f.lower(), metavar=f, help="guard file: text, JSON, a raw torch guard log or export program ('-': stdin)")
         p.add_argument("--dialect", choices=_DIALECTS, default="auto", help="how to read guard text (default: auto)")
+        p.add_argument("--entry", metavar="ID", help="for a torch log: the cache entry (torch's 0/1, or a position; default: the newest)")
+        p.add_argument("--strict", action="store_true", help="for a torch log: an unknown guard kind is an error, not skipped")
         p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
         return p
 
@@ -82,8 +120,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     def sizes(p: argparse.ArgumentParser) -> None:
         p.add_argument("--sizes", nargs="+", default=[], metavar="SOURCE=INT",
                        help="input values, e.g. x.size()[0]=9 \"L['x'].stride()[1]=1\" n=3")  # fmt: skip
-        p.add_argument("--shape", nargs="+", default=[], metavar="NAME=D0,D1,...",
-                       help="a contiguous tensor input: its sizes, strides, numel and offset")  # fmt: skip
+        p.add_argument("--shape", nargs="+", action="extend", default=[], metavar="NAME=D0,D1,...",
+                       help="a tensor input's sizes (contiguous unless --stride); NAME as x, L['x'] or L['xs'][0]")  # fmt: skip
+        p.add_argument("--stride", nargs="+", action="extend", default=[], metavar="NAME=S0,S1,...",
+                       help="a tensor input's strides, for non-contiguous inputs")  # fmt: skip
 
     p = command("check", "parse a guard set; is it satisfiable; which guards are redundant")
     solver(p), formatted(p)
@@ -91,10 +131,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     solver(p), formatted(p)
     p = command("diff", "compare two guard sets: equivalent? implication either way? a counterexample", ("A", "B"))
     solver(p), formatted(p)
-    p = command("explain", "say which guards fail on the given sizes, and why")
+    p = command("explain", "say which guards fail on the given sizes, and why (for a torch log: why it recompiles)")
     sizes(p)
+    p.add_argument("--recompiles", action="store_true", help="for a torch log: explain the recompiles it records")
     p = command("eval", "accept or reject the given sizes (compiled checker)")
     sizes(p)
+    add_region_command(sub, command)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -120,6 +162,7 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     out = out or sys.stdout
     err = err or sys.stderr
     command = _COMMANDS[args.guards_command]
+    args.notes = []  # what loading a torch log said (which entry, what was skipped), printed with the report
     try:
         report, code = command(args)
     except SolverError as exc:
@@ -128,21 +171,39 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     except (GuardError, OSError, ValueError) as exc:
         print(f"error: {exc}", file=err)
         return EXIT_USAGE
-    if args.json:
-        fields = {k: v for k, v in report.items() if k != "text"}
-        print(json.dumps({"command": args.guards_command, "exit_code": code, **fields}, indent=2), file=out)
-    else:
-        print(report["text"], file=out)
+    try:
+        if args.json:
+            fields = {k: v for k, v in report.items() if k != "text"}
+            fields.update({"notes": args.notes} if args.notes else {})
+            print(json.dumps({"command": args.guards_command, "exit_code": code, **fields}, indent=2, default=str), file=out)
+        else:
+            print("".join(f"# {n}\n" for n in args.notes) + report["text"], file=out)
+        out.flush()
+    except BrokenPipeError:  # `shapeenv guards ... | head`: the reader left; not an error of ours
+        _silence_broken_pipe(out)
     return code
 
 
-def _load(path: str, dialect: str) -> GuardSet:
-    if path != "-":
-        return GuardSet.from_file(path, dialect)  # type: ignore[arg-type]
-    text = sys.stdin.read()
-    if text.lstrip().startswith("{"):
-        return GuardSet.from_json(text)
-    return GuardSet.parse(text, dialect, origin="<stdin>")  # type: ignore[arg-type]
+def _silence_broken_pipe(out: TextIO) -> None:
+    """After a broken pipe, point stdout at /dev/null so the interpreter's final flush does not fail too."""
+    try:
+        if out is sys.stdout:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
+
+
+def _read(args: argparse.Namespace, path: str) -> Loaded:
+    loaded = load(path, args.dialect, getattr(args, "entry", None), strict=getattr(args, "strict", False))
+    notes = getattr(args, "notes", None)
+    if loaded.note and notes is not None and loaded.note not in notes:
+        notes.append(loaded.note)
+    return loaded
+
+
+def _load(args: argparse.Namespace, path: str) -> GuardSet:
+    return _read(args, path).guards
 
 
 def _config(args: argparse.Namespace) -> SolverConfig:
@@ -169,7 +230,7 @@ def _summary(gs: GuardSet, name: str) -> str:
 
 
 def _check(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
-    gs, config = _load(args.file, args.dialect), _config(args)
+    gs, config = _load(args, args.file), _config(args)
     sat = gs.is_satisfiable(config)
     redundant = gs.redundant(config) if sat.verdict is Verdict.YES else ()
     positions = {g.expr: k for k, g in enumerate(gs.guards)}
@@ -207,7 +268,7 @@ def _where(origin: str | None) -> str:
 
 
 def _simplify(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
-    gs = _load(args.file, args.dialect)
+    gs = _load(args, args.file)
     simplified, report = gs.simplify_with_report(_config(args))
     guards = [_text(simplified, g.expr, args.format) for g in simplified.guards]
     header = [
@@ -228,7 +289,7 @@ def _simplify(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
 
 
 def _diff(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
-    a, b = _load(args.a, args.dialect), _load(args.b, args.dialect)
+    a, b = _load(args, args.a), _load(args, args.b)
     config = _config(args)
     a_b, b_a = a.implies(b, config), b.implies(a, config)
     verdicts = {a_b.verdict, b_a.verdict}
@@ -292,12 +353,25 @@ def _as_int(text: str, item: str) -> int:
 
 
 def _bindings(gs: GuardSet, args: argparse.Namespace) -> dict[sympy.Symbol, int]:
-    """``--shape`` then ``--sizes`` (which override) as ``{symbol: value}``."""
+    """``--shape`` (with ``--stride``) then ``--sizes`` (which override) as ``{symbol: value}``.
+
+    For a guard set read from a torch log, sources not given whose only guards are
+    TENSOR_MATCH / EQUALS_MATCH pins (module parameters, module ints) are assumed as traced.
+    """
     values: dict[sympy.Symbol, int] = {}
+    strides = {}
+    for item in getattr(args, "stride", []):
+        name, dims = _split(item, "NAME=S0,S1,... (e.g. x=1,3)")
+        strides[input_name(name)] = tuple(_as_int(d.strip(), item) for d in dims.split(",") if d.strip())
     for item in args.shape:
         name, dims = _split(item, "NAME=D0,D1,... (e.g. x=3,4)")
+        name = input_name(name)
         shape = tuple(_as_int(d.strip(), item) for d in dims.split(",") if d.strip())
         tensor = _ContiguousInput(shape)
+        if name in strides:
+            if len(strides[name]) != len(shape):
+                raise ValueError(f"--stride {name}: {len(strides[name])} strides for {len(shape)} dims")
+            tensor._strides = strides.pop(name)
         for sym, src in gs.sources:
             if src.base == name and src.kind != "value":
                 try:
@@ -306,9 +380,17 @@ def _bindings(gs: GuardSet, args: argparse.Namespace) -> dict[sympy.Symbol, int]
                     dims = len(shape)
                     message = f"--shape {item}: the guards read {src.text()}, but the shape has {dims} dims"
                     raise ValueError(message) from None
+    if strides:
+        raise ValueError(f"--stride {', '.join(strides)}: give the sizes too (--shape NAME=D0,D1,...)")
     for item in args.sizes:
         key, value = _split(item, "SOURCE=INT (e.g. x.size()[0]=9)")
         values[_symbol_for(gs, key)] = _as_int(value, item)
+    assumed = assumed_values(gs, values)
+    if hasattr(args, "assumed"):
+        args.assumed.update({gs.source_map[s].text(): v for s, v in assumed.items()})
+    if assumed and hasattr(args, "notes"):
+        args.notes.append(f"assumed as traced (not given): {len(assumed)} sizes, strides and ints of module parameters and attributes")
+    values.update(assumed)
     missing = sorted({s for g in gs.guards for s in g.expr.free_symbols} - set(values), key=lambda s: s.name)
     if missing:
         names = ", ".join(gs.source_map[s].text() if s in gs.source_map else s.name for s in missing)
@@ -328,7 +410,21 @@ def _symbol_for(gs: GuardSet, key: str) -> sympy.Symbol:
 
 
 def _explain(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
-    gs = _load(args.file, args.dialect)
+    loaded = _read(args, args.file)
+    if loaded.log is not None and (args.recompiles or args.entry is None):
+        if not args.recompiles and not (args.shape or args.sizes):
+            raise ValueError("explain on a torch log: give the new inputs (--shape / --sizes), or --recompiles")
+        args.notes.clear()  # every entry is explained: the selected-entry note does not apply
+
+        def values_for(gs: GuardSet) -> tuple[dict[sympy.Symbol, int], dict[str, int]]:
+            sub = argparse.Namespace(**{**vars(args), "notes": [], "assumed": {}})
+            return _bindings(gs, sub), sub.assumed
+
+        report, ok = explain_log(loaded, values_for, args.recompiles)
+        return {"file": args.file, **report}, EXIT_OK if ok else EXIT_NO
+    if args.recompiles:
+        raise ValueError(f"--recompiles: {args.file} is not a torch log")
+    gs = loaded.guards
     ex = explain(gs, _bindings(gs, args))
     head = f"accepted: all {len(gs)} guards hold" if ex.accepted else f"rejected: {len(ex)} of {len(gs)} guards fail"
     text = head if ex.accepted else head + "\n" + "\n".join(f"{f.message()}{_where(f.guard.origin)}" for f in ex)
@@ -352,7 +448,7 @@ def _failures_json(ex: Explanation) -> list[dict[str, Any]]:
 
 
 def _eval(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
-    gs = _load(args.file, args.dialect)
+    gs = _load(args, args.file)
     values = _bindings(gs, args)
     try:
         checker = gs.compile()
@@ -375,6 +471,7 @@ _COMMANDS: dict[str, Callable[[argparse.Namespace], tuple[dict[str, Any], int]]]
     "diff": _diff,
     "explain": _explain,
     "eval": _eval,
+    "region": lambda args: run_region(args, _read(args, args.file)),
 }
 
 if __name__ == "__main__":

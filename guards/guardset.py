@@ -37,6 +37,7 @@ from .parse import Dialect, parse_guards_text
 from .printers import TextStyle, render_html, render_latex, to_text
 from .serialize import decode_guards, encode_guards, loads_json
 from .source import Source
+from .torch_log import TorchEntry, read_torch_log
 
 __all__ = ["GuardSet", "Bindings", "parse_guards", "load_guards"]
 
@@ -274,6 +275,31 @@ class GuardSet:
         if text.lstrip().startswith("{"):
             return cls.from_json(text)
         return cls.parse(text, dialect, origin=str(path))
+
+    @classmethod
+    def from_torch_log(cls, text: str | Iterable[str], *, strict: bool = False) -> list["GuardSet"]:
+        """One guard set per compiled entry of a ``TORCH_LOGS=guards`` output, in the order torch printed them.
+
+        Shape guards (``LAMBDA_GUARD`` lines), ``TENSOR_MATCH`` sizes and strides and int
+        ``EQUALS_MATCH`` lines are kept, each guard's origin being its line and torch's
+        comment; non-shape guards are skipped (see :mod:`guards.torch_log`, whose
+        :func:`~guards.torch_log.read_torch_log` also reports what was skipped, and
+        :mod:`guards.torch_check` for dtypes, ranks and real arguments).
+
+        Raises:
+            GuardParseError: a shape guard that cannot be read (its line and column), or in strict mode an unknown guard kind.
+
+        >>> [str(gs) for gs in GuardSet.from_torch_log("TREE_GUARD_MANAGER:\\n+- LAMBDA_GUARD: 2 <= L['xs'][0].size()[0]")]
+        ["2 <= L['xs'][0].size()[0]"]
+        """
+        return [cls.from_torch_entry(e) for e in read_torch_log(text, strict=strict).entries]
+
+    @classmethod
+    def from_torch_entry(cls, entry: TorchEntry) -> "GuardSet":
+        """The guard set of one :class:`~guards.torch_log.TorchEntry` (symbols ``s0, s1, ...`` by first appearance)."""
+        parsed = parse_guards_text([g.text for g in entry.guards])
+        guards = [Guard(e, line.origin) for e, line in zip(parsed.exprs, entry.guards)]
+        return cls.of(guards, parsed.source_map)
 
     def to_text(self, dialect: TextStyle = "torch") -> str:
         """One guard per line, in ``"torch"`` (``L['x'].size()[0]``), ``"sympy"`` or ``"source"`` text.

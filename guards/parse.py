@@ -52,6 +52,7 @@ from .lexer import BINARY_PRECEDENCE, COMPARISONS, FUNCTIONS, KEYWORDS, KNOWN_FU
 from .lexer import PREC_ADD, PREC_AND, PREC_BAND, PREC_BOR, PREC_CMP, PREC_MUL, PREC_NOT, PREC_OR
 from .lexer import FunctionSpec, Token, balanced, tokenize
 from .source import Source
+from .torch_sources import read_path
 
 __all__ = [
     "Dialect",
@@ -323,12 +324,9 @@ class _Parser:
                 self.take()
                 self.take()
                 return self.no_trailer(self.call(dotted, tok))
-        if word == "L" and self.at("["):
-            return self.source_ref(self.torch_base(), tok)
-        if self.at("."):
-            return self.source_ref(word, tok)
-        if self.at("["):
-            raise self.error(f"cannot index {word!r}: write {word}.size()[i] or {word}.shape[i]", self.peek())
+        if (word in ("L", "G") and self.at("[")) or self.at(".") or self.at("["):
+            # an access path in torch's spelling (guards/torch_sources.py), then what is read from it
+            return self.source_ref(read_path(self, tok).base(), tok)
         if self.dialect == "source":
             return self.namer.symbol_for(Source.value(word))
         return symbol_expr(word)
@@ -641,12 +639,12 @@ def parse_source(text: str) -> Source:
     if first.kind != "name":
         raise parser.error("expected an input name (x, x.size()[0], L['x'].size()[0])", first)
     parser.take()
-    if first.text == "L" and parser.at("["):
-        base = parser.torch_base()
+    if first.text in ("L", "G") and parser.at("["):
+        base = read_path(parser, first).base()
     elif first.text in KEYWORDS or first.text in ("and", "or", "not", "True", "False") or first.text.startswith("__"):
         raise parser.error("not an input name (write L['...'] for unusual names)", first)
     else:
-        base = first.text
+        base = read_path(parser, first).base()
     source = parser.source_suffix(base)
     if parser.peek().kind != "end":
         raise parser.error("unexpected text after the source", parser.peek())

@@ -15,6 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from .torch_sources import torch_base
+
 __all__ = ["Source", "SourceKind", "storage_offset_of", "contiguous_strides_of"]
 
 SourceKind = Literal["value", "size", "stride", "storage_offset", "numel"]
@@ -91,8 +93,8 @@ class Source:
         return self.base + self._suffix()
 
     def torch_text(self) -> str:
-        """Torch's guard dialect: ``L['x'].size()[0]``, ``L['n']``."""
-        return f"L[{self.base!r}]" + self._suffix()
+        """Torch's guard dialect: ``L['x'].size()[0]``, ``L['n']``, ``L['xs'][0].size()[0]`` (see :mod:`guards.torch_sources`)."""
+        return torch_base(self.base) + self._suffix()
 
     def read(self, obj: object) -> int:
         """Read this source's integer from the bound object ``obj`` (an array-like or an int).

@@ -26,6 +26,7 @@ import argparse
 import contextlib
 import importlib
 import inspect
+import json
 import os
 import re
 import sys
@@ -67,7 +68,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.epilog = EXIT_CODES
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("target", metavar="MODULE:FUNCTION", help="the function to export, e.g. pkg.models:forward")
-    parser.add_argument("--shape", action="append", default=[], metavar="NAME=D1,D2,...",
+    parser.add_argument("--shape", nargs="+", action="extend", default=[], metavar="NAME=D1,D2,...",
                         help="an input tensor's example shape; names (B, seq) are dynamic dims shared by name")
     parser.add_argument("--dynamic", action="append", default=[], metavar="NAME:DIMS",
                         help="make numbered dims of an input dynamic, e.g. x:0,1")
@@ -77,6 +78,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--hint", action="append", default=[], metavar="DIM=SIZE", help="the example size of a named dim")
     parser.add_argument("--range", action="append", default=[], metavar="DIM=MIN:MAX", help="bounds of a named dim (either may be empty)")
     parser.add_argument("--format", choices=("torch", "source", "sympy"), default="torch", help="how guards print (default: torch)")
+    parser.add_argument("--json", action="store_true", help="print one JSON object: the program, its guards, the exit code")
 
 
 def run(args: argparse.Namespace, out=None, err=None) -> int:
@@ -89,20 +91,37 @@ def run(args: argparse.Namespace, out=None, err=None) -> int:
     """
     out = out or sys.stdout
     err = err or sys.stderr
+    as_json = getattr(args, "json", False)
     try:
         fn = load_function(args.target)
         call_args, call_kwargs, dynamic = build_inputs(fn, args)
     except UsageError as e:
-        print(f"shapeenv export: error: {e}", file=err)
-        return EXIT_USAGE
+        return _fail(f"error: {e}", EXIT_USAGE, as_json, out, err)
     try:
         program = export(fn, call_args, dynamic, call_kwargs)
     except ShapeEnvError as e:
         notes = "".join(f"\n{n}" for n in getattr(e, "__notes__", ()))
-        print(f"shapeenv export: {type(e).__name__}: {e}{notes}", file=err)
-        return EXIT_FAILED
-    print(program.format(args.format), file=out)
+        return _fail(f"{type(e).__name__}: {e}{notes}", EXIT_FAILED, as_json, out, err)
+    try:
+        if as_json:
+            guards = program.guards.to_text(args.format).splitlines() if len(program.guards) else []
+            report = {"command": "export", "exit_code": EXIT_OK, "target": args.target, "program": program.format(args.format), "guards": guards}
+            print(json.dumps(report, indent=2), file=out)
+        else:
+            print(program.format(args.format), file=out)
+        out.flush()
+    except BrokenPipeError:  # `shapeenv export ... | head`
+        pass
     return EXIT_OK
+
+
+def _fail(message: str, code: int, as_json: bool, out, err) -> int:
+    """Report a failure: on stderr, or as the JSON object on stdout with ``--json``."""
+    if as_json:
+        print(json.dumps({"command": "export", "exit_code": code, "error": message}, indent=2), file=out)
+    else:
+        print(f"shapeenv export: {message}", file=err)
+    return code
 
 
 def main(argv: Sequence[str] | None = None) -> int:
