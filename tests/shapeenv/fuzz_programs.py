@@ -235,9 +235,23 @@ _NP_BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply}
 
 
 def _c(x: Any) -> np.ndarray:
-    """Row-major (numpy's ``ascontiguousarray`` would make a 0-d array 1-d)."""
+    """Row-major as torch lays out a new tensor (numpy's ``ascontiguousarray`` would make a 0-d array 1-d,
+    and numpy gives empty arrays strides of 0)."""
     x = np.asarray(x)
-    return np.ascontiguousarray(x) if x.ndim else x
+    if not x.ndim:
+        return x
+    if x.size == 0:
+        return np.lib.stride_tricks.as_strided(x, x.shape, [st * x.itemsize for st in _empty_strides(x.shape)])
+    return np.ascontiguousarray(x)
+
+
+def _np_unsqueeze(x: np.ndarray, d: int) -> np.ndarray:
+    """``np.expand_dims`` with torch's stride for the new dim (numpy's is arbitrary there)."""
+    out = np.expand_dims(x, d)
+    d = d % out.ndim
+    strides = list(element_strides(x))
+    strides.insert(d, 1 if d >= x.ndim else x.shape[d] * strides[d])
+    return np.lib.stride_tricks.as_strided(out, out.shape, [st * x.itemsize for st in strides])
 
 
 class NumpyNS:
@@ -277,7 +291,7 @@ class NumpyNS:
     slice = staticmethod(lambda x, dim, a, b, step: _np_slice(x, dim, a, b, step))
     matmul = staticmethod(lambda a, b: _c(np.matmul(a, b)))
     reduce = staticmethod(lambda name, x, dim, keepdim: _c(_np_reduce(name, x, dim, keepdim)))
-    unsqueeze = staticmethod(lambda x, d: np.expand_dims(x, d))
+    unsqueeze = staticmethod(_np_unsqueeze)
     select = staticmethod(_np_select)
     zeros_like = staticmethod(lambda x: _np_like(x, np.zeros(x.shape, x.dtype)))
     clone = staticmethod(lambda x: _np_like(x, np.array(x, copy=True)))
