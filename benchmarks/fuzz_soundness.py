@@ -27,6 +27,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from guards.progress import Progress  # noqa: E402
 from tests.shapeenv.fuzz_check import Report, check_program, reproduce  # noqa: E402
 from tests.shapeenv.fuzz_programs import generate  # noqa: E402
 
@@ -39,11 +40,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--instructions", type=int, default=10, help="instructions per program (default 10)")
     parser.add_argument("--samples", type=int, default=10, help="sizes sampled per program (default 10)")
     parser.add_argument("--show-export-errors", type=int, default=5, help="print at most this many export errors")
+    parser.add_argument("--progress", action="store_true",
+                        help="show progress on stderr even when it is not a terminal (it is shown on a terminal anyway)")
     args = parser.parse_args(argv)
 
     report = Report()
     start = time.perf_counter()
     seed = args.seed
+    bar = Progress(args.programs, "fuzz programs", enabled=True if args.progress else None)
     while time.perf_counter() - start < args.seconds and (args.programs is None or report.programs < args.programs):
         rng = random.Random(seed)
         found = check_program(generate(rng, args.instructions), rng, samples=args.samples)
@@ -51,9 +55,8 @@ def main(argv: list[str] | None = None) -> int:
             print(f"seed {seed}:\n{reproduce(violation)}\n", flush=True)
         report.merge(found)
         seed += 1
-        if report.programs % 100 == 0:
-            print(f"... {report.programs} programs, {report.accepted} accepted samples, "
-                  f"{len(report.violations)} violations ({time.perf_counter() - start:.0f} s)", flush=True)
+        bar.step(note=f"{report.accepted} accepted samples, {len(report.violations)} violations")
+    bar.close()
     elapsed = time.perf_counter() - start
     print(f"seeds {args.seed}..{seed - 1} in {elapsed:.1f} s ({report.programs / elapsed:.1f} programs/s)")
     print(report.summary())

@@ -15,6 +15,7 @@ from .printers import to_source_text, to_sympy_text, to_torch_text
 from .serialize import ranges_from_json, ranges_to_json
 from .codegen import CompiledGuards, compile_guards
 from .explain import Explanation, Failure, explain, explain_inputs, read_inputs
+from .conflict import Conflict
 from .source import Source
 from .prove import ProofResult, Verdict
 from .simplify import SimplifyReport, simplify_with_report
@@ -49,7 +50,8 @@ __all__ = [
     # compiled checkers (guards/codegen.py)
     "CompiledGuards",
     "compile_guards",
-    # explanations (guards/explain.py)
+    # explanations (guards/explain.py, guards/conflict.py)
+    "Conflict",
     "Explanation",
     "Failure",
     "explain",

@@ -35,6 +35,7 @@ from .cli_torch import Loaded, add_region_command, assumed_values, explain_log, 
 from .explain import Explanation, explain
 from .guardset import GuardSet
 from .parse import parse_source
+from .progress import Progress
 from .printers import to_text
 from .prove import ProofResult, Verdict
 from .z3_translate import SolverConfig
@@ -235,6 +236,11 @@ def _check(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     redundant = gs.redundant(config) if sat.verdict is Verdict.YES else ()
     positions = {g.expr: k for k, g in enumerate(gs.guards)}
     lines = [_summary(gs, args.file), f"satisfiable: {_verdict_line(sat)}"]
+    core = gs.unsat_core(config) if sat.verdict is Verdict.NO else None
+    if core is not None and core.found:
+        lines += [f"conflict: {len(core.lines())} of {len(gs)} guards cannot all hold"
+                  f"{'' if core.minimal else ' (not shown minimal)'}:"]
+        lines += [f"  {line}" for line in _core_lines(gs, core, args.format)]
     if sat.verdict is Verdict.YES:
         note = " (implied by the others; drop them all together)" if redundant else ""
         lines.append(f"redundant: {len(redundant) or 'none'}{note}")
@@ -249,9 +255,22 @@ def _check(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
         "redundant": [
             {"index": positions[g.expr], "guard": _text(gs, g.expr, args.format), "origin": g.origin} for g in redundant
         ],
+        "conflict": None if core is None or not core.found else {
+            "minimal": core.minimal,
+            "guards": [{"index": i, "guard": _text(gs, g.expr, args.format), "origin": g.origin}
+                       for i, g in zip(core.indices, core.guards)],
+            "domain": [{"source": _text(gs, sym, args.format), "range": str(rng)} for sym, rng in core.domain],
+        },
         "text": "\n".join(lines),
     }
     return report, _verdict_code(sat.verdict)
+
+
+def _core_lines(gs: GuardSet, core, fmt: str) -> list[str]:
+    """The conflicting guards in the chosen format, each with its position and origin."""
+    out = [f"[{i}] {_text(gs, g.expr, fmt)}{_where(g.origin)}" for i, g in zip(core.indices, core.guards)]
+    out += [f"{_text(gs, sym, fmt)} in {rng} (the domain)" for sym, rng in core.domain]
+    return out
 
 
 def _verdict_line(result: ProofResult) -> str:
@@ -269,7 +288,8 @@ def _where(origin: str | None) -> str:
 
 def _simplify(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     gs = _load(args, args.file)
-    simplified, report = gs.simplify_with_report(_config(args))
+    with Progress(None, f"simplify {len(gs)} guards") as bar:  # shown on a terminal only (stderr)
+        simplified, report = gs.simplify_with_report(_config(args), progress=bar)
     guards = [_text(simplified, g.expr, args.format) for g in simplified.guards]
     header = [
         f"# {args.file}: {len(gs)} guards -> {len(simplified)} guards; proof of equivalence: {report.proof.value}",
@@ -291,7 +311,11 @@ def _simplify(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
 def _diff(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     a, b = _load(args, args.a), _load(args, args.b)
     config = _config(args)
-    a_b, b_a = a.implies(b, config), b.implies(a, config)
+    with Progress(2, f"diff {len(a)} and {len(b)} guards") as bar:  # shown on a terminal only (stderr)
+        a_b = a.implies(b, config)
+        bar.step(note="A implies B")
+        b_a = b.implies(a, config)
+        bar.step(note="B implies A")
     verdicts = {a_b.verdict, b_a.verdict}
     same = Verdict.NO if Verdict.NO in verdicts else Verdict.UNKNOWN if Verdict.UNKNOWN in verdicts else Verdict.YES
     lines = [_summary(a, "A " + args.a), _summary(b, "B " + args.b), f"equivalent: {same.value}"]
@@ -411,7 +435,7 @@ def _symbol_for(gs: GuardSet, key: str) -> sympy.Symbol:
 
 def _explain(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     loaded = _read(args, args.file)
-    if loaded.log is not None and (args.recompiles or args.entry is None):
+    if loaded.log is not None and (args.recompiles or (args.entry is None and loaded.entries)):
         if not args.recompiles and not (args.shape or args.sizes):
             raise ValueError("explain on a torch log: give the new inputs (--shape / --sizes), or --recompiles")
         args.notes.clear()  # every entry is explained: the selected-entry note does not apply

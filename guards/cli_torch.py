@@ -31,7 +31,7 @@ from .guardset import GuardSet
 from .parse import parse_source
 from .region import accepts, base_point, describe_region, plot_region, progressions, region_grid, scan_dim, text_map
 from .source import Source
-from .torch_check import TorchGuards, Verdict, explain_recompiles, pinned_values
+from .torch_check import TorchGuards, Verdict, dynamic_guard_set, explain_recompiles, pinned_values
 from .torch_export import read_exported_program
 from .torch_log import TorchLog, looks_like_torch_log, read_torch_log
 
@@ -75,6 +75,13 @@ def load(path: str, dialect: str, entry: str | None, *, strict: bool = False, te
         return Loaded(GuardSet.parse(text, dialect, origin="<stdin>" if path == "-" else path))  # type: ignore[arg-type]
     log = read_torch_log(text, strict=strict)
     if not log.entries:
+        if log.dynamic:  # TORCH_LOGS=+dynamic only: torch's symbols, their ranges and the guards it added
+            env = log.dynamic[-1] if entry is None else next((d for d in log.dynamic if d.compile_id == entry), None)
+            if env is None:
+                ids = ", ".join(d.compile_id for d in log.dynamic)
+                raise UnknownSourceError(f"--entry {entry}: no create_symbol lines for that compile (the log has {ids})")
+            return Loaded(dynamic_guard_set(env), f"torch +dynamic log: compile {env.compile_id} "
+                          f"({len(env.symbols)} symbols, {len(env.guards)} guards added)", log)  # fmt: skip
         if log.recompiles:
             return Loaded(GuardSet.of(), "torch log: recompile reasons only (no guard tree)", log)
         raise GuardParseError(f"{path}: a torch log without guard trees; run with TORCH_LOGS=guards (or guards,recompiles)")

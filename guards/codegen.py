@@ -54,6 +54,7 @@ from typing import TYPE_CHECKING, Any, Callable, Mapping
 import sympy
 from sympy.core.relational import Relational
 
+from symint.opaque import OPAQUE_FUNCTIONS
 from symint.functions import (
     CeilDiv,
     CeilToInt,
@@ -392,6 +393,10 @@ _HELPERS: dict[str, object] = {
     "_strides": _strides,
     "_offset": _offset,
 }
+# Opaque functions (symint.opaque) are called through helpers computing Python's value.
+for _cls in OPAQUE_FUNCTIONS:
+    _HELPERS[f"_op_{_cls.__name__}"] = _cls.python_eval
+    _CALL_FUNCS[_cls] = f"_op_{_cls.__name__}"
 _ARITH = (ArithmeticError, ValueError)
 
 

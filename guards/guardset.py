@@ -27,9 +27,11 @@ from symint.evaluate import evaluate
 from valueranges import ValueRanges
 
 from .codegen import CompiledGuards, compile_guards
+from .conflict import Conflict, conflict
 from .explain import Explanation, explain
 from .errors import GuardError, UnknownSourceError
 from .guard import Guard
+from .progress import Progress
 from .prove import ProofResult, counterexample, equivalent, implies, is_satisfiable, overlap, redundant
 from .simplify import SimplifyReport, simplify_with_report
 from .z3_translate import SolverConfig
@@ -363,6 +365,16 @@ class GuardSet:
         """
         return is_satisfiable(self, config)
 
+    def unsat_core(self, config: SolverConfig = SolverConfig()) -> Conflict:
+        """Which guards conflict: a minimal subset (with any domain ranges involved) that cannot hold together.
+
+        >>> from symint.build import symbol_expr, ge, lt
+        >>> n = symbol_expr("n")
+        >>> GuardSet.of([ge(n, 3), ge(n, 1), lt(n, 3)]).unsat_core().indices
+        (0, 2)
+        """
+        return conflict(self, config)
+
     def implies(self, other: "GuardSet", config: SolverConfig = SolverConfig()) -> ProofResult:
         """Whether every input this set accepts, ``other`` accepts (NO comes with a counterexample).
 
@@ -427,9 +439,11 @@ class GuardSet:
         """
         return simplify_with_report(self, config)[0]
 
-    def simplify_with_report(self, config: SolverConfig = SolverConfig()) -> tuple["GuardSet", SimplifyReport]:
-        """:meth:`simplify`, and a :class:`~guards.simplify.SimplifyReport` of what it did."""
-        return simplify_with_report(self, config)
+    def simplify_with_report(
+        self, config: SolverConfig = SolverConfig(), progress: Progress | None = None
+    ) -> tuple["GuardSet", SimplifyReport]:
+        """:meth:`simplify`, and a :class:`~guards.simplify.SimplifyReport` of what it did (``progress``: a display)."""
+        return simplify_with_report(self, config, progress)
 
     def __repr__(self) -> str:
         return "GuardSet(" + ", ".join(str(g.expr) for g in self.guards) + ")"

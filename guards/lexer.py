@@ -26,6 +26,7 @@ from typing import Callable, Literal
 
 import sympy
 
+from symint.opaque import OPAQUE_FUNCTIONS
 from symint.build import (
     abs_, and_, ceildiv, eq, floordiv, ge, gt, ite, le, lt, max_, min_, mod, ne, not_, or_, pow_, truediv,
 )
@@ -311,6 +312,11 @@ FUNCTIONS: dict[str, FunctionSpec] = {
     "IfThenElse": FunctionSpec(3, 3, "ite", ite),
     "Identity": FunctionSpec(1, 1, "any", _identity),
 }
+
+# Opaque functions (bitwise ops, float math; symint.opaque) read back under their own names.
+for _cls in OPAQUE_FUNCTIONS:
+    _arity = min(_cls.nargs)
+    FUNCTIONS.setdefault(_cls.__name__, FunctionSpec(_arity, _arity, "int", _cls))
 
 #: Every function name the parser accepts.
 KNOWN_FUNCTIONS: tuple[str, ...] = tuple(sorted(FUNCTIONS, key=str.lower))

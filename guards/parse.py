@@ -45,7 +45,7 @@ from typing import Callable, Iterable, Literal, Mapping
 
 import sympy
 
-from symint.build import add, and_, as_expr, floordiv, is_bool_expr, mod, mul, neg, not_, or_, pow_, symbol_expr, truediv
+from symint.build import add, and_, as_expr, eq, floordiv, is_bool_expr, mod, mul, neg, not_, or_, pow_, symbol_expr, truediv
 
 from .errors import GuardParseError, GuardTypeError
 from .lexer import BINARY_PRECEDENCE, COMPARISONS, FUNCTIONS, KEYWORDS, KNOWN_FUNCTIONS, MAX_CONSTANT_BITS, SOURCE_ATTRS
@@ -164,6 +164,9 @@ class _Parser:
         left = self.prefix(min_prec)
         while True:
             tok = self.peek()
+            if tok.kind == "name" and tok.text == "in" and min_prec <= PREC_CMP:
+                left = self.membership(left)  # x in (1, 8, 16): a set-valued dim
+                continue
             prec = BINARY_PRECEDENCE.get(tok.text) if tok.kind in ("op", "name") else None
             if prec is None or prec < min_prec:
                 return left
@@ -197,6 +200,22 @@ class _Parser:
             relations.append(self.relation(tok.text, left, right, tok))
             left = right
         return relations[0] if len(relations) == 1 else and_(*relations)
+
+    def membership(self, left: sympy.Basic) -> sympy.Basic:
+        """``x in (a, b, ...)``: ``Eq(x, a) | Eq(x, b) | ...`` (the values are integer expressions)."""
+        tok = self.take()
+        subject = self.need_int(left, tok, "'in'")
+        self.expect("(", "after 'in' (write x in (1, 8, 16))")
+        self.enter(tok)
+        values = [self.need_int(self.expression(PREC_CMP + 1), tok, "'in'")]
+        while self.at(","):
+            self.take()
+            if self.at(")"):
+                break
+            values.append(self.need_int(self.expression(PREC_CMP + 1), tok, "'in'"))
+        self.expect(")", "to close the values after 'in'")
+        self.depth -= 1
+        return self.apply(or_, tuple(eq(subject, v) for v in values), tok)
 
     def relation(self, op: str, a: sympy.Basic, b: sympy.Basic, tok: Token) -> sympy.Basic:
         a_bool, b_bool = is_bool_expr(a), is_bool_expr(b)

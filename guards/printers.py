@@ -41,6 +41,7 @@ from typing import Callable, Literal, Mapping, Sequence
 import sympy
 from sympy.core.relational import Relational
 
+from symint.opaque import OPAQUE_FUNCTIONS
 from symint.functions import CeilDiv, CeilToInt, FloorDiv, FloorToInt, IfThenElse, IntTrueDiv, Max, Min, Mod, PowByNatural
 
 from .errors import GuardTypeError
@@ -48,7 +49,7 @@ from .guard import Guard
 from .lexer import PREC_ADD, PREC_AND, PREC_ATOM, PREC_BAND, PREC_BOR, PREC_CMP, PREC_MUL, PREC_NOT, PREC_OR, PREC_POW, PREC_UNARY
 from .source import Source
 
-__all__ = ["to_sympy_text", "to_torch_text", "to_source_text", "to_text", "render_html", "render_latex", "TextStyle"]
+__all__ = ["membership", "to_sympy_text", "to_torch_text", "to_source_text", "to_text", "render_html", "render_latex", "TextStyle"]
 
 TextStyle = Literal["sympy", "torch", "source"]
 
@@ -104,6 +105,8 @@ class _Printer:
             return f"~{self.wrap(e.args[0], PREC_UNARY)}", PREC_UNARY
         if type(e) in _SYMPY_CALLS:
             return self.function(e)
+        if type(e) in OPAQUE_FUNCTIONS:  # BitwiseAnd(a, b), FloatSqrt(x): the same call in every style
+            return f"{type(e).__name__}({', '.join(self.text(a) for a in e.args)})", PREC_ATOM
         if e in _NO_SYNTAX:
             raise GuardTypeError(f"{e} has no guard syntax (guards compare finite integers)")
         raise GuardTypeError(f"cannot print {type(e).__name__} ({e}) as guard text: not built by symint.build")
@@ -166,6 +169,10 @@ class _Printer:
 
     def logic(self, e: sympy.Basic) -> tuple[str, int]:
         is_and = isinstance(e, sympy.And)
+        members = None if is_and or not self.python else membership(e)
+        if members is not None:  # a set-valued dim: x in (1, 8, 16)
+            subject, values = members
+            return f"{self.wrap(subject, PREC_CMP + 1)} in ({', '.join(str(v) for v in values)})", PREC_CMP
         if not self.python:
             prec = PREC_BAND if is_and else PREC_BOR
             return (" & " if is_and else " | ").join(self.wrap(a, prec + 1) for a in e.args), prec
@@ -224,6 +231,33 @@ class _Printer:
         else:
             name = cls.__name__
         return f"{name}({', '.join(self.text(a) for a in e.args)})", PREC_ATOM
+
+
+def membership(e: sympy.Basic) -> tuple[sympy.Basic, tuple[int, ...]] | None:
+    """``(x, (v1, v2, ...))`` when ``e`` is ``Eq(x, v1) | Eq(x, v2) | ...`` over integer constants, else None.
+
+    That disjunction is how a set-valued dim (``x in (1, 8, 16)``) is represented.
+
+    >>> from symint.build import symbol_expr, eq, or_
+    >>> s = symbol_expr("s0")
+    >>> membership(or_(eq(s, 16), eq(s, 1), eq(s, 8)))
+    (s0, (1, 8, 16))
+    """
+    if not isinstance(e, sympy.Or) or len(e.args) < 2:
+        return None
+    subject, values = None, []
+    for a in e.args:
+        if not isinstance(a, sympy.Eq):
+            return None
+        lhs, rhs = (a.lhs, a.rhs) if isinstance(a.rhs, sympy.Integer) else (a.rhs, a.lhs)
+        if not isinstance(rhs, sympy.Integer) or isinstance(lhs, sympy.Integer):
+            return None
+        if subject is None:
+            subject = lhs
+        elif lhs != subject:
+            return None
+        values.append(int(rhs))
+    return subject, tuple(sorted(values))
 
 
 def _direction(e: sympy.Basic) -> bool | None:

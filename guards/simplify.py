@@ -49,6 +49,7 @@ from symint import build
 from symint.substitute import substitute
 from valueranges import ValueRanges, ValueRangeError, bound
 
+from .divisibility import drop_divided
 from .errors import SolverError
 from .guard import Guard
 from .prove import Entailer, Neighbourhoods, Verdict, unproven_entailments
@@ -63,6 +64,7 @@ from .simplify_facts import (
     _safe_divisors,
     _sym_key,
 )
+from .progress import Progress, progress as progress_of
 from .z3_translate import SatStatus, SolverConfig
 
 if TYPE_CHECKING:  # guardset.py imports this module to delegate to it
@@ -121,8 +123,13 @@ def simplify(gs: "GuardSet", config: SolverConfig = _DEFAULT) -> "GuardSet":
     return simplify_with_report(gs, config)[0]
 
 
-def simplify_with_report(gs: "GuardSet", config: SolverConfig = _DEFAULT) -> tuple["GuardSet", SimplifyReport]:
+def simplify_with_report(
+    gs: "GuardSet", config: SolverConfig = _DEFAULT, progress: Progress | None = None
+) -> tuple["GuardSet", SimplifyReport]:
     """Like :func:`simplify`, also returning a :class:`SimplifyReport`.
+
+    ``progress`` (a :class:`~guards.progress.Progress`) is stepped once per guard tried in
+    pass 5 and once per direction of the proof; it only displays, it never changes the result.
 
     >>> from symint.build import symbol_expr, ge, gt
     >>> from guards import GuardSet
@@ -131,7 +138,7 @@ def simplify_with_report(gs: "GuardSet", config: SolverConfig = _DEFAULT) -> tup
     >>> out, report.proof.value, [(str(g.expr), [str(o.expr) for o in gs]) for g, gs in report.rewritten]
     (GuardSet(n >= 4), 'yes', [('n >= 4', ['n >= 2', 'n > 3'])])
     """
-    return _Simplifier(gs, config).run()
+    return _Simplifier(gs, config, progress).run()
 
 
 # -- small helpers ---------------------------------------------------------------------------------
@@ -179,8 +186,8 @@ class _Emitted:
 class _Simplifier:
     """One simplification run (all state is local to the run)."""
 
-    def __init__(self, gs: "GuardSet", config: SolverConfig):
-        self.gs, self.config = gs, config
+    def __init__(self, gs: "GuardSet", config: SolverConfig, progress: Progress | None = None):
+        self.gs, self.config, self.progress = gs, config, progress
         self.domain = gs.domain_map
         self.start = time.perf_counter()
         self.checks = 0
@@ -210,6 +217,10 @@ class _Simplifier:
         for s in sorted(facts.facts, key=_sym_key):
             out += self._emit_bounds(s, facts.facts[s])
         for e, origins in facts.others.items():
+            e = drop_divided(e, lambda sym: facts.range_of(sym)[::2])  # T % (T // 4) with 4 | T: see guards.divisibility
+            if e is sympy.true:
+                self.reasons.update((o, "implied by the divisibility of its symbol") for o in origins)
+                continue
             ranges = facts.value_ranges(e.free_symbols)
             try:
                 known = bound(e, ranges)
@@ -278,7 +289,9 @@ class _Simplifier:
         active = set(range(len(emitted)))
         definitions = _definitions(exprs, general)
         loose: set[sympy.Symbol] = set()  # symbols that lost a bound guard in this pass
+        self.progress = bar = progress_of(self.progress, total=len(order) + 2)
         for i in order:
+            bar.step()
             because = self._defined_away(exprs[i], definitions, active, loose)
             if because is not None:
                 why = "implied by the definition of its symbol and the ranges"
@@ -361,6 +374,7 @@ class _Simplifier:
             except SolverError as exc:
                 found = [(k, Verdict.UNKNOWN, str(exc)) for k in range(len(goals)) if k not in skip]
             failures += [(goal_pool, k, verdict, why) for k, verdict, why in found]
+            progress_of(self.progress).step(note="proof")
         self.checks += entailer.checks
         reverted_reps: set = set()
         messages, verdicts = [], []

@@ -90,6 +90,7 @@ __all__ = [
     "negate",
     "implies_formula",
     "to_smtlib",
+    "minimal_unsat_core",
 ]
 
 #: Exponents above this are refused rather than unrolled into huge products.
@@ -566,6 +567,54 @@ class Z3Solver:
                 return SolverOutcome(SatStatus.UNKNOWN, {}, elapsed, f"the model gives {var} no integer value")
             values[str(var)] = val.as_long()
         return SolverOutcome(SatStatus.SAT, values, elapsed)
+
+
+# -- unsat cores ---------------------------------------------------------------------------------
+def minimal_unsat_core(
+    formulas: list[z3.BoolRef], background: Iterable[z3.BoolRef] = (), config: SolverConfig = SolverConfig()
+) -> tuple[SatStatus, tuple[int, ...], bool]:
+    """Which ``formulas`` conflict: the indices of an irreducible subset unsatisfiable with ``background``.
+
+    Z3's unsat core is shrunk by deletion (drop one member; if the rest is still unsat, keep it
+    dropped), so every member of the answer is needed: the answer is *minimal* unless a check of
+    the shrinking came back unknown (then that member is kept and ``minimal`` is False).
+    At most ``len(formulas) + 1`` checks, each bounded like any other check of ``config``.
+
+    Returns:
+        ``(status, indices, minimal)``: ``status`` is that of the whole set (indices are empty
+        unless it is UNSAT); indices are sorted.
+
+    >>> from symint.build import symbol_expr, ge, lt, gt
+    >>> t, x, y = Translator(), symbol_expr("x"), symbol_expr("y")
+    >>> status, core, minimal = minimal_unsat_core([t.holds(e) for e in (ge(x, 5), gt(y, 0), lt(x, 3))])
+    >>> status.value, core, minimal
+    ('unsat', (0, 2), True)
+    """
+    solver = Z3Solver(config)
+    solver.add(*background)
+    literals = [solver.track(f) for f in formulas]
+    position = {lit.get_id(): i for i, lit in enumerate(literals)}
+    outcome = solver.check(literals)
+    if outcome.status is not SatStatus.UNSAT:
+        return outcome.status, (), False
+
+    def core_of(among: list[int]) -> list[int]:
+        found = {position[c.get_id()] for c in solver._solver.unsat_core() if c.get_id() in position}
+        return [i for i in among if i in found]
+
+    core = core_of(list(range(len(formulas))))
+    minimal, k = True, 0
+    while k < len(core):
+        trial = core[:k] + core[k + 1:]
+        outcome = solver.check([literals[i] for i in trial])
+        if outcome.status is SatStatus.UNSAT:
+            shrunk = core_of(trial)  # members before k were needed in a superset, so they stay (if proven)
+            k = sum(1 for i in core[:k] if i in shrunk)
+            core = shrunk
+        else:
+            minimal = minimal and outcome.status is SatStatus.SAT
+            k += 1
+    return SatStatus.UNSAT, tuple(core), minimal
 
 
 # -- SMT-LIB -------------------------------------------------------------------------------------

@@ -10,6 +10,7 @@
 """
 
 from . import ops
+from .logs import LogConfig, set_logs
 from .api import check, guard_or_false, guard_or_true, guard_size_oblivious, statically_known_false, statically_known_true
 from .env import ShapeEnv
 from .export import ExportConstraintError, export
@@ -17,17 +18,24 @@ from .errors import (
     CheckFailedError,
     ConstraintViolationError,
     ContradictionError,
+    DimOutOfRangeError,
+    DynamicShapesError,
+    DynamicShapesTypeError,
     GuardOnDataDependentSymNode,
     HigherOrderOpError,
+    InputsError,
     ShapeEnvError,
     ShapeError,
+    SignatureError,
+    TorchInteropError,
+    UnknownDimSpecError,
 )
 from .fake import Dim, FakeTensor
 from .graph import Graph, Node
 from .hops import map, scan, switch
 from .program import ExportedProgram, TensorSpec
 from .compile import CompiledFunction, RecompileError, RecompileLimitWarning, compile, suggest_dynamic
-from .dynamism import mark_dynamic, mark_static, maybe_mark_dynamic
+from .dynamism import mark_dynamic, mark_static, mark_unbacked, maybe_mark_dynamic
 from .stance import set_stance
 from .provenance import AssertRecord, GuardRecord, Provenance
 from .settings import ShapeEnvSettings
@@ -57,6 +65,7 @@ __all__ = [
     "mark_dynamic",
     "maybe_mark_dynamic",
     "mark_static",
+    "mark_unbacked",
     "set_stance",
     "ShapeError",
     "HigherOrderOpError",
@@ -79,4 +88,13 @@ __all__ = [
     "GuardOnDataDependentSymNode",
     "CheckFailedError",
     "ContradictionError",
+    "DynamicShapesError",
+    "DynamicShapesTypeError",
+    "SignatureError",
+    "UnknownDimSpecError",
+    "TorchInteropError",
+    "DimOutOfRangeError",
+    "InputsError",
+    "set_logs",
+    "LogConfig",
 ]

@@ -10,6 +10,7 @@ Nothing statically known ever becomes a guard.
 
 from __future__ import annotations
 
+import logging
 import math
 from typing import TYPE_CHECKING
 
@@ -21,12 +22,15 @@ from symint import SymBool, build
 from valueranges import ValueRanges
 
 from .errors import GuardOnDataDependentSymNode
+from .messages import annotate
 from .provenance import user_frame
 
 if TYPE_CHECKING:  # pragma: no cover
     from .env import ShapeEnv
 
 __all__ = ["Decider"]
+
+_solver_log = logging.getLogger("shapeenv.solver")  # a topic of SHAPEENV_LOGS (shapeenv.logs); off by default
 
 
 class Decider:
@@ -71,6 +75,9 @@ class Decider:
         if answer is None and self.prover is not None and not facts.intervals_are_exact(e):
             expect = None if size_oblivious else hint
             answer = self.prover.decide(e, extra=self._oblivious_facts(e) if size_oblivious else (), expect=expect)
+            if _solver_log.isEnabledFor(logging.INFO):
+                said = {True: "true", False: "false", None: "not decided"}[answer]
+                _solver_log.info("Z3: %s is %s (%s)  # %s", e, said, self.prover.last_outcome, user_frame())
         self._memo[key] = answer
         return answer
 
@@ -153,4 +160,6 @@ class Decider:
             f"if either outcome is possible, use guard_or_false/guard_or_true to take a branch that is "
             f"correct for both."
         )
-        return GuardOnDataDependentSymNode(message, expr=e, unbacked=unbacked, origin=where, suggestion=suggestion)
+        error = GuardOnDataDependentSymNode(message, expr=e, unbacked=unbacked, origin=where, suggestion=suggestion)
+        annotate(error, env)  # where each unbacked symbol came from
+        return error

@@ -50,7 +50,7 @@ from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
 
 from guards import Source
 
-from .errors import ConstraintViolationError
+from .errors import ConstraintViolationError, DimOutOfRangeError, DynamicShapesError, DynamicShapesTypeError
 from .program import TensorSpec
 from .rules.registry import is_tensor
 
@@ -63,12 +63,13 @@ __all__ = [
     "mark_dynamic",
     "maybe_mark_dynamic",
     "mark_static",
+    "mark_unbacked",
     "marks_of",
     "clear_marks",
     "SourcePatterns",
 ]
 
-MarkKind = Literal["dynamic", "maybe", "static"]
+MarkKind = Literal["dynamic", "maybe", "static", "unbacked"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +81,7 @@ class DimMark:
         min / max: declared bounds of a ``mark_dynamic`` dim (None: unbounded).
         hint_override: the size the first trace uses as the dim's hint instead of the example's.
         specialize_on: predicates on the size; each gets its own specialised cache entry.
+        choices: the only sizes a set-valued dim may take (sorted), or None.
     """
 
     kind: MarkKind
@@ -88,10 +90,11 @@ class DimMark:
     hint_override: int | None = None
     specialize_on: tuple[Callable[[Any], Any], ...] = field(default=(), compare=False)
     predicates: tuple = field(default=(), repr=False)  # what marks compare by: see predicate_key
+    choices: tuple[int, ...] | None = None  # a set-valued dim: the only sizes it may take
 
     @classmethod
     def of(cls, kind: MarkKind, min: int | None = None, max: int | None = None, hint_override: int | None = None,
-           specialize_on: Sequence[Callable[[Any], Any]] = ()) -> "DimMark":
+           specialize_on: Sequence[Callable[[Any], Any]] = (), choices: Sequence[int] | None = None) -> "DimMark":
         """A mark whose ``specialize_on`` predicates compare by :func:`predicate_key`.
 
         >>> DimMark.of("dynamic", specialize_on=[lambda s: s == 8]) == DimMark.of("dynamic", specialize_on=[lambda s: s == 8])
@@ -101,11 +104,13 @@ class DimMark:
         True
         """
         preds = tuple(specialize_on)
-        return cls(kind, min, max, hint_override, preds, tuple(predicate_key(p) for p in preds))
+        values = None if choices is None else tuple(sorted(set(choices)))
+        return cls(kind, min, max, hint_override, preds, tuple(predicate_key(p) for p in preds), values)
 
     def __str__(self) -> str:
         parts = [self.kind]
-        parts += [f"{k}={v}" for k, v in (("min", self.min), ("max", self.max), ("hint_override", self.hint_override)) if v is not None]
+        parts += [f"{k}={v}" for k, v in (("min", self.min), ("max", self.max), ("hint_override", self.hint_override),
+                                          ("choices", self.choices)) if v is not None]
         if self.specialize_on:
             parts.append(f"specialize_on={len(self.specialize_on)} predicates")
         return " ".join(parts)
@@ -213,37 +218,38 @@ MARKS = MarkTable()
 
 def _dims(obj: Any, index: int | Sequence[int], what: str) -> list[int]:
     if is_tensor(obj):
-        raise TypeError(
+        raise DynamicShapesTypeError(
             f"{what} was called on a fake tensor, inside a traced function; mark the real input "
             "before calling the compiled function (as torch forbids mark_dynamic in a compiled region)"
         )
     if isinstance(obj, TensorSpec) or isinstance(obj, tuple):
-        raise TypeError(
+        raise DynamicShapesTypeError(
             f"{what}: shape specs (tuples, TensorSpec) cannot be marked; pass "
             "compile(..., dynamic_sources='x:0') or static_sources instead"
         )
     shape = getattr(obj, "shape", None)
     if shape is None:
-        raise TypeError(f"{what} takes an array or tensor (anything with .shape), got {type(obj).__name__}")
+        raise DynamicShapesTypeError(f"{what} takes an array or tensor (anything with .shape), got {type(obj).__name__}")
     try:
         weakref.ref(obj)
     except TypeError:
-        raise TypeError(f"{what}: a {type(obj).__name__} cannot be marked (it does not support weak references)") from None
+        raise DynamicShapesTypeError(f"{what}: a {type(obj).__name__} cannot be marked (it does not support weak references)") from None
     ndim = len(shape)
     indices = [index] if isinstance(index, int) else list(index)
     out = []
     for i in indices:
         if isinstance(i, bool) or not isinstance(i, int):
-            raise TypeError(f"{what}: dims must be ints, got {i!r}")
+            raise DynamicShapesTypeError(f"{what}: dims must be ints, got {i!r}")
         if not -ndim <= i < ndim:
-            raise IndexError(f"{what}: dim {i} is out of range for an input with {ndim} dims (shape {tuple(shape)})")
+            raise DimOutOfRangeError(f"{what}: dim {i} is out of range for an input with {ndim} dims (shape {tuple(shape)})",
+                                     fix=f"mark a dim in [{-ndim}, {ndim - 1}], e.g. {what}(x, {ndim - 1})")
         out.append(i % ndim)
     return out
 
 
 def _check_int(name: str, value: Any, what: str) -> None:
     if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 0):
-        raise TypeError(f"{what}: {name} must be an int >= 0 or None, got {value!r}")
+        raise DynamicShapesTypeError(f"{what}: {name} must be an int >= 0 or None, got {value!r}")
 
 
 def mark_dynamic(
@@ -254,6 +260,7 @@ def mark_dynamic(
     max: int | None = None,
     hint_override: int | None = None,
     specialize_on: Sequence[Callable[[Any], Any]] | None = None,
+    choices: Sequence[int] | None = None,
 ) -> None:
     """Mark dims of ``obj`` dynamic: compiled functions trace them symbolic, and specialising them is an error.
 
@@ -264,6 +271,8 @@ def mark_dynamic(
         hint_override: the size the first trace uses to decide branches instead of the example's.
         specialize_on: predicates on the symbolic size (``lambda s: s % 16 == 0``): besides the
             generic entry, one entry per predicate whose guards add the predicate.
+        choices: the only sizes the dim may take (a set-valued dim): one entry serves them all,
+            0 and 1 included (its guards say ``x.size()[0] in (1, 8, 16)``).
 
     Raises:
         TypeError / IndexError: ``obj`` cannot be marked, or bad arguments.
@@ -278,17 +287,37 @@ def mark_dynamic(
     for name, value in (("min", min), ("max", max), ("hint_override", hint_override)):
         _check_int(name, value, what)
     if min is not None and max is not None and min > max:
-        raise ValueError(f"{what}: min={min} is greater than max={max}")
+        raise DynamicShapesError(f"{what}: min={min} is greater than max={max}")
     preds = tuple(specialize_on or ())
     if any(not callable(p) for p in preds):
-        raise TypeError(f"{what}: specialize_on takes callables (lambda s: s == 8), got {list(preds)!r}")
+        raise DynamicShapesTypeError(f"{what}: specialize_on takes callables (lambda s: s == 8), got {list(preds)!r}")
     lo, hi = (0 if min is None else min), (float("inf") if max is None else max)
+    if choices is not None:
+        choices = tuple(choices)
+        if not choices or any(isinstance(c, bool) or not isinstance(c, int) or not lo <= c <= hi for c in choices):
+            raise ValueError(f"{what}: choices must be ints within [min, max], got {choices!r}")
     for d in dims:
         size = int(obj.shape[d])
+        if choices is not None and size not in choices:
+            raise ConstraintViolationError(f"{what}: dim {d} has size {size}, which is not one of the choices {choices}")
         for label, value in (("size", size), ("hint_override", hint_override)):
             if value is not None and not lo <= value <= hi:
                 raise ConstraintViolationError(f"{what}: dim {d} has {label} {value}, outside the declared range [{min}, {max}]")
-    MARKS.mark(obj, dims, DimMark.of("dynamic", min, max, hint_override, preds))
+    MARKS.mark(obj, dims, DimMark.of("dynamic", min, max, hint_override, preds, choices))
+
+
+def mark_unbacked(obj: Any, index: int | Sequence[int]) -> None:
+    """Mark dims unbacked (torch's ``mark_unbacked``): traced as data-dependent sizes, with no hint.
+
+    Nothing is decided by the example's size: 0 and 1 are not specialised, and shape code
+    that branches on the size must be decidable for every size (or ``check`` it), else
+    :class:`~shapeenv.errors.GuardOnDataDependentSymNode`. One entry serves every size.
+
+    >>> import numpy as np
+    >>> x = np.zeros((1, 3)); mark_unbacked(x, 0); marks_of(x)
+    Marks(0: unbacked)
+    """
+    MARKS.mark(obj, _dims(obj, index, "mark_unbacked"), DimMark.of("unbacked"))
 
 
 def maybe_mark_dynamic(obj: Any, index: int | Sequence[int]) -> None:
@@ -366,12 +395,12 @@ class SourcePatterns:
         elif isinstance(spec, (list, tuple)) and all(isinstance(s, str) for s in spec):
             items = list(spec)
         else:
-            raise TypeError(f"source patterns must be a comma-separated string or a list of strings, got {spec!r}")
+            raise DynamicShapesTypeError(f"source patterns must be a comma-separated string or a list of strings, got {spec!r}")
         out = []
         for raw in items:
             text = raw.strip()
             if not text:
-                raise ValueError(f"empty source pattern in {spec!r}")
+                raise DynamicShapesError(f"empty source pattern in {spec!r}")
             dim = None
             m = _DIM_SUFFIX.match(text)
             if m:

@@ -18,7 +18,8 @@ import builtins
 import contextlib
 import logging
 import math
-from typing import Iterator
+from types import MappingProxyType
+from typing import Iterator, Mapping
 
 import sympy
 
@@ -27,8 +28,10 @@ from symint import SymBool, SymFloat, SymInt, SymNode, build
 from symint.evaluate import evaluate as evaluate_expr
 from valueranges import ValueRanges, bound
 
+from .assuming import Assumptions, assuming
 from .decide import Decider
-from .errors import CheckFailedError, ConstraintViolationError, ContradictionError
+from .errors import CheckFailedError, ConstraintViolationError, ContradictionError, ShapeEnvError
+from .messages import annotate
 from .explain import explain_symbol
 from .facts import Facts
 from .fake.factory import make_fake_tensor
@@ -40,7 +43,9 @@ from .symbols import DimDynamic, SymbolInfo
 
 __all__ = ["ShapeEnv"]
 
-log = logging.getLogger("shapeenv.guards")
+log = logging.getLogger("shapeenv.guards")  # topics of SHAPEENV_LOGS (shapeenv.logs); off by default
+_asserts_log = logging.getLogger("shapeenv.asserts")
+_dynamic_log = logging.getLogger("shapeenv.dynamic")
 
 Symbolic = SymInt | SymBool | SymFloat
 
@@ -67,6 +72,9 @@ class ShapeEnv:
         self._ops: list[str] = []
         self._counters = {"s": 0, "u": 0}
         self.named_dims: dict[str, tuple] = {}  # Dim name -> (Dim, value, first source)
+        self.declared_guards: list[GuardRecord] = []  # guards the caller declared (set-valued and derived dims)
+        self.assumptions = Assumptions()  # conditions of the enclosing `with env.assuming(...)` blocks
+        self.data_dependent_memo: dict[tuple, object] = {}  # (op, data key) -> its unbacked count (rules.data_dependent)
         self._graphs: list[Graph] = []
 
     # -- symbols ----------------------------------------------------------------------------------
@@ -114,9 +122,11 @@ class ShapeEnv:
         lo = -math.inf if min is None else min
         hi = math.inf if max is None else max
         if not lo <= hint <= hi:
+            bound = f"max={hint}" if hint > hi else f"min={hint}"
             raise ConstraintViolationError(
-                f"{source.text()} = {hint} is outside the declared range [{min}, {max}]; "
-                "fix the example input or widen the range"
+                f"{source.text()} = {hint} is outside the declared range [{'-oo' if min is None else min}, "
+                f"{'oo' if max is None else max}]",
+                fix=f"fix the example input, or widen the declared range to hold it ({bound}, e.g. Dim('name', {bound}))",
             )
         if dynamic is DimDynamic.STATIC:
             return self._pin(source, hint)
@@ -142,6 +152,8 @@ class ShapeEnv:
         self._by_source[source] = sym
         if dynamic is DimDynamic.DUCK and min is None and max is None:
             self._duck.setdefault(hint, sym)
+        if _dynamic_log.isEnabledFor(logging.INFO):
+            _dynamic_log.info("create_symbol %s = %s for %s, range %s  # %s", sym, hint, source.text(), rng, user_frame())
         return SymInt(SymNode(sym, int, hint, self))
 
     def alias_source(self, value: SymInt | int, source: Source) -> SymInt | int:
@@ -190,8 +202,10 @@ class ShapeEnv:
         self._by_source[source] = value
         return value
 
-    def create_unbacked_symint(self, size_like: bool = False) -> SymInt:
+    def create_unbacked_symint(self, size_like: bool = False, source: Source | None = None) -> SymInt:
         """A data-dependent integer (no hint): ``[0, oo]`` when size-like, else ``[-oo, oo]``.
+
+        ``source``: an input it stands for (an input dim marked unbacked, ``mark_unbacked``).
 
         >>> env = ShapeEnv()
         >>> u = env.create_unbacked_symint(size_like=True)
@@ -199,7 +213,12 @@ class ShapeEnv:
         u0 [0, oo]
         """
         sym = self._new_symbol("u")
-        self.symbols[sym] = SymbolInfo(sym, len(self.symbols), None, [], size_like)
+        if _dynamic_log.isEnabledFor(logging.INFO):
+            _dynamic_log.info("create_unbacked_symbol %s%s  # %s", sym, " (size-like)" if size_like else "", user_frame())
+        origin = f"{self.current_op() or 'create_unbacked_symint'} at {user_frame() or '<unknown>'}"
+        self.symbols[sym] = SymbolInfo(sym, len(self.symbols), None, [] if source is None else [source], size_like, origin=origin)
+        if source is not None:
+            self._by_source[source] = sym
         self.facts.set_range(sym, ValueRanges.of(0, math.inf) if size_like else ValueRanges.unknown())
         return SymInt(SymNode(sym, int, None, self))
 
@@ -234,7 +253,10 @@ class ShapeEnv:
         [1, oo]
         """
         expr = _expr_of(value)
-        return bound(self.simplify(expr), self.facts.ranges)
+        rng = bound(self.simplify(expr), self.facts.ranges)
+        if isinstance(value, SymFloat) and not rng.is_bool:  # a float's range has float ends (torch: is_float)
+            rng = ValueRanges.of(float(rng.lower), float(rng.upper))
+        return rng
 
     @contextlib.contextmanager
     def operation(self, name: str) -> Iterator[None]:
@@ -242,6 +264,9 @@ class ShapeEnv:
         self._ops.append(name)
         try:
             yield
+        except ShapeEnvError as e:  # name the symbols the message mentions by their input dims
+            annotate(e, self)
+            raise
         finally:
             self._ops.pop()
 
@@ -260,18 +285,43 @@ class ShapeEnv:
         """``bool(value)``: decide statically, else by the hint while recording a guard."""
         return bool(value)
 
-    def statically_known_true(self, value: SymBool | bool) -> bool:
+    def statically_known_true(self, value: SymBool | bool, *, size_oblivious: bool = False) -> bool:
         """True only if ``value`` is provably true; records nothing.
 
-        >>> env = ShapeEnv(); s = env.create_symint(8, Source.size("x", 0))
+        ``size_oblivious``: also assume size-like unbacked symbols are ``>= 2`` (torch's
+        size-oblivious reasoning), for this question only.
+
+        >>> env = ShapeEnv(); s = env.create_symint(8, Source.size("x", 0)); u = env.create_unbacked_symint(size_like=True)
         >>> env.statically_known_true(s >= 2), env.statically_known_true(s >= 3)
         (True, False)
+        >>> env.statically_known_true(u != 1), env.statically_known_true(u != 1, size_oblivious=True)
+        (False, True)
         """
-        return self.decider.static(value) is True
+        return self.decider.static(value, size_oblivious) is True
 
-    def statically_known_false(self, value: SymBool | bool) -> bool:
-        """True only if ``value`` is provably false; records nothing."""
-        return self.decider.static(value) is False
+    def statically_known_false(self, value: SymBool | bool, *, size_oblivious: bool = False) -> bool:
+        """True only if ``value`` is provably false; records nothing (``size_oblivious`` as above)."""
+        return self.decider.static(value, size_oblivious) is False
+
+    @property
+    def replacements(self) -> Mapping[sympy.Symbol, sympy.Expr]:
+        """A read-only view of the current replacements (``symbol -> expression`` it stands for).
+
+        >>> env = ShapeEnv(); a = env.create_symint(4, Source.size("x", 0)); b = env.create_symint(5, Source.size("y", 0))
+        >>> _ = bool(a + 1 == b); dict(env.replacements)
+        {s1: s0 + 1}
+        """
+        return MappingProxyType(self.facts.replacements)
+
+    def assuming(self, cond: SymBool | bool):
+        """``with env.assuming(cond):`` -- ``cond`` is a known fact inside the block only (see :mod:`shapeenv.assuming`).
+
+        >>> env = ShapeEnv(); s = env.create_symint(5, Source.size("x", 0))
+        >>> with env.assuming(s == 7):
+        ...     print(env.simplify(s.node.expr + 1))
+        8
+        """
+        return assuming(self, cond)
 
     def guard_or_false(self, value: SymBool | bool) -> bool:
         """Decide ``value`` like ``bool()`` (guarding if only the hints decide), but answer False
@@ -330,20 +380,31 @@ class ShapeEnv:
         expr = self.simplify(cond.node.expr)
         static = self.decider.static_expr(expr)
         if static is False:
-            raise CheckFailedError(f"check({cond.node.expr}) is always false given what is known{what}")
+            error = CheckFailedError(f"check({cond.node.expr}) is always false given what is known{what}",
+                                     fix="drop the check, or fix the condition: it contradicts the sizes' ranges and facts")
+            annotate(error, self)
+            raise error
         hint = cond.node.hint if cond.node.hint is not None else self.hint_of(expr)
         if hint is False:
-            raise CheckFailedError(f"check({cond.node.expr}) is false for the traced sizes{what}")
+            error = CheckFailedError(
+                f"check({cond.node.expr}) is false for the traced sizes{what}",
+                fix="trace with example inputs that satisfy it; if the condition may be false, branch on it "
+                    "instead: if guard_or_false(cond): ...")
+            annotate(error, self)
+            raise error
         if static is True:
             return
-        record = AssertRecord(expr, message, Provenance(cond.node.expr, user_frame(), self.current_op(), "runtime assert"))
+        scoped = self.assumptions.scoped(expr)
+        if scoped is sympy.true:
+            return
+        record = AssertRecord(scoped, message, Provenance(cond.node.expr, user_frame(), self.current_op(), "runtime assert"))
         try:
             self.facts.learn(expr)
         except ContradictionError as e:
             raise CheckFailedError(f"check({cond.node.expr}) contradicts what is known: {e}{what}") from e
         self.runtime_asserts.append(record)
         self._refresh_size_like()
-        log.info("runtime assert %s", record)
+        _asserts_log.info("runtime assert %s", record)
 
     def _refresh_size_like(self) -> None:
         for sym, info in self.symbols.items():
@@ -352,9 +413,12 @@ class ShapeEnv:
 
     def record_guard(self, expr: sympy.Basic, stated: sympy.Basic, why: str) -> None:
         """Record that ``expr`` (already simplified, true for the hints) must hold for reuse."""
-        record = GuardRecord(expr, Provenance(stated, user_frame(), self.current_op(), why))
+        scoped = self.assumptions.scoped(expr)
+        if scoped is sympy.true:  # on a path no reusing input takes (see shapeenv.assuming)
+            return
+        record = GuardRecord(scoped, Provenance(stated, user_frame(), self.current_op(), why))
         self.guards.append(record)
-        self.facts.learn(expr)
+        self.assumptions.learn(self.facts, expr)
         log.info("guard %s", record)
 
     # -- results ----------------------------------------------------------------------------------

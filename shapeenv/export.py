@@ -7,7 +7,9 @@ symbolic, mirroring ``torch.export``: per input (by name in a dict, or by positi
 in a tuple) a ``{dim: spec}`` dict or a list with one spec per dim, where a spec
 is ``Dim("name", min, max)`` (dims with the same name are the same symbol),
 ``Dim.DYNAMIC`` (a symbol of its own), ``Dim.STATIC`` or ``None`` (the example's
-size). Dims not mentioned are static, as in ``torch.export``.
+size), ``Dim.AUTO`` (dynamic unless tracing pins it; never a violation), a derived dim
+(``2 * d``, ``d + 1``) or a set-valued dim (``Dim("b", choices=(1, 8, 16))``; see
+:mod:`shapeenv.fake.dims`). Dims not mentioned are static, as in ``torch.export``.
 
 Note [Ints are specialised]
     As ``torch.export`` does, a plain int input is a constant of the program unless
@@ -46,9 +48,12 @@ from guards import Source
 from symint import SymInt
 
 from .env import ShapeEnv
-from .errors import ConstraintViolationError
+from .errors import ConstraintViolationError, DynamicShapesError, DynamicShapesTypeError, SignatureError
+from .messages import short_repr
 from .facts import Facts
-from .fake.dims import Dim
+from .export_derived import judge_derived
+from .fake.declared import set_valued
+from .fake.dims import DerivedDim, Dim
 from .fake.factory import make_input_tensor
 from .graph import Graph
 from .layout_guards import array_storage_offset, array_strides, layout_guard_set
@@ -100,7 +105,7 @@ class ExportConstraintError(ConstraintViolationError):
         lines = [f"Constraints violated ({labels})" + (f" while exporting {program}" if program else "") + "!"]
         lines += [f"  - {v}" for v in self.violations]
         lines.append("Suggested fixes:")
-        lines += [f"  {v.suggestion}" for v in self.violations]
+        lines += [f"  {fix}" for fix in dict.fromkeys(v.suggestion for v in self.violations)]
         super().__init__("\n".join(lines))
 
 
@@ -158,7 +163,8 @@ def export(
     if isinstance(args, list):
         args = tuple(args)
     if not isinstance(args, tuple):
-        raise TypeError(f"args must be a tuple of example inputs (wrap a single input: (x,)), got {type(args).__name__}")
+        raise SignatureError(f"args must be a tuple of example inputs, got {short_repr(args)}",
+                             fix="wrap a single input in a tuple: export(fn, (x,))")
     kwargs = dict(kwargs or {})
     title = name or getattr(fn, "__name__", "program")
     if title == "<lambda>":
@@ -216,7 +222,10 @@ def _split_specs(dynamic_shapes: Any, names: list[str], args: tuple, kwargs: dic
         rest = {n.split("[", 1)[0] for n in names if "[" in n}
         unknown = [k for k in dynamic_shapes if k not in known and k not in rest]
         if unknown:
-            raise ValueError(f"dynamic_shapes names {unknown}, which are not inputs; the inputs are {known}")
+            raise DynamicShapesError(
+                f"dynamic_shapes names {unknown}, which are not inputs; the inputs are {known}",
+                fix=f"key dynamic_shapes by the function's argument names: dynamic_shapes={{{known[0]!r}: {{0: Dim('batch')}}}}"
+                if known else "the function takes no inputs: drop dynamic_shapes")
         specs = []
         for n in names:
             if "[" in n and n not in dynamic_shapes:  # a *rest argument given as dynamic_shapes["rest"] = (...)
@@ -228,17 +237,17 @@ def _split_specs(dynamic_shapes: Any, names: list[str], args: tuple, kwargs: dic
         return specs, {k: dynamic_shapes.get(k) for k in kwargs}
     if isinstance(dynamic_shapes, (tuple, list)):
         if len(dynamic_shapes) != len(args) + len(kwargs):
-            raise ValueError(
+            raise DynamicShapesError(
                 f"dynamic_shapes has {len(dynamic_shapes)} entries for {len(args) + len(kwargs)} inputs "
                 f"({', '.join(names + list(kwargs))}); give one per input (None for static), or a dict by name"
             )
         return list(dynamic_shapes[: len(args)]), dict(zip(kwargs, dynamic_shapes[len(args):]))
-    raise TypeError(f"dynamic_shapes must be a dict by input name, a tuple by position, or None; got {dynamic_shapes!r}")
+    raise DynamicShapesTypeError(f"dynamic_shapes must be a dict by input name, a tuple by position, or None; got {dynamic_shapes!r}")
 
 
 def _nth(group: Any, i: int, base: str) -> Any:
     if not isinstance(group, (tuple, list)) or i >= len(group):
-        raise ValueError(f"dynamic_shapes[{base!r}] must be a tuple with one entry per extra positional input")
+        raise DynamicShapesError(f"dynamic_shapes[{base!r}] must be a tuple with one entry per extra positional input")
     return group[i]
 
 
@@ -258,21 +267,21 @@ class _Inputs:
             return self._int(name, value, spec, where)
         if isinstance(value, (list, tuple)):
             if spec is not None and (not isinstance(spec, (list, tuple)) or len(spec) != len(value)):
-                raise ValueError(f"{where} must be None or a {type(value).__name__} of {len(value)} specs, like {name}; got {spec!r}")
+                raise DynamicShapesError(f"{where} must be None or a {type(value).__name__} of {len(value)} specs, like {name}; got {spec!r}")
             items = [self.make(f"{name}[{i}]", v, None if spec is None else spec[i], f"{where}[{i}]") for i, v in enumerate(value)]
             return items if isinstance(value, list) else tuple(items)
         if isinstance(value, dict):
             if spec is not None and (not isinstance(spec, Mapping) or set(spec) - set(value)):
-                raise ValueError(f"{where} must be None or a dict with keys among {sorted(value, key=repr)}; got {spec!r}")
+                raise DynamicShapesError(f"{where} must be None or a dict with keys among {sorted(value, key=repr)}; got {spec!r}")
             return {k: self.make(f"{name}[{k!r}]", v, None if spec is None else spec.get(k), f"{where}[{k!r}]") for k, v in value.items()}
         if spec is not None:
-            raise ValueError(f"{where}: {name} = {value!r} is a constant; only tensor dims and ints can be dynamic")
+            raise DynamicShapesError(f"{where}: {name} = {value!r} is a constant; only tensor dims and ints can be dynamic")
         self.inputs.append(InputSpec(name, "constant", repr(value), value))
         return value
 
     def _tensor(self, name: str, value: Any, spec: Any, where: str):
         shape, dtype = shape_and_dtype(value)
-        dims = _per_dim(spec, len(shape), where)
+        dims = _per_dim(spec, len(shape), where, shape)
         real = not (isinstance(value, TensorSpec) or is_shape_tuple(value))
         strides = array_strides(value) if real else None
         offset = array_storage_offset(value) if real and strides is not None else None
@@ -283,6 +292,8 @@ class _Inputs:
                 continue
             size = fake.shape[i]
             if not isinstance(size, SymInt):
+                if dim is Dim.AUTO or (isinstance(dim, Dim) and dim.values is not None and len(dim.values) == 1):
+                    continue  # AUTO: specialised without complaint (torch's Dim.AUTO)
                 raise ExportConstraintError([_zero_one(Source.size(name, i), dim, size, f"{where}[{i}]")])
             self.declared.append(_Declared(Source.size(name, i), dim, size.node.expr))
         meta = format_dims(fake, self.env)
@@ -295,7 +306,7 @@ class _Inputs:
             self.inputs.append(InputSpec(name, "constant", repr(value), value))
             return value
         if not isinstance(spec, Dim):
-            raise TypeError(f"{where}: an int input takes a Dim, Dim.DYNAMIC, Dim.STATIC or None, got {spec!r}")
+            raise DynamicShapesTypeError(f"{where}: an int input takes a Dim, Dim.DYNAMIC, Dim.STATIC or None, got {spec!r}")
         source = Source.value(name)
         known = self.env.named_dims.get(spec.name) if spec.is_named else None
         if known is not None:
@@ -307,6 +318,10 @@ class _Inputs:
                     "the example inputs must agree on a named dim (and declare it with the same bounds)"
                 )
             sym_int = self.env.alias_source(sym_value, source)
+        elif spec.choices is not None:
+            sym_int = set_valued(self.env, spec, value, source)
+            if spec.is_named:
+                self.env.named_dims[spec.name] = (spec, sym_int, source)
         else:
             sym_int = self.env.create_symint(value, source, DimDynamic.DYNAMIC, min=spec.min, max=spec.max)
             if spec.is_named:
@@ -319,7 +334,7 @@ class _Inputs:
         return sym_int
 
 
-def _per_dim(spec: Any, ndim: int, where: str) -> list[Dim]:
+def _per_dim(spec: Any, ndim: int, where: str, shape: tuple = ()) -> list[Dim]:
     """One Dim per dim (Dim.STATIC where the spec says None or nothing)."""
     if spec is None:
         return [Dim.STATIC] * ndim
@@ -327,21 +342,30 @@ def _per_dim(spec: Any, ndim: int, where: str) -> list[Dim]:
         dims = [Dim.STATIC] * ndim
         for d, s in spec.items():
             if isinstance(d, bool) or not isinstance(d, int) or not -ndim <= d < ndim:
-                raise ValueError(f"{where}: dim {d!r} is out of range for a {ndim}-d input")
+                last = f"{{{ndim - 1}: {s!r}}}" if ndim else "None"
+                raise DynamicShapesError(
+                    f"{where}: dim {d!r} is out of range for a {ndim}-d input of shape {tuple(shape)}; "
+                    f"its dims are {', '.join(map(str, range(ndim))) or 'none'} (or negative, counting from the end)",
+                    fix=f"key the spec by an existing dim, e.g. {where} = {last}")
             dims[d % ndim] = _one(s, f"{where}[{d}]")
         return dims
     if isinstance(spec, (list, tuple)):
         if len(spec) != ndim:
-            raise ValueError(f"{where} has {len(spec)} entries for a {ndim}-d input; give one per dim (None for static)")
+            raise DynamicShapesError(f"{where} has {len(spec)} entries for a {ndim}-d input of shape {tuple(shape)}; "
+                                     "give one per dim (None for static)",
+                                     fix=f"{where} = [{', '.join(['None'] * ndim)}] with a Dim where a dim is dynamic")
         return [_one(s, f"{where}[{i}]") for i, s in enumerate(spec)]
-    raise TypeError(f"{where} must be a {{dim: Dim}} dict, a list with one Dim or None per dim, or None; got {spec!r}")
+    raise DynamicShapesTypeError(f"{where} must be a {{dim: Dim}} dict, a list with one Dim or None per dim, or None; got {spec!r}")
 
 
-def _one(spec: Any, where: str) -> Dim:
+def _one(spec: Any, where: str) -> Dim | DerivedDim:
     if spec is None:
         return Dim.STATIC
+    if isinstance(spec, DerivedDim):
+        return spec
     if not isinstance(spec, Dim) or spec.name == "<duck>":
-        raise TypeError(f"{where} must be a Dim, Dim.DYNAMIC, Dim.STATIC or None, got {spec!r}")
+        raise DynamicShapesTypeError(f"{where} must be a Dim, Dim.DYNAMIC, Dim.STATIC or None, got {spec!r}",
+                                     fix=f"{where} = Dim({str(spec) if isinstance(spec, str) else 'name'!r}) (or Dim.DYNAMIC)")
     return spec
 
 
@@ -376,12 +400,15 @@ def find_violations(env: ShapeEnv, declared: Sequence[_Declared]) -> list[Violat
     for sym, info in env.symbols.items():
         if info.sources and info.initial_range is not None:
             facts.set_range(sym, info.initial_range)
-    named = {d.symbol: d for d in declared if d.spec.is_named}
+    named = {d.symbol: d for d in declared if isinstance(d.spec, Dim) and d.spec.is_named}
     found: dict[Source, Violation] = {}
+    declared_ids = {id(r) for r in env.declared_guards}
     for record in env.guards:
         facts.learn(record.expr)
+        if id(record) in declared_ids:
+            continue  # the caller declared it (a derived or set-valued dim)
         for d in declared:
-            if d.source not in found:
+            if d.source not in found and d.spec is not Dim.AUTO:
                 v = _judge(env, facts, d, named, record)
                 if v is not None:
                     found[d.source] = v
@@ -389,6 +416,8 @@ def find_violations(env: ShapeEnv, declared: Sequence[_Declared]) -> list[Violat
 
 
 def _judge(env: ShapeEnv, facts: Facts, d: _Declared, named: dict, record: GuardRecord) -> Violation | None:
+    if isinstance(d.spec, DerivedDim):
+        return judge_derived(env, facts, d, record, {n.spec.name for n in named.values()})
     sym = d.symbol
     value = facts.simplify(sym)
     label = f"{d.spec.name} = {d.source.text()}" if d.spec.is_named else d.source.text()
@@ -428,7 +457,7 @@ def _judge(env: ShapeEnv, facts: Facts, d: _Declared, named: dict, record: Guard
         return Violation(
             d.label, d.source, "divisible",
             f"the guard {record.expr} requires {label} to be a multiple of {multiples[-1]}, which its Dim does not declare",
-            f"{d.where} = Dim.DYNAMIC   # accepts the refinement; the produced guards then check it",
+            f"{d.where} = {multiples[-1]}*Dim({d.spec.name + '_'!r})   # a derived dim; or Dim.DYNAMIC, whose produced guards check it",
             record,
         )
     return None

@@ -33,6 +33,7 @@ from symint import build
 from symint.linear import linear_form
 from symint.substitute import substitute
 from symint.functions import FloorDiv, Mod
+from guards.divisibility import normalise_divisibility
 from valueranges import ValueRanges, bound
 
 from .errors import ContradictionError
@@ -191,7 +192,7 @@ class Facts:
                 if zeros:
                     result = substitute(result, zeros)
         if not result.is_Atom and result.has(Mod, FloorDiv):
-            result = self._cancel_common_factors(result)
+            result = normalise_divisibility(self._cancel_common_factors(result))
         self._simplified[expr] = result
         return result
 

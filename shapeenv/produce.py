@@ -37,6 +37,7 @@ import sympy
 from guards import Guard, GuardSet, ProofResult, SolverConfig, Source
 from symint import build
 
+from .difference_bounds import tighten
 from .facts import Facts
 from .monotone import as_bound
 
@@ -98,6 +99,9 @@ def _guard_facts(env: "ShapeEnv") -> tuple[Facts, dict[sympy.Symbol, list[str]]]
             for sym in new.keys() | old.keys():
                 if old.get(sym) != new.get(sym):
                     causes.setdefault(sym, []).append(f"{record.expr} at {record.provenance.user_frame or '<unknown>'}")
+    for sym, rng in tighten(facts.ranges, [facts.simplify(r.expr) for r in env.guards]).items():
+        facts.narrow(sym, rng, " (through a difference of two symbols)")
+        causes.setdefault(sym, []).append("bounds propagated through guards relating two symbols")
     return facts, causes
 
 

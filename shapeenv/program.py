@@ -32,6 +32,8 @@ from guards.explain import Explanation
 from symint import SymInt
 from valueranges import ValueRanges
 
+from .errors import InputsError, SignatureError
+from .messages import short_repr
 from .fake.dtypes import DType, as_dtype
 from .fake.layout import contiguous_strides
 from .graph import Graph
@@ -91,6 +93,16 @@ def _is_numpy_dtype(dtype: Any) -> bool:
     return type(dtype).__module__.startswith("numpy")
 
 
+def required_parameters(sig: inspect.Signature) -> list[str]:
+    """The names of the parameters a call must fill (no default, not ``*args``/``**kwargs``).
+
+    >>> required_parameters(inspect.signature(lambda x, y=1, *rest: x))
+    ['x']
+    """
+    kinds = (inspect.Parameter.VAR_POSITIONAL, inspect.Parameter.VAR_KEYWORD)
+    return [p.name for p in sig.parameters.values() if p.default is p.empty and p.kind not in kinds]
+
+
 def argument_names(fn: Callable, args: tuple, kwargs: Mapping[str, Any]) -> list[str]:
     """The input name of each positional argument of ``fn(*args, **kwargs)`` (keyword arguments keep their key).
 
@@ -98,7 +110,7 @@ def argument_names(fn: Callable, args: tuple, kwargs: Mapping[str, Any]) -> list
     are ``rest[0]``, ``rest[1]``, ...; keyword arguments are named by their key.
 
     Raises:
-        TypeError: ``fn`` cannot be called with these arguments (the message says why).
+        SignatureError: ``fn`` cannot be called with these arguments (the message says why; a TypeError).
     """
     try:
         sig = inspect.signature(fn)
@@ -107,7 +119,13 @@ def argument_names(fn: Callable, args: tuple, kwargs: Mapping[str, Any]) -> list
     try:
         sig.bind(*args, **kwargs)
     except TypeError as e:
-        raise TypeError(f"{getattr(fn, '__name__', fn)!s}{sig} cannot take the example inputs: {e}") from None
+        name = getattr(fn, "__name__", "fn")
+        raise SignatureError(
+            f"{name}{sig} cannot take the example inputs: {e} (got {len(args)} positional"
+            f"{' and ' + ', '.join(map(str, kwargs)) if kwargs else ''})",
+            fix=f"give one example per parameter: export({'fn' if name == '<lambda>' else name}, "
+                f"({', '.join(required_parameters(sig)) or ''}{',' if len(required_parameters(sig)) == 1 else ''}))",
+        ) from None
     positional = [p for p in sig.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     rest = next((p.name for p in sig.parameters.values() if p.kind is p.VAR_POSITIONAL), "args")
     return [positional[i].name if i < len(positional) else f"{rest}[{i - len(positional)}]" for i in range(len(args))]
@@ -262,16 +280,18 @@ class ExportedProgram:
         given = self._leaves(args, kwargs)
         expected = {spec.name: spec for spec in self.inputs}
         if set(given) != set(expected):
-            raise ValueError(f"{self.name} takes inputs {sorted(expected)}, got {sorted(given)}")
+            raise InputsError(f"{self.name} takes inputs {sorted(expected)}, got {sorted(given)}",
+                              fix=f"pass one value per input, by position or name: {self.signature()}")
         out: dict[Source, int] = {}
         for name, spec in expected.items():
             value = given[name]
             if spec.kind == "tensor":
                 if not is_tensor_like(value):
-                    raise ValueError(f"input {name} must be a tensor, got {value!r}")
+                    raise InputsError(f"input {name} must be a tensor, got {short_repr(value)}")
                 shape, _ = shape_and_dtype(value)
                 if len(shape) != len(spec.value.shape):
-                    raise ValueError(f"input {name} must have {len(spec.value.shape)} dims, got shape {shape}")
+                    raise InputsError(f"input {name} must have {len(spec.value.shape)} dims, got shape {shape}",
+                                      fix=f"pass {name} with the rank it was exported with: {spec.meta}")
                 out.update({Source.size(name, i): d for i, d in enumerate(shape)})
                 strides = array_strides(value) if not is_shape_tuple(value) else None
                 strides = contiguous_strides(shape) if strides is None else strides
@@ -283,7 +303,8 @@ class ExportedProgram:
 
     def _leaves(self, args: tuple, kwargs: Mapping[str, Any]) -> dict[str, Any]:
         if len(args) != len(self.arg_names):
-            raise ValueError(f"{self.name} was exported with {len(self.arg_names)} positional inputs, got {len(args)}")
+            raise InputsError(f"{self.name} was exported with {len(self.arg_names)} positional inputs, got {len(args)}",
+                              fix=f"pass one value per input: {self.signature()}")
         given: dict[str, Any] = {}
         for name, value in [*zip(self.arg_names, args), *kwargs.items()]:
             given.update(leaves(name, value))

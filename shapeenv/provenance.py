@@ -17,11 +17,26 @@ import guards
 import symint
 import valueranges
 
-__all__ = ["Provenance", "GuardRecord", "AssertRecord", "user_frame"]
+__all__ = ["Provenance", "GuardRecord", "AssertRecord", "user_frame", "user_frame_object", "local_name"]
 
 _LIBRARY_DIRS = tuple(
     str(Path(m.__file__).resolve().parent) for m in (symint, valueranges, guards, sys.modules[__package__])
 )
+
+
+def user_frame_object(skip: int = 1):
+    """The innermost caller's frame outside this library (None if none); for reading its local names.
+
+    >>> f = user_frame_object(); f is None or f.f_code.co_filename.endswith(".py") or "<" in f.f_code.co_filename
+    True
+    """
+    frame = sys._getframe(skip)
+    while frame is not None:
+        filename = frame.f_code.co_filename
+        if not filename.startswith(_LIBRARY_DIRS + ("<frozen",)) and "contextlib" not in filename:
+            return frame
+        frame = frame.f_back
+    return None
 
 
 def user_frame(skip: int = 1) -> str | None:
@@ -30,14 +45,30 @@ def user_frame(skip: int = 1) -> str | None:
     >>> user_frame() is None or ":" in user_frame()
     True
     """
-    frame = sys._getframe(skip)
-    while frame is not None:
-        filename = frame.f_code.co_filename
-        if not filename.startswith(_LIBRARY_DIRS + ("<frozen",)) and "contextlib" not in filename:
-            if "/ipykernel_" in filename:  # a Jupyter cell: its temporary file name means nothing to the reader
-                filename = "<notebook cell>"
-            return f"{filename}:{frame.f_lineno} in {frame.f_code.co_name}"
-        frame = frame.f_back
+    frame = user_frame_object(skip + 1)
+    if frame is None:
+        return None
+    filename = frame.f_code.co_filename
+    if "/ipykernel_" in filename:  # a Jupyter cell: its temporary file name means nothing to the reader
+        filename = "<notebook cell>"
+    return f"{filename}:{frame.f_lineno} in {frame.f_code.co_name}"
+
+
+def local_name(value: object, frame) -> str | None:
+    """The name the user's code gives ``value`` in ``frame`` (its locals, then its globals), by identity.
+
+    Used only to word error messages in the user's terms; None when no name is bound to it.
+
+    >>> import sys
+    >>> weights = object(); local_name(weights, sys._getframe())
+    'weights'
+    """
+    if frame is None:
+        return None
+    for names in (frame.f_locals, frame.f_globals):
+        for name, bound in names.items():
+            if bound is value and not name.startswith("_"):
+                return name
     return None
 
 

@@ -43,6 +43,7 @@ class SymbolInfo:
         dynamic: how it was created (None for unbacked symbols).
         declared: the ``(min, max)`` the caller declared, if any.
         initial_range: the range it was created with (before any guard or assert).
+        origin: for an unbacked symbol, the op and user line that made it (``nonzero at model.py:7 in f``).
     """
 
     symbol: sympy.Symbol
@@ -53,6 +54,7 @@ class SymbolInfo:
     dynamic: DimDynamic | None = None
     declared: tuple[int | None, int | None] = (None, None)
     initial_range: ValueRanges | None = None
+    origin: str | None = None
 
     @property
     def backed(self) -> bool:

@@ -7,6 +7,7 @@
 (FloorDiv(s0 + 3, 4), 3, -2)
 """
 
+from . import build
 from .build import symbol_expr
 from .builtins import is_symbolic, sym_and, sym_ite, sym_max, sym_min, sym_not, sym_or, symbol
 from .errors import MixedEnvironmentError, NoEnvironmentError, SymbolicTypeError, SymIntError
@@ -24,6 +25,7 @@ from .functions import (
     PowByNatural,
     modular_indexing,
 )
+from .mathfns import sym_float, sym_math, sym_sqrt, sym_sum
 from .node import SymbolicEnv, SymNode
 from .values import SymBool, SymFloat, SymInt
 
@@ -35,6 +37,11 @@ __all__ = [
     "SymbolicEnv",
     "symbol",
     "symbol_expr",
+    "build",
+    "sym_float",
+    "sym_sum",
+    "sym_sqrt",
+    "sym_math",
     "is_symbolic",
     "sym_max",
     "sym_min",

@@ -151,7 +151,7 @@ def _eval(e: sympy.Basic, values: Mapping[sympy.Symbol, int]) -> Value:
     if isinstance(e, IfThenElse):
         c, a, b = e.args
         return _eval(a, values) if _eval(c, values) else _eval(b, values)
-    fn = _FUNCS.get(type(e))
+    fn = _FUNCS.get(type(e)) or getattr(type(e), "python_eval", None)  # python_eval: see symint.opaque
     if fn is not None:
         return fn(*(_num(_eval(a, values)) for a in e.args))
     raise TypeError(f"cannot evaluate {type(e).__name__} in {e}: not an expression built by symint")

@@ -39,6 +39,7 @@ import sympy
 from . import build
 from .errors import SymbolicTypeError
 from .functions import CeilToInt, FloorToInt
+from .opaque import BitwiseAnd, BitwiseOr, BitwiseXor
 from .node import Hint, SymNode, compute_hint, merge_envs
 
 __all__ = ["SymInt", "SymBool", "SymFloat", "wrap", "unwrap"]
@@ -165,6 +166,13 @@ def _round_int(x: "SymInt", ndigits: int):
     return wrap(expr, int, compute_hint(lambda h: round(h, ndigits), node.hint), node.env)
 
 
+def _bitwise(a: object, b: object, fn: type, concrete: Callable):
+    """``a & b`` (``|``, ``^``) of two integers, at least one symbolic: an opaque integer expression."""
+    if not all(isinstance(v, (int, SymInt)) for v in (a, b)):
+        return NotImplemented
+    return _binary(int(a) if isinstance(a, bool) else a, int(b) if isinstance(b, bool) else b, fn, concrete, int)
+
+
 class SymInt:
     """A symbolic integer. Behaves like ``int``; comparisons give :class:`SymBool`.
 
@@ -253,6 +261,25 @@ class SymInt:
     def __abs__(self):
         return _unary(self, build.abs_, abs)
 
+    # -- bitwise (opaque functions, see symint.opaque) ------------------------------------------
+    def __and__(self, other):
+        return _bitwise(self, other, BitwiseAnd, operator.and_)
+
+    def __rand__(self, other):
+        return _bitwise(other, self, BitwiseAnd, operator.and_)
+
+    def __or__(self, other):
+        return _bitwise(self, other, BitwiseOr, operator.or_)
+
+    def __ror__(self, other):
+        return _bitwise(other, self, BitwiseOr, operator.or_)
+
+    def __xor__(self, other):
+        return _bitwise(self, other, BitwiseXor, operator.xor)
+
+    def __rxor__(self, other):
+        return _bitwise(other, self, BitwiseXor, operator.xor)
+
     # -- comparisons --------------------------------------------------------------------------
     def __eq__(self, other):
         return _binary(self, other, build.eq, operator.eq, bool)
@@ -304,6 +331,10 @@ class SymInt:
             f"unhashable type: 'SymInt' ({self}); == on a SymInt builds a SymBool, so it cannot be a "
             "dict key or set member. Use int(x) to specialise it (records a guard) or key on x.node.expr"
         )
+
+    def _sympy_(self) -> sympy.Basic:
+        """The expression, for ``sympy.sympify(value)`` (torch's protocol; records no guard)."""
+        return self.node.expr
 
     def __repr__(self) -> str:
         return str(self.node.expr)
@@ -358,6 +389,10 @@ class SymBool:
 
     def __hash__(self):
         return hash(bool(self))
+
+    def _sympy_(self) -> sympy.Basic:
+        """The expression, for ``sympy.sympify(value)`` (torch's protocol; records no guard)."""
+        return self.node.expr
 
     def __repr__(self) -> str:
         return str(self.node.expr)
@@ -482,6 +517,10 @@ class SymFloat:
 
     def __hash__(self):
         return hash(float(self))
+
+    def _sympy_(self) -> sympy.Basic:
+        """The expression, for ``sympy.sympify(value)`` (torch's protocol; records no guard)."""
+        return self.node.expr
 
     def __repr__(self) -> str:
         return str(self.node.expr)

@@ -160,6 +160,11 @@ def _walk_other(e: sympy.Basic, env: Env) -> ValueRanges:
         return _rational(e, env, {})
     if e.is_Float:
         return ValueRanges.exact(float(e))
+    hook = getattr(type(e), "bound_args", None)  # opaque functions (symint.opaque) bound themselves
+    if hook is not None:
+        args = [_walk(a, env, {}) for a in e.args]
+        lo, hi = hook(*((r.lower, r.upper) for r in args))
+        return ValueRanges.of(lo, hi)
     raise UnsupportedExpressionError(e)
 
 

@@ -38,8 +38,9 @@ from typing import Any, Callable, Mapping
 from symint import SymBool, SymFloat, SymInt
 
 from ..dynamism import MARKS, Marks
+from ..errors import SignatureError
 from ..fake.dtypes import as_dtype
-from ..program import TensorSpec, is_shape_tuple, is_tensor_like, leaves
+from ..program import TensorSpec, is_shape_tuple, is_tensor_like, leaves, required_parameters
 from ..rules.registry import is_tensor
 
 __all__ = ["Binder", "Call", "INLINE", "describe_key", "key_differences"]
@@ -129,7 +130,12 @@ class Binder:
         try:
             self._sig.bind(*args, **kwargs)
         except TypeError as e:
-            raise TypeError(f"the compiled function{self._sig} cannot take these arguments: {e}") from None
+            need = required_parameters(self._sig)
+            raise SignatureError(
+                f"the compiled function{self._sig} cannot take these arguments: {e} (got {len(args)} positional"
+                f"{' and ' + ', '.join(map(str, kwargs)) if kwargs else ''})",
+                fix=f"call it with one argument per parameter: f({', '.join(need)})",
+            ) from None
         npos = len(self._positional)
         named = [(self._positional[i] if i < npos else f"{self._varargs}[{i - npos}]", a) for i, a in enumerate(args)]
         return named + list(kwargs.items())

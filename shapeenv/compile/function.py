@@ -39,6 +39,8 @@ Note [hint_override]
 from __future__ import annotations
 
 import functools
+import logging
+import re
 import sys
 import threading
 import warnings
@@ -49,6 +51,7 @@ from guards.cache import CacheEntry, GuardedCache
 from guards.explain import explain_inputs
 
 from ..program import ExportedProgram
+from ..provenance import user_frame
 from ..stance import Stance, stance_now
 from .binding import INLINE, Binder, Call, describe_key, key_differences
 from .errors import RecompileError, RecompileLimitWarning
@@ -201,6 +204,8 @@ class CompiledFunction:
                     self._warn_limit(reason)
                     return None
             self._dynamism.observe(call)
+            if not first and _log.isEnabledFor(logging.INFO):
+                _log.info("Recompiling %s: %s  # called at %s", self.options.name, reason.text, reason.call_site)
             entry = self._compile(call, args, kwargs, reason)
             if not first:
                 self._reasons += (reason,)
@@ -225,6 +230,7 @@ class CompiledFunction:
             again = RecompileReason(
                 ((len(self._records) - 1, str(why)),), reason.pins,
                 f"the trace with hint_override {hints} rejects this call; traced again with its sizes",
+                call_site=reason.call_site,
             )
             traced = trace_call(self._fn, call, plan.without_overrides(), self.options.name, *arguments)
             entry = _accepting(self._install(call.key, traced, again), call)
@@ -272,7 +278,7 @@ class CompiledFunction:
                 failures.append((rec.index, diffs[0] if diffs else "the input key differs"))
                 continue
             why = explained.get(id(rec.entry))
-            failures.append((rec.index, str(why.failures[0]) if why is not None and why.failures else "its guards reject the inputs"))
+            failures.append((rec.index, _with_line(why.failures[0]) if why is not None and why.failures else "its guards reject the inputs"))
             pins = tuple(  # sizes and ints: what suggest_dynamic can make dynamic (strides follow the sizes)
                 (src, const, got)
                 for src, const in rec.entry.pins.items()
@@ -281,7 +287,7 @@ class CompiledFunction:
             rank = (len(pins), -rec.index)
             if closest is None or rank < closest[:2]:
                 closest = (*rank, pins)
-        return RecompileReason(tuple(failures), closest[2] if closest else ())
+        return RecompileReason(tuple(failures), closest[2] if closest else (), call_site=user_frame())
 
     def _warn_limit(self, reason: RecompileReason) -> None:
         if self._limit_warned:
@@ -373,6 +379,16 @@ def _has_numpy_array(value: Any) -> bool:
     if isinstance(value, dict):
         return any(_has_numpy_array(v) for v in value.values())
     return type(value).__module__ == "numpy" and hasattr(value, "strides")
+
+
+_log = logging.getLogger("shapeenv.recompiles")  # a topic of SHAPEENV_LOGS (shapeenv.logs); off by default
+_USER_LINE = re.compile(r"(\S+:\d+ in [\w<>.]+)")
+
+
+def _with_line(failure) -> str:
+    """``x.size()[0] >= 5 failed: got 3 (guard from model.py:4 in f)``: the failure and the user lines it came from."""
+    lines = list(dict.fromkeys(_USER_LINE.findall(failure.guard.origin or "")))
+    return f"{failure} (guard from {', '.join(lines)})" if lines else str(failure)
 
 
 def _accepting(entries: list[CacheEntry], call: Call) -> CacheEntry | None:

@@ -45,11 +45,13 @@ class RecompileReason:
         failures: ``(entry index, first failed check)`` per existing entry; empty for the first call.
         pins: ``(source, pinned constant, value of the call)`` for the pins of the closest entry that failed.
         note: extra words (e.g. that a ``hint_override`` trace rejected the call).
+        call_site: the user's ``file:line in function`` of the call that recompiled (None for the first call).
     """
 
     failures: tuple[tuple[int, str], ...] = ()
     pins: tuple[tuple[Source, int, int], ...] = ()
     note: str = ""
+    call_site: str | None = field(default=None, compare=False)
 
     @property
     def text(self) -> str:

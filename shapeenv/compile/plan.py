@@ -195,6 +195,10 @@ def _ndim(value: Any) -> int:
 
 def _dim_spec(d: Decision) -> Dim:
     mark = d.mark
+    if d.strong and mark is not None and mark.kind == "unbacked":
+        return Dim.UNBACKED
+    if d.strong and mark is not None and mark.choices is not None:
+        return Dim(d.source.text(), min=mark.min, max=mark.max, choices=mark.choices)
     if d.strong and mark is not None and (mark.min is not None or mark.max is not None):
         # A bounded mark_dynamic dim is a *named* Dim for export (named after its source, so it is
         # shared with nothing): export then reports guards that narrow its range.
@@ -207,6 +211,8 @@ def _decide(source: Source, value: int, mark: DimMark | None, options, dynamism:
         return Decision(source, value, False, False, "mark_static", mark)
     if mark is not None and mark.kind == "dynamic":
         return Decision(source, value, True, True, "mark_dynamic", mark)
+    if mark is not None and mark.kind == "unbacked":
+        return Decision(source, value, True, True, "mark_unbacked", mark)
     hit = options.static_sources.match(source)
     if hit is not None:
         return Decision(source, value, False, False, f"static_sources {hit!r}", mark)

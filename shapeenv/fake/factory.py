@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from guards import Source
 
-from ..errors import ConstraintViolationError
+from ..errors import ConstraintViolationError, DynamicShapesError, DynamicShapesTypeError
 from ..symbols import DimDynamic
-from .dims import Dim
+from .declared import derived, named_value, set_valued
+from .dims import DerivedDim, Dim
 from .dtypes import as_dtype
 from ..layout_guards import input_layout
 from .layout import contiguous_strides
@@ -49,19 +50,19 @@ def dim_specs(shape: Sequence[int], dynamic: DynamicSpec) -> list[Dim]:
     if isinstance(dynamic, (set, frozenset)):
         bad = [d for d in dynamic if not isinstance(d, int) or not -n <= d < n]
         if bad:
-            raise ValueError(f"dynamic dims {bad} are out of range for a {n}-d tensor")
+            raise DynamicShapesError(f"dynamic dims {bad} are out of range for a {n}-d tensor")
         chosen = {d % n for d in dynamic}
         return [duck if i in chosen else Dim.STATIC for i in range(n)]
     if isinstance(dynamic, Mapping):
         specs = [Dim.STATIC] * n
         for d, spec in dynamic.items():
             if not isinstance(d, int) or not -n <= d < n:
-                raise ValueError(f"dynamic dim {d!r} is out of range for a {n}-d tensor")
+                raise DynamicShapesError(f"dynamic dim {d!r} is out of range for a {n}-d tensor")
             specs[d % n] = spec if spec is not None else Dim.STATIC
         return specs
     specs = list(dynamic)
     if len(specs) != n:
-        raise ValueError(f"dynamic has {len(specs)} entries for a {n}-d tensor")
+        raise DynamicShapesError(f"dynamic has {len(specs)} entries for a {n}-d tensor")
     return [s if s is not None else Dim.STATIC for s in specs]
 
 
@@ -71,16 +72,22 @@ def make_fake_tensor(env: "ShapeEnv", shape: Sequence[int], dtype: Any = "float3
     sizes = []
     for i, (hint, spec) in enumerate(zip(shape, dim_specs(shape, dynamic))):
         if isinstance(hint, bool) or not isinstance(hint, int) or hint < 0:
-            raise ValueError(f"{name}.size()[{i}] must be an int >= 0, got {hint!r}")
-        if not isinstance(spec, Dim):
-            raise TypeError(f"{name} dim {i}: expected a Dim, Dim.DYNAMIC, Dim.STATIC or None, got {spec!r}")
+            raise DynamicShapesError(f"{name}.size()[{i}] must be an int >= 0, got {hint!r}")
+        if not isinstance(spec, (Dim, DerivedDim)):
+            raise DynamicShapesTypeError(f"{name} dim {i}: expected a Dim, Dim.DYNAMIC, Dim.STATIC or None, got {spec!r}")
         source = Source.size(name, i)
-        if spec is Dim.STATIC:
+        if isinstance(spec, DerivedDim):
+            sizes.append(derived(env, spec, hint, source, _named))
+        elif spec is Dim.STATIC:
             sizes.append(env.create_symint(hint, source, dynamic=DimDynamic.STATIC))
         elif spec.name == "<duck>":
             sizes.append(env.create_symint(hint, source, dynamic=DimDynamic.DUCK))
-        elif spec is Dim.DYNAMIC:
+        elif spec is Dim.UNBACKED:
+            sizes.append(env.create_unbacked_symint(size_like=True, source=source))
+        elif spec is Dim.DYNAMIC or spec is Dim.AUTO:
             sizes.append(env.create_symint(hint, source, dynamic=DimDynamic.DYNAMIC, min=spec.min, max=spec.max))
+        elif spec.choices is not None and spec.name not in env.named_dims:
+            sizes.append(_first_named(env, spec, set_valued(env, spec, hint, source), source))
         else:
             sizes.append(_named(env, spec, hint, source))
     return FakeTensor(env, tuple(sizes), as_dtype(dtype), name=name)
@@ -103,12 +110,16 @@ def make_input_tensor(env: "ShapeEnv", shape: Sequence[int], dtype: Any, dynamic
     return FakeTensor(env, sized.shape, sized.dtype, stride=layout, storage_offset=off, name=name), ties
 
 
+def _first_named(env: "ShapeEnv", spec: Dim, value, source: Source):
+    env.named_dims[spec.name] = (spec, value, source)
+    return value
+
+
 def _named(env: "ShapeEnv", spec: Dim, hint: int, source: Source):
     known = env.named_dims.get(spec.name)
     if known is None:
         value = env.create_symint(hint, source, dynamic=DimDynamic.DYNAMIC, min=spec.min, max=spec.max)
-        env.named_dims[spec.name] = (spec, value, source)
-        return value
+        return _first_named(env, spec, value, source)
     first_spec, value, first_source = known
     if first_spec != spec:
         raise ConstraintViolationError(f"Dim {spec.name!r} is declared twice with different bounds: {first_spec} and {spec}")
@@ -118,4 +129,6 @@ def _named(env: "ShapeEnv", spec: Dim, hint: int, source: Source):
             f"Dim {spec.name!r} is shared by {first_source.text()} = {first_hint} and {source.text()} = {hint}: "
             "the example inputs must agree on a named dim (or give the dims different names)"
         )
+    if hasattr(value, "node") and not value.node.expr.is_Symbol:  # a root first met through a derived dim
+        return named_value(env, spec, hint, source, value)
     return env.alias_source(value, source)

@@ -19,8 +19,9 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from ..errors import ShapeError
-from ..rules.registry import env_of
+from ..errors import DimOutOfRangeError, ShapeError, TorchInteropError
+from ..messages import user_label
+from ..rules.registry import env_of, registered
 from . import layout
 from .dtypes import DType
 from .layout import contiguous_strides
@@ -113,17 +114,38 @@ class FakeTensor(TensorMethods):
     def _dim(self, dim: int) -> int:
         n = len(self.shape)
         if not -n <= dim < n if n else dim not in (0, -1):
-            raise IndexError(f"dimension {dim} is out of range for a tensor with {n} dimensions")
+            name = user_label(self, "the tensor")
+            raise DimOutOfRangeError(f"dimension {dim} is out of range for {name}, a tensor with {n} dimensions "
+                                     f"(shape {list(self.shape)})",
+                                     fix=f"use a dim in [{-n}, {n - 1}], e.g. {name}.size(-1) for the last" if n else
+                                     f"{name} is 0-d: it has no sizes")
         return dim % n if n else 0
 
     def __repr__(self) -> str:
         dims = ", ".join(str(d) for d in self.shape)
         return f"FakeTensor({self.dtype}[{dims}])"
 
+    # -- torch interop ----------------------------------------------------------------------------
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        """torch functions do not run on these tensors: a typed error naming the ``shapeenv.ops`` equivalent."""
+        name = getattr(func, "__name__", str(func))
+        ours = f"shapeenv.ops.{name}" if name in registered() else None
+        hint = f"call {ours}(...) (same arguments)" if ours else f"shapeenv.ops has no {name}; see dir(shapeenv.ops)"
+        raise TorchInteropError(
+            f"torch.{name} was called on a shapeenv FakeTensor, which is not a torch.Tensor",
+            fix=f"{hint}: FakeTensors go through shapeenv.ops and their own methods (x.view, x.sum, ...), "
+                "not through torch functions",
+        )
+
     def __bool__(self):
+        name = user_label(self, "")
+        code = name or "t"
         raise ShapeError(
-            f"bool() of a fake tensor {self!r} depends on its data, which a FakeTensor does not have; "
-            "compare sizes (x.shape[0] > 2) instead, or take .item() of an integer tensor and check(...) it"
+            f"bool() of a fake tensor {name + ' ' if name else ''}({self!r}) depends on its data, which a FakeTensor "
+            "does not have",
+            fix=f"branch on sizes instead (if {code}.shape[0] > 2: ...), or take {code}.item() of an integer tensor "
+                "and check(...) it",
         )
 
     def _new_kwargs(self, size) -> dict:

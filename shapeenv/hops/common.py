@@ -67,9 +67,9 @@ __all__ = [
 ]
 
 
-def fail(hop: str, message: str) -> HigherOrderOpError:
-    """The error to raise for a broken restriction of ``hop`` (the message starts with the HOP's name)."""
-    return HigherOrderOpError(f"{hop}: {message}")
+def fail(hop: str, message: str, fix: str | None = None) -> HigherOrderOpError:
+    """The error to raise for a broken restriction of ``hop`` (the message starts with the HOP's name; ``fix`` says what to do)."""
+    return HigherOrderOpError(f"{hop}: {message}", fix=fix)
 
 
 def fmt_shape(shape: Sequence[Any]) -> str:

@@ -31,6 +31,7 @@ from symint import SymBool, SymFloat, SymInt
 
 from ..fake.tensor import FakeTensor
 from ..rules.registry import is_tensor
+from ..messages import short_repr
 from .common import decide_equal, fail, fmt_shape, record_hop, select_view, trace_body
 from .eager import any_real, eager_map
 from .pytree import leaf_items, tree_map
@@ -89,8 +90,9 @@ def map(f: Callable[..., Any], xs: Any, *args: Any) -> Any:
         raise fail(HOP, "xs has no leaves; map needs at least one tensor to map over")
     for path, leaf in items:
         if not is_tensor(leaf):
-            raise fail(HOP, f"{_leaf('xs', path)} is {leaf!r} ({type(leaf).__name__}); mapped xs can only consist "
-                            "of tensors (pass other values through *args)")
+            raise fail(HOP, f"{_leaf('xs', path)} is {short_repr(leaf)} ({type(leaf).__name__}); mapped xs can only "
+                            "consist of tensors",
+                       fix="map over tensors and pass other values through *args: map(lambda x, k: x * k, xs, 2)")
         if leaf.ndim == 0:
             raise fail(HOP, f"{_leaf('xs', path)} is 0-d; every mapped tensor needs a leading dimension to map over")
     for path, leaf in leaf_items(args):

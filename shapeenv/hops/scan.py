@@ -45,6 +45,7 @@ from symint import SymInt
 
 from ..fake.tensor import FakeTensor
 from ..rules.registry import is_tensor
+from ..messages import hint_text
 from .common import decide_equal, describe_tree, fail, fmt_shape, fresh_like, record_hop, select_view, trace_body
 from .eager import any_real, eager_scan
 from .pytree import flatten, leaf_items, paths, structure_diff, tree_map
@@ -107,7 +108,9 @@ def _length(env, xs_items: list[tuple[str, FakeTensor]], dim: int, length: Any) 
             how = "cannot be proven equal to" if same is None else "differs from"
             fix = f" (add shapeenv.check({leaf.shape[dim]} == {n}) if it always holds)" if same is None else ""
             raise fail(HOP, f"{_leaf('xs', path)} has size {leaf.shape[dim]} along dim {dim}, which {how} the size "
-                            f"{n} of {_leaf('xs', path0)}; all xs leaves must have the same size along dim{fix}")
+                            f"{n} of {_leaf('xs', path0)}; all xs leaves must have the same size along dim{fix}",
+                       fix=None if fix else f"scan the common length of the leaves, e.g. ops.narrow(leaf, {dim}, 0, n) "
+                                            f"on each xs leaf with n = min of their sizes along dim {dim}")
     if length is not None:
         same = decide_equal(length, n)
         if not same:
@@ -141,7 +144,8 @@ def _check_carry(init: Any, next_carry: Any) -> None:
         if not is_tensor(c):
             raise fail(HOP, f"{name} is {c!r} ({type(c).__name__}), but init holds a tensor there")
         if c.dtype != i.dtype:
-            raise fail(HOP, f"{name}: dtype {c.dtype} does not match init ({i.dtype}); cast it, e.g. with .to()")
+            raise fail(HOP, f"{name}: dtype {c.dtype} does not match init ({i.dtype})",
+                       fix=f"cast the carry in combine_fn: return next_carry.to({str(i.dtype)!r}), y")
         same: bool | None = len(c.shape) == len(i.shape)
         for a, b in zip(c.shape, i.shape) if same else ():
             same = decide_equal(a, b)
@@ -151,8 +155,13 @@ def _check_carry(init: Any, next_carry: Any) -> None:
             raise fail(HOP, f"{name}: shape {fmt_shape(c.shape)} cannot be proven to match init {fmt_shape(i.shape)}; "
                             "add shapeenv.check(...) on the data-dependent sizes or keep init's shape")
         if not same:
-            raise fail(HOP, f"{name}: shape {fmt_shape(c.shape)} does not match init {fmt_shape(i.shape)}; "
-                            "combine_fn must return a next_carry with exactly init's shapes and dtypes")
+            same_rank = len(c.shape) == len(i.shape)
+            raise fail(HOP, f"{name}: shape {fmt_shape(c.shape)} does not match init {fmt_shape(i.shape)}: combine_fn "
+                            f"returned a carry of shape {fmt_shape(c.shape)}{_in_trace(c.shape)} for init{path} of shape "
+                            f"{fmt_shape(i.shape)}; the carry keeps init's shape and dtype across iterations",
+                       fix="return a carry shaped like init and put what grows in y (ys stacks it over the iterations): "
+                           "def combine_fn(carry, x): ...; return new_carry, y  # new_carry.shape == carry.shape"
+                       + ("" if same_rank else f"; to change its rank, reshape: new_carry.reshape({fmt_shape(i.shape)[1:-1] or '()'})"))
 
 
 def _check_output_aliasing(next_carry: Any, y: Any) -> None:
@@ -221,3 +230,10 @@ def scan(combine_fn: Callable[[Any, Any], tuple[Any, Any]], init: Any, xs: Any, 
     result = (final, ys)
     record_hop(env, HOP, (init, xs), {"dim": dim, "reverse": reverse, "length": n}, {"combine_fn": graph}, result)
     return result
+
+
+def _in_trace(shape: tuple) -> str:
+    """`` (6 x 3 in this trace)`` for a symbolic shape, nothing for a static one."""
+    if all(isinstance(d, int) for d in shape):
+        return ""
+    return f" ({' x '.join(hint_text(d) for d in shape)} in this trace)"

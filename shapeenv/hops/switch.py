@@ -89,6 +89,17 @@ def _static_choice(env, index: Any, n: int) -> int | None:
     return int(lo) if lo == hi else None
 
 
+def _selects(index: Any, i: int, n: int) -> Any:
+    """The condition under which ``index`` selects branch ``i`` of ``n`` (clamped); True for a tensor index (unknown data)."""
+    if is_tensor(index):
+        return True
+    if i == 0:
+        return index <= 0
+    if i == n - 1:
+        return index >= n - 1
+    return index == i
+
+
 def _check_tensor_index(index: FakeTensor) -> None:
     same = decide_equal(index.numel(), 1)
     if not same:
@@ -180,7 +191,10 @@ def _join_tensors(env, joiner: _Joiner, column: list[FakeTensor], where: str) ->
                             "all branches must return the same dtypes (cast with .to())")
         if t.ndim != first.ndim:
             raise fail(HOP, f"{where} has shape {fmt_shape(first.shape)} in branch_0 but {fmt_shape(t.shape)} in "
-                            f"branch_{i}; all branches must return tensors of the same rank")
+                            f"branch_{i}; all branches must return tensors of the same rank",
+                       fix=f"make branch_{i} return a {first.ndim}-d tensor there, e.g. "
+                           f"{'out.unsqueeze(0)' if t.ndim < first.ndim else 'out.flatten()' if first.ndim == 1 else 'out.reshape(...)'}"
+                           " (sizes may differ between branches; ranks may not)")
     shape = tuple(joiner.join([t.shape[d] for t in column], True, f"{where}.size()[{d}]") for d in range(first.ndim))
     return FakeTensor(env, shape, first.dtype)
 
@@ -224,8 +238,9 @@ def switch(index: int | SymInt | FakeTensor, branches: Sequence[Callable[..., An
     with env.operation(HOP):
         bodies = []
         for i, branch in enumerate(branches):
-            body = trace_body(env, HOP, f"branch_{i}", branch, [(f"operand{j}", op) for j, op in enumerate(operands)],
-                              [("operands", operands)])
+            with env.assuming(_selects(index, i, n)):  # path-sensitive: the index is known in its branch
+                body = trace_body(env, HOP, f"branch_{i}", branch, [(f"operand{j}", op) for j, op in enumerate(operands)],
+                                  [("operands", operands)])
             _check_outputs(f"branch_{i}", body.output)
             body.check_aliases("output", body.output)
             bodies.append(body)

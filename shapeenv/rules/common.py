@@ -29,6 +29,8 @@ from ..errors import GuardOnDataDependentSymNode, ShapeError
 from ..fake.dtypes import DType, as_dtype
 from ..fake import layout
 from ..fake.tensor import FakeTensor, contiguous_strides
+from ..messages import short_repr
+from ..provenance import local_name, user_frame_object
 from .registry import is_tensor
 
 __all__ = [
@@ -81,10 +83,11 @@ def known_false(cond: SymBool | bool) -> bool:
     return cond.node.hint is not True and _static(cond) is False
 
 
-def require(cond: SymBool | bool, message: Callable[[], str]) -> None:
+def require(cond: SymBool | bool, message: Callable[[], str], fix: Callable[[], str] | None = None) -> None:
     """Make sure ``cond`` holds, as ``torch._check`` does (see the module docstring).
 
     ``message`` builds the error text lazily; it should name the op, its arguments and the condition.
+    ``fix`` (also lazy) says what to do, in code the user can paste.
 
     Raises:
         ShapeError: ``cond`` is false (statically or for the traced hints).
@@ -96,19 +99,19 @@ def require(cond: SymBool | bool, message: Callable[[], str]) -> None:
     """
     if not isinstance(cond, SymBool):
         if not cond:
-            raise ShapeError(message())
+            raise ShapeError(message(), fix=fix() if fix else None)
         return
     if known_true(cond):
         return
     if known_false(cond):
-        raise ShapeError(message())
+        raise ShapeError(message(), fix=fix() if fix else None)
     try:
         holds = bool(cond)  # a guard: decided by the hints
     except GuardOnDataDependentSymNode:
         cond.node.env.check(cond, message())  # unbacked: a runtime assert, as torch._check does
         return
     if not holds:
-        raise ShapeError(message())
+        raise ShapeError(message(), fix=fix() if fix else None)
 
 
 def decide(cond: SymBool | bool) -> bool | None:
@@ -202,7 +205,9 @@ def canonical_dim(dim: Any, ndim: int, op: str, *, what: str = "dimension") -> i
         raise ShapeError(f"{op}: {what} must be an int, got {dim!r}")
     n = max(ndim, 1)
     if not -n <= dim < n:
-        raise ShapeError(f"{op}: {what} out of range (expected to be in range of [{-n}, {n - 1}], but got {dim})")
+        raise ShapeError(f"{op}: {what} out of range (expected to be in range of [{-n}, {n - 1}], but got {dim}) "
+                         f"for a {ndim}-d input",
+                         fix=f"pass a {what} in [{-n}, {n - 1}], e.g. {what if what.endswith('dim') else 'dim'}=-1 for the last")
     return dim % n
 
 
@@ -243,7 +248,13 @@ def check_tensor(value: Any, op: str, what: str = "input") -> FakeTensor:
         ShapeError: ``value`` is not a fake tensor.
     """
     if not is_tensor(value):
-        raise ShapeError(f"{op}: {what} must be a FakeTensor, got {value!r} of type {type(value).__name__}")
+        fix = None
+        if hasattr(value, "shape") and hasattr(value, "dtype"):  # a captured array: never print its data
+            name = local_name(value, user_frame_object()) or "w"
+            fix = (f"pass {name} as an input of the traced function instead of capturing it, so that it becomes a "
+                   f"fake tensor: def fn(x, {name}): ...; export(fn, (x, {name})) (or f(x, {name}) if compiled)")
+        raise ShapeError(f"{op}: {what} must be a FakeTensor, got {short_repr(value)}"
+                         + ("" if fix else f" of type {type(value).__name__}"), fix=fix)
     return value
 
 

@@ -35,6 +35,26 @@ __all__ = ["unbacked_count", "nonzero", "masked_select", "unique", "item"]
 UniqueResult = namedtuple("UniqueResult", ["output", "inverse_indices", "counts"])
 
 
+def _data_key(t: FakeTensor) -> tuple:
+    """What a tensor's data is, as far as shapes can tell: storage (never reused), version, view geometry."""
+    def expr(v: Any) -> Any:
+        return t.env.simplify(v.node.expr) if isinstance(v, SymInt) else v
+
+    return (t.storage.id, t.storage.version, expr(t.storage_offset), tuple(map(expr, t.shape)), tuple(map(expr, t.stride())))
+
+
+def memo_count(env, key: tuple, make):
+    """The data-dependent count ``make()`` gives for ``key``, made once per unchanged data (torch reuses it too).
+
+    ``nonzero(x)`` twice on the same, unmodified ``x`` is the same size ``u0``; after an
+    in-place op on ``x`` (its version changes) it is a new one.
+    """
+    memo = env.data_dependent_memo
+    if key not in memo:
+        memo[key] = make()
+    return memo[key]
+
+
 def unbacked_count(env, upper: Any, what: str, *, at_least_one: bool = False) -> Any:
     """A fresh size-like unbacked SymInt ``u`` with ``u <= upper`` asserted (0 when ``upper`` is provably 0).
 
@@ -62,7 +82,7 @@ def nonzero(t: FakeTensor) -> FakeTensor:
     (0, 2)
     """
     check_tensor(t, "nonzero")
-    count = unbacked_count(t.env, t.numel(), "nonzero")
+    count = memo_count(t.env, ("nonzero", _data_key(t)), lambda: unbacked_count(t.env, t.numel(), "nonzero"))
     return new_tensor(t.env, (count, t.ndim), int64, (1, count))
 
 
@@ -83,7 +103,9 @@ def masked_select(t: FakeTensor, mask: FakeTensor) -> FakeTensor:
     numel: Any = 1
     for s in shape:
         numel = numel * s
-    return new_tensor(t.env, (unbacked_count(t.env, numel, "masked_select"),), t.dtype)
+    count = memo_count(t.env, ("masked_select", _data_key(t), _data_key(mask)),
+                       lambda: unbacked_count(t.env, numel, "masked_select"))
+    return new_tensor(t.env, (count,), t.dtype)
 
 
 @rule("unique")
@@ -102,13 +124,15 @@ def unique(t: FakeTensor, sorted: bool = True, return_inverse: bool = False, ret
     check_tensor(t, "unique")
     if dim is None:
         numel = t.numel()
-        count = unbacked_count(t.env, numel, "unique", at_least_one=known_true(numel >= 1))
+        count = memo_count(t.env, ("unique", _data_key(t), None),
+                           lambda: unbacked_count(t.env, numel, "unique", at_least_one=known_true(numel >= 1)))
         output = new_tensor(t.env, (count,), t.dtype)
         inverse = new_tensor(t.env, t.shape, int64)
     else:
         d = canonical_dim(dim, t.ndim, "unique")
         size = t.shape[d]
-        count = unbacked_count(t.env, size, "unique", at_least_one=known_true(size >= 1))
+        count = memo_count(t.env, ("unique", _data_key(t), d),
+                           lambda: unbacked_count(t.env, size, "unique", at_least_one=known_true(size >= 1)))
         output = new_tensor(t.env, t.shape[:d] + (count,) + t.shape[d + 1:], t.dtype)
         inverse = new_tensor(t.env, (size,), int64)
     counts = new_tensor(t.env, (count,), int64)

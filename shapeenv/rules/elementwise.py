@@ -11,12 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from symint import SymInt
+from symint import SymBool, SymFloat, SymInt
 
 from ..errors import ShapeError
 from ..fake.dtypes import DType, as_dtype, bool_, float32, int64, promote
 from ..fake import layout
 from ..fake.tensor import FakeTensor
+from ..messages import hint_text, short_repr, user_label
 from .registry import is_tensor, rule
 
 __all__ = ["broadcast_shapes", "broadcast_dim", "maximum_impl", "minimum_impl", "pointwise_strides", "format_strides"]
@@ -36,6 +37,12 @@ def _known_equal(a: Any, b: Any) -> bool:
     return a == b
 
 
+def _data_dependent(cond: SymBool) -> bool:
+    """Whether ``cond`` is undecided and its value is not known for the traced example (it reads unbacked sizes)."""
+    env = cond.node.env
+    return env.decider.static(cond) is None and env.hint_of(env.simplify(cond.node.expr)) is None
+
+
 def broadcast_dim(a: Any, b: Any, op: str = "broadcast", where: str = "") -> Any:
     """The broadcast of two sizes: equal, or one of them 1 (decided statically if possible, else guarded).
 
@@ -48,7 +55,14 @@ def broadcast_dim(a: Any, b: Any, op: str = "broadcast", where: str = "") -> Any
         return b
     if _is_one(b):
         return a
-    if bool(a == b):  # statically or by the hints, recording a guard that unifies them
+    same = a == b
+    if isinstance(same, SymBool) and same.node.env is not None and _data_dependent(same):
+        # torch's rule: an unbacked size is assumed not to be 1 when broadcasting, so the sizes
+        # must be equal; that is deferred as a runtime assert (torch._check), not guarded.
+        same.node.env.check(same, f"{op}: a data-dependent size is assumed not to be 1 when broadcasting{where}, "
+                                  f"so {a} must equal {b}")
+        return b if isinstance(a, SymInt) and a.node.hint is None else a
+    if bool(same):  # statically or by the hints, recording a guard that unifies them
         return a
     raise ShapeError(f"{op}: sizes {a} and {b} cannot be broadcast together{where} (they differ and neither is 1)")
 
@@ -75,9 +89,10 @@ def _dtype_of(value: Any) -> DType:
         return bool_
     if isinstance(value, (int, SymInt)):
         return int64
-    if isinstance(value, float):
+    if isinstance(value, (float, SymFloat)):  # a SymFloat scalar (x / n ** 0.5): a float operand, as in torch
         return float32
-    raise ShapeError(f"unsupported operand {value!r} of type {type(value).__name__}")
+    raise ShapeError(f"unsupported operand {short_repr(value)} of type {type(value).__name__}",
+                     fix="pass a tensor, an int, a SymInt or a float (convert arrays to inputs of the traced function)")
 
 
 def _result_dtype(a: Any, b: Any) -> DType:
@@ -93,8 +108,13 @@ def _result_dtype(a: Any, b: Any) -> DType:
 def _binary(op: str, a: Any, b: Any, dtype: DType | None = None) -> FakeTensor:
     tensors = [t for t in (a, b) if is_tensor(t)]
     if not tensors:
-        raise ShapeError(f"{op}: expected at least one tensor, got {a!r} and {b!r}")
-    shape = broadcast_shapes(*(t.shape for t in tensors), op=op)
+        raise ShapeError(f"{op}: expected at least one tensor, got {short_repr(a)} and {short_repr(b)}")
+    try:
+        shape = broadcast_shapes(*(t.shape for t in tensors), op=op)
+    except ShapeError as e:
+        if e.fix is None and len(tensors) == 2:
+            e.fix = _broadcast_fix(*tensors)
+        raise
     return FakeTensor(tensors[0].env, shape, dtype or _result_dtype(a, b), stride=pointwise_strides(shape, tensors))
 
 
@@ -107,6 +127,30 @@ def pointwise_strides(shape: tuple, tensors: list) -> tuple:
     ((1, 3), (1, 3))
     """
     return layout.elementwise_strides(shape, [(t.shape, t.stride()) for t in tensors])
+
+
+def _fits(big: tuple, small: tuple, offset: int) -> bool:
+    """Whether ``small`` broadcasts against ``big`` when aligned ``offset`` dims left of the right end (by hints)."""
+    end = len(big) - offset
+    if end - len(small) < 0:
+        return False
+    return all(s == 1 or s == g for s, g in zip(small, big[end - len(small):end]))
+
+
+def _broadcast_fix(a: FakeTensor, b: FakeTensor) -> str:
+    """An unsqueeze that aligns the smaller operand, if one does (by the hints); else what must agree."""
+    (big, bn), (small, sn) = sorted(((a, user_label(a, "a")), (b, user_label(b, "b"))), key=lambda p: -p[0].ndim)
+    hb = tuple(int(hint_text(d)) if hint_text(d).lstrip("-").isdigit() else -2 for d in big.shape)
+    hs = tuple(int(hint_text(d)) if hint_text(d).lstrip("-").isdigit() else -3 for d in small.shape)
+    for offset in range(1, len(hb) - len(hs) + 1):
+        if _fits(hb, hs, offset):
+            index = ", ".join(["..."] + ["None"] * offset)
+            return f"align {sn} with {bn} by adding {offset} trailing size-1 dim(s): {sn}[{index}]"
+    for i in range(min(len(hb), len(hs)), 0, -1):
+        if hb[-i] != hs[-i] and 1 not in (hb[-i], hs[-i]):
+            return (f"sizes broadcast only if equal or one of them is 1: make {sn}.shape[{-i}] ({hs[-i]}) equal "
+                    f"{bn}.shape[{-i}] ({hb[-i]}), or reduce it to 1 with {sn}.sum({-i}, keepdim=True)")
+    return "make the sizes equal, or one of them 1, at the dimension named above"
 
 
 @rule("add")

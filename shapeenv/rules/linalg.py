@@ -19,6 +19,7 @@ from ..errors import ShapeError
 from ..fake.tensor import FakeTensor
 from .common import check_tensor, fmt_shape, known_true, new_tensor, require
 from .elementwise import broadcast_shapes
+from ..messages import hint_text, user_label
 from .registry import rule
 
 __all__ = ["matmul", "mm", "bmm", "linear"]
@@ -31,7 +32,22 @@ def _same_dtype(a: FakeTensor, b: FakeTensor, op: str) -> None:
 
 def _inner(m: Any, k: Any, op: str, a: FakeTensor, b: FakeTensor) -> None:
     require(m == k, lambda: (f"{op}: shapes {fmt_shape(a.shape)} and {fmt_shape(b.shape)} cannot be multiplied "
-                             f"(the inner sizes {m} and {k} differ)"))
+                             f"(the inner sizes {m} and {k} differ): the last dimension of {user_label(a, 'the first argument')} is {hint_text(m)} ({m}) but "
+                             f"{'the only' if b.ndim == 1 else 'the second-to-last'} dimension of "
+                             f"{user_label(b, 'the second argument')} is {hint_text(k)} ({k})"),
+            lambda: _inner_fix(op, a, b))
+
+
+def _inner_fix(op: str, a: FakeTensor, b: FakeTensor) -> str:
+    """A transpose that makes the inner sizes agree, if there is one; else what must agree."""
+    an, bn = user_label(a, "a"), user_label(b, "b")
+    fn = "ops.matmul" if op == "matmul" else f"ops.{op}"
+    if b.ndim >= 2 and hint_text(a.shape[-1]) == hint_text(b.shape[-1]):
+        return f"transpose {bn}: {fn}({an}, {bn}.transpose(-2, -1))"
+    if a.ndim >= 2 and hint_text(a.shape[-2]) == hint_text(b.shape[-2 if b.ndim >= 2 else 0]):
+        return f"transpose {an}: {fn}({an}.transpose(-2, -1), {bn})"
+    return (f"the inner sizes must agree: reshape one operand so that {an}.shape[-1] == {bn}.shape"
+            f"[{-2 if b.ndim >= 2 else 0}] (e.g. a weight of shape ({hint_text(a.shape[-1])}, N))")
 
 
 def matmul_shape(a: FakeTensor, b: FakeTensor, op: str = "matmul") -> tuple:

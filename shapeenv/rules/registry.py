@@ -14,7 +14,8 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
-from ..errors import ShapeError
+from ..errors import ShapeEnvError, ShapeError
+from ..messages import annotate
 
 __all__ = ["rule", "call", "registered", "eager_kernel", "env_of", "is_tensor", "describe"]
 
@@ -162,7 +163,11 @@ def call(name: str, *args: Any, **kwargs: Any) -> Any:
             return _rewrap(eager(*_unwrap(args), **_unwrap(kwargs)), wrapper)
         return fn(*args, **kwargs)
     with env.operation(name):
-        result = fn(*args, **kwargs)
+        try:
+            result = fn(*args, **kwargs)
+        except ShapeEnvError as e:  # word it in the user's terms: their names for the inputs, sources of symbols
+            annotate(e, env, args, kwargs)
+            raise
     graph = env.current_graph()
     if graph is not None:
         node = graph.call(name, graph_arg(graph, args), graph_arg(graph, kwargs), describe(result), result)

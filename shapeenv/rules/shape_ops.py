@@ -39,6 +39,7 @@ from .common import (
     unsqueeze_view,
 )
 from .indexing import narrow_impl, select_impl
+from ..messages import hint_text, user_label
 from .registry import rule
 
 __all__ = ["cat", "stack", "split", "chunk", "unbind", "unsqueeze", "squeeze", "expand", "permute",
@@ -58,6 +59,27 @@ def _result_dtype(tensors: Sequence[FakeTensor]):
     for t in tensors[1:]:
         dtype = promote(dtype, t.dtype)
     return dtype
+
+
+def _cat_fix(tensors: Sequence[FakeTensor], i0: int, ref: FakeTensor, i: int, t: FakeTensor, d: int, k: int) -> str:
+    """What to paste when tensor ``i`` differs from ``ref`` in dim ``k``: cat along ``k``, or make the sizes agree."""
+    names = [user_label(x, f"t{j}") for j, x in enumerate(tensors)]
+    listed = ", ".join(names)
+    others_agree = all(
+        j == k or hint_text(x.shape[j]) == hint_text(ref.shape[j]) for x in tensors if x.ndim == ref.ndim for j in range(ref.ndim)
+    )
+    if others_agree:
+        return f"concatenate along dimension {k}, where they differ: ops.cat([{listed}], dim={k})"
+    big, small = (t, ref) if _hint_int(t.shape[k]) > _hint_int(ref.shape[k]) else (ref, t)
+    index = ", ".join([":"] * k + [f":{hint_text(small.shape[k])}"])
+    name = names[[id(x) for x in tensors].index(id(big))]
+    return (f"make every dimension except {d} agree before the cat, e.g. slice the larger one, {name}[{index}] "
+            f"(or ops.pad the smaller one), then ops.cat([{listed}], dim={d})")
+
+
+def _hint_int(size: Any) -> int:
+    text = hint_text(size)
+    return int(text) if text.lstrip("-").isdigit() else 0
 
 
 @rule("cat")
@@ -83,13 +105,20 @@ def cat(tensors: Sequence[FakeTensor], dim: int = 0) -> FakeTensor:
     total: Any = 0
     for i, t in kept:
         if t.ndim != ref.ndim:
+            name = user_label(t, f"tensors[{i}]")
             raise ShapeError(f"cat: tensors must have same number of dimensions: got {ref.ndim} and {t.ndim} "
-                             f"(tensor number {i} has shape {fmt_shape(t.shape)})")
+                             f"(tensor number {i}, {name}, has shape {fmt_shape(t.shape)})",
+                             fix=f"give {name} {ref.ndim} dims before the cat, e.g. "
+                                 + (f"{name}.unsqueeze(-1)" if t.ndim + 1 == ref.ndim else f"{name}.reshape(...)")
+                                 if t.ndim < ref.ndim else f"flatten the extra dims: {name}.flatten({ref.ndim - 1})")
         for k in range(ref.ndim):
             if k != d:
                 require(t.shape[k] == ref.shape[k], lambda i=i, k=k, t=t: (
                     f"cat: sizes of tensors must match except in dimension {d}. Expected size {ref.shape[k]} "
-                    f"but got size {t.shape[k]} for tensor number {i} in the list (dimension {k})"))
+                    f"but got size {t.shape[k]} for tensor number {i} in the list (dimension {k}): "
+                    f"{user_label(t, f'tensor {i}')} has {hint_text(t.shape[k])} there and "
+                    f"{user_label(ref, f'tensor {i0}')} has {hint_text(ref.shape[k])}"),
+                    lambda i=i, k=k, t=t: _cat_fix(tensors, i0, ref, i, t, d, k))
         total = total + t.shape[d]
     shape = ref.shape[:d] + (total,) + ref.shape[d + 1:]
     channels_last = len(shape) == 4 and all(

@@ -49,6 +49,7 @@ from .common import (
     require,
     size_args,
 )
+from ..messages import hint_text, user_label
 from .registry import rule
 
 __all__ = ["infer_size", "compute_stride", "view", "reshape", "flatten", "unflatten", "contiguous", "as_strided", "unfold"]
@@ -58,7 +59,21 @@ def _is_minus_one(d: Any) -> bool:
     return d == -1 if isinstance(d, int) else known_true(d == -1)
 
 
-def infer_size(shape: Sequence[Any], numel: Any, op: str = "view") -> tuple:
+def _view_fix(shape: Sequence[Any], numel: Any, op: str, tensor: Any) -> str:
+    """Let one dim be inferred (``-1``), keeping the last requested size that divides the element count."""
+    n = hint_text(numel)
+    name = user_label(tensor, "x") if tensor is not None else "x"
+    sizes = [hint_text(d) for d in shape]
+    if n.isdigit():
+        for j in range(len(sizes) - 1, -1, -1):
+            if sizes[j].isdigit() and int(sizes[j]) > 0 and int(n) % int(sizes[j]) == 0:
+                spec = f"-1, {shape[j]}" if j > 0 else f"{shape[0]}, -1"
+                return (f"the new shape must hold exactly {n} elements; let {op} infer one dimension, "
+                        f"e.g. {name}.{op}({spec})")
+    return f"the new shape must hold exactly {n} elements (the input's numel); use -1 for one dimension: {name}.{op}(-1)"
+
+
+def infer_size(shape: Sequence[Any], numel: Any, op: str = "view", tensor: Any = None) -> tuple:
     """``shape`` with its ``-1`` (if any) inferred from ``numel``; see Note [Guards of view and reshape].
 
     Raises:
@@ -72,19 +87,24 @@ def infer_size(shape: Sequence[Any], numel: Any, op: str = "view") -> tuple:
     for i, d in enumerate(shape):
         if _is_minus_one(d):
             if infer is not None:
-                raise ShapeError(f"{op}: only one dimension can be inferred, got shape {fmt_shape(shape)}")
+                raise ShapeError(f"{op}: only one dimension can be inferred, got shape {fmt_shape(shape)}",
+                                 fix=f"give every size but one, e.g. {user_label(tensor, 'x') if tensor is not None else 'x'}"
+                                     f".{op}(-1, {hint_text(tensor.shape[-1]) if tensor is not None and tensor.ndim else 1})")
             infer = i
             continue
         require(d >= 0, lambda d=d: f"{op}: invalid shape dimension {d} in {fmt_shape(shape)}")
         known = known * d
-    invalid = lambda: f"{op}: shape '{fmt_shape(shape)}' is invalid for input of size {numel}"  # noqa: E731
+    invalid = lambda: (  # noqa: E731
+        f"{op}: shape '{fmt_shape(shape)}' is invalid for input of size {numel} "
+        f"({hint_text(numel)} elements in this trace; the shape holds {hint_text(known)}{' times the -1' if infer is not None else ''})")
+    fix = lambda: _view_fix(shape, numel, op, tensor)  # noqa: E731
     if infer is None:
-        require(numel == known, invalid)
+        require(numel == known, invalid, fix)
         return tuple(shape)
     require(known != 0, lambda: (
         f"{op}: cannot reshape tensor of {numel} elements into shape {fmt_shape(shape)} because the "
         "unspecified dimension size -1 can be any value and is ambiguous"))
-    require(numel % known == 0, invalid)
+    require(numel % known == 0, invalid, fix)
     inferred = numel // known
     if isinstance(inferred, SymInt):
         inferred.node.env.mark_size_like(inferred)
@@ -177,7 +197,7 @@ def view(t: FakeTensor, *shape: Any) -> FakeTensor:
     ((s1, s0), (24,))
     """
     check_tensor(t, "view")
-    new = infer_size(size_args(shape, "view"), t.numel(), "view")
+    new = infer_size(size_args(shape, "view"), t.numel(), "view", t)
     out = _view(t, new, "view")
     if out is None:
         raise ShapeError(
@@ -190,7 +210,7 @@ def view(t: FakeTensor, *shape: Any) -> FakeTensor:
 
 def reshape_impl(t: FakeTensor, shape: tuple, op: str = "reshape") -> FakeTensor:
     """``reshape`` without graph recording (used by other rules): a view if possible, else a copy."""
-    new = infer_size(shape, t.numel(), op)
+    new = infer_size(shape, t.numel(), op, t)
     out = _view(t, new, op)
     return out if out is not None else new_tensor(t.env, new, t.dtype)
 

@@ -137,3 +137,14 @@ def test_help_examples_paste_into_bash(command, capsys, monkeypatch, tmp_path) -
             argv = [a.replace("5,9,12", "3,4,15") for a in argv]
         code, out, err = _run(argv, capsys, stdin, monkeypatch)
         assert code in (0, 1), f"{line!r} -> exit {code}: {err}"
+
+
+def test_a_dynamic_only_log_is_read_through_its_symbols(tmp_path, capsys) -> None:
+    """TORCH_LOGS=+dynamic lines alone (no guard tree): create_symbol gives sources and ranges, eval lines the guards."""
+    lines = [line for line in Path(CNN).read_text().splitlines() if "create_symbol" in line or "[guard added]" in line]
+    log = tmp_path / "dynamic.log"
+    log.write_text("\n".join(lines) + "\n")
+    code, out, _ = _run(["explain", str(log), "--shape", "x=16,3,20,24"], capsys)
+    assert code == 1 and "x.size()[0] < 16 failed: got 16" in out and out.startswith("# torch +dynamic log: compile 0/1 (3 symbols")
+    code, out, _ = _run(["eval", str(log), "--shape", "x=3,3,20,24"], capsys)
+    assert code == 0

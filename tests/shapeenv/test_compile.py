@@ -332,7 +332,9 @@ def test_an_entry_that_is_already_dynamic_contributes_no_pins() -> None:
         c(a(n))
     first, second = c.recompile_reasons()
     assert first.pins == ((Source.size("x", 0), 4, 5),)
-    assert second.text == "entry 0: x.size()[0] == 4 failed: got 40; entry 1: x.size()[0] <= 16 failed: got 40"
+    where = f"{__file__}:{small.__code__.co_firstlineno + 1} in small"  # the line of the branch that made the guard
+    assert second.text == f"entry 0: x.size()[0] == 4 failed: got 40; entry 1: x.size()[0] <= 16 failed: got 40 (guard from {where})"
+    assert second.call_site.startswith(f"{__file__}:") and second.call_site.endswith("in test_an_entry_that_is_already_dynamic_contributes_no_pins")
     assert second.pins == ()  # the closest entry (dynamic, range-guarded) pins nothing
     assert suggest_dynamic(c) == ()
 

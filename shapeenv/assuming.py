@@ -1,0 +1,154 @@
+"""Path-sensitive facts: ``with env.assuming(cond):`` takes ``cond`` as known inside the block only.
+
+Inside a ``switch`` branch, the index that selected it is known (``index == 1`` in
+branch 1 of three; ``index <= 0`` in branch 0, as out-of-range indices clamp), so shape
+code in the branch that asks about the index is decided without a guard (pytorch
+issue 138141: torch guards on it again).
+
+Note [Scoped facts]
+    Entering takes a snapshot of the environment's :class:`~shapeenv.facts.Facts`
+    (every container attribute, copied one level deep) and learns ``cond``; leaving
+    restores the snapshot, so nothing learned inside survives except:
+
+    * guards and runtime asserts recorded inside, which are kept as implications
+      ``Or(Not(cond), e)``: they must hold for the trace to be reused (or the program
+      to be right) only on the inputs that take this path. Inside the block ``e``
+      itself is learned (the path is taken there); after it, the implication is.
+    * the initial ranges of symbols created inside (unbacked sizes of the branch).
+
+    On a path whose condition is statically false (no input that reuses the trace takes
+    it), guards and asserts recorded inside are dropped: the implication is True.
+
+    Facts learned inside are not passed to the fact listeners (the Z3 prover): the
+    prover knows only what holds everywhere, so it stays sound inside (it just knows
+    less) and needs no retraction. The fact version only grows (answers memoised by
+    version stay valid). A guard whose answer came from the hints and contradicts the
+    scoped facts (a path the traced example does not take) is recorded, but not learned.
+
+>>> from guards import Source
+>>> from shapeenv import ShapeEnv
+>>> env = ShapeEnv(); s = env.create_symint(5, Source.size("x", 0))
+>>> with env.assuming(s > 10):
+...     print(env.statically_known_true(s >= 11), bool(s * 2 > 20), len(env.guards))
+True True 0
+>>> env.statically_known_true(s >= 11)
+False
+"""
+
+from __future__ import annotations
+
+import contextlib
+from typing import TYPE_CHECKING, Iterator
+
+import sympy
+
+from symint import build
+
+from .errors import ContradictionError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .env import ShapeEnv
+    from .facts import Facts
+
+__all__ = ["Assumptions", "assuming"]
+
+_LISTENERS = "_listeners"
+
+
+def _fields(facts: "Facts") -> list[str]:
+    slots = getattr(type(facts), "__slots__", None)
+    return list(slots) if slots else list(vars(facts))
+
+
+def _copy(value):
+    if isinstance(value, dict):
+        return {k: (set(v) if isinstance(v, set) else dict(v) if isinstance(v, dict) else v) for k, v in value.items()}
+    if isinstance(value, (set, list)):
+        return type(value)(value)
+    return value
+
+
+class Assumptions:
+    """The stack of conditions assumed by the enclosing ``assuming`` blocks of one environment."""
+
+    def __init__(self) -> None:
+        self.stack: list[sympy.Basic] = []
+        self.pending: list[list[sympy.Basic]] = []  # per level: implications to learn on leaving
+
+    def __bool__(self) -> bool:
+        return bool(self.stack)
+
+    def scoped(self, expr: sympy.Basic) -> sympy.Basic:
+        """``expr`` as it must hold everywhere: ``Or(Not(cond), expr)`` inside a block, else ``expr``.
+
+        True on a path known not to be taken (a statically false condition).
+        """
+        if not self.stack:
+            return expr
+        if sympy.false in self.stack:
+            return sympy.true
+        implication = build.or_(*(build.not_(c) for c in self.stack), expr)
+        self.pending[-1].append(implication)
+        return implication
+
+    def learn(self, facts: "Facts", expr: sympy.Basic) -> None:
+        """Learn ``expr`` (holding on this path); inside a block a contradiction only means the path is not the hints'."""
+        if not self.stack:
+            facts.learn(expr)
+            return
+        if sympy.false in self.stack:
+            return
+        try:
+            facts.learn(expr)
+        except ContradictionError:
+            pass
+
+
+@contextlib.contextmanager
+def assuming(env: "ShapeEnv", cond) -> Iterator[bool | None]:
+    """Take ``cond`` (a SymBool or bool) as known inside the block (Note [Scoped facts]).
+
+    Yields True if ``cond`` was already known, False if it is known false (the path is
+    infeasible: guards and asserts recorded inside are dropped), None when it was assumed.
+    """
+    expr = env.simplify(build.as_expr(cond) if not hasattr(cond, "node") else cond.node.expr)
+    static = env.decider.static_expr(expr)
+    if static is True:
+        yield True
+        return
+    if static is False:  # a path no input reusing this trace takes: what is decided there needs no guard
+        expr = sympy.false
+    facts = env.facts
+    names = [n for n in _fields(facts) if n != _LISTENERS]
+    snapshot = {n: _copy(getattr(facts, n)) for n in names}
+    known_symbols = set(env.symbols)
+    listeners = getattr(facts, _LISTENERS, None)
+    if listeners is not None:
+        setattr(facts, _LISTENERS, [])
+    assumptions: Assumptions = env.assumptions
+    assumptions.stack.append(expr)
+    assumptions.pending.append([])
+    try:
+        if static is None:
+            try:
+                facts.learn(expr)
+            except ContradictionError:  # the path cannot be taken given what is known: assume nothing
+                pass
+        yield static
+    finally:
+        assumptions.stack.pop()
+        pending = assumptions.pending.pop()
+        if assumptions.pending:  # nested: the enclosing block's snapshot must not drop them either
+            assumptions.pending[-1].extend(pending)
+        new_ranges = {s: facts.ranges[s] for s in env.symbols if s not in known_symbols and s in facts.ranges}
+        version = getattr(facts, "version", 0)
+        for n in names:
+            setattr(facts, n, snapshot[n])
+        if listeners is not None:
+            setattr(facts, _LISTENERS, listeners)
+        if hasattr(facts, "version"):
+            facts.version = max(version, facts.version) + 1
+        for s, rng in new_ranges.items():
+            facts.set_range(s, rng)
+        for implication in pending:
+            assumptions.learn(facts, implication)
