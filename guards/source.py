@@ -120,7 +120,8 @@ class Source:
             stride = getattr(obj, "stride", None)
             if callable(stride):
                 return int(stride()[self.index])
-            if not hasattr(obj, "strides"):  # a shape spec (no data): laid out contiguously
+            if not hasattr(obj, "strides") or getattr(obj, "size", 1) == 0:
+                # a shape spec (no data), or an empty numpy array (numpy gives those strides 0): laid out as torch would
                 return int(contiguous_strides_of(obj.shape)[self.index])  # type: ignore[attr-defined]
             return int(obj.strides[self.index]) // int(obj.itemsize)  # type: ignore[attr-defined]
         return storage_offset_of(obj)

@@ -40,6 +40,7 @@ from typing import TYPE_CHECKING, Any, Sequence
 import sympy
 
 from guards import Guard, GuardSet, Source
+from guards.source import contiguous_strides_of
 from symint import SymInt, build
 
 from .symbols import DimDynamic
@@ -66,6 +67,8 @@ def array_strides(value: Any) -> tuple[int, ...] | None:
     itemsize = getattr(value, "itemsize", None)
     if strides is None or not itemsize:
         return None
+    if getattr(value, "size", 1) == 0:  # numpy gives empty arrays strides 0; torch lays them out contiguously
+        return contiguous_strides_of(value.shape)
     return tuple(int(s) // int(itemsize) for s in strides)
 
 
@@ -75,8 +78,10 @@ def array_storage_offset(value: Any) -> int:
 
 
 def input_layout(env: "ShapeEnv", name: str, sizes: Sequence[Any], strides: Sequence[int],
-                 offset: int | None) -> tuple[tuple, Any, list[Tie]]:
+                 offset: int | None, example: Sequence[int] | None = None) -> tuple[tuple, Any, list[Tie]]:
     """``(strides, storage_offset, ties)`` of an input tensor (Note [Input layouts]); ``offset=None``: 0, no symbol.
+
+    ``example``: the example's sizes (default: the sizes' hints; an unbacked size has none).
 
     Raises:
         ValueError: a negative stride (numpy's reversed views; torch tensors have none).
@@ -94,7 +99,7 @@ def input_layout(env: "ShapeEnv", name: str, sizes: Sequence[Any], strides: Sequ
         ties = [(Source.stride(name, i), s) for i, s in enumerate(strides)]
     else:
         candidates: dict[int, Any] = {}
-        hints = [s.node.hint if isinstance(s, SymInt) else s for s in sizes]
+        hints = list(example) if example is not None else [s.node.hint if isinstance(s, SymInt) else s for s in sizes]
         for val, neg_i in sorted((v, -i) for i, v in enumerate(strides)):
             i = -neg_i
             continues = i != len(strides) - 1 and strides[i] == hints[i + 1] * strides[i + 1]

@@ -204,7 +204,7 @@ class NumpyProgram:
             self._bind_size(size, real, scope, f"{name}.size()[{i}]")
         offset = storage_offset_of(array)
         sources[Source(name, "storage_offset")] = offset
-        reals = [(st, real // array.itemsize) for st, real in zip(fake.stride(), array.strides)] + [(fake.storage_offset(), offset)]
+        reals = [*zip(fake.stride(), element_strides(array)), (fake.storage_offset(), offset)]
         for k, (traced, real) in enumerate(reals):
             if k < array.ndim:
                 sources[Source.stride(name, k)] = real

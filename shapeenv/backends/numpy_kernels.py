@@ -25,7 +25,7 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
-from guards.source import storage_offset_of
+from guards.source import contiguous_strides_of, storage_offset_of
 
 from ..fake import layout
 from ..fake.dtypes import DType, as_dtype
@@ -107,7 +107,10 @@ def _arr(x: Any) -> np.ndarray:
 
 # -- layouts (torch's, see shapeenv.fake.layout: numpy picks its own for new arrays) -----------------
 def element_strides(a: np.ndarray) -> tuple[int, ...]:
-    """numpy's byte strides in elements (torch's ``stride()``)."""
+    """numpy's byte strides in elements (torch's ``stride()``; an empty array, whose numpy strides are 0, is
+    laid out as torch lays it out)."""
+    if a.size == 0:
+        return contiguous_strides_of(a.shape)
     return tuple(s // a.itemsize for s in a.strides)
 
 

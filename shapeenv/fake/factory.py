@@ -106,7 +106,7 @@ def make_input_tensor(env: "ShapeEnv", shape: Sequence[int], dtype: Any, dynamic
     """
     sized = make_fake_tensor(env, shape, dtype, dynamic, name)
     hints = contiguous_strides(tuple(shape)) if strides is None else tuple(strides)
-    layout, off, ties = input_layout(env, name, sized.shape, hints, None if strides is None else offset or 0)
+    layout, off, ties = input_layout(env, name, sized.shape, hints, None if strides is None else offset or 0, tuple(shape))
     return FakeTensor(env, sized.shape, sized.dtype, stride=layout, storage_offset=off, name=name), ties
 
 

@@ -185,7 +185,10 @@ def _np_map(fn: Callable, xs: np.ndarray) -> np.ndarray:
 
 
 def element_strides(x: np.ndarray) -> tuple[int, ...]:
-    """numpy's byte strides in elements (torch's ``stride()``)."""
+    """numpy's byte strides in elements (torch's ``stride()``). numpy gives a new empty array strides 0, which
+    is read as torch's contiguous layout (as the guards read it); empty views made here keep torch's strides."""
+    if x.size == 0 and not any(x.strides):
+        return _empty_strides(x.shape)
     return tuple(st // x.itemsize for st in x.strides)
 
 
