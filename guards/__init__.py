@@ -7,9 +7,9 @@
 False
 """
 
-from .errors import CodegenError, GuardError, GuardParseError, GuardTypeError, SolverError, UnknownSourceError
+from .errors import AmbiguousSourceError, CodegenError, GuardError, GuardParseError, GuardTypeError, GuardValueError, SolverError, UnknownSourceError
 from .guard import Guard
-from .guardset import Bindings, GuardSet, load_guards, parse_guards
+from .guardset import Bindings, GuardSet, decode_guard_bytes, load_guards, parse_guards
 from .parse import parse_expression, parse_guard, parse_source
 from .printers import to_source_text, to_sympy_text, to_torch_text
 from .serialize import ranges_from_json, ranges_to_json
@@ -33,7 +33,9 @@ __all__ = [
     "GuardError",
     "GuardParseError",
     "UnknownSourceError",
+    "AmbiguousSourceError",
     "GuardTypeError",
+    "GuardValueError",
     "SolverError",
     "CodegenError",
     # parsing and printing (guards/parse.py, guards/printers.py, guards/serialize.py)
@@ -42,6 +44,7 @@ __all__ = [
     "parse_expression",
     "parse_source",
     "load_guards",
+    "decode_guard_bytes",
     "to_sympy_text",
     "to_torch_text",
     "to_source_text",

@@ -30,8 +30,11 @@ from typing import Any, Callable, Mapping, Sequence, TextIO
 
 import sympy
 
+from symint.errors import ExpressionLimitError, SymIntError
+
 from .errors import CodegenError, GuardError, SolverError, UnknownSourceError
 from .cli_torch import Loaded, add_region_command, assumed_values, explain_log, input_name, load, run_region
+from .escape import one_line, sympy_str
 from .explain import Explanation, explain
 from .guardset import GuardSet
 from .parse import parse_source
@@ -40,9 +43,9 @@ from .printers import to_text
 from .prove import ProofResult, Verdict
 from .z3_translate import SolverConfig
 
-__all__ = ["EXIT_OK", "EXIT_NO", "EXIT_USAGE", "EXIT_UNKNOWN", "EXIT_CODES", "configure", "run", "main"]
+__all__ = ["EXIT_OK", "EXIT_NO", "EXIT_USAGE", "EXIT_UNKNOWN", "EXIT_INTERNAL", "EXIT_CODES", "configure", "run", "main", "internal_error"]
 
-EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_UNKNOWN = 0, 1, 2, 3
+EXIT_OK, EXIT_NO, EXIT_USAGE, EXIT_UNKNOWN, EXIT_INTERNAL = 0, 1, 2, 3, 4
 
 EXAMPLES = {
     "check": """examples (paste into bash):
@@ -80,8 +83,10 @@ exit codes:
   0  ok: satisfiable (check), simplified and proven equivalent (simplify),
      equivalent (diff), accepted (explain, eval)
   1  no: unsatisfiable, not equivalent, rejected
-  2  usage error, unreadable file, or guard text that does not parse
+  2  usage error, unreadable file, guard text that does not parse, or input
+     too large to process (a limit of symint.limits, or out of memory)
   3  the solver could not decide in time (unknown); raise --timeout-ms
+  4  internal error: a bug in shapeenv (the message names it; please report it)
 """
 
 _FORMATS = ("torch", "source", "sympy")
@@ -169,9 +174,14 @@ def run(args: argparse.Namespace, out: TextIO | None = None, err: TextIO | None 
     except SolverError as exc:
         print(f"error: the solver failed: {exc}", file=err)
         return EXIT_UNKNOWN
-    except (GuardError, OSError, ValueError) as exc:
+    except (ExpressionLimitError, MemoryError, RecursionError) as exc:
+        print(f"error: the input is too large to process ({type(exc).__name__}: {exc}); split or simplify it", file=err)
+        return EXIT_USAGE
+    except (GuardError, SymIntError, OSError, ValueError) as exc:
         print(f"error: {exc}", file=err)
         return EXIT_USAGE
+    except Exception as exc:  # a bug, not the user's input: its own exit code, no traceback
+        return internal_error(exc, err)
     try:
         if args.json:
             fields = {k: v for k, v in report.items() if k != "text"}
@@ -207,27 +217,52 @@ def _load(args: argparse.Namespace, path: str) -> GuardSet:
     return _read(args, path).guards
 
 
+def internal_error(exc: BaseException, err: TextIO) -> int:
+    """Report an unexpected exception (a bug in shapeenv) in one line and return :data:`EXIT_INTERNAL`.
+
+    >>> import io
+    >>> buf = io.StringIO(); internal_error(KeyError("k"), buf), buf.getvalue().split(":")[0]
+    (4, 'internal error')
+    """
+    where = ""
+    tb = exc.__traceback__
+    while tb is not None:
+        where = f" at {tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    print(f"internal error: {type(exc).__name__}: {one_line(exc)}{where}; this is a bug in shapeenv, please report it",
+          file=err)  # fmt: skip
+    return EXIT_INTERNAL
+
+
 def _config(args: argparse.Namespace) -> SolverConfig:
     return SolverConfig(timeout_ms=args.timeout_ms)
 
 
 def _text(gs: GuardSet, expr: sympy.Basic, fmt: str) -> str:
     try:
-        return to_text(expr, gs.source_map, fmt)  # type: ignore[arg-type]
+        return one_line(to_text(expr, gs.source_map, fmt))  # type: ignore[arg-type]
     except GuardError:  # an expression with no guard syntax
-        return str(expr)
+        return one_line(sympy_str(expr))
 
 
 def _verdict_code(verdict: Verdict) -> int:
     return {Verdict.YES: EXIT_OK, Verdict.NO: EXIT_NO, Verdict.UNKNOWN: EXIT_UNKNOWN}[verdict]
 
 
+# Note [One line per fact]
+#     The text report is line-oriented, and much of what it prints is user text: input
+#     names (in witnesses and messages), origins, file names, solver reasons. Each such
+#     piece goes through ``one_line`` (guards/escape.py), so a newline in an input name
+#     or an origin cannot forge a line such as "satisfiable: no". Guard text needs no
+#     escaping: the printers write odd input names as ``L['...']`` with repr's escapes.
+
+
 def _values_text(values: Mapping[str, int]) -> str:
-    return ", ".join(f"{k} = {v}" for k, v in sorted(values.items()))
+    return ", ".join(f"{one_line(k)} = {v}" for k, v in sorted(values.items()))
 
 
 def _summary(gs: GuardSet, name: str) -> str:
-    return f"{name}: {len(gs)} guards over {len(gs.sources)} sources"
+    return f"{one_line(name)}: {len(gs)} guards over {len(gs.sources)} sources"
 
 
 def _check(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
@@ -278,12 +313,12 @@ def _verdict_line(result: ProofResult) -> str:
     if result.verdict is Verdict.YES and result.witness:
         line += f", e.g. {_values_text(result.witness)}"
     if result.verdict is Verdict.UNKNOWN and result.reason:
-        line += f" ({result.reason})"
+        line += f" ({one_line(result.reason)})"
     return line
 
 
 def _where(origin: str | None) -> str:
-    return f"  # {origin}" if origin else ""
+    return f"  # {one_line(origin)}" if origin else ""
 
 
 def _simplify(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
@@ -292,8 +327,8 @@ def _simplify(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
         simplified, report = gs.simplify_with_report(_config(args), progress=bar)
     guards = [_text(simplified, g.expr, args.format) for g in simplified.guards]
     header = [
-        f"# {args.file}: {len(gs)} guards -> {len(simplified)} guards; proof of equivalence: {report.proof.value}",
-        *(f"# kept unsimplified: {msg}" for msg in report.reverted),
+        f"# {one_line(args.file)}: {len(gs)} guards -> {len(simplified)} guards; proof of equivalence: {report.proof.value}",
+        *(f"# kept unsimplified: {one_line(msg)}" for msg in report.reverted),
     ]
     out = {
         "file": args.file,
@@ -327,10 +362,10 @@ def _diff(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
             witness = dict(result.witness or {})
             counter = {"accepted_by": name_in, "inputs": witness, "rejected_because": [f.message() for f in why]}
             lines.append(f"counterexample (accepted by {name_in}, rejected by {name_out}): {_values_text(witness)}")
-            lines += [f"  {name_out}: {f.message()}" for f in why]
+            lines += [f"  {name_out}: {one_line(f.message())}" for f in why]
     for result, name in ((a_b, "A implies B"), (b_a, "B implies A")):
         if result.verdict is Verdict.UNKNOWN:
-            lines.append(f"{name}: solver gave up ({result.reason or 'timeout'}); raise --timeout-ms")
+            lines.append(f"{name}: solver gave up ({one_line(result.reason or 'timeout')}); raise --timeout-ms")
     report = {
         "a": args.a,
         "b": args.b,
@@ -451,7 +486,7 @@ def _explain(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     gs = loaded.guards
     ex = explain(gs, _bindings(gs, args))
     head = f"accepted: all {len(gs)} guards hold" if ex.accepted else f"rejected: {len(ex)} of {len(gs)} guards fail"
-    text = head if ex.accepted else head + "\n" + "\n".join(f"{f.message()}{_where(f.guard.origin)}" for f in ex)
+    text = head if ex.accepted else head + "\n" + "\n".join(f"{one_line(f.message())}{_where(f.guard.origin)}" for f in ex)
     return {"file": args.file, "accepted": ex.accepted, "failures": _failures_json(ex), "text": text}, (
         EXIT_OK if ex.accepted else EXIT_NO
     )
@@ -485,7 +520,7 @@ def _eval(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
         return {"file": args.file, "accepted": True, "first_failure": None, "text": "accepted"}, EXIT_OK
     reason = explain(gs, values, first_only=True).failures[0].message()  # the same guard, in words
     report = {"file": args.file, "accepted": False, "first_failure": first, "reason": reason}
-    report["text"] = f"rejected: {reason}"
+    report["text"] = f"rejected: {one_line(reason)}"
     return report, EXIT_NO
 
 

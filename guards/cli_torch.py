@@ -27,7 +27,7 @@ from typing import Any, Mapping
 import sympy
 
 from .errors import GuardError, GuardParseError, UnknownSourceError
-from .guardset import GuardSet
+from .guardset import GuardSet, decode_guard_bytes, read_guard_file
 from .parse import parse_source
 from .region import accepts, base_point, describe_region, plot_region, progressions, region_grid, scan_dim, text_map
 from .source import Source
@@ -50,11 +50,11 @@ class Loaded:
 
 
 def read_text(path: str) -> str:
-    """The text of ``path`` (``-``: standard input)."""
+    """The text of ``path`` (``-``: standard input), refusing binary and non-UTF-8 content with a GuardParseError."""
     if path == "-":
-        return sys.stdin.read()
-    with open(path, encoding="utf-8") as f:
-        return f.read()
+        buffer = getattr(sys.stdin, "buffer", None)
+        return decode_guard_bytes(buffer.read(), "<stdin>") if buffer is not None else sys.stdin.read()
+    return read_guard_file(path)
 
 
 def load(path: str, dialect: str, entry: str | None, *, strict: bool = False, text: str | None = None) -> Loaded:

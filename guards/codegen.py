@@ -68,8 +68,11 @@ from symint.functions import (
     PowByNatural,
 )
 
+from symint.limits import check_power
+
 from .errors import CodegenError, GuardTypeError, UnknownSourceError
 from .source import Source, contiguous_strides_of, storage_offset_of
+from .validate import need_guardset
 
 if TYPE_CHECKING:  # only for annotations: guardset imports this module
     from .guardset import GuardSet
@@ -144,6 +147,7 @@ def compile_guards(guardset: "GuardSet") -> CompiledGuards:
     >>> c.check({"x": np.zeros(8), "n": 2}), c.check_objects(x=np.zeros(8), n=3)
     (True, False)
     """
+    need_guardset(guardset, "compile_guards' argument")
     try:
         symbols, order = _argument_order(guardset)
         names = {sym: f"v{k}" for k, sym in enumerate(symbols)}
@@ -153,8 +157,9 @@ def compile_guards(guardset: "GuardSet") -> CompiledGuards:
         fail_lines = _Emitter.first_failure(names, exprs)
     except RecursionError:
         raise CodegenError("a guard is nested too deeply to compile; simplify the guard set first") from None
-    readers = _reader_lines(symbols, guardset.source_map, names)
-    bases = tuple(sorted({src.base for sym in symbols if (src := guardset.source_map.get(sym))}))
+    source_map = guardset.source_map  # built once: a dict per call would make this quadratic
+    readers = _reader_lines(symbols, source_map, names)
+    bases = tuple(sorted({src.base for sym in symbols if (src := source_map.get(sym))}))
     code = _assemble(symbols, names, bases, readers, fast_lines, fail_lines)
     _validate(code)
     fns = _instantiate(code, bases, guardset, symbols, readers is not None)
@@ -211,7 +216,7 @@ class _Emitter:
 
         def body(emitter: "_Emitter") -> list[str]:
             test = " and ".join(emitter.emit(e, False) for e in conjuncts) or "True"
-            return ["try:", f"    return {test}", "except _ARITH:", "    return False"]
+            return ["try:", f"    return {test}", "except _ARITH:", "    return False", *_TYPE_LINES]
 
         return cls._two_passes(names, conjuncts, body)
 
@@ -223,7 +228,7 @@ class _Emitter:
             lines: list[str] = []
             for k, e in enumerate(exprs):
                 test = emitter.emit(e, False)
-                lines += ["try:", f"    if not {test}:", f"        return {k}", "except _ARITH:", f"    return {k}"]
+                lines += ["try:", f"    if not {test}:", f"        return {k}", "except _ARITH:", f"    return {k}", *_TYPE_LINES]
             return lines + ["return None"]
 
         return cls._two_passes(names, exprs, body)
@@ -318,11 +323,13 @@ class _Emitter:
 
     def _emit_pow(self, e: sympy.Basic, cond: bool) -> str:
         base, exp = e.args
-        if exp.is_Integer and exp >= 0:
+        if exp.is_Integer and 0 <= exp <= _INLINE_EXPONENT:
             return f"({self.emit(base, cond)} ** {int(exp)})"
-        if isinstance(e, PowByNatural):
+        if isinstance(e, PowByNatural) or (exp.is_Integer and exp >= 0):
             return f"_pown({self.emit(base, cond)}, {self.emit(exp, cond)})"
-        raise CodegenError(f"cannot compile the power {e}: only natural exponents are integer powers")
+        if not exp.is_Number:  # Python's a ** b with a symbolic exponent (the parser builds it for `a ** b`)
+            return f"_pow({self.emit(base, cond)}, {self.emit(exp, cond)})"
+        raise CodegenError(f"cannot compile the power {e}: only integer exponents are supported")
 
 
 def _int_text(v: int) -> str:
@@ -377,9 +384,21 @@ def _strides(obj: Any) -> tuple[Any, int]:
 _offset = storage_offset_of
 
 
+#: Powers with a constant exponent up to this are inlined; larger ones go through ``_pown``'s size check.
+_INLINE_EXPONENT = 64
+
+
 def _pown(a: int, b: int) -> int:
     if b < 0:
         raise ValueError(f"PowByNatural({a}, {b}): the exponent must be >= 0")
+    check_power(a, b)  # ExpressionLimitError, an OverflowError: the guard fails instead of running for hours
+    return a**b
+
+
+def _pow(a: Any, b: Any) -> Any:
+    """Python's ``a ** b`` (a float for a negative int exponent), refusing results too large to compute."""
+    if isinstance(b, int):
+        check_power(a, abs(b))
     return a**b
 
 
@@ -389,6 +408,7 @@ _HELPERS: dict[str, object] = {
     "_floor": math.floor,
     "_ceil": math.ceil,
     "_pown": _pown,
+    "_pow": _pow,
     "_prod": math.prod,
     "_strides": _strides,
     "_offset": _offset,
@@ -443,7 +463,9 @@ def _assemble(symbols, names, bases, readers, fast_lines, fail_lines) -> str:
 
 
 #: Factory parameters besides the input names and ``_HELPERS``.
-_SPECIALS = frozenset({"_ARITH", "_BIND", "_bind_error", "_NDARRAY", "_TENSOR", "_type"})
+_SPECIALS = frozenset({"_ARITH", "_BIND", "_bind_error", "_values_error", "_TYPEERROR", "_NDARRAY", "_TENSOR", "_type"})
+#: A value of the wrong type (None, a str) in ``check_ints``: a typed error, not a raw TypeError.
+_TYPE_LINES = ("except _TYPEERROR:", "    raise _values_error() from None")
 _GENERATED_NAME = re.compile(r"(?:v|t|i|sh|st|sd|_b)[0-9]+\Z")
 _FIXED_NAMES = frozenset(
     {"_make", "check_ints", "first_failure_ints", "check", "check_objects", "first_failure", "inputs", "shape"}
@@ -485,6 +507,8 @@ def _instantiate(code: str, bases, guardset, symbols, readable: bool):
         "_ARITH": _ARITH,
         "_BIND": _BIND,
         "_bind_error": _binding_error_factory(guardset, symbols),
+        "_values_error": _values_error_factory(guardset, symbols),
+        "_TYPEERROR": TypeError,
         "_NDARRAY": _loaded_type("numpy", "ndarray"),
         "_TENSOR": _loaded_type("torch", "Tensor"),
         "_type": type,
@@ -493,7 +517,8 @@ def _instantiate(code: str, bases, guardset, symbols, readable: bool):
     fns = make(*bases, **_HELPERS, **specials)
     if readable:
         return fns
-    missing = ", ".join(s.name for s in symbols if s not in guardset.source_map)
+    source_map = guardset.source_map
+    missing = ", ".join(s.name for s in symbols if s not in source_map)
 
     def unreadable(*args: object, **kwargs: object):
         raise UnknownSourceError(
@@ -522,6 +547,16 @@ def _binding_error_factory(guardset: "GuardSet", symbols) -> Callable[[Mapping[s
         return GuardTypeError("the inputs have the wrong types: sizes must be ints and tensors must have .shape")
 
     return bind_error
+
+
+def _values_error_factory(guardset: "GuardSet", symbols) -> Callable[[], Exception]:
+    sources = guardset.source_map
+    order = ", ".join(sources[s].text() if s in sources else s.name for s in symbols)
+
+    def values_error() -> Exception:
+        return GuardTypeError(f"the checker takes ints (in the order {order}); a value of another type was given")
+
+    return values_error
 
 
 def _short(obj: object) -> str:

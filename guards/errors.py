@@ -9,7 +9,9 @@ __all__ = [
     "GuardError",
     "GuardParseError",
     "UnknownSourceError",
+    "AmbiguousSourceError",
     "GuardTypeError",
+    "GuardValueError",
     "SolverError",
     "CodegenError",
 ]
@@ -53,8 +55,17 @@ class UnknownSourceError(GuardError, KeyError):
         return str(self.args[0]) if self.args else ""
 
 
+class AmbiguousSourceError(GuardError, ValueError):
+    """Two inputs (or a symbol and an input) answer to the same name, e.g. an int input called
+    ``x.size()[0]`` next to the size of ``x``: a binding or witness keyed by that name would be ambiguous."""
+
+
 class GuardTypeError(GuardError, TypeError):
     """A guard is not a boolean expression, or an operand has the wrong type."""
+
+
+class GuardValueError(GuardError, ValueError):
+    """An argument has the right type but a value that means nothing (an unknown dialect, a bad index)."""
 
 
 class SolverError(GuardError, RuntimeError):

@@ -24,7 +24,9 @@ from symint.evaluate import evaluate
 
 from .errors import GuardTypeError, UnknownSourceError
 from .guard import Guard
+from .escape import sympy_str
 from .printers import to_source_text
+from .validate import need_guardset, need_mapping
 
 if TYPE_CHECKING:  # only for annotations: guardset imports this module
     from .guardset import Bindings, GuardSet
@@ -130,6 +132,7 @@ def explain(guardset: "GuardSet", bindings: "Bindings", *, first_only: bool = Fa
     >>> str(explain(gs, {"x.size()[0]": 9})), explain(gs, {"L['x'].size()[0]": 8}).accepted
     ('x.size()[0] == 8 failed: got 9', True)
     """
+    need_guardset(guardset, "explain's guardset")
     values = guardset.bind(bindings)
     return _explain_values(guardset, values, first_only)
 
@@ -149,6 +152,8 @@ def read_inputs(guardset: "GuardSet", inputs: Mapping[str, object]) -> dict[symp
     >>> read_inputs(GuardSet.of([eq(s0, 8)], {s0: Source.size("x", 1)}), {"x": np.zeros((2, 9))})
     {s0: 9}
     """
+    need_guardset(guardset, "read_inputs' guardset")
+    need_mapping(inputs, "inputs (input name -> int or array)")
     out: dict[sympy.Symbol, int] = {}
     for sym, src in guardset.sources:
         if src.base not in inputs:
@@ -211,7 +216,7 @@ def _text(expr: sympy.Basic, sources) -> str:
     try:
         return to_source_text(expr, sources)
     except GuardTypeError:  # e.g. a symbol name guard text cannot spell
-        return str(expr)
+        return sympy_str(expr)
 
 
 def _label(sym: sympy.Symbol, sources) -> str:

@@ -15,6 +15,7 @@ import sympy
 from symint.build import is_bool_expr
 
 from .errors import GuardTypeError
+from .escape import sympy_str as _sympy_str
 
 __all__ = ["Guard"]
 
@@ -47,4 +48,4 @@ class Guard:
         return frozenset(self.expr.free_symbols)
 
     def __repr__(self) -> str:
-        return f"Guard({self.expr})"
+        return f"Guard({_sympy_str(self.expr)})"

@@ -29,19 +29,21 @@ from valueranges import ValueRanges
 from .codegen import CompiledGuards, compile_guards
 from .conflict import Conflict, conflict
 from .explain import Explanation, explain
-from .errors import GuardError, UnknownSourceError
+from .errors import AmbiguousSourceError, GuardError, GuardParseError, GuardTypeError, UnknownSourceError
 from .guard import Guard
 from .progress import Progress
 from .prove import ProofResult, counterexample, equivalent, implies, is_satisfiable, overlap, redundant
 from .simplify import SimplifyReport, simplify_with_report
 from .z3_translate import SolverConfig
 from .parse import Dialect, parse_guards_text
+from .escape import sympy_str
 from .printers import TextStyle, render_html, render_latex, to_text
 from .serialize import decode_guards, encode_guards, loads_json
 from .source import Source
 from .torch_log import TorchEntry, read_torch_log
+from .validate import need_choice, need_config, need_guardset, need_iterable, need_mapping
 
-__all__ = ["GuardSet", "Bindings", "parse_guards", "load_guards"]
+__all__ = ["GuardSet", "Bindings", "parse_guards", "load_guards", "read_guard_file", "decode_guard_bytes", "MAX_FILE_BYTES"]
 
 #: Values of inputs: keyed by symbol, by Source, or by text (a symbol name or a source in either dialect).
 Bindings = Mapping["sympy.Symbol | Source | str", int]
@@ -80,15 +82,21 @@ class GuardSet:
         GuardSet(n < 5)
         """
         seen: dict[sympy.Basic, Guard] = {}
-        for g in guards:
+        for g in need_iterable(guards, "guards"):
             if not isinstance(g, Guard):
                 g = Guard.of(sympy.true if g is True else sympy.false if g is False else g)
             if g.expr is sympy.true or g.expr in seen:
                 continue
             seen[g.expr] = g
+        if sources is not None and not isinstance(sources, Mapping):
+            raise GuardTypeError(f"sources must map symbols to Source objects, got {type(sources).__name__}")
         sources = dict(sources or {})
+        _check_sources(sources)
         if domain is None:
             domain = {sym: _SIZE_DOMAIN for sym, src in sources.items() if src.is_size_like}
+        for sym, rng in need_mapping(domain, "domain").items():
+            if not isinstance(sym, sympy.Symbol) or not isinstance(rng, ValueRanges):
+                raise GuardTypeError(f"domain must map sympy symbols to ValueRanges, got {_short(sym)}: {_short(rng)}")
         return cls(
             tuple(seen.values()),
             tuple(sorted(sources.items(), key=lambda kv: kv[0].name)),
@@ -137,6 +145,8 @@ class GuardSet:
 
     def __and__(self, other: "GuardSet") -> "GuardSet":
         """Conjunction of two guard sets (their sources must agree where they overlap)."""
+        if not isinstance(other, GuardSet):
+            return NotImplemented
         sources = self.source_map
         for sym, src in other.sources:
             if sources.setdefault(sym, src) != src:
@@ -147,31 +157,55 @@ class GuardSet:
         return GuardSet.of(self.guards + other.guards, sources, domain)
 
     # -- binding -------------------------------------------------------------------------------
-    def _keys(self) -> dict[object, sympy.Symbol]:
+    def _keys(self) -> dict[object, sympy.Symbol | None]:
         lookup = self._lookup
         if lookup is None:
             lookup = {}
+
+            def claim(key: object, sym: sympy.Symbol) -> None:
+                # A text key two symbols answer to (a symbol named like another's source) is ambiguous: None.
+                old = lookup.setdefault(key, sym)
+                if old is not sym:
+                    lookup[key] = None
+
             for sym in self.symbols:
                 lookup[sym] = sym
-                lookup[sym.name] = sym
+            for sym in self.symbols:
+                claim(sym.name, sym)
             for sym, src in self.sources:
-                lookup[src] = sym
-                lookup[src.text()] = sym
-                lookup[src.torch_text()] = sym
+                claim(src, sym)
+                claim(src.text(), sym)
+                claim(src.torch_text(), sym)
             object.__setattr__(self, "_lookup", lookup)  # a cache of derived data only
         return lookup
+
+    def _describe(self, sym: sympy.Symbol) -> str:
+        src = self.source_map.get(sym)
+        return f"{sym.name} ({src.torch_text()})" if src is not None else sym.name
 
     def symbol_for(self, key: "sympy.Symbol | Source | str") -> sympy.Symbol:
         """The symbol a binding key names (a symbol, a Source, a symbol name or source text).
 
         Raises:
             UnknownSourceError: nothing in this guard set is called ``key``.
+            AmbiguousSourceError: ``key`` names two symbols (e.g. a symbol ``s0`` and an input named ``s0``).
         """
         try:
-            return self._keys()[key]
+            sym = self._keys()[key]
         except (KeyError, TypeError):
             known = ", ".join(sorted(src.text() for _, src in self.sources) or sorted(s.name for s in self.symbols))
-            raise UnknownSourceError(f"{key!r} is not a symbol or source of this guard set (known: {known})") from None
+            raise UnknownSourceError(f"{_short(key)} is not a symbol or source of this guard set (known: {known})") from None
+        if sym is None:
+            named = sorted(self._describe(s) for s in self.symbols if key in (s.name, *self._texts(s)))
+            raise AmbiguousSourceError(
+                f"{_short(key)} names more than one symbol ({', '.join(named)}); bind a Symbol or a Source object, "
+                "or torch's spelling L['...']"
+            )
+        return sym
+
+    def _texts(self, sym: sympy.Symbol) -> tuple[str, ...]:
+        src = self.source_map.get(sym)
+        return (src.text(), src.torch_text()) if src is not None else ()
 
     def bind(self, bindings: Bindings) -> dict[sympy.Symbol, int]:
         """Translate ``bindings`` to ``{symbol: value}``.
@@ -182,11 +216,20 @@ class GuardSet:
         >>> GuardSet.of([lt(n, 3)], {n: Source.value("k")}).bind({"L['k']": 2})
         {n: 2}
         """
+        if not isinstance(bindings, Mapping):
+            raise GuardTypeError(f"bindings must be a mapping of sources or symbols to ints, got {type(bindings).__name__}")
         out: dict[sympy.Symbol, int] = {}
+        given: dict[sympy.Symbol, object] = {}
         for key, value in bindings.items():
             if isinstance(value, bool) or not isinstance(value, int):
-                raise TypeError(f"the value bound to {key!r} must be an int, got {value!r}")
-            out[self.symbol_for(key)] = value
+                raise GuardTypeError(f"the value bound to {_short(key)} must be an int, got {type(value).__name__} {_short(value)}")
+            sym = self.symbol_for(key)
+            if sym in out and out[sym] != value:
+                raise AmbiguousSourceError(
+                    f"{_short(given[sym])} and {_short(key)} both name {self._describe(sym)} but give it different values "
+                    f"({out[sym]} and {value})"
+                )
+            out[sym], given[sym] = value, key
         return out
 
     def failures(self, bindings: Bindings) -> list[Guard]:
@@ -204,7 +247,7 @@ class GuardSet:
         for g in self.guards:
             try:
                 ok = bool(evaluate(g.expr, values))
-            except ZeroDivisionError:
+            except (ArithmeticError, ValueError):  # as the compiled checker: Note [Guards that raise]
                 ok = False
             if not ok:
                 failed.append(g)
@@ -269,11 +312,11 @@ class GuardSet:
         Each guard read from text gets the origin ``"<path>:<line>"``.
 
         Raises:
-            GuardParseError: malformed content (with the line number).
+            GuardParseError: malformed content (with the line number), a binary or non-UTF-8 file.
+            GuardTypeError: ``path`` is not a str or path.
             OSError: the file cannot be read.
         """
-        with open(path, encoding="utf-8") as f:
-            text = f.read()
+        text = read_guard_file(path)
         if text.lstrip().startswith("{"):
             return cls.from_json(text)
         return cls.parse(text, dialect, origin=str(path))
@@ -312,6 +355,7 @@ class GuardSet:
         >>> gs.to_text(), gs.to_text("sympy"), gs.to_text("source")
         ("(L['x'].size()[0] % 8) == 0", 'Eq(Mod(s0, 8), 0)', '(x.size()[0] % 8) == 0')
         """
+        need_choice(dialect, ("torch", "sympy", "source"), "text style")
         sources = self.source_map
         return "\n".join(to_text(g.expr, sources, dialect) for g in self.guards)
 
@@ -319,7 +363,7 @@ class GuardSet:
         try:
             return self.to_text("torch")
         except GuardError:  # an expression with no guard syntax: fall back to sympy's printing
-            return "\n".join(str(g.expr) for g in self.guards)
+            return "\n".join(sympy_str(g.expr) for g in self.guards)
 
     def to_json(self) -> str:
         """The guard set as JSON; :meth:`from_json` reads it back as an equal guard set.
@@ -363,7 +407,7 @@ class GuardSet:
         >>> GuardSet.of([ge(n, 3), lt(n, 3)]).is_satisfiable().verdict.value
         'no'
         """
-        return is_satisfiable(self, config)
+        return is_satisfiable(self, need_config(config))
 
     def unsat_core(self, config: SolverConfig = SolverConfig()) -> Conflict:
         """Which guards conflict: a minimal subset (with any domain ranges involved) that cannot hold together.
@@ -383,7 +427,7 @@ class GuardSet:
         >>> GuardSet.of([ge(n, 3)]).implies(GuardSet.of([ge(n, 2)])).verdict.value
         'yes'
         """
-        return implies(self, other, config)
+        return implies(self, need_guardset(other, "the other guard set"), need_config(config))
 
     def equivalent(self, other: "GuardSet", config: SolverConfig = SolverConfig()) -> ProofResult:
         """Whether both sets accept exactly the same inputs.
@@ -393,7 +437,7 @@ class GuardSet:
         >>> GuardSet.of([ge(n, 3)]).equivalent(GuardSet.of([gt(n, 2)])).verdict.value
         'yes'
         """
-        return equivalent(self, other, config)
+        return equivalent(self, need_guardset(other, "the other guard set"), need_config(config))
 
     def counterexample(self, other: "GuardSet", config: SolverConfig = SolverConfig()) -> ProofResult:
         """An input accepted by one set only (YES: found; ``accepted_by`` says which set accepts it).
@@ -404,7 +448,7 @@ class GuardSet:
         >>> dict(r.witness), r.accepted_by
         ({'n': 3}, 'self')
         """
-        return counterexample(self, other, config)
+        return counterexample(self, need_guardset(other, "the other guard set"), need_config(config))
 
     def overlap(self, other: "GuardSet", config: SolverConfig = SolverConfig()) -> ProofResult:
         """Whether some input passes both sets (YES comes with it: the two are ambiguous there).
@@ -414,7 +458,7 @@ class GuardSet:
         >>> GuardSet.of([ge(n, 3)]).overlap(GuardSet.of([lt(n, 3)])).verdict.value
         'no'
         """
-        return overlap(self, other, config)
+        return overlap(self, need_guardset(other, "the other guard set"), need_config(config))
 
     def redundant(self, config: SolverConfig = SolverConfig()) -> tuple[Guard, ...]:
         """Guards implied by the others and the domain (they may all be dropped together).
@@ -424,7 +468,7 @@ class GuardSet:
         >>> GuardSet.of([ge(n, 3), ge(n, 2)]).redundant()
         (Guard(n >= 2),)
         """
-        return redundant(self, config)
+        return redundant(self, need_config(config))
 
     def simplify(self, config: SolverConfig = SolverConfig()) -> "GuardSet":
         """An equivalent guard set without implied guards, bounds merged, in canonical order.
@@ -437,16 +481,77 @@ class GuardSet:
         >>> GuardSet.of([ge(n, 2), gt(n, 3)]).simplify()
         GuardSet(n >= 4)
         """
-        return simplify_with_report(self, config)[0]
+        return simplify_with_report(self, need_config(config))[0]
 
     def simplify_with_report(
         self, config: SolverConfig = SolverConfig(), progress: Progress | None = None
     ) -> tuple["GuardSet", SimplifyReport]:
         """:meth:`simplify`, and a :class:`~guards.simplify.SimplifyReport` of what it did (``progress``: a display)."""
-        return simplify_with_report(self, config, progress)
+        return simplify_with_report(self, need_config(config), progress)
 
     def __repr__(self) -> str:
-        return "GuardSet(" + ", ".join(str(g.expr) for g in self.guards) + ")"
+        return "GuardSet(" + ", ".join(sympy_str(g.expr) for g in self.guards) + ")"
+
+
+#: Largest guard file read, in bytes.
+MAX_FILE_BYTES = 256 << 20
+
+
+def read_guard_file(path: "str | os.PathLike[str]") -> str:
+    """The text of a guard file, checked: UTF-8, no NUL bytes, at most :data:`MAX_FILE_BYTES`.
+
+    Raises:
+        GuardTypeError: ``path`` is not a str or ``os.PathLike`` (an int would be a file descriptor).
+        GuardParseError: the file is binary, not UTF-8, or too large.
+        OSError: the file cannot be read.
+    """
+    if not isinstance(path, (str, os.PathLike)) or isinstance(path, bytes):
+        raise GuardTypeError(f"a guard file path must be a str or os.PathLike, got {type(path).__name__}")
+    with open(path, "rb") as f:
+        data = f.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:
+        raise GuardParseError(f"{path}: the file is larger than {MAX_FILE_BYTES >> 20} MiB; is it a guard file?")
+    return decode_guard_bytes(data, str(path))
+
+
+def decode_guard_bytes(data: bytes, name: str) -> str:
+    """``data`` decoded as UTF-8 guard text (a BOM is dropped).
+
+    Raises:
+        GuardParseError: NUL bytes (a binary file) or bytes that are not UTF-8, with the line.
+
+    >>> decode_guard_bytes("n >= 2 # ok".encode(), "g.txt")
+    'n >= 2 # ok'
+    """
+    if b"\0" in data:
+        line = data.count(b"\n", 0, data.index(b"\0")) + 1
+        raise GuardParseError(f"{name}: a NUL byte: this looks like a binary file, not guard text", line=line)
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data.count(b"\n", 0, exc.start) + 1
+        raise GuardParseError(f"{name}: the file is not UTF-8 text (byte {exc.start}: {data[exc.start:exc.start + 1]!r})",
+                              line=line) from None  # fmt: skip
+    return text[1:] if text.startswith("\ufeff") else text
+
+
+def _short(obj: object) -> str:
+    text = repr(obj)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _check_sources(sources: Mapping[sympy.Symbol, Source]) -> None:
+    """Refuse sources that are not Source objects, and two sources written the same way in our dialect."""
+    by_text: dict[str, Source] = {}
+    for sym, src in sources.items():
+        if not isinstance(sym, sympy.Symbol) or not isinstance(src, Source):
+            raise GuardTypeError(f"sources must map sympy symbols to Source objects, got {_short(sym)}: {_short(src)}")
+        other = by_text.setdefault(src.text(), src)
+        if other != src:
+            raise AmbiguousSourceError(
+                f"the inputs {other.torch_text()} and {src.torch_text()} are both written {src.text()!r}, so bindings, "
+                "witnesses and reports could not tell them apart; rename the input"
+            )
 
 
 # -- reading guard text and files (guards/parse.py, guards/serialize.py) --------------------------------

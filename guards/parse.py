@@ -30,6 +30,17 @@ Note [Resource limits]
     (:data:`MAX_CONSTANT_BITS`). Long flat chains (``a + b + ... + z``) are
     folded as balanced trees, so they cost O(n log n) rather than O(n^2).
 
+Note [Evaluation order and raising guards]
+    A guard means what Python computes for its text: ``and``/``or`` short-circuit
+    left to right (the connectives keep the written order, :mod:`symint.logic`),
+    ``//`` and ``%`` by zero raise and a guard that raises *fails*, ``a ** b`` with a
+    symbolic exponent is Python's power (a float when ``b < 0``). Folding while
+    parsing is exact wherever the text has a value, but may drop a division by zero:
+    ``x // y == x // y`` and ``0 // y == 0`` fold to True, ``y % y == 0`` too, so
+    such a guard accepts ``y = 0`` where Python raises. This is the documented
+    widening of Note [Canonical forms] in :mod:`symint.functions` (torch folds the
+    same way); tests/guards/test_adversarial.py keeps it visible.
+
 >>> from guards.source import Source
 >>> parse_guard("Ne(Mod(s0, 2), 0)")
 Ne(Mod(s0, 2), 0)
@@ -40,6 +51,7 @@ Ne(Mod(s0, 2), 0)
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Literal, Mapping
 
@@ -47,12 +59,16 @@ import sympy
 
 from symint.build import add, and_, as_expr, eq, floordiv, is_bool_expr, mod, mul, neg, not_, or_, pow_, symbol_expr, truediv
 
+from symint.errors import ExpressionLimitError
+from symint.limits import check_folded
+
 from .errors import GuardParseError, GuardTypeError
 from .lexer import BINARY_PRECEDENCE, COMPARISONS, FUNCTIONS, KEYWORDS, KNOWN_FUNCTIONS, MAX_CONSTANT_BITS, SOURCE_ATTRS
 from .lexer import PREC_ADD, PREC_AND, PREC_BAND, PREC_BOR, PREC_CMP, PREC_MUL, PREC_NOT, PREC_OR
 from .lexer import FunctionSpec, Token, balanced, tokenize
 from .source import Source
 from .torch_sources import read_path
+from .validate import need_choice, need_iterable, need_mapping, short
 
 __all__ = [
     "Dialect",
@@ -84,9 +100,12 @@ class _Namer:
     def __init__(self, symbols: Mapping[sympy.Symbol, Source] | None, taken: set[str]):
         self.sources: dict[sympy.Symbol, Source] = {}
         self.by_source: dict[Source, sympy.Symbol] = {}
-        for sym, src in sorted((symbols or {}).items(), key=lambda kv: kv[0].name):
+        need_mapping(symbols, "symbols", optional=True)
+        items = list((symbols or {}).items())
+        for sym, src in items:
             if not isinstance(sym, sympy.Symbol) or not isinstance(src, Source):
-                raise GuardTypeError(f"symbols must map sympy symbols to Source objects, got {sym!r}: {src!r}")
+                raise GuardTypeError(f"symbols must map sympy symbols to Source objects, got {short(sym)}: {short(src)}")
+        for sym, src in sorted(items, key=lambda kv: kv[0].name):
             self.sources[sym] = src
             self.by_source.setdefault(src, sym)
         self.taken = taken | {s.name for s in self.sources}
@@ -153,7 +172,10 @@ class _Parser:
     def parse(self) -> sympy.Basic:
         if self.peek().kind == "end":
             raise self.error("empty guard", self.peek())
-        value = self.expression(0)
+        try:
+            value = self.expression(0)
+        except ExpressionLimitError as exc:  # a fold outside apply() (a long sum, a negation) grew too large
+            raise self.error(f"expression too large: {exc}", self.tokens[max(self.pos - 1, 0)]) from None
         if self.peek().kind != "end":
             tok = self.peek()
             raise self.error("unexpected text after a complete expression (missing operator?)", tok)
@@ -294,6 +316,8 @@ class _Parser:
             bits = int(base).bit_length() if isinstance(base, sympy.Integer) else 1
             if k > MAX_CONSTANT_BITS or (bits > 1 and k * bits > MAX_CONSTANT_BITS):
                 raise self.error(f"power too large (constants are limited to {MAX_CONSTANT_BITS} bits)", tok)
+        if not exponent.is_Number and not self.is_size(exponent):
+            return self.apply(_python_pow, (base, exponent), tok)
         return self.apply(pow_, (base, exponent), tok)
 
     # -- atoms: numbers, names, calls, sources, parentheses
@@ -349,6 +373,11 @@ class _Parser:
         if self.dialect == "source":
             return self.namer.symbol_for(Source.value(word))
         return symbol_expr(word)
+
+    def is_size(self, e: sympy.Basic) -> bool:
+        """Whether ``e`` is the symbol of a size-like source (never negative: ``**`` is then a natural power)."""
+        src = self.namer.sources.get(e) if isinstance(e, sympy.Symbol) else None
+        return src is not None and src.is_size_like
 
     def is_source_attr(self, ahead: int) -> bool:
         return self.peek(ahead).text in ("size", "stride", "shape", "storage_offset", "numel")
@@ -476,6 +505,8 @@ class _Parser:
             result = build(*args)
         except ZeroDivisionError as exc:
             raise self.error(f"division by zero ({exc})", tok) from None
+        except ExpressionLimitError as exc:
+            raise self.error(f"expression too large: {exc}", tok) from None
         except (TypeError, ValueError) as exc:
             raise self.type_error(str(exc), tok) from None
         return self.checked(result, tok)
@@ -497,6 +528,18 @@ class _Parser:
         if not is_bool_expr(value):
             raise self.type_error(f"{what} needs a boolean (a comparison), got the number {value}{hint}", tok)
         return value
+
+
+def _python_pow(a: sympy.Basic, b: sympy.Basic) -> sympy.Basic:
+    """``a ** b`` with a symbolic exponent, as Python computes it (a float when ``b < 0``): sympy's ``Pow``.
+
+    ``symint.build.pow_`` takes a symbolic exponent to be natural (``PowByNatural``, which
+    raises on ``b < 0``); guard text means Python's operator, so ``L['a'] ** L['b'] >= 1``
+    holds at ``a = 1, b = -1`` as it does in Python. An exponent that is a size
+    (``2 ** L['x'].size()[0]``, never negative) stays a ``PowByNatural``, as torch
+    prints it; ``PowByNatural(a, b)`` written out keeps its own meaning.
+    """
+    return check_folded(sympy.Pow(a, b))
 
 
 # -- public API ------------------------------------------------------------------------------------
@@ -523,18 +566,32 @@ class ParsedGuards:
 
 
 def _check_dialect(dialect: str) -> None:
-    if dialect not in _DIALECTS:
-        raise ValueError(f"unknown dialect {dialect!r}; expected one of {', '.join(_DIALECTS)}")
+    need_choice(dialect, _DIALECTS, "dialect")
+
+
+def _lines_of(text: str) -> list[str]:
+    """``text`` split at ``\n``, ``\r\n`` and ``\r`` only, as Python splits source lines.
+
+    Not ``str.splitlines``: it also splits at U+2028, ``\x0b``, ``\x85``, ..., which may
+    stand inside a quoted input name (``L['a\u2028b']``) and must not cut the guard in two.
+    """
+    return _NEWLINES.split(text.removesuffix("\r\n").removesuffix("\n").removesuffix("\r")) if text else []
+
+
+_NEWLINES = re.compile(r"\r\n|\r|\n")
 
 
 def _split_lines(text_or_lines: str | Iterable[str]) -> list[str]:
     if isinstance(text_or_lines, str):
-        return text_or_lines.splitlines()
+        return _lines_of(text_or_lines)
+    if isinstance(text_or_lines, (bytes, bytearray)):
+        raise GuardTypeError("guard text must be a str (decode bytes first, e.g. with guards.decode_guard_bytes)")
+    need_iterable(text_or_lines, "guard text (a str or its lines)")
     lines: list[str] = []
     for item in text_or_lines:
         if not isinstance(item, str):
             raise GuardTypeError(f"guard lines must be strings, got {type(item).__name__} {item!r}")
-        lines.extend(item.splitlines() or [""])
+        lines.extend(_lines_of(item) or [""])
     return lines
 
 

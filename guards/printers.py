@@ -44,12 +44,24 @@ from sympy.core.relational import Relational
 from symint.opaque import OPAQUE_FUNCTIONS
 from symint.functions import CeilDiv, CeilToInt, FloorDiv, FloorToInt, IfThenElse, IntTrueDiv, Max, Min, Mod, PowByNatural
 
-from .errors import GuardTypeError
+from .errors import GuardTypeError, GuardValueError
+from .escape import affordable_sum, sympy_latex, sympy_str
+from .validate import need_mapping, short
 from .guard import Guard
 from .lexer import PREC_ADD, PREC_AND, PREC_ATOM, PREC_BAND, PREC_BOR, PREC_CMP, PREC_MUL, PREC_NOT, PREC_OR, PREC_POW, PREC_UNARY
 from .source import Source
 
-__all__ = ["membership", "to_sympy_text", "to_torch_text", "to_source_text", "to_text", "render_html", "render_latex", "TextStyle"]
+__all__ = [
+    "membership",
+    "to_sympy_text",
+    "to_torch_text",
+    "to_source_text",
+    "to_text",
+    "render_html",
+    "render_latex",
+    "sympy_str",
+    "TextStyle",
+]
 
 TextStyle = Literal["sympy", "torch", "source"]
 
@@ -63,8 +75,9 @@ _NO_SYNTAX = (sympy.oo, -sympy.oo, sympy.zoo, sympy.nan)
 class _Printer:
     """One printing pass: ``style`` picks the syntax, ``name`` prints a symbol."""
 
-    def __init__(self, python: bool, name: Callable[[sympy.Symbol], str]):
+    def __init__(self, python: bool, name: Callable[[sympy.Symbol], str], sizes: frozenset = frozenset()):
         self.python, self.name = python, name
+        self.sizes = sizes  # symbols of size-like sources: never negative, so `a**b` is a natural power
 
     def text(self, e: sympy.Basic) -> str:
         return self.print(e)[0]
@@ -113,7 +126,7 @@ class _Printer:
 
     def add(self, e: sympy.Add) -> str:
         parts: list[str] = []
-        for term in e.as_ordered_terms():
+        for term in _ordered_terms(e):
             coeff, rest = term.as_coeff_Mul()
             if parts and coeff.is_negative:
                 text, prec = self.product(-coeff, sympy.Mul.make_args(rest))
@@ -181,39 +194,27 @@ class _Printer:
         return (" and " if is_and else " or ").join(parts), prec
 
     def chains(self, args: Sequence[sympy.Basic]) -> list[str]:
-        """Print ``lo <= e`` and ``e <= hi`` (or ``>=`` both ways) as one chain ``lo <= e <= hi``.
+        """Print ``lo <= e`` followed by ``e <= hi`` (or ``>=`` both ways) as one chain ``lo <= e <= hi``.
 
-        Each relation pairs with the first unused later one that continues it
-        through a non-constant middle; the pair prints where its first member stood.
+        Only neighbours pair, and only in the order written (``a <= b and b <= c``), through a
+        non-constant middle: the chain evaluates exactly what the two relations evaluate, in the
+        same order, so the printed text short-circuits (and raises) where the guard does.
         """
-        by_end: dict[tuple[bool, str, sympy.Basic], list[int]] = {}
-        for j, b in enumerate(args):
-            way = _direction(b)
-            if way is not None:  # a constant in the middle (x >= 11 >= y) would read oddly
-                if not b.lhs.is_Number:
-                    by_end.setdefault((way, "lhs", b.lhs), []).append(j)
-                if not b.rhs.is_Number:
-                    by_end.setdefault((way, "rhs", b.rhs), []).append(j)
-        used: set[int] = set()
         parts: list[str] = []
-        for i, a in enumerate(args):
-            if i in used:
-                continue
+        i = 0
+        while i < len(args):
+            a = args[i]
+            b = args[i + 1] if i + 1 < len(args) else None
             way = _direction(a)
-            partner = None
-            if way is not None:
-                candidates = by_end.get((way, "lhs", a.rhs), []) + by_end.get((way, "rhs", a.lhs), [])
-                partner = min((j for j in candidates if j > i and j not in used), default=None)
-            if partner is None:
-                parts.append(self.wrap(a, PREC_AND + 1))
+            if way is not None and b is not None and _direction(b) == way and a.rhs == b.lhs and not a.rhs.is_Number:
+                parts.append(
+                    f"{self.wrap(a.lhs, PREC_CMP + 1)} {_REL_OPS[type(a)]} {self.wrap(a.rhs, PREC_CMP + 1)}"
+                    f" {_REL_OPS[type(b)]} {self.wrap(b.rhs, PREC_CMP + 1)}"
+                )
+                i += 2
                 continue
-            used.add(partner)
-            b = args[partner]
-            first, second = (a, b) if a.rhs == b.lhs else (b, a)
-            parts.append(
-                f"{self.wrap(first.lhs, PREC_CMP + 1)} {_REL_OPS[type(first)]} {self.wrap(first.rhs, PREC_CMP + 1)}"
-                f" {_REL_OPS[type(second)]} {self.wrap(second.rhs, PREC_CMP + 1)}"
-            )
+            parts.append(self.wrap(a, PREC_AND + 1))
+            i += 1
         return parts
 
     def function(self, e: sympy.Basic) -> tuple[str, int]:
@@ -225,12 +226,19 @@ class _Printer:
                 return f"{self.wrap(e.args[0], PREC_MUL)} / {self.wrap(e.args[1], PREC_MUL + 1)}", PREC_MUL
             if cls is Mod:  # torch's style: (a % b), always parenthesized
                 return f"({self.wrap(e.args[0], PREC_MUL)} % {self.wrap(e.args[1], PREC_MUL + 1)})", PREC_ATOM
-            if cls is PowByNatural:
+            if cls is PowByNatural and (e.args[1].is_Integer or e.args[1] in self.sizes):  # else `**` is Python's pow
                 return f"{self.wrap(e.args[0], PREC_POW + 1)}**{self.wrap(e.args[1], PREC_UNARY)}", PREC_POW
             name = _PYTHON_NAMES.get(cls, cls.__name__)
         else:
             name = cls.__name__
         return f"{name}({', '.join(self.text(a) for a in e.args)})", PREC_ATOM
+
+
+def _ordered_terms(e: sympy.Add) -> list[sympy.Basic]:
+    """The terms in sympy's print order, or, for a huge sum, in linear memory (Note [Printing large sums])."""
+    if affordable_sum(e):
+        return list(e.as_ordered_terms())
+    return [a for a in e.args if not a.is_Number] + [a for a in e.args if a.is_Number]
 
 
 def membership(e: sympy.Basic) -> tuple[sympy.Basic, tuple[int, ...]] | None:
@@ -282,7 +290,7 @@ def _symbol_name(sym: sympy.Symbol) -> str:
 
 
 def _source_namer(sources: Mapping[sympy.Symbol, Source] | None, torch: bool) -> Callable[[sympy.Symbol], str]:
-    sources = sources or {}
+    sources = need_mapping(sources, "sources", optional=True) or {}
 
     def name(sym: sympy.Symbol) -> str:
         src = sources.get(sym)
@@ -293,6 +301,10 @@ def _source_namer(sources: Mapping[sympy.Symbol, Source] | None, torch: bool) ->
         return src.text()
 
     return name
+
+
+def _sizes(sources: Mapping[sympy.Symbol, Source] | None) -> frozenset:
+    return frozenset(sym for sym, src in (sources or {}).items() if isinstance(src, Source) and src.is_size_like)
 
 
 def _plain_base(base: str) -> bool:
@@ -308,8 +320,8 @@ def to_sympy_text(expr: sympy.Basic) -> str:
 
     >>> from symint.build import symbol_expr, and_, ne, mod, le, floordiv
     >>> s0 = symbol_expr("s0")
-    >>> to_sympy_text(and_(ne(mod(s0, 2), 0), le(floordiv(s0, 2), 7)))
-    '(FloorDiv(s0, 2) <= 7) & Ne(Mod(s0, 2), 0)'
+    >>> to_sympy_text(and_(ne(mod(s0, 2), 0), le(floordiv(s0, 2), 7)))   # in the order written
+    'Ne(Mod(s0, 2), 0) & (FloorDiv(s0, 2) <= 7)'
     """
     return _Printer(False, _symbol_name).text(expr)
 
@@ -322,7 +334,7 @@ def to_torch_text(expr: sympy.Basic, sources: Mapping[sympy.Symbol, Source] | No
     >>> to_torch_text(and_(le(2, s0), le(s0, 1024)), {s0: Source.size("x", 0)})
     "2 <= L['x'].size()[0] <= 1024"
     """
-    return _Printer(True, _source_namer(sources, torch=True)).text(expr)
+    return _Printer(True, _source_namer(sources, torch=True), _sizes(sources)).text(expr)
 
 
 def to_source_text(expr: sympy.Basic, sources: Mapping[sympy.Symbol, Source] | None = None) -> str:
@@ -335,7 +347,7 @@ def to_source_text(expr: sympy.Basic, sources: Mapping[sympy.Symbol, Source] | N
     >>> to_source_text(ne(s0, 1), {s0: Source.stride("x", 1)})
     'x.stride()[1] != 1'
     """
-    return _Printer(True, _source_namer(sources, torch=False)).text(expr)
+    return _Printer(True, _source_namer(sources, torch=False), _sizes(sources)).text(expr)
 
 
 def to_text(expr: sympy.Basic, sources: Mapping[sympy.Symbol, Source] | None = None, style: TextStyle = "torch") -> str:
@@ -351,7 +363,7 @@ def to_text(expr: sympy.Basic, sources: Mapping[sympy.Symbol, Source] | None = N
         return to_torch_text(expr, sources)
     if style == "source":
         return to_source_text(expr, sources)
-    raise ValueError(f"unknown text style {style!r}; expected 'sympy', 'torch' or 'source'")
+    raise GuardValueError(f"unknown text style {short(style)}; expected 'sympy', 'torch' or 'source'")
 
 
 # -- notebook rendering ---------------------------------------------------------------------------------
@@ -361,7 +373,7 @@ def _safe_text(fn: Callable[[], str], fallback: sympy.Basic) -> str:
     try:
         return fn()
     except GuardTypeError:
-        return str(fallback)
+        return sympy_str(fallback)
 
 
 def render_html(guards: Sequence[Guard], sources: Mapping[sympy.Symbol, Source]) -> str:
@@ -446,7 +458,7 @@ def render_latex(guards: Sequence[Guard], sources: Mapping[sympy.Symbol, Source]
     >>> print(render_latex([Guard.of(ge(s0, 2))], {s0: Source.size("x", 0)}))
     $\begin{aligned} & s_{0} \geq 2 \\ & \text{where } s_{0} = \texttt{x.size()[0]} \end{aligned}$
     """
-    lines = [("& " if i == 0 else r"\wedge\ & ") + sympy.latex(g.expr) for i, g in enumerate(guards)]
+    lines = [("& " if i == 0 else r"\wedge\ & ") + sympy_latex(g.expr) for i, g in enumerate(guards)]
     if not lines:
         lines = [r"& \mathrm{True}"]
     used = set().union(*(g.expr.free_symbols for g in guards)) if guards else set()

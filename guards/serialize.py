@@ -42,7 +42,7 @@ from valueranges import ValueRangeError, ValueRanges
 
 from .errors import GuardParseError, GuardTypeError
 from .guard import Guard
-from .parse import parse_guard, parse_guards_text
+from .parse import parse_guards_text
 from .printers import to_sympy_text
 from .source import Source
 
@@ -79,6 +79,8 @@ def ranges_to_json(r: ValueRanges) -> dict[str, Any]:
     >>> ranges_to_json(ValueRanges.unknown_bool())
     {'lower': False, 'upper': True, 'is_bool': True}
     """
+    if not isinstance(r, ValueRanges):
+        raise GuardTypeError(f"ranges_to_json takes a ValueRanges, got {type(r).__name__}")
     out: dict[str, Any] = {"lower": _end_to_json(r.lower), "upper": _end_to_json(r.upper)}
     if r.is_bool:
         out["is_bool"] = True
@@ -145,10 +147,14 @@ def encode_guards(
     >>> encode_guards([Guard.of(ge(s0, 2), "f.py:1")], {s0: Source.size("x", 0)}, {})["guards"]
     [{'expr': 's0 >= 2', 'origin': 'f.py:1'}]
     """
+    texts = [to_sympy_text(g.expr) for g in guards]
+    # One parse of all the texts (one symbol table), so that the check is linear in the set's size.
+    back = parse_guards_text(texts, "auto", sources).exprs if texts else ()
+    if len(back) != len(texts):
+        raise GuardTypeError("a guard printed as a blank line or a comment; it cannot be stored as text")
     items = []
-    for g in guards:
-        text = to_sympy_text(g.expr)
-        if parse_guard(text, sources) != g.expr:
+    for g, text, expr in zip(guards, texts, back):
+        if expr != g.expr:
             raise GuardTypeError(f"the guard {g.expr} does not survive a round trip through text ({text!r})")
         items.append({"expr": text, "origin": g.origin} if g.origin is not None else {"expr": text})
     return {
@@ -213,10 +219,15 @@ def loads_json(text: str) -> object:
     >>> loads_json('{"guards": []}')
     {'guards': []}
     """
+    if not isinstance(text, str):
+        raise GuardTypeError(f"JSON guard text must be a str, got {type(text).__name__}")
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        line = text.splitlines()[exc.lineno - 1] if text.splitlines() else ""
+        lines = text.splitlines()
+        line = lines[exc.lineno - 1] if 0 < exc.lineno <= len(lines) else ""
         raise GuardParseError(f"malformed JSON ({exc.msg})", line, exc.colno, "", exc.lineno) from None
     except RecursionError:
         raise GuardParseError("JSON nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits
+        raise GuardParseError(f"malformed JSON ({exc})") from None

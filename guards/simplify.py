@@ -51,6 +51,7 @@ from valueranges import ValueRanges, ValueRangeError, bound
 
 from .divisibility import drop_divided
 from .errors import SolverError
+from .validate import need_config, need_guardset
 from .guard import Guard
 from .prove import Entailer, Neighbourhoods, Verdict, unproven_entailments
 from .simplify_facts import (
@@ -138,7 +139,8 @@ def simplify_with_report(
     >>> out, report.proof.value, [(str(g.expr), [str(o.expr) for o in gs]) for g, gs in report.rewritten]
     (GuardSet(n >= 4), 'yes', [('n >= 4', ['n >= 2', 'n > 3'])])
     """
-    return _Simplifier(gs, config, progress).run()
+    need_guardset(gs, "simplify_with_report's argument")  # typed errors for wrong arguments
+    return _Simplifier(gs, need_config(config), progress).run()
 
 
 # -- small helpers ---------------------------------------------------------------------------------

@@ -23,6 +23,8 @@ from symint.linear import linear_form
 from symint.substitute import substitute
 from valueranges import ValueRanges, ValueRangeError, bound
 
+from .escape import sympy_str
+
 INF = math.inf
 
 
@@ -98,17 +100,18 @@ def _classify(e: sympy.Basic) -> _Kind:
 @lru_cache(maxsize=1 << 14)
 def _canonical_key(e: sympy.Basic) -> tuple:
     k = _classify(e)
+    text = sympy_str(e)  # str(e), in linear memory for huge sums (Note [Printing large sums])
     if k.kind == "eqsym":
         member = max(k.sym, k.value, key=_sym_key)
-        return (0, _sym_key(member), (0, 0), str(e))
+        return (0, _sym_key(member), (0, 0), text)
     if k.kind == "exact":
-        return (0, _sym_key(k.sym), (0, 0), str(e))
+        return (0, _sym_key(k.sym), (0, 0), text)
     if isinstance(e, sympy.Eq) and k.kind != "div":
-        return (1, (), (0, 0), str(e))
+        return (1, (), (0, 0), text)
     sub = {"lower": 0, "upper": 1, "ne": 2, "div": 3}.get(k.kind)
     if sub is not None:
-        return (2, _sym_key(k.sym), (sub, k.value), str(e))
-    return (3, (), (0, 0), str(e))
+        return (2, _sym_key(k.sym), (sub, k.value), text)
+    return (3, (), (0, 0), text)
 
 
 @lru_cache(maxsize=1 << 14)

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
+from .errors import GuardTypeError, GuardValueError
 from .torch_sources import torch_base
 
 __all__ = ["Source", "SourceKind", "storage_offset_of", "contiguous_strides_of"]
@@ -41,13 +42,13 @@ class Source:
 
     def __post_init__(self) -> None:
         if not isinstance(self.base, str) or not self.base:
-            raise ValueError(f"a source needs a non-empty base name, got {self.base!r}")
+            raise GuardValueError(f"a source needs a non-empty base name, got {self.base!r}")
         if self.kind not in _KINDS:
-            raise ValueError(f"unknown source kind {self.kind!r}; expected one of {', '.join(_KINDS)}")
+            raise GuardValueError(f"unknown source kind {self.kind!r}; expected one of {', '.join(_KINDS)}")
         if (self.kind in _INDEXED) != (self.index is not None):
-            raise ValueError(f"a {self.kind} source {'needs' if self.kind in _INDEXED else 'takes no'} an index")
+            raise GuardValueError(f"a {self.kind} source {'needs' if self.kind in _INDEXED else 'takes no'} an index")
         if self.index is not None and (isinstance(self.index, bool) or not isinstance(self.index, int) or self.index < 0):
-            raise ValueError(f"a dimension index must be an int >= 0, got {self.index!r}")
+            raise GuardValueError(f"a dimension index must be an int >= 0, got {self.index!r}")
 
     @classmethod
     def value(cls, base: str) -> "Source":
@@ -103,10 +104,19 @@ class Source:
         ``obj.strides`` divided by ``obj.itemsize`` (numpy); storage offsets as
         :func:`storage_offset_of` says.
 
+        Raises:
+            GuardTypeError: ``obj`` has no such size, stride or value.
+
         >>> class A: shape = (3, 4)
         >>> Source.size("x", 1).read(A())
         4
         """
+        try:
+            return self._read(obj)
+        except (LookupError, AttributeError, TypeError, ValueError) as exc:
+            raise GuardTypeError(f"cannot read {self.text()} from {type(obj).__name__}: {exc}") from None
+
+    def _read(self, obj: object) -> int:
         if self.kind == "value":
             return int(obj)  # type: ignore[call-overload]
         if self.kind == "size":

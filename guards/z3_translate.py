@@ -73,7 +73,9 @@ from symint.functions import (
 )
 from valueranges import ValueRanges
 
-from .errors import SolverError
+from .errors import GuardValueError, SolverError
+from .escape import one_line, sympy_str
+from .validate import need_guardset
 
 if TYPE_CHECKING:  # guardset.py delegates to prove.py, which imports this module
     from .guardset import GuardSet
@@ -128,9 +130,9 @@ class SolverConfig:
         for name in ("timeout_ms", "drop_timeout_ms", "budget_ms"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
-                raise ValueError(f"{name} must be a positive int (milliseconds), got {value!r}")
+                raise GuardValueError(f"{name} must be a positive int (milliseconds), got {value!r}")
         if self.engine not in ("smt", "auto"):
-            raise ValueError(f"engine must be 'smt' or 'auto', got {self.engine!r}")
+            raise GuardValueError(f"engine must be 'smt' or 'auto', got {self.engine!r}")
 
 
 # Note [Solver engine]
@@ -638,12 +640,14 @@ def to_smtlib(guardset: "GuardSet") -> str:
     (check-sat)
     <BLANKLINE>
     """
+    need_guardset(guardset, "to_smtlib's argument")
     t = Translator()
     sources = guardset.source_map
-    lines = [f"; guard set: {', '.join(str(g.expr) for g in guardset.guards) or 'True'}"]
+    # Comments carry user text (input names): one_line keeps each on its line (no injected commands).
+    lines = [f"; guard set: {one_line(', '.join(sympy_str(g.expr) for g in guardset.guards) or 'True')}"]
     for sym in sorted(guardset.symbols | {s for s, _ in guardset.domain}, key=lambda s: s.name):
-        where = f" = {sources[sym].text()}" if sym in sources else " (no source)"
-        lines.append(f"; {t.name(sym)}{where}")
+        where = f" = {one_line(sources[sym].text())}" if sym in sources else " (no source)"
+        lines.append(f"; {one_line(t.name(sym))}{where}")
         lines.append(f"(declare-const {t.variable(sym).sexpr()} Int)")
     for sym, rng in guardset.domain:
         formula = t.in_range(sym, rng)
@@ -651,10 +655,10 @@ def to_smtlib(guardset: "GuardSet") -> str:
             continue
         lower = "" if rng.lower == -math.inf else f"{rng.lower} <= "
         upper = "" if rng.upper == math.inf else f" <= {rng.upper}"
-        lines.append(f"; assumed (domain): {lower}{sym}{upper}")
+        lines.append(f"; assumed (domain): {one_line(f'{lower}{sym}{upper}')}")
         lines.append(f"(assert {formula.sexpr()})")
     for g in guardset.guards:
-        lines.append(f"; guard: {g.expr}")
+        lines.append(f"; guard: {one_line(sympy_str(g.expr))}")
         lines.append(f"(assert {t.holds(g.expr).sexpr()})")
     lines.append("(check-sat)")
     return "\n".join(lines) + "\n"

@@ -19,7 +19,8 @@ from typing import Callable, Sequence
 
 from guards import cli as guards_cli
 
-from . import export_cli
+from . import buckets_cli, export_cli
+from .stores import cli as cache_cli
 
 __all__ = ["GROUPS", "build_parser", "main"]
 
@@ -27,6 +28,10 @@ __all__ = ["GROUPS", "build_parser", "main"]
 GROUPS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable[[argparse.Namespace], int]]] = {
     "guards": ("check, simplify, diff, explain and evaluate guard files", guards_cli.configure, guards_cli.run),
     "export": ("export a function of your module and print the traced program", export_cli.configure, export_cli.run),
+    "cache": ("list, show and clear the entries of a persistent store (DiskStore PATH or redis:// URL)",
+              cache_cli.configure, cache_cli.run),
+    "plan-buckets": ("pad-to sizes minimising recompiles plus padding waste, from observed sizes",
+                     buckets_cli.configure, buckets_cli.run),
 }
 
 
@@ -52,14 +57,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run ``shapeenv`` with ``argv`` (default: the process arguments); returns the exit code.
 
     Exit codes: 0 ok/accepted/equivalent, 1 rejected/not equivalent/unsatisfiable,
-    2 usage or parse error, 3 solver unknown (see ``shapeenv --help``).
+    2 usage or parse error, 3 solver unknown, 4 internal error (see ``shapeenv --help``).
     """
     parser = build_parser()
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # --help, or a usage error argparse already reported
         return int(exc.code or 0)
-    return GROUPS[args.group][2](args)
+    try:
+        return GROUPS[args.group][2](args)
+    except Exception as exc:  # a bug the group did not turn into an exit code: no traceback, exit 4
+        return guards_cli.internal_error(exc, sys.stderr)
 
 
 if __name__ == "__main__":

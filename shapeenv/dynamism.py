@@ -169,7 +169,19 @@ class Marks:
 
 
 class MarkTable:
-    """Marks of live objects, keyed by ``id`` without keeping them alive (Note [Where marks live])."""
+    """Marks of live objects, keyed by ``id`` without keeping them alive (Note [Where marks live]).
+
+    Note [Finalizers and the lock]
+        A ``weakref.finalize`` callback runs wherever the garbage collector happens
+        to run, which includes *inside* :meth:`mark` while it holds the lock (any
+        allocation there may trigger a collection that frees another marked
+        object). So the callback never takes the lock: it only pops its own key,
+        which a single dict operation does atomically. That is safe because the
+        key of a dying object is never the key of an object being marked: an id
+        is reused only after its object's memory is freed, and the callback runs
+        before that. The lock guards only the read-modify-write of :meth:`mark`
+        against other threads marking the same object.
+    """
 
     def __init__(self) -> None:
         self._marks: dict[int, Marks] = {}
@@ -187,7 +199,7 @@ class MarkTable:
         with self._lock:
             marks = self._marks.get(key)
             if marks is None:
-                weakref.finalize(obj, self._forget, key)
+                weakref.finalize(obj, self._forget, key)  # may collect garbage: Note [Finalizers and the lock]
                 marks = Marks()
             for d in dims:
                 marks = marks.with_mark(d, mark)
@@ -195,12 +207,11 @@ class MarkTable:
 
     def clear(self, obj: object) -> None:
         """Drop every mark of ``obj`` (its finalizer stays harmless)."""
-        with self._lock:
-            self._marks.pop(id(obj), None)
+        self._marks.pop(id(obj), None)
 
     def _forget(self, key: int) -> None:
-        with self._lock:
-            self._marks.pop(key, None)
+        # Lock-free on purpose: Note [Finalizers and the lock].
+        self._marks.pop(key, None)
 
     def __len__(self) -> int:
         return len(self._marks)
@@ -235,7 +246,12 @@ def _dims(obj: Any, index: int | Sequence[int], what: str) -> list[int]:
     except TypeError:
         raise DynamicShapesTypeError(f"{what}: a {type(obj).__name__} cannot be marked (it does not support weak references)") from None
     ndim = len(shape)
-    indices = [index] if isinstance(index, int) else list(index)
+    if isinstance(index, int):
+        indices = [index]
+    elif isinstance(index, (list, tuple, range)):
+        indices = list(index)
+    else:
+        raise DynamicShapesTypeError(f"{what}: dims must be ints (one dim or a list of dims), got {type(index).__name__} {index!r:.40}")
     out = []
     for i in indices:
         if isinstance(i, bool) or not isinstance(i, int):
@@ -288,6 +304,8 @@ def mark_dynamic(
         _check_int(name, value, what)
     if min is not None and max is not None and min > max:
         raise DynamicShapesError(f"{what}: min={min} is greater than max={max}")
+    if specialize_on is not None and not isinstance(specialize_on, (list, tuple)):
+        raise DynamicShapesTypeError(f"{what}: specialize_on takes a list of callables (lambda s: s == 8), got {type(specialize_on).__name__}")
     preds = tuple(specialize_on or ())
     if any(not callable(p) for p in preds):
         raise DynamicShapesTypeError(f"{what}: specialize_on takes callables (lambda s: s == 8), got {list(preds)!r}")

@@ -160,3 +160,4 @@ class DimOutOfRangeError(ShapeEnvError, IndexError):
 
 class InputsError(ShapeEnvError, ValueError):
     """Inputs given to an exported program do not match the ones it was exported with (names, kinds, ranks)."""
+

@@ -32,6 +32,9 @@ import re
 import sys
 from typing import Any, Callable, Iterator, Sequence
 
+from guards.cli import internal_error
+from guards.escape import one_line
+
 from .errors import ShapeEnvError
 from .export import export
 from .fake.dims import Dim
@@ -40,13 +43,16 @@ from .program import TensorSpec
 
 __all__ = ["EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "configure", "run", "main"]
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FAILED, EXIT_USAGE, EXIT_INTERNAL = 0, 1, 2, 4
 
 EXIT_CODES = """\
 exit codes:
   0  exported; the program is printed
-  1  export failed: a shape error, a constraint violation or a data-dependent branch in the function
-  2  usage error: bad option syntax, a module or function that cannot be found, a missing input
+  1  export failed: a shape error, a constraint violation or a data-dependent branch in the
+     function, or the function itself raised (the message says where)
+  2  usage error: bad option syntax, a module or function that cannot be found (or that
+     fails to import), a missing input
+  4  internal error: a bug in shapeenv (the message names it; please report it)
 """
 
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
@@ -102,6 +108,11 @@ def run(args: argparse.Namespace, out=None, err=None) -> int:
     except ShapeEnvError as e:
         notes = "".join(f"\n{n}" for n in getattr(e, "__notes__", ()))
         return _fail(f"{type(e).__name__}: {e}{notes}", EXIT_FAILED, as_json, out, err)
+    except Exception as e:  # noqa: BLE001 - sorted below: the user's code, or a bug of ours
+        where = user_frame(e)
+        if where is None:
+            return internal_error(e, err)
+        return _fail(f"{args.target} raised {type(e).__name__} at {where}: {one_line(e)}", EXIT_FAILED, as_json, out, err)
     try:
         if as_json:
             guards = program.guards.to_text(args.format).splitlines() if len(program.guards) else []
@@ -122,6 +133,37 @@ def _fail(message: str, code: int, as_json: bool, out, err) -> int:
     else:
         print(f"shapeenv export: {message}", file=err)
     return code
+
+
+_OUR_DIRS = tuple(
+    os.path.dirname(os.path.abspath(m.__file__)) + os.sep
+    for m in (sys.modules["symint"], sys.modules["valueranges"], sys.modules["guards"], sys.modules["shapeenv"])
+)
+_STDLIB = os.path.dirname(os.path.abspath(os.__file__)) + os.sep
+
+
+def user_frame(exc: BaseException) -> str | None:
+    """``file:line`` of the innermost frame of the user's code that ``exc`` passed through, or None.
+
+    An exception whose traceback never reaches code outside this library and the standard
+    library is ours (a bug); one that passes through the user's function is theirs, even if
+    it was raised inside a shape rule the function called with bad arguments.
+
+    >>> try:
+    ...     exec(compile("1 // 0", "/home/me/model.py", "exec"))
+    ... except ZeroDivisionError as e:
+    ...     user_frame(e)
+    '/home/me/model.py:1'
+    """
+    found = None
+    tb = exc.__traceback__
+    while tb is not None:
+        raw = tb.tb_frame.f_code.co_filename
+        name = os.path.abspath(raw)
+        if not raw.startswith("<") and not name.startswith(_OUR_DIRS) and not name.startswith(_STDLIB):
+            found = f"{tb.tb_frame.f_code.co_filename}:{tb.tb_lineno}"
+        tb = tb.tb_next
+    return found
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -167,6 +209,8 @@ def load_function(target: str) -> Callable:
             obj: Any = importlib.import_module(module_name)
         except ImportError as e:
             raise UsageError(f"cannot import module {module_name!r}: {e}") from None
+        except Exception as e:  # noqa: BLE001 - the module's own code raised while importing
+            raise UsageError(f"importing {module_name!r} raised {type(e).__name__}: {e}") from None
     for part in attr.split("."):
         try:
             obj = getattr(obj, part)

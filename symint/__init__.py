@@ -10,7 +10,7 @@
 from . import build
 from .build import symbol_expr
 from .builtins import is_symbolic, sym_and, sym_ite, sym_max, sym_min, sym_not, sym_or, symbol
-from .errors import MixedEnvironmentError, NoEnvironmentError, SymbolicTypeError, SymIntError
+from .errors import ExpressionLimitError, MixedEnvironmentError, NoEnvironmentError, SymbolicTypeError, SymIntError
 from .evaluate import UnboundSymbolError, evaluate
 from .functions import (
     CeilDiv,
@@ -65,5 +65,6 @@ __all__ = [
     "NoEnvironmentError",
     "MixedEnvironmentError",
     "SymbolicTypeError",
+    "ExpressionLimitError",
     "UnboundSymbolError",
 ]

@@ -32,6 +32,8 @@ from .functions import (
     _is_integer_valued,
     _is_zero_number,
 )
+from .limits import check_fold_power, check_folded
+from .logic import ordered_and, ordered_or
 
 __all__ = [
     "symbol_expr",
@@ -112,7 +114,7 @@ _BOOLEAN_TYPES = (Relational, BooleanFunction, BooleanAtom)
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _add(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return a + b
+    return check_folded(a + b)  # Note [Where the limits are checked] in symint.limits
 
 
 def add(a, b) -> sympy.Expr:
@@ -126,7 +128,7 @@ def add(a, b) -> sympy.Expr:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _sub(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return a - b
+    return check_folded(a - b)  # Note [Where the limits are checked] in symint.limits
 
 
 def sub(a, b) -> sympy.Expr:
@@ -140,7 +142,7 @@ def sub(a, b) -> sympy.Expr:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _mul(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return a * b
+    return check_folded(a * b)  # Note [Where the limits are checked] in symint.limits
 
 
 def mul(a, b) -> sympy.Expr:
@@ -234,6 +236,11 @@ def truediv(a, b) -> sympy.Expr:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _pow(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
+    check_fold_power(a, b)  # before folding: PowByNatural(2, 10**9) must never be computed
+    return check_folded(_pow_folded(a, b))
+
+
+def _pow_folded(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
     if isinstance(b, sympy.Integer):
         k = int(b)
         if k >= 0:
@@ -333,7 +340,7 @@ def _relation(rel, a: sympy.Expr, b: sympy.Expr) -> sympy.Basic:
     if isinstance(a, _BOOLEAN_TYPES) or isinstance(b, _BOOLEAN_TYPES):
         if rel not in (sympy.Eq, sympy.Ne):
             raise TypeError(f"cannot order booleans: {a} {rel.rel_op} {b}")
-        same = sympy.Or(sympy.And(a, b), sympy.And(sympy.Not(a), sympy.Not(b)))
+        same = ordered_or(ordered_and(a, b), ordered_and(sympy.Not(a), sympy.Not(b)))
         return same if rel is sympy.Eq else sympy.Not(same)
     return _fold_relation(rel, a, b)
 
@@ -407,7 +414,7 @@ def _check_bool(e: sympy.Basic) -> sympy.Basic:
 
 
 def and_(*args) -> sympy.Basic:
-    """Conjunction.
+    """Conjunction, its arguments kept in evaluation order (:mod:`symint.logic`).
 
     >>> x = symbol_expr("x")
     >>> and_(lt(x, 3), True), and_(lt(x, 3), False)
@@ -418,11 +425,11 @@ def and_(*args) -> sympy.Basic:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _and(*args: sympy.Basic) -> sympy.Basic:
-    return sympy.And(*args)
+    return ordered_and(*args)
 
 
 def or_(*args) -> sympy.Basic:
-    """Disjunction.
+    """Disjunction, its arguments kept in evaluation order (:mod:`symint.logic`).
 
     >>> or_(lt(symbol_expr("x"), 3), True)
     True
@@ -432,7 +439,7 @@ def or_(*args) -> sympy.Basic:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _or(*args: sympy.Basic) -> sympy.Basic:
-    return sympy.Or(*args)
+    return ordered_or(*args)
 
 
 @lru_cache(maxsize=_CACHE_SIZE)

@@ -11,6 +11,7 @@ __all__ = [
     "NoEnvironmentError",
     "MixedEnvironmentError",
     "SymbolicTypeError",
+    "ExpressionLimitError",
 ]
 
 
@@ -34,3 +35,18 @@ class MixedEnvironmentError(SymIntError, ValueError):
 
 class SymbolicTypeError(SymIntError, TypeError):
     """An operation is not defined for the symbolic types involved."""
+
+
+class ExpressionLimitError(SymIntError, OverflowError):
+    """Folding or evaluating an expression would build something larger than :mod:`symint.limits` allows.
+
+    An ``OverflowError``, hence an ``ArithmeticError``: a guard whose evaluation hits a
+    limit fails, as one that divides by zero does.
+
+    Attributes:
+        what: what was too large, in words.
+    """
+
+    def __init__(self, what: str):
+        self.what = what
+        super().__init__(what)

@@ -18,6 +18,7 @@ from typing import Callable, Mapping
 import sympy
 from sympy.core.relational import Relational
 
+from .limits import check_power
 from .functions import (
     CeilDiv,
     CeilToInt,
@@ -54,6 +55,7 @@ def _ceildiv(a, b):
 def _pow_natural(a, b):
     if b < 0:
         raise ValueError(f"PowByNatural({a}, {b}): the exponent must be >= 0")
+    check_power(a, b)  # ExpressionLimitError (an OverflowError) rather than hours of work
     return a**b
 
 
@@ -137,6 +139,8 @@ def _eval(e: sympy.Basic, values: Mapping[sympy.Symbol, int]) -> Value:
         base, exp = _eval(e.args[0], values), _eval(e.args[1], values)
         if isinstance(exp, Fraction) and exp.denominator == 1:
             exp = exp.numerator
+        if isinstance(exp, int):
+            check_power(base, abs(exp))
         if isinstance(exp, int) and exp < 0:
             return Fraction(1, base ** (-exp)) if isinstance(base, int) else base**exp
         return base**exp

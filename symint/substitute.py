@@ -19,6 +19,8 @@ import sympy
 from sympy.core.relational import Relational
 
 from . import build
+from .functions import PowByNatural
+from .limits import check_fold_power, check_folded
 
 __all__ = ["substitute"]
 
@@ -34,10 +36,12 @@ def _rebuild(e: sympy.Basic, args: tuple) -> sympy.Basic:
     if isinstance(e, sympy.Not):
         return build.not_(*args)
     if e.is_Add:
-        return sympy.Add(*args)
+        return check_folded(sympy.Add(*args))  # Note [Where the limits are checked] in symint.limits
     if e.is_Mul:
-        return sympy.Mul(*args)
-    return e.func(*args)
+        return check_folded(sympy.Mul(*args))
+    if e.is_Pow or isinstance(e, PowByNatural):
+        check_fold_power(*args)  # before folding: 2 ** 10**9 must never be computed
+    return check_folded(e.func(*args))
 
 
 def substitute(

@@ -46,6 +46,7 @@ from sympy.core.relational import Relational
 from sympy.core.sorting import default_sort_key
 
 from symint import build
+from symint.logic import OrderedAnd, OrderedOr
 from symint.functions import (
     CeilDiv,
     CeilToInt,
@@ -371,6 +372,8 @@ _RULES: dict[type, Callable[[sympy.Basic, Env, Memo], ValueRanges]] = {
     sympy.Ge: _relation(ops.ge),
     sympy.And: _and,
     sympy.Or: _or,
+    OrderedAnd: _and,  # symint.build's connectives (sympy's, in evaluation order)
+    OrderedOr: _or,
     sympy.Not: _unary(ops.not_),
     type(sympy.true): _true,
     type(sympy.false): _false,

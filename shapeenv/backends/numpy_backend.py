@@ -60,7 +60,7 @@ from ..rules.common import is_contiguous as _provably_contiguous
 from .numpy_kernels import KERNELS, RANDOM_OPS, element_strides, in_layout, np_dtype
 from . import numpy_nn  # noqa: F401  (registers the reduction, window and creation kernels)
 
-__all__ = ["numpy_backend", "NumpyProgram", "missing_kernels", "HOPS"]
+__all__ = ["numpy_backend", "NumpyBackend", "NumpyProgram", "missing_kernels", "HOPS"]
 
 HOPS = ("scan", "map", "switch")
 Scope = dict  # symbol -> int, for one run (copied for each run of a sub-graph)
@@ -75,28 +75,62 @@ def missing_kernels(ops: Any) -> list[str]:
     return sorted({op for op in ops if op not in KERNELS and op not in HOPS and op != "placeholder"})
 
 
-def numpy_backend(program: ExportedProgram, *, check_guards: bool = True, check_shapes: bool = True,
-                  seed: int = 0) -> "NumpyProgram":
-    """A callable that runs ``program`` on numpy arrays (see the module docstring).
+class NumpyBackend:
+    """The numpy backend: ``numpy_backend(program)`` is a :class:`NumpyProgram`; it also stores its artifacts.
 
-    Args:
-        program: an exported program (:func:`shapeenv.export`).
-        check_guards: reject inputs that fail the program's guards (a compiled cache checks
-            them before calling, and may turn this off).
-        check_shapes: compare every node's result with its predicted shape and dtype.
-        seed: seeds the generator of ``rand``/``randn``.
-
-    Raises:
-        MissingKernelError: the program uses an op without a numpy implementation.
-        BackendError: the program reads a tensor that is not an input (no data for it), or computes
-            bfloat16 tensors (numpy has no bfloat16).
-
-    >>> from shapeenv import Dim, export
-    >>> p = export(lambda x: x.sum(0), ((4, 3),), dynamic_shapes={"x": {0: Dim.DYNAMIC}})
-    >>> numpy_backend(p)(np.arange(6, dtype=np.float32).reshape(2, 3))
-    array([3., 5., 7.], dtype=float32)
+    A :class:`NumpyProgram` is its program plus three options, so storing one stores the
+    options (:meth:`dump_artifact`); loading it builds the same :class:`NumpyProgram` on the
+    loaded program (:meth:`load_artifact`). That is how ``compile(fn, backend=numpy_backend,
+    store=...)`` opts in to persistent caches (:class:`shapeenv.compile.StorableBackend`).
     """
-    return NumpyProgram(program, check_guards=check_guards, check_shapes=check_shapes, seed=seed)
+
+    #: The backend's stored name (part of a stored function's fingerprint).
+    store_name = "numpy/v1"
+
+    def __call__(self, program: ExportedProgram, *, check_guards: bool = True, check_shapes: bool = True,
+                 seed: int = 0) -> "NumpyProgram":
+        """A callable that runs ``program`` on numpy arrays (see the module docstring).
+
+        Args:
+            program: an exported program (:func:`shapeenv.export`).
+            check_guards: reject inputs that fail the program's guards (a compiled cache checks
+                them before calling, and may turn this off).
+            check_shapes: compare every node's result with its predicted shape and dtype.
+            seed: seeds the generator of ``rand``/``randn``.
+
+        Raises:
+            MissingKernelError: the program uses an op without a numpy implementation.
+            BackendError: the program reads a tensor that is not an input (no data for it), or computes
+                bfloat16 tensors (numpy has no bfloat16).
+
+        >>> from shapeenv import Dim, export
+        >>> p = export(lambda x: x.sum(0), ((4, 3),), dynamic_shapes={"x": {0: Dim.DYNAMIC}})
+        >>> numpy_backend(p)(np.arange(6, dtype=np.float32).reshape(2, 3))
+        array([3., 5., 7.], dtype=float32)
+        """
+        return NumpyProgram(program, check_guards=check_guards, check_shapes=check_shapes, seed=seed)
+
+    def dump_artifact(self, artifact: "NumpyProgram") -> dict:
+        """The options of a :class:`NumpyProgram` (its program is stored by the cache).
+
+        >>> from shapeenv import export
+        >>> numpy_backend.dump_artifact(numpy_backend(export(lambda x: x + 1, ((2,),)), seed=3))
+        {'check_guards': True, 'check_shapes': True, 'seed': 3}
+        """
+        return {"check_guards": artifact.check_guards, "check_shapes": artifact.check_shapes, "seed": artifact.seed}
+
+    def load_artifact(self, data: Any, program: ExportedProgram) -> "NumpyProgram":
+        """The :class:`NumpyProgram` of ``program`` with the stored options."""
+        data = data if isinstance(data, dict) else {}
+        return NumpyProgram(program, check_guards=bool(data.get("check_guards", True)),
+                            check_shapes=bool(data.get("check_shapes", True)), seed=int(data.get("seed", 0)))
+
+    def __repr__(self) -> str:
+        return "numpy_backend"
+
+
+#: The numpy backend (an instance of :class:`NumpyBackend`): ``numpy_backend(program)`` is a :class:`NumpyProgram`.
+numpy_backend = NumpyBackend()
 
 
 def _walk_ops(graph: Graph) -> list[Node]:
@@ -116,6 +150,7 @@ class NumpyProgram:
         self.program = program
         self.check_guards = check_guards
         self.check_shapes = check_shapes
+        self.seed = seed
         self._rng = np.random.default_rng(seed)
         missing = missing_kernels(n.op for n in _walk_ops(program.graph))
         if missing:

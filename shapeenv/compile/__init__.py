@@ -48,9 +48,11 @@ from typing import Callable, Sequence
 
 from ..dynamism import SourcePatterns
 from .binding import describe_key
+from .budget import Fallback, GuardBudget
 from .errors import RecompileError, RecompileLimitWarning
 from .function import Backend, CompiledFunction
 from .info import CacheInfo, EntryInfo, RecompileReason, Suggestion, suggest_dynamic
+from .persist import StorableBackend
 from .plan import CompileOptions
 
 __all__ = [
@@ -65,6 +67,9 @@ __all__ = [
     "RecompileError",
     "RecompileLimitWarning",
     "Backend",
+    "StorableBackend",
+    "GuardBudget",
+    "Fallback",
     "describe_key",
 ]
 
@@ -78,6 +83,8 @@ def compile(  # noqa: A001 - the name mirrors torch.compile
     dynamic_sources: str | Sequence[str] | None = None,
     static_sources: str | Sequence[str] | None = None,
     name: str | None = None,
+    store=None,
+    budget: GuardBudget | None = None,
 ) -> "CompiledFunction | Callable[[Callable], CompiledFunction]":
     """Put ``fn`` behind a guarded compilation cache (see the module docstring).
 
@@ -96,6 +103,11 @@ def compile(  # noqa: A001 - the name mirrors torch.compile
             ``x.size()[0]``, ``L['x']``, ``x:0`` for one dim) to trace dynamic / static; they
             beat ``dynamic=``, and ``static_sources`` beats ``dynamic_sources``.
         name: the name in messages and programs (default: ``fn.__name__``).
+        store: a :mod:`shapeenv.stores` store (``DiskStore(path)``, ``RedisStore(url)``,
+            ``MemoryStore()``) to load entries from and save them to, keyed by the function's
+            fingerprint (see :mod:`shapeenv.compile.persist`); None: this process only.
+        budget: a :class:`GuardBudget`: limits on guards and recompiles, with fallbacks
+            (see :mod:`shapeenv.compile.budget`).
 
     Returns:
         A :class:`CompiledFunction` (or a decorator making one, when ``fn`` is omitted).
@@ -117,7 +129,8 @@ def compile(  # noqa: A001 - the name mirrors torch.compile
     if fn is None:
         def decorate(f: Callable) -> CompiledFunction:
             return compile(f, dynamic=dynamic, backend=backend, recompile_limit=recompile_limit,
-                           dynamic_sources=dynamic_sources, static_sources=static_sources, name=name)
+                           dynamic_sources=dynamic_sources, static_sources=static_sources, name=name,
+                           store=store, budget=budget)
         return decorate
     options = CompileOptions(
         "lambda" if title == "<lambda>" else title,
@@ -126,4 +139,4 @@ def compile(  # noqa: A001 - the name mirrors torch.compile
         SourcePatterns.parse(static_sources),
         recompile_limit,
     )
-    return CompiledFunction(fn, options, backend)
+    return CompiledFunction(fn, options, backend, store, budget)

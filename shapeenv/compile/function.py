@@ -44,9 +44,10 @@ import re
 import sys
 import threading
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
+from guards import Source
 from guards.cache import CacheEntry, GuardedCache
 from guards.explain import explain_inputs
 
@@ -54,8 +55,10 @@ from ..program import ExportedProgram
 from ..provenance import user_frame
 from ..stance import Stance, stance_now
 from .binding import INLINE, Binder, Call, describe_key, key_differences
+from .budget import Fallback, Forced, GuardBudget, charged_sources, guards_per_source
 from .errors import RecompileError, RecompileLimitWarning
 from .info import CacheInfo, EntryInfo, RecompileReason, suggest_from
+from .persist import Loaded, Persistence, StoredArtifact
 from .plan import CompileOptions, Dynamism, make_plan
 from .trace import Traced, output_shapes, trace_call
 
@@ -89,8 +92,13 @@ class _Record:
     dynamic: str
     label: str | None
     seconds: float
-    program: ExportedProgram = field(repr=False)
     notes: tuple[str, ...] = ()
+
+    @property
+    def program(self) -> ExportedProgram | None:
+        """The entry's program (None for a stored entry no call has used yet: it is loaded on first use)."""
+        art = self.entry.artifact
+        return art.loaded_program if isinstance(art, StoredArtifact) else art.program
 
 
 class CompiledFunction:
@@ -100,14 +108,20 @@ class CompiledFunction:
         options: the frozen :class:`~shapeenv.compile.plan.CompileOptions`.
     """
 
-    def __init__(self, fn: Callable, options: CompileOptions, backend: Backend | None = None):
+    def __init__(self, fn: Callable, options: CompileOptions, backend: Backend | None = None, store=None,
+                 budget: GuardBudget | None = None):
         if not callable(fn):
             raise TypeError(f"compile() takes a function, got {fn!r}")
         if backend is not None and not callable(backend):
             raise TypeError(f"backend must be a callable taking the traced program, got {backend!r}")
+        if budget is not None and not isinstance(budget, GuardBudget):
+            raise TypeError(f"budget must be a GuardBudget, got {budget!r}")
         self._fn = fn
         self.options = options
         self._backend = backend
+        self._budget = budget if budget is not None and budget.active else None
+        self._persist = None if store is None else Persistence(store, fn, options.name, _trace_settings(options, budget),
+                                                                backend)
         self._binder = Binder(fn)
         self._lock = threading.RLock()
         self._reset_state()
@@ -123,6 +137,9 @@ class CompiledFunction:
         self._eager_calls = 0
         self._ran_eager_first = False
         self._limit_warned = False
+        self._fallbacks: tuple[Fallback, ...] = ()
+        if self._persist is not None:
+            self._persist.forget()
 
     # -- the hot path -----------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -185,6 +202,9 @@ class CompiledFunction:
                 entry = cache.lookup(call.inputs)
                 if entry is not None:  # another thread compiled it meanwhile
                     return entry
+            entry = self._from_store(call)
+            if entry is not None:
+                return entry
             self._misses += 1
             first = self._compilations == 0
             if first and stance is Stance.EAGER_THEN_COMPILE and not self._ran_eager_first:
@@ -192,7 +212,7 @@ class CompiledFunction:
                 self._dynamism.observe(call)
                 self._eager_calls += 1
                 return None
-            reason = RecompileReason() if first else self._reason(call)
+            reason = RecompileReason() if not self._records else self._reason(call)
             if not first:
                 if stance is Stance.FAIL_ON_RECOMPILE:
                     raise RecompileError(self.options.name, reason.text)
@@ -206,7 +226,13 @@ class CompiledFunction:
             self._dynamism.observe(call)
             if not first and _log.isEnabledFor(logging.INFO):
                 _log.info("Recompiling %s: %s  # called at %s", self.options.name, reason.text, reason.call_site)
-            entry = self._compile(call, args, kwargs, reason)
+            if not first and self._budget is not None:
+                self._charge(reason)
+            with self._persist.lease(call.key) if self._persist is not None else _NO_LEASE:
+                entry = self._from_store(call)  # stored by another process while this one waited for the lease
+                if entry is not None:
+                    return entry
+                entry = self._compile(call, args, kwargs, reason)
             if not first:
                 self._reasons += (reason,)
             return entry
@@ -221,6 +247,8 @@ class CompiledFunction:
         plan = make_plan(call, self.options, self._dynamism, overrides=overrides)
         arguments = self._arguments(args, kwargs)
         traced = trace_call(self._fn, call, plan, self.options.name, *arguments)
+        if self._budget is not None:
+            traced = self._within_guard_budget(call, traced, arguments)
         self._compilations += 1
         installed = self._install(call.key, traced, reason)
         entry = _accepting(installed, call)
@@ -253,11 +281,104 @@ class CompiledFunction:
             entry = cache.add(guards, self._artifact(program, label), reason.text)
             new.append(entry)
             notes = traced.skipped if label is None else ()
-            records.append(_Record(len(records), key, entry, reason, dynamic, label, traced.seconds, program, notes))
+            records.append(_Record(len(records), key, entry, reason, dynamic, label, traced.seconds, notes))
         if fresh:
             self._caches = {**self._caches, key: cache}
         self._records = tuple(records)
+        if self._persist is not None:
+            self._save(key, traced, reason, new)
         return new
+
+    # -- the store (shapeenv.compile.persist) -------------------------------------------------------
+    def _from_store(self, call: Call) -> CacheEntry | None:
+        """Install the entries stored for ``call.key`` since the last look; the one accepting ``call``, if any."""
+        if self._persist is None:
+            return None
+        loaded = self._persist.sync(call.key, call.inputs)
+        if not loaded:
+            return None
+        self._install_loaded(call.key, loaded)
+        return self._caches[call.key].lookup(call.inputs)
+
+    def _install_loaded(self, key: tuple, loaded: list[Loaded]) -> None:
+        cache = self._caches.get(key)
+        fresh = cache is None
+        if fresh:
+            cache = GuardedCache()
+        records = list(self._records)
+        where = self._persist.store.description if self._persist is not None else "a store"
+        for item in loaded:
+            prov = item.entry.provenance
+            reason = RecompileReason(note=f"loaded from {where} (traced by process {prov.get('pid', '?')} on "
+                                          f"{prov.get('host', '?')}: {prov.get('reason', '?')})")
+            entry = cache.add(item.guards, item.artifact, reason.text)
+            records.append(_Record(len(records), key, entry, reason, str(prov.get("dynamic", "?")), item.entry.label,
+                                   float(prov.get("seconds", 0.0))))
+            for base, index, how in prov.get("automatic_dynamic", []):
+                src = Source.size(base, index) if index is not None else Source.value(base)
+                self._dynamism.changed.setdefault(src, f"{how} (in the process that stored entry {item.entry.id[:12]})")
+        if fresh:
+            self._caches = {**self._caches, key: cache}
+        self._records = tuple(records)
+
+    def _save(self, key: tuple, traced: Traced, reason: RecompileReason, new: list[CacheEntry]) -> None:
+        automatic = [
+            [d.source.base, d.source.index, d.why.removeprefix("automatic dynamic: ").split(" (in the process ")[0]]
+            for d in traced.plan.decisions.values() if d.dynamic and d.why.startswith("automatic dynamic")
+        ]
+        provenance = {"reason": reason.text, "dynamic": traced.plan.describe(), "seconds": traced.seconds,
+                      "automatic_dynamic": automatic}
+        entries = [(e.artifact.label, e.guards, e.artifact.artifact) for e in new]
+        self._persist.save(key, traced.program, entries, provenance)  # type: ignore[union-attr]
+
+    # -- the guard budget (shapeenv.compile.budget) -----------------------------------------------
+    def _fall_back(self, source: Source, dynamic: bool, limit: str, why: str) -> None:
+        observed = self._dynamism.observed.get(source)
+        seen = f"; observed {observed[0]}..{observed[1]}" if observed else ""
+        to = "dynamic" if dynamic else "static"
+        text = f"guard budget: {why} ({limit}); traced {to}{seen}"
+        self._dynamism.forced[source] = Forced(dynamic, text)
+        self._fallbacks += (Fallback(source, to, limit, why + seen, self._compilations, observed),)
+
+    def _charge(self, reason: RecompileReason) -> None:
+        """Apply the recompile limits of the budget before a recompile (Note [Budget fallbacks])."""
+        budget = self._budget
+        assert budget is not None
+        charged = charged_sources(self._reasons + (reason,))
+        over = []
+        if budget.max_recompiles_per_source is not None:
+            over += [(s, "max_recompiles_per_source", f"{s.text()} caused {n} recompiles, more than "
+                      f"{budget.max_recompiles_per_source}") for s, n in charged.items() if n > budget.max_recompiles_per_source]
+        if budget.max_recompiles is not None and len(self._reasons) + 1 > budget.max_recompiles:
+            over += [(s, "max_recompiles", f"{self.options.name} recompiled {len(self._reasons) + 1} times, more than "
+                      f"{budget.max_recompiles}; {s.text()} caused {n}") for s, n in charged.items()]
+        for source, limit, why in over:  # explicit static_sources beat the budget (Note [Budget fallbacks])
+            if source not in self._dynamism.forced and self.options.static_sources.match(source) is None:
+                self._fall_back(source, True, limit, why)
+
+    def _within_guard_budget(self, call: Call, traced: Traced, arguments: tuple) -> Traced:
+        """Retrace with sources static until the entry's guards fit the budget (Note [Budget fallbacks])."""
+        budget = self._budget
+        assert budget is not None
+        while True:
+            dynamic = [s for s, d in traced.plan.decisions.items() if d.dynamic and not d.strong]
+            counts = guards_per_source(traced.guards, dynamic)
+            over = []
+            if budget.max_guards_per_source is not None:
+                over = [(s, "max_guards_per_source", f"{n} guards mention {s.text()}, more than "
+                         f"{budget.max_guards_per_source}") for s, n in counts.items() if n > budget.max_guards_per_source]
+            if not over and budget.max_guards is not None and len(traced.guards) > budget.max_guards and counts:
+                worst = max(counts, key=lambda s: (counts[s], -list(counts).index(s)))
+                over = [(worst, "max_guards", f"the entry has {len(traced.guards)} guards, more than {budget.max_guards}; "
+                         f"{counts[worst]} mention {worst.text()}")]
+            if not over:
+                return traced
+            for source, limit, why in over:
+                self._fall_back(source, False, limit, why)
+            plan = traced.plan.with_static([s for s, _, _ in over], self._dynamism.forced[over[0][0]].why)
+            for s, _, _ in over[1:]:
+                plan = plan.with_static([s], self._dynamism.forced[s].why)
+            traced = trace_call(self._fn, call, plan, self.options.name, *arguments)
 
     def _artifact(self, program: ExportedProgram, label: str | None) -> _Artifact:
         artifact = program if self._backend is None else self._backend(program)
@@ -325,6 +446,7 @@ class CompiledFunction:
             records, caches = self._records, self._caches
             counters = (self._compilations, self._misses, self._eager_calls)
             limit_reached = self._limit_warned
+            fallbacks = self._fallbacks
         entries = tuple(
             EntryInfo(
                 r.index, describe_key(r.key), r.entry.guards, caches[r.key].hits(r.entry), r.reason, r.dynamic,
@@ -332,7 +454,10 @@ class CompiledFunction:
             )
             for r in records
         )
-        return CacheInfo(self.options.name, entries, *counters, self.options.recompile_limit, limit_reached)
+        p = self._persist
+        stored = (p.describe(), p.loaded, p.saved) if p is not None else (None, 0, 0)
+        return CacheInfo(self.options.name, entries, *counters, self.options.recompile_limit, limit_reached,
+                         fallbacks, *stored)
 
     def caches(self) -> Mapping[str, GuardedCache]:
         """The guarded cache of each input key (described in words), with its dispatch index.
@@ -389,6 +514,28 @@ def _with_line(failure) -> str:
     """``x.size()[0] >= 5 failed: got 3 (guard from model.py:4 in f)``: the failure and the user lines it came from."""
     lines = list(dict.fromkeys(_USER_LINE.findall(failure.guard.origin or "")))
     return f"{failure} (guard from {', '.join(lines)})" if lines else str(failure)
+
+
+class _NoLease:
+    def __enter__(self) -> bool:
+        return False
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+_NO_LEASE = _NoLease()
+
+
+def _trace_settings(options: CompileOptions, budget: GuardBudget | None) -> dict:
+    """What changes a trace, for a stored function's fingerprint (Note [What the fingerprint covers])."""
+    return {
+        "name": options.name,
+        "dynamic": options.dynamic,
+        "dynamic_sources": [p[0] for p in options.dynamic_sources.patterns],
+        "static_sources": [p[0] for p in options.static_sources.patterns],
+        "budget": budget.settings() if budget is not None else None,
+    }
 
 
 def _accepting(entries: list[CacheEntry], call: Call) -> CacheEntry | None:

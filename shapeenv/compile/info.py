@@ -29,6 +29,7 @@ from guards import GuardSet, Source
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..program import ExportedProgram
+    from .budget import Fallback
     from .function import CompiledFunction
 
 __all__ = ["RecompileReason", "EntryInfo", "CacheInfo", "Suggestion", "suggest_dynamic", "suggest_from"]
@@ -55,7 +56,10 @@ class RecompileReason:
 
     @property
     def text(self) -> str:
-        """The reason in words: the single failure, ``entry i: ...`` per entry, or ``first call``."""
+        """The reason in words: the single failure, ``entry i: ...`` per entry, or ``first call``
+        (or the note alone, for an entry with no failures to report, e.g. one loaded from a store)."""
+        if not self.failures and self.note:
+            return self.note
         if not self.failures:
             body = "first call"
         elif len(self.failures) == 1:
@@ -84,7 +88,8 @@ class EntryInfo:
         dynamic: the sources traced dynamic, each with why (``x.size()[0] (automatic dynamic: 8 -> 9)``).
         specialization: the ``specialize_on`` condition it adds, if it is a specialised entry.
         compile_seconds: how long its trace took.
-        program: the traced program (shared by a trace's specialised entries).
+        program: the traced program (shared by a trace's specialised entries; None for a stored entry
+            that no call has used yet, whose program is loaded on first use).
         notes: what else its trace decided (``specialize_on`` predicates that got no entry).
     """
 
@@ -127,6 +132,10 @@ class CacheInfo:
         eager_calls: calls that ran eagerly instead of compiling (stances, the recompile limit).
         recompile_limit: the limit on compilations.
         limit_reached: the limit was hit (later misses run eagerly).
+        fallbacks: the guard-budget fallbacks, in order (:mod:`shapeenv.compile.budget`).
+        store: the store in words (None without ``store=``), with why nothing is stored if so.
+        loaded: entries loaded from the store (they are in ``entries`` too).
+        stored: entries this process wrote to the store.
     """
 
     function: str
@@ -136,6 +145,10 @@ class CacheInfo:
     eager_calls: int
     recompile_limit: int
     limit_reached: bool
+    fallbacks: tuple["Fallback", ...] = ()
+    store: str | None = None
+    loaded: int = 0
+    stored: int = 0
 
     @property
     def hits(self) -> int:
@@ -150,14 +163,17 @@ class CacheInfo:
     def summary(self) -> str:
         """One line: entries, compilations, hits, misses, eager calls."""
         limit = ", recompile limit reached" if self.limit_reached else ""
+        budget = f", {len(self.fallbacks)} budget fallbacks" if self.fallbacks else ""
+        store = f"; store {self.store}: {self.loaded} loaded, {self.stored} stored" if self.store else ""
         return (
             f"{self.function}: {len(self.entries)} entries from {self.compilations} compilations, "
             f"{self.hits} hits, {self.misses} misses, {self.eager_calls} eager calls "
-            f"(recompile_limit {self.recompile_limit}{limit})"
+            f"(recompile_limit {self.recompile_limit}{limit}{budget}){store}"
         )
 
     def __str__(self) -> str:
-        return "\n".join([self.summary(), *(e.format() for e in self.entries)])
+        fallbacks = [f"fallback: {f}" for f in self.fallbacks]
+        return "\n".join([self.summary(), *fallbacks, *(e.format() for e in self.entries)])
 
     def _repr_html_(self) -> str:
         """A table: one row per entry with its hits, reason, dynamic sources and guards."""

@@ -6,7 +6,8 @@ Note [Deciding one dim]
 
     1. ``mark_static`` -> static; ``mark_dynamic`` -> dynamic, *strong* (a trace that
        specialises it, or narrows a declared ``min``/``max``, is an error);
-    2. ``static_sources`` matches -> static;
+    2. ``static_sources`` matches -> static; then a guard-budget fallback decides, if
+       there is one (:mod:`shapeenv.compile.budget`);
     3. ``dynamic_sources`` matches -> dynamic (weak);
     4. ``maybe_mark_dynamic`` -> dynamic (weak);
     5. ``dynamic=True`` -> dynamic (weak); ``dynamic=False`` -> static;
@@ -36,6 +37,7 @@ from ..dynamism import DimMark, Marks, SourcePatterns
 from ..fake.dims import Dim
 from ..program import TensorSpec, is_shape_tuple, is_tensor_like, shape_and_dtype
 from .binding import Call
+from .budget import Forced
 
 __all__ = ["CompileOptions", "Decision", "Dynamism", "Plan", "make_plan", "DEMOTED"]
 
@@ -90,6 +92,8 @@ class Dynamism:
     def __init__(self) -> None:
         self.first: dict[str, tuple[int, ...] | int] = {}  # input name -> the first call's sizes (or int)
         self.changed: dict[Source, str] = {}  # source -> how it changed (``8 -> 9``)
+        self.forced: dict[Source, Forced] = {}  # guard-budget fallbacks (shapeenv.compile.budget)
+        self.observed: dict[Source, tuple[int, int]] = {}  # source -> (min, max) seen at misses
 
     def observe_sizes(self, name: str, sizes: tuple[int, ...]) -> None:
         """Record a tensor input's sizes; when the rank changes, every dim becomes dynamic (as in torch)."""
@@ -110,12 +114,20 @@ class Dynamism:
             self.changed.setdefault(Source.value(name), f"{first} -> {value}" if isinstance(first, int) else "was a tensor")
 
     def observe(self, call: Call) -> None:
-        """Record every tensor and int leaf of ``call``."""
+        """Record every tensor and int leaf of ``call`` (and the range of values seen per source)."""
         for name, value in zip(call.names, call.values):
             if type(value) is int:
                 self.observe_int(name, value)
+                self._seen(Source.value(name), value)
             elif is_tensor_like(value):
-                self.observe_sizes(name, tuple(int(d) for d in value.shape))
+                sizes = tuple(int(d) for d in value.shape)
+                self.observe_sizes(name, sizes)
+                for i, size in enumerate(sizes):
+                    self._seen(Source.size(name, i), size)
+
+    def _seen(self, source: Source, value: int) -> None:
+        lo, hi = self.observed.get(source, (value, value))
+        self.observed[source] = (min(lo, value), max(hi, value))
 
 
 @dataclass(frozen=True, slots=True)
@@ -216,8 +228,13 @@ def _decide(source: Source, value: int, mark: DimMark | None, options, dynamism:
     hit = options.static_sources.match(source)
     if hit is not None:
         return Decision(source, value, False, False, f"static_sources {hit!r}", mark)
+    forced = dynamism.forced.get(source)  # a guard-budget fallback (Note [Budget fallbacks])
+    if forced is not None and not forced.dynamic:
+        return Decision(source, value, False, False, forced.why, mark)
     hit = options.dynamic_sources.match(source)
-    if hit is not None:
+    if forced is not None:
+        why = forced.why
+    elif hit is not None:
         why = f"dynamic_sources {hit!r}"
     elif mark is not None and mark.kind == "maybe":
         why = "maybe_mark_dynamic"

@@ -72,7 +72,8 @@ SYMPY_STYLE = [
     ("+s0 > 0", gt(s0, 0)),
     ("s0 / 2 > 1", gt(truediv(s0, 2), 1)),
     ("s0 % 3 != s1", ne(mod(s0, 3), s1)),
-    ("2 ** s0 >= s1", ge(pow_(2, s0), s1)),
+    # A symbolic exponent is Python's `**` (sympy's Pow: a float when negative), unless it is a size.
+    ("2 ** s0 >= s1", ge(sympy.Pow(2, s0), s1)),
     ("-s0 ** 2 < 0", lt(neg(pow_(s0, 2)), 0)),
     ("2 ** -1 < s0", lt(pow_(2, -1), s0)),
     ("s0 ** 2 ** 2 > 1", gt(pow_(s0, 4), 1)),

@@ -1,0 +1,200 @@
+"""What a store holds: one :class:`StoredEntry` per cache entry, as two compressed JSON records.
+
+An entry is the guard set (the JSON of :mod:`guards.serialize`), the traced program
+(:mod:`shapeenv.program_io`), the backend's serialised artifact and the provenance
+(which function, inputs, host, process and time, how long the trace took, why it was
+compiled). It is addressed by two digests: the *function* fingerprint
+(:mod:`shapeenv.stores.fingerprint`) and the *key* (the part of the cache key that
+guards cannot express: input names, types, dtypes, ranks).
+
+Note [Head and body]
+    An entry is stored as a small *head* (key, guards, the sources its guards pin to
+    constants, provenance) and a *body* (program and artifact). A process looking for
+    entries reads heads only, picks those whose pins agree with its call (as the
+    dispatch index of :class:`guards.cache.GuardedCache` does) and reads a body only
+    when an entry serves a call. So a store with 1,000 entries of a function costs a
+    fresh process one indexed query of small records, not 1,000 programs.
+
+    The ``id`` is the SHA-256 of the head's content (without the provenance), which
+    includes the SHA-256 of the body: two processes that trace the same entry store it
+    once, and a damaged or tampered record, head or body, fails its digest and is
+    skipped, never used.
+
+>>> e = StoredEntry.build("f" * 64, "k" * 64, "x: float32[1-d] ndarray", None,
+...                       {"guards": []}, {"format": "program/v1"}, {"backend": "program"}, {"name": "f"})
+>>> head = StoredEntry.decode_head(e.encode_head())
+>>> head.program is None, head.with_body(e.encode_body()) == e, len(e.id)
+(True, True, 64)
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import zlib
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from .errors import StoreFormatError
+
+__all__ = ["ENTRY_FORMAT", "StoredEntry", "EntryMeta", "canonical_json"]
+
+#: The ``"format"`` tag of a stored entry's head.
+ENTRY_FORMAT = "shapeenv-entry/v2"
+
+
+def canonical_json(data: Any) -> str:
+    """Compact JSON with sorted keys: equal data gives equal text (and equal digests).
+
+    >>> canonical_json({"b": 1, "a": [2, 3]})
+    '{"a":[2,3],"b":1}'
+    """
+    return json.dumps(data, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def _sha(data: Any) -> str:
+    return hashlib.sha256(canonical_json(data).encode()).hexdigest()
+
+
+def _unzip(blob: bytes, what: str) -> Any:
+    try:
+        return json.loads(zlib.decompress(blob).decode())
+    except (zlib.error, UnicodeDecodeError, json.JSONDecodeError, RecursionError, TypeError) as e:
+        raise StoreFormatError(f"a stored entry's {what} is not readable ({type(e).__name__}: {e})") from None
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEntry:
+    """One stored cache entry (see the module docstring).
+
+    Attributes:
+        id: SHA-256 of the head's content (Note [Head and body]).
+        function: the function fingerprint.
+        key: the digest of the cache key.
+        inputs: the key in words (``x: float32[2-d] ndarray, n: int``).
+        label: the ``specialize_on`` condition of a specialised entry, else None.
+        guards: the guard set as a :func:`guards.serialize.encode_guards` dict.
+        pins: ``[source, value]`` for each source the guards pin to a constant (sources as
+            :mod:`guards.serialize` writes them).
+        body_digest: SHA-256 of the body.
+        provenance: who stored it and why (function name, host, pid, time, trace seconds, reason, dynamic dims).
+        program: the traced program as a :func:`shapeenv.program_io.program_to_json` dict (None: body not read).
+        artifact: ``{"backend": name, "data": ...}`` (None: body not read).
+    """
+
+    id: str
+    function: str
+    key: str
+    inputs: str
+    label: str | None
+    guards: dict = field(repr=False)
+    pins: tuple = field(repr=False)
+    body_digest: str = field(repr=False)
+    provenance: dict = field(repr=False, compare=False)
+    program: dict | None = field(default=None, repr=False)
+    artifact: dict | None = field(default=None, repr=False)
+
+    @staticmethod
+    def _digest(function: str, key: str, label: str | None, guards: dict, pins: Any, body_digest: str) -> str:
+        return _sha({"function": function, "key": key, "label": label, "guards": guards, "pins": pins,
+                     "body": body_digest})
+
+    @classmethod
+    def build(cls, function: str, key: str, inputs: str, label: str | None, guards: dict, program: dict,
+              artifact: dict, provenance: dict, pins: tuple = ()) -> "StoredEntry":
+        """An entry with its digests computed."""
+        pins = tuple(tuple(p) for p in pins)
+        body_digest = _sha({"program": program, "artifact": artifact})
+        digest = cls._digest(function, key, label, guards, [list(p) for p in pins], body_digest)
+        return cls(digest, function, key, inputs, label, guards, pins, body_digest, provenance, program, artifact)
+
+    @property
+    def has_body(self) -> bool:
+        """Whether the program and artifact have been read."""
+        return self.program is not None
+
+    def encode_head(self) -> bytes:
+        """The head as zlib-compressed canonical JSON."""
+        return zlib.compress(canonical_json({
+            "format": ENTRY_FORMAT, "id": self.id, "function": self.function, "key": self.key, "inputs": self.inputs,
+            "label": self.label, "guards": self.guards, "pins": [list(p) for p in self.pins],
+            "body": self.body_digest, "provenance": self.provenance,
+        }).encode(), 6)
+
+    def encode_body(self) -> bytes:
+        """The body (program and artifact) as zlib-compressed canonical JSON."""
+        if self.program is None:
+            raise StoreFormatError(f"entry {self.id[:12]} was read without its body")
+        return zlib.compress(canonical_json({"program": self.program, "artifact": self.artifact}).encode(), 6)
+
+    @classmethod
+    def decode_head(cls, blob: bytes) -> "StoredEntry":
+        """Read :meth:`encode_head` 's bytes back (without the body); the id is checked.
+
+        Raises:
+            StoreFormatError: not an entry of this format, or its content does not match its id.
+        """
+        data = _unzip(blob, "head")
+        if not isinstance(data, dict) or data.get("format") != ENTRY_FORMAT:
+            got = data.get("format") if isinstance(data, dict) else type(data).__name__
+            raise StoreFormatError(f"a stored entry has format {got!r}; this version reads {ENTRY_FORMAT!r}")
+        try:
+            pins = tuple(tuple(p) for p in data["pins"])
+            digest = cls._digest(data["function"], data["key"], data["label"], data["guards"], data["pins"],
+                                 data["body"])
+            entry = cls(digest, data["function"], data["key"], data["inputs"], data["label"], data["guards"], pins,
+                        data["body"], data.get("provenance", {}))
+        except (KeyError, TypeError) as e:
+            raise StoreFormatError(f"a stored entry's head is malformed ({type(e).__name__}: {e})") from None
+        if entry.id != data.get("id"):
+            raise StoreFormatError(f"a stored entry's content does not match its id {data.get('id')!r}")
+        return entry
+
+    def with_body(self, blob: bytes) -> "StoredEntry":
+        """This entry with the body read from :meth:`encode_body` 's bytes; the body's digest is checked.
+
+        Raises:
+            StoreFormatError: the body is unreadable or is not this entry's.
+        """
+        data = _unzip(blob, "body")
+        if not isinstance(data, dict) or _sha(data) != self.body_digest:
+            raise StoreFormatError(f"the body stored for entry {self.id[:12]} is not its body")
+        return replace(self, program=data.get("program"), artifact=data.get("artifact"))
+
+    def meta(self, size: int, created: float, last_used: float) -> "EntryMeta":
+        """Its listing line."""
+        prov = self.provenance
+        return EntryMeta(self.id, self.function, self.key, str(prov.get("name", "?")), self.inputs, self.label,
+                         len(self.guards.get("guards", ())), size, created, last_used)
+
+
+@dataclass(frozen=True, slots=True)
+class EntryMeta:
+    """One line of a store's listing (``shapeenv cache ls``).
+
+    Attributes:
+        id: the entry id.
+        function: the function fingerprint.
+        key: the key digest.
+        name: the function's qualified name.
+        inputs: the key in words.
+        label: the ``specialize_on`` condition, if any.
+        guards: how many guards its set has.
+        size: bytes stored.
+        created / last_used: seconds since the epoch (last_used: stored, or last loaded by a process).
+    """
+
+    id: str
+    function: str
+    key: str
+    name: str
+    inputs: str
+    label: str | None
+    guards: int
+    size: int
+    created: float
+    last_used: float
+
+    def to_json(self) -> dict:
+        """The fields as a dict."""
+        return {f: getattr(self, f) for f in self.__slots__}
