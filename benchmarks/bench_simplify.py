@@ -1,6 +1,6 @@
 """Benchmark ``GuardSet.simplify`` on realistic guard sets of 50, 200 and 500 guards.
 
-Run: ``python benchmarks/bench_simplify.py [--sizes 50 200 500] [--seeds 3] [--timeout-ms 200]``.
+Run: ``python benchmarks/bench_simplify.py [--sizes 50 200 500] [--seeds 3] [--rlimit 250000] [--budget-rlimit N]``.
 
 The generator mimics what tracing a model leaves behind. It allocates size
 symbols for the dims of a few inputs, each with a concrete *hint* (as a
@@ -21,7 +21,10 @@ would. This gives a dense set: hundreds of guards over only 8 symbols, with floo
 division, modulo, max and min by symbols.
 
 Prints, per workload, the median time, how many guards remain, the number of Z3
-checks and whether the equivalence proof succeeded.
+checks and Z3 resource units spent (deterministic: the same on every run and any
+machine, given ``--rlimit``), whether the budget ran out, and whether the
+equivalence proof succeeded. A run with a different result under load would show
+here as different counts; ``--repeat 2`` checks that.
 """
 
 from __future__ import annotations
@@ -154,15 +157,20 @@ def w1_guard_set(path: Path = W1) -> GuardSet:
     return GuardSet.of(guards, sources)
 
 
-def bench(n: int | str, seeds: int, config: SolverConfig) -> dict:
-    times, remaining, checks, proofs = [], [], [], set()
+def bench(n: int | str, seeds: int, config: SolverConfig, repeat: int = 1) -> dict:
+    times, remaining, checks, rlimits, proofs, exhausted = [], [], [], [], set(), 0
+    outcomes: dict[int, set] = {}
     for seed in range(seeds if n != "w1" else 1):
         gs = make_guard_set(n, seed) if n != "w1" else w1_guard_set()
-        start = time.perf_counter()
-        out, report = gs.simplify_with_report(config)
-        times.append(time.perf_counter() - start)
+        for _ in range(repeat):
+            start = time.perf_counter()
+            out, report = gs.simplify_with_report(config)
+            times.append(time.perf_counter() - start)
+            outcomes.setdefault(seed, set()).add((out.exprs, report.z3_checks, report.rlimit))
         remaining.append(len(out))
         checks.append(report.z3_checks)
+        rlimits.append(report.rlimit)
+        exhausted += report.budget_exhausted
         proofs.add(report.proof.value)
     return {
         "n": f"{n} ({len(gs)})" if n == "w1" else n,
@@ -170,6 +178,9 @@ def bench(n: int | str, seeds: int, config: SolverConfig) -> dict:
         "max_s": max(times),
         "remaining": statistics.median(remaining),
         "z3_checks": statistics.median(checks),
+        "rlimit": statistics.median(rlimits),
+        "exhausted": exhausted,
+        "same": all(len(v) == 1 for v in outcomes.values()),
         "proof": "/".join(sorted(proofs)),
     }
 
@@ -178,16 +189,23 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", type=int, nargs="+", default=[50, 200, 500])
     parser.add_argument("--seeds", type=int, default=3, help="guard sets per size (different random seeds)")
-    parser.add_argument("--timeout-ms", type=int, default=200, help="Z3 timeout per check")
+    default = SolverConfig()
+    parser.add_argument("--rlimit", type=int, default=default.rlimit, help="Z3 resource limit per check")
+    parser.add_argument("--budget-rlimit", type=int, default=default.budget_rlimit, help="Z3 resource units per set")
+    parser.add_argument("--repeat", type=int, default=1, help="simplify each set this many times and compare")
     parser.add_argument("--no-w1", action="store_true", help="skip the W1 replay")
     args = parser.parse_args(argv)
-    config = SolverConfig(timeout_ms=args.timeout_ms)
-    print(f"{'guards':>9} {'median s':>9} {'max s':>7} {'remaining':>9} {'z3 checks':>9}  proof")
+    config = SolverConfig(rlimit=args.rlimit, budget_rlimit=args.budget_rlimit)
+    print(f"{'guards':>9} {'median s':>9} {'max s':>7} {'remaining':>9} {'z3 checks':>9} {'rlimit units':>13}  proof")
     workloads = list(args.sizes) + ([] if args.no_w1 or not W1.exists() else ["w1"])
     for n in workloads:
-        r = bench(n, args.seeds, config)
+        r = bench(n, args.seeds, config, args.repeat)
+        flags = (f"; budget exhausted in {r['exhausted']}" if r["exhausted"] else "") + (
+            f"; identical over {args.repeat} runs: {'yes' if r['same'] else 'NO'}" if args.repeat > 1 else ""
+        )
         print(
-            f"{r['n']:>9} {r['median_s']:>9.3f} {r['max_s']:>7.3f} {r['remaining']:>9} {r['z3_checks']:>9}  {r['proof']}"
+            f"{r['n']:>9} {r['median_s']:>9.3f} {r['max_s']:>7.3f} {r['remaining']:>9} {r['z3_checks']:>9} "
+            f"{int(r['rlimit']):>13,}  {r['proof']}{flags}"
         )
 
 

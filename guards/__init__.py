@@ -17,8 +17,8 @@ from .codegen import CompiledGuards, compile_guards
 from .explain import Explanation, Failure, explain, explain_inputs, read_inputs
 from .conflict import Conflict
 from .source import Source
-from .prove import ProofResult, Verdict
-from .simplify import SimplifyReport, simplify_with_report
+from .prove import ProofResult, RedundancyReport, Verdict
+from .simplify import SimplifyReport, reduce_exact, simplify_with_report
 from .z3_translate import SolverConfig, to_smtlib
 from .torch_log import TorchLog, read_torch_log
 from .torch_check import TorchGuards, explain_call, explain_recompiles, load_torch_guards, read_arguments
@@ -66,6 +66,8 @@ __all__ = [
     "ProofResult",
     "SimplifyReport",
     "simplify_with_report",
+    "reduce_exact",
+    "RedundancyReport",
     "to_smtlib",
     # torch's own output (guards/torch_log.py, torch_check.py, torch_export.py, torch_sources.py) and regions
     "TorchLog",

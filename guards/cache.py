@@ -22,7 +22,11 @@ Note [Threads]
     The index, entry list and buckets are one immutable snapshot replaced
     atomically (under a lock) by :meth:`GuardedCache.add`; a lookup reads one
     snapshot, so a concurrent insertion can never show it a half-built index.
-    Hit counters are updated under a lock.
+    Hit counters are updated under a lock. :meth:`GuardedCache.replace_guards` swaps
+    one entry's guard set for an equivalent one (a simplified set proven equivalent,
+    see Note [Deferred simplification] in ``shapeenv.deferred``) the same way: the new
+    checker is compiled first, then one new snapshot is published. A lookup sees the
+    entry with either set, never a mix; since the sets are equivalent it answers alike.
 
 >>> from symint.build import symbol_expr, eq, ge
 >>> from guards.guardset import GuardSet
@@ -42,7 +46,7 @@ from __future__ import annotations
 
 import threading
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from operator import itemgetter
 from typing import Any, Callable, Mapping
 
@@ -187,6 +191,26 @@ class GuardedCache:
             self._hits.append(0)
             self._index = _build_index(old.entries + (entry,))
         return entry
+
+    def replace_guards(self, index: int, guards: GuardSet) -> CacheEntry:
+        """Swap entry ``index``'s guards for ``guards``, which the caller proved equivalent; atomically.
+
+        The artifact, reason, index and hit count stay; the checker and pins are rebuilt.
+
+        >>> from symint.build import symbol_expr, ge, gt
+        >>> s0 = symbol_expr("s0")
+        >>> src = {s0: Source.size("x", 0)}
+        >>> cache = GuardedCache()
+        >>> _ = cache.add(GuardSet.of([ge(s0, 2), gt(s0, 3)], src), "a")
+        >>> cache.replace_guards(0, GuardSet.of([ge(s0, 4)], src)).guards
+        GuardSet(s0 >= 4)
+        """
+        checker = compile_guards(guards)
+        with self._lock:
+            old = self._index
+            new = replace(old.entries[index], guards=guards, checker=checker, pins=pinned_sources(guards))
+            self._index = _build_index(old.entries[:index] + (new,) + old.entries[index + 1 :])
+        return new
 
     def candidates(self, inputs: Mapping[str, object]) -> tuple[CacheEntry, ...]:
         """The entries whose pinned values agree with ``inputs``, in insertion order."""

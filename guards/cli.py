@@ -85,7 +85,7 @@ exit codes:
   1  no: unsatisfiable, not equivalent, rejected
   2  usage error, unreadable file, guard text that does not parse, or input
      too large to process (a limit of symint.limits, or out of memory)
-  3  the solver could not decide in time (unknown); raise --timeout-ms
+  3  the solver could not decide within its limits (unknown); raise --rlimit or --budget-rlimit
   4  internal error: a bug in shapeenv (the message names it; please report it)
 """
 
@@ -118,7 +118,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         return p
 
     def solver(p: argparse.ArgumentParser) -> None:
-        p.add_argument("--timeout-ms", type=int, default=SolverConfig().timeout_ms, help="Z3 budget per check")
+        default = SolverConfig()
+        p.add_argument("--rlimit", type=int, default=default.rlimit,
+                       help=f"Z3 resource limit per check, deterministic (default: {default.rlimit})")  # fmt: skip
+        p.add_argument("--budget-rlimit", type=int, default=default.budget_rlimit,
+                       help=f"Z3 resource units for the whole command (default: {default.budget_rlimit})")  # fmt: skip
+        p.add_argument("--timeout-ms", type=int, default=default.timeout_ms,
+                       help="wall-clock safety net per check only; its firing is reported")  # fmt: skip
 
     def formatted(p: argparse.ArgumentParser, default: str = "torch") -> None:
         p.add_argument("--format", choices=_FORMATS, default=default, help=f"how to print guards (default: {default})")
@@ -235,7 +241,7 @@ def internal_error(exc: BaseException, err: TextIO) -> int:
 
 
 def _config(args: argparse.Namespace) -> SolverConfig:
-    return SolverConfig(timeout_ms=args.timeout_ms)
+    return SolverConfig(rlimit=args.rlimit, budget_rlimit=args.budget_rlimit, timeout_ms=args.timeout_ms)
 
 
 def _text(gs: GuardSet, expr: sympy.Basic, fmt: str) -> str:
@@ -268,7 +274,8 @@ def _summary(gs: GuardSet, name: str) -> str:
 def _check(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     gs, config = _load(args, args.file), _config(args)
     sat = gs.is_satisfiable(config)
-    redundant = gs.redundant(config) if sat.verdict is Verdict.YES else ()
+    search = gs.redundant_with_report(config) if sat.verdict is Verdict.YES else None
+    redundant = search.redundant if search is not None else ()
     positions = {g.expr: k for k, g in enumerate(gs.guards)}
     lines = [_summary(gs, args.file), f"satisfiable: {_verdict_line(sat)}"]
     core = gs.unsat_core(config) if sat.verdict is Verdict.NO else None
@@ -280,6 +287,8 @@ def _check(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
         note = " (implied by the others; drop them all together)" if redundant else ""
         lines.append(f"redundant: {len(redundant) or 'none'}{note}")
         lines += [f"  {_text(gs, g.expr, args.format)}{_where(g.origin)}" for g in redundant]
+        if search is not None and search.budget_exhausted:
+            lines.append(f"  (budget exhausted: {len(search.unknown)} guards not tried or undecided; raise --budget-rlimit)")
     report = {
         "file": args.file,
         "guards": len(gs),
@@ -287,6 +296,7 @@ def _check(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
         "satisfiable": sat.verdict.value,
         "witness": dict(sat.witness) if sat.witness else None,
         "reason": sat.reason,
+        "budget_exhausted": bool(search is not None and search.budget_exhausted),
         "redundant": [
             {"index": positions[g.expr], "guard": _text(gs, g.expr, args.format), "origin": g.origin} for g in redundant
         ],
@@ -329,6 +339,7 @@ def _simplify(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     header = [
         f"# {one_line(args.file)}: {len(gs)} guards -> {len(simplified)} guards; proof of equivalence: {report.proof.value}",
         *(f"# kept unsimplified: {one_line(msg)}" for msg in report.reverted),
+        *(["# budget exhausted: what could not be tried was kept; raise --budget-rlimit"] if report.budget_exhausted else []),
     ]
     out = {
         "file": args.file,
@@ -337,6 +348,10 @@ def _simplify(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
         "proof": report.proof.value,
         "dropped": [{"guard": _text(gs, g.expr, args.format), "why": why} for g, why in report.dropped],
         "reverted": list(report.reverted),
+        "z3_checks": report.z3_checks,
+        "rlimit": report.rlimit,
+        "budget_exhausted": report.budget_exhausted,
+        "safety_net": report.safety_net,
         "guardset": json.loads(simplified.to_json()),
         "text": "\n".join(header + guards),
     }
@@ -365,13 +380,16 @@ def _diff(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
             lines += [f"  {name_out}: {one_line(f.message())}" for f in why]
     for result, name in ((a_b, "A implies B"), (b_a, "B implies A")):
         if result.verdict is Verdict.UNKNOWN:
-            lines.append(f"{name}: solver gave up ({one_line(result.reason or 'timeout')}); raise --timeout-ms")
+            more = "--budget-rlimit" if result.budget_exhausted else "--rlimit"
+            lines.append(f"{name}: solver gave up ({one_line(result.reason or 'unknown')}); raise {more}")
     report = {
         "a": args.a,
         "b": args.b,
         "equivalent": same.value,
         "a_implies_b": a_b.verdict.value,
         "b_implies_a": b_a.verdict.value,
+        "budget_exhausted": a_b.budget_exhausted or b_a.budget_exhausted,
+        "rlimit": a_b.rlimit + b_a.rlimit,
         "counterexample": counter,
         "text": "\n".join(lines),
     }

@@ -49,7 +49,7 @@ import re
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Callable, Mapping
+from typing import Any, Callable, Mapping
 
 import sympy
 from sympy.core.relational import Relational
@@ -74,8 +74,7 @@ from .errors import CodegenError, GuardTypeError, UnknownSourceError
 from .source import Source, contiguous_strides_of, storage_offset_of
 from .validate import need_guardset
 
-if TYPE_CHECKING:  # only for annotations: guardset imports this module
-    from .guardset import GuardSet
+from .protocols import GuardSetLike
 
 __all__ = ["CompiledGuards", "compile_guards"]
 
@@ -110,7 +109,7 @@ class CompiledGuards:
         GuardTypeError: an input has no such size/stride (wrong type or too few dims).
     """
 
-    guardset: "GuardSet"
+    guardset: GuardSetLike
     order: tuple["Source | sympy.Symbol", ...]
     symbols: tuple[sympy.Symbol, ...]
     input_names: tuple[str, ...]
@@ -125,7 +124,7 @@ class CompiledGuards:
         return f"CompiledGuards({len(self.guardset)} guards over {', '.join(map(str, self.order)) or 'nothing'})"
 
 
-def compile_guards(guardset: "GuardSet") -> CompiledGuards:
+def compile_guards(guardset: GuardSetLike) -> CompiledGuards:
     """Compile ``guardset`` to a :class:`CompiledGuards` checker.
 
     Args:
@@ -167,7 +166,7 @@ def compile_guards(guardset: "GuardSet") -> CompiledGuards:
 
 
 # -- what the checker takes -------------------------------------------------------------------------
-def _argument_order(guardset: "GuardSet") -> tuple[tuple[sympy.Symbol, ...], tuple[object, ...]]:
+def _argument_order(guardset: GuardSetLike) -> tuple[tuple[sympy.Symbol, ...], tuple[object, ...]]:
     """Symbols read by some guard: those with a source in ``guardset.sources`` order, then the rest by name."""
     read: set[sympy.Symbol] = set()
     for g in guardset.guards:
@@ -528,7 +527,7 @@ def _instantiate(code: str, bases, guardset, symbols, readable: bool):
     return fns[0], fns[1], unreadable, unreadable, unreadable
 
 
-def _binding_error_factory(guardset: "GuardSet", symbols) -> Callable[[Mapping[str, object]], Exception]:
+def _binding_error_factory(guardset: GuardSetLike, symbols) -> Callable[[Mapping[str, object]], Exception]:
     sources = guardset.source_map
 
     def bind_error(inputs: Mapping[str, object]) -> Exception:

@@ -19,7 +19,6 @@ these 2 guards cannot all hold:
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
 
 import sympy
 
@@ -27,10 +26,9 @@ from valueranges import ValueRanges
 
 from .guard import Guard
 from .printers import to_source_text
-from .z3_translate import SatStatus, SolverConfig, Translator, minimal_unsat_core
+from .z3_translate import Budget, SatStatus, SolverConfig, Translator, Z3Context, minimal_unsat_core
 
-if TYPE_CHECKING:  # annotations only: guardset imports this module
-    from .guardset import GuardSet
+from .protocols import GuardSetLike
 
 __all__ = ["Conflict", "conflict"]
 
@@ -87,7 +85,7 @@ class Conflict:
         return self.text()
 
 
-def conflict(gs: "GuardSet", config: SolverConfig = SolverConfig()) -> Conflict:
+def conflict(gs: GuardSetLike, config: SolverConfig = SolverConfig()) -> Conflict:
     """A minimal subset of ``gs`` (guards and domain ranges) that cannot hold together, if any.
 
     Args:
@@ -97,11 +95,12 @@ def conflict(gs: "GuardSet", config: SolverConfig = SolverConfig()) -> Conflict:
     Returns:
         A :class:`Conflict`; ``found`` is False when the guards are satisfiable or Z3 cannot tell.
     """
-    t = Translator()
+    context = Z3Context()  # its own context and budget (see Note [Deterministic limits] in z3_translate)
+    t = Translator(context=context)
     guards = list(gs.guards)
     ranges = [(sym, rng) for sym, rng in gs.domain if not rng.is_bool]
     formulas = [t.holds(g.expr) for g in guards] + [t.in_range(sym, rng) for sym, rng in ranges]
-    status, core, minimal = minimal_unsat_core(formulas, (), config)
+    status, core, minimal = minimal_unsat_core(formulas, (), config, context, Budget.of(config))
     if status is not SatStatus.UNSAT:
         return Conflict(status.value, sources=tuple(gs.sources))
     picked = [i for i in core if i < len(guards)]

@@ -16,7 +16,7 @@ x.size()[0] == y.size()[0] failed: got x.size()[0] = 1, y.size()[0] = 4
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Iterator, Mapping
+from typing import Iterator, Mapping
 
 import sympy
 
@@ -28,8 +28,7 @@ from .escape import sympy_str
 from .printers import to_source_text
 from .validate import need_guardset, need_mapping
 
-if TYPE_CHECKING:  # only for annotations: guardset imports this module
-    from .guardset import Bindings, GuardSet
+from .protocols import Bindings, GuardSetLike
 
 __all__ = ["Failure", "Explanation", "explain", "explain_inputs", "read_inputs"]
 
@@ -108,7 +107,7 @@ class Explanation:
         return self.text
 
 
-def explain(guardset: "GuardSet", bindings: "Bindings", *, first_only: bool = False) -> Explanation:
+def explain(guardset: GuardSetLike, bindings: Bindings, *, first_only: bool = False) -> Explanation:
     """Which guards of ``guardset`` fail for ``bindings``, and on which values.
 
     Args:
@@ -137,7 +136,7 @@ def explain(guardset: "GuardSet", bindings: "Bindings", *, first_only: bool = Fa
     return _explain_values(guardset, values, first_only)
 
 
-def read_inputs(guardset: "GuardSet", inputs: Mapping[str, object]) -> dict[sympy.Symbol, int]:
+def read_inputs(guardset: GuardSetLike, inputs: Mapping[str, object]) -> dict[sympy.Symbol, int]:
     """Read every source of ``guardset`` from ``inputs`` (input name -> int or array-like).
 
     Raises:
@@ -168,7 +167,7 @@ def read_inputs(guardset: "GuardSet", inputs: Mapping[str, object]) -> dict[symp
     return out
 
 
-def explain_inputs(guardset: "GuardSet", inputs: Mapping[str, object], *, first_only: bool = False) -> Explanation:
+def explain_inputs(guardset: GuardSetLike, inputs: Mapping[str, object], *, first_only: bool = False) -> Explanation:
     """:func:`explain` on sizes read from objects (input name -> int or array-like with ``.shape``).
 
     >>> import numpy as np
@@ -182,7 +181,7 @@ def explain_inputs(guardset: "GuardSet", inputs: Mapping[str, object], *, first_
     return _explain_values(guardset, read_inputs(guardset, inputs), first_only)
 
 
-def _explain_values(guardset: "GuardSet", values: dict[sympy.Symbol, int], first_only: bool) -> Explanation:
+def _explain_values(guardset: GuardSetLike, values: dict[sympy.Symbol, int], first_only: bool) -> Explanation:
     sources = guardset.source_map
     missing = sorted({s for g in guardset.guards for s in g.expr.free_symbols if s not in values}, key=lambda s: s.name)
     if missing:

@@ -32,12 +32,23 @@ from .explain import Explanation, explain
 from .errors import AmbiguousSourceError, GuardError, GuardParseError, GuardTypeError, UnknownSourceError
 from .guard import Guard
 from .progress import Progress
-from .prove import ProofResult, counterexample, equivalent, implies, is_satisfiable, overlap, redundant
+from .prove import (
+    ProofResult,
+    RedundancyReport,
+    counterexample,
+    equivalent,
+    implies,
+    is_satisfiable,
+    overlap,
+    redundant,
+    redundant_with_report,
+)
 from .simplify import SimplifyReport, simplify_with_report
 from .z3_translate import SolverConfig
 from .parse import Dialect, parse_guards_text
 from .escape import sympy_str
 from .printers import TextStyle, render_html, render_latex, to_text
+from .protocols import Bindings
 from .serialize import decode_guards, encode_guards, loads_json
 from .source import Source
 from .torch_log import TorchEntry, read_torch_log
@@ -45,8 +56,6 @@ from .validate import need_choice, need_config, need_guardset, need_iterable, ne
 
 __all__ = ["GuardSet", "Bindings", "parse_guards", "load_guards", "read_guard_file", "decode_guard_bytes", "MAX_FILE_BYTES"]
 
-#: Values of inputs: keyed by symbol, by Source, or by text (a symbol name or a source in either dialect).
-Bindings = Mapping["sympy.Symbol | Source | str", int]
 
 _SIZE_DOMAIN = ValueRanges.of(0, math.inf)
 
@@ -397,7 +406,8 @@ class GuardSet:
 
     # -- reasoning with Z3 (guards/prove.py, guards/simplify.py) ---------------------------------
     # Each answer is three-valued (Verdict.YES/NO/UNKNOWN); every Z3 check is bounded by
-    # ``config.timeout_ms``. Two sets are compared over the same inputs: symbols are matched
+    # ``config.rlimit`` and each question by ``config.budget_rlimit``/``max_checks`` (deterministic
+    # counts; see Note [Deterministic limits] in guards.z3_translate), and says what it spent. Two sets are compared over the same inputs: symbols are matched
     # by source when both have one, else by name; both domains are assumed.
     def is_satisfiable(self, config: SolverConfig = SolverConfig()) -> ProofResult:
         """Whether some input passes every guard (YES comes with a witness).
@@ -469,6 +479,17 @@ class GuardSet:
         (Guard(n >= 2),)
         """
         return redundant(self, need_config(config))
+
+    def redundant_with_report(self, config: SolverConfig = SolverConfig()) -> RedundancyReport:
+        """:meth:`redundant`, with the guards left undecided and what the search spent (checks, rlimit, budget).
+
+        >>> from symint.build import symbol_expr, ge
+        >>> n = symbol_expr("n")
+        >>> r = GuardSet.of([ge(n, 3), ge(n, 2)]).redundant_with_report()
+        >>> r.redundant, r.budget_exhausted
+        ((Guard(n >= 2),), False)
+        """
+        return redundant_with_report(self, config)
 
     def simplify(self, config: SolverConfig = SolverConfig()) -> "GuardSet":
         """An equivalent guard set without implied guards, bounds merged, in canonical order.

@@ -4,12 +4,12 @@ A ShapeEnv learns facts one at a time (ranges, replacements, guards, asserts) an
 asks thousands of questions in between. Rebuilding a solver per question would
 dominate the cost, so this keeps a single incremental solver: facts are asserted
 once, and each question is asked under a fresh assumption literal that is
-retired afterwards. Every check is bounded by a timeout, the number of checks by
-a budget, and ``unknown`` is never an answer.
+retired afterwards. Every check is bounded by a Z3 resource limit (``rlimit``, a
+deterministic count), the number of checks by a budget, and ``unknown`` is never an answer.
 
 >>> from symint.build import symbol_expr, ge, gt, lt, mul
 >>> s0, s1 = symbol_expr("s0"), symbol_expr("s1")
->>> p = IncrementalProver(timeout_ms=200, budget=10)
+>>> p = IncrementalProver(rlimit=50_000, budget=10)
 >>> p.add_fact(ge(s0, 2)); p.add_fact(lt(s0, s1))
 >>> p.decide(gt(s1, 2)), p.decide(gt(s1, 5)), p.decide(lt(mul(2, s1), s0))
 (True, None, False)
@@ -17,6 +17,7 @@ a budget, and ``unknown`` is never an answer.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from functools import lru_cache
 
 import sympy
@@ -24,7 +25,7 @@ import sympy
 from symint.functions import CeilDiv, FloorDiv, Mod, PowByNatural
 
 from .errors import SolverError
-from .z3_translate import SatStatus, SolverConfig, Translator, Z3Solver, negate
+from .z3_translate import SatStatus, SolverConfig, Translator, Z3Context, Z3Solver, negate
 
 __all__ = ["IncrementalProver", "is_linear"]
 
@@ -56,33 +57,74 @@ def is_linear(expr: sympy.Basic) -> bool:
 class IncrementalProver:
     """Decides boolean expressions from accumulated facts with bounded Z3 checks.
 
+    Every limit is deterministic (see Note [Deterministic limits] in ``guards.z3_translate``):
+    the same facts and questions get the same answers on any machine under any load.
+    The prover owns its Z3 context (created on first use), so provers of different
+    environments may run in different threads.
+
     Args:
-        timeout_ms: the timeout of each Z3 check.
+        rlimit: the Z3 resource limit of each check of a linear question.
         budget: the maximum number of checks over the prover's life; past it,
-            :meth:`decide` answers None without asking.
-        nonlinear_timeout_ms: the timeout of checks of nonlinear questions (which
-            often cannot be decided at all); defaults to ``timeout_ms``; 0 means
-            nonlinear questions are not asked (answered None at no cost).
+            :meth:`decide` answers None without asking (``exhausted`` turns True).
+        nonlinear_rlimit: the resource limit of checks of nonlinear questions (which
+            often cannot be decided at all); None means ``rlimit``; 0 means nonlinear
+            questions are not asked (answered None at no cost).
+        timeout_ms: the wall-clock safety net of each check (default: ``SolverConfig``'s);
+            each firing is counted in :attr:`safety_net` (the answer is then None).
+        nonlinear_timeout_ms: deprecated; ``0`` still means "do not ask nonlinear questions".
+
+    Attributes:
+        checks: checks run so far; safety_net: checks cut short by the safety net.
     """
 
-    def __init__(self, timeout_ms: int = 100, budget: int = 2000, nonlinear_timeout_ms: int | None = None):
-        self._translator = Translator()
-        # Note [Two solvers]: linear facts go to both; a linear question is asked of the
-        # linear solver only, which decides it quickly (linear integer arithmetic is
-        # decidable), instead of letting nonlinear facts slow every check to a timeout.
-        # Fewer facts can only make us prove less, never something false.
-        self._ask_nonlinear = nonlinear_timeout_ms != 0
-        self._solver = Z3Solver(SolverConfig(timeout_ms=nonlinear_timeout_ms or timeout_ms))
-        self._linear = Z3Solver(SolverConfig(timeout_ms=timeout_ms))
+    def __init__(
+        self,
+        rlimit: int = 10_000,
+        budget: int = 2000,
+        nonlinear_rlimit: int | None = None,
+        *,
+        timeout_ms: int | None = None,
+        nonlinear_timeout_ms: int | None = None,
+    ):
+        self._ask_nonlinear = nonlinear_rlimit != 0 and nonlinear_timeout_ms != 0
+        base = SolverConfig() if timeout_ms is None else SolverConfig(timeout_ms=timeout_ms)
+        self._linear_config = replace(base, rlimit=rlimit)
+        self._nonlinear_config = replace(base, rlimit=nonlinear_rlimit or rlimit)
+        self._translator: Translator | None = None
         self.budget = budget
         self.checks = 0
         self.time_spent = 0.0
         self.last_outcome = "not asked"
 
+    def _start(self) -> Translator:
+        """Create the context, translator and solvers on first use (an environment that never asks pays nothing)."""
+        context = Z3Context()
+        self._translator = Translator(context=context)
+        # Note [Two solvers]: linear facts go to both; a linear question is asked of the
+        # linear solver only, which decides it quickly (linear integer arithmetic is
+        # decidable), instead of letting nonlinear facts slow every check to its limit.
+        # Fewer facts can only make us prove less, never something false.
+        self._solver = Z3Solver(self._nonlinear_config, context)
+        self._linear = Z3Solver(self._linear_config, context)
+        return self._translator
+
+    @property
+    def safety_net(self) -> int:
+        """How many checks the wall-clock safety net cut short (0 on a machine that is not stalled)."""
+        if self._translator is None:
+            return 0
+        return self._solver.safety_net + self._linear.safety_net
+
+    @property
+    def exhausted(self) -> bool:
+        """Whether the budget of checks is spent (later questions are not asked)."""
+        return self.checks >= self.budget
+
     def add_fact(self, fact: sympy.Basic) -> None:
         """Assume the boolean ``fact`` in every later question (untranslatable facts are skipped: fewer facts is sound)."""
+        translator = self._translator or self._start()
         try:
-            formula = self._translator.holds(fact)
+            formula = translator.holds(fact)
         except SolverError:
             return
         self._solver.add(formula)
@@ -95,9 +137,10 @@ class IncrementalProver:
         ``expect``: the answer a known model of the facts gives (e.g. the hints). Only that
         answer can be provable, so only that direction is checked (one Z3 check instead of two).
         """
+        translator = self._translator or self._start()
         try:
-            formula = self._translator.holds(expr)
-            extras = [self._translator.holds(e) for e in extra]
+            formula = translator.holds(expr)
+            extras = [translator.holds(e) for e in extra]
         except SolverError as e:
             self.last_outcome = f"not translatable ({e})"
             return None

@@ -1,8 +1,11 @@
-"""Questions about guard sets, answered by Z3 with a timeout: satisfiable? implies? equivalent? overlap?
+"""Questions about guard sets, answered by Z3 within deterministic limits: satisfiable? implies? equivalent? overlap?
 
 Every answer is a :class:`ProofResult` whose :class:`Verdict` is ``YES``, ``NO``
-or ``UNKNOWN`` (Z3 ran out of time or gave up); ``UNKNOWN`` is never reported as
-``YES``. When the answer rests on concrete inputs (a satisfying assignment, a
+or ``UNKNOWN`` (Z3 ran out of its resource limit or budget, or gave up); ``UNKNOWN``
+is never reported as ``YES``. Each question runs in its own Z3 context under one
+:class:`~guards.z3_translate.Budget` (see Note [Deterministic limits] in
+``guards.z3_translate``), and its result says what it spent and whether the budget
+or the wall-clock safety net ran out. When the answer rests on concrete inputs (a satisfying assignment, a
 counterexample, an input both sets accept) the result carries them, and they
 have been re-checked with :meth:`GuardSet.holds` before being reported.
 
@@ -23,20 +26,22 @@ have one (``s0`` in one set and ``s3`` in the other may both be
 from __future__ import annotations
 
 import enum
+import math
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import sympy
 
-from .errors import GuardTypeError
-from .guard import Guard
 from valueranges import ValueRanges
 
-from .z3_translate import SatStatus, SolverConfig, SolverOutcome, Translator, Z3Solver, conj, negate
+from .errors import GuardTypeError, SolverError
+from .guard import Guard
+from .simplify_facts import _classify
 
-if TYPE_CHECKING:  # guardset.py imports this module to delegate to it
-    from .guardset import GuardSet
+from .z3_translate import Budget, SatStatus, SolverConfig, SolverOutcome, Translator, Z3Context, Z3Solver, conj, negate
+
+from .protocols import GuardSetLike
 
 __all__ = [
     "Verdict",
@@ -47,6 +52,8 @@ __all__ = [
     "counterexample",
     "overlap",
     "redundant",
+    "redundant_with_report",
+    "RedundancyReport",
     "implied_indices",
     "Entailer",
     "Neighbourhoods",
@@ -54,6 +61,8 @@ __all__ = [
 ]
 
 _DEFAULT = SolverConfig()
+#: Local premise sets larger than this are skipped in favour of the whole group (see Note [Local premises]).
+_LOCAL_LIMIT = 60
 
 
 class Verdict(enum.Enum):
@@ -77,8 +86,14 @@ class ProofResult:
         other_values: the witness for the second set's symbols (two-set questions).
         accepted_by: for a counterexample, which set accepts the witness
             (``"self"`` or ``"other"``; the other one rejects it); ``"both"`` for an overlap.
-        elapsed: seconds taken (translation and solving).
-        reason: why the verdict is ``UNKNOWN`` (e.g. ``"timeout"``), else ``""``.
+        elapsed: seconds taken (translation and solving; informational only).
+        reason: why the verdict is ``UNKNOWN`` (e.g. ``"rlimit"``, ``"budget exhausted"``), else ``""``.
+        checks: Z3 checks run to answer.
+        rlimit: Z3 resource units spent (deterministic: the same on every run).
+        budget_exhausted: the question's budget (``SolverConfig.budget_rlimit`` /
+            ``max_checks``) ran out before every check it wanted could run.
+        safety_net: the wall-clock safety net fired at least once (the answer may then
+            differ from an unloaded run: it is ``UNKNOWN`` where the net cut a check short).
 
     A result is deliberately not usable as a bool (``if gs.implies(o):`` would
     silently treat ``UNKNOWN`` as ``NO``); test :attr:`verdict` or :attr:`proved`.
@@ -91,6 +106,10 @@ class ProofResult:
     accepted_by: str | None = None
     elapsed: float = 0.0
     reason: str = ""
+    checks: int = 0
+    rlimit: int = 0
+    budget_exhausted: bool = False
+    safety_net: bool = False
 
     @property
     def proved(self) -> bool:
@@ -117,12 +136,12 @@ class _Inputs:
     labels: dict[str, str] = field(default_factory=dict)  # variable name -> witness key
 
 
-def _all_symbols(gs: "GuardSet") -> list[sympy.Symbol]:
+def _all_symbols(gs: GuardSetLike) -> list[sympy.Symbol]:
     syms = set(gs.symbols) | {s for s, _ in gs.domain}
     return sorted(syms, key=lambda s: s.name)
 
 
-def _pair(a: "GuardSet", b: "GuardSet | None") -> _Inputs:
+def _pair(a: GuardSetLike, b: "GuardSetLike | None") -> _Inputs:
     """Match symbols: first by equal sources, then by name when not both have sources."""
     src_a, names_a = a.source_map, {}
     labels: dict[str, str] = {}
@@ -162,13 +181,20 @@ def _pair(a: "GuardSet", b: "GuardSet | None") -> _Inputs:
 
 
 class _Query:
-    """One solver over the inputs of one or two guard sets, with their domains asserted."""
+    """One solver over the inputs of one or two guard sets, with their domains asserted.
 
-    def __init__(self, sets: Sequence["GuardSet"], config: SolverConfig):
+    A query owns a fresh Z3 context and the question's :class:`Budget` (shared with the
+    fallbacks the question may run, e.g. :func:`_locally`).
+    """
+
+    def __init__(self, sets: Sequence[GuardSetLike], config: SolverConfig, budget: Budget | None = None):
         self.sets = sets
+        self.config = config
+        self.budget = budget if budget is not None else Budget.of(config)
+        self.context = Z3Context()
         self.inputs = _pair(sets[0], sets[1] if len(sets) > 1 else None)
-        self.translators = [Translator(names) for names in self.inputs.names]
-        self.solver = Z3Solver(config)
+        self.translators = [Translator(names, self.context) for names in self.inputs.names]
+        self.solver = Z3Solver(config, self.context, self.budget)
         self.report = []
         for gs, t in zip(sets, self.translators):
             for sym, rng in gs.domain:
@@ -179,7 +205,15 @@ class _Query:
     def accepts(self, side: int):
         """The formula "set ``side`` accepts the inputs"."""
         t = self.translators[side]
-        return conj(t.holds(g.expr) for g in self.sets[side].guards)
+        return conj((t.holds(g.expr) for g in self.sets[side].guards), self.context.ctx)
+
+    def result(self, verdict: Verdict, start: float, **fields) -> ProofResult:
+        """A :class:`ProofResult` carrying what this query spent."""
+        b = self.budget
+        return ProofResult(
+            verdict, elapsed=time.perf_counter() - start, checks=b.checks, rlimit=b.spent,
+            budget_exhausted=b.exhausted, safety_net=b.safety_net > 0, **fields,
+        )
 
     def witness(self, outcome: SolverOutcome) -> tuple[dict[str, int], list[dict[sympy.Symbol, int]]]:
         values = dict(outcome.values)
@@ -192,23 +226,20 @@ def _sat_result(
 ) -> ProofResult:
     """Turn a check into a result; ``expect[i]`` is whether set ``i`` should accept a model."""
     yes, no = (Verdict.NO, Verdict.YES) if flip else (Verdict.YES, Verdict.NO)
-    elapsed = time.perf_counter() - start
     if outcome.status is SatStatus.UNSAT:
-        return ProofResult(no, elapsed=elapsed)
+        return query.result(no, start)
     if outcome.status is SatStatus.UNKNOWN:
-        return ProofResult(Verdict.UNKNOWN, elapsed=elapsed, reason=outcome.reason)
+        return query.result(Verdict.UNKNOWN, start, reason=outcome.reason)
     witness, per_set = query.witness(outcome)
     for gs, values, want in zip(query.sets, per_set, expect):
         if gs.holds(values) != want:  # see Note [Float division] in z3_translate
-            return ProofResult(
-                Verdict.UNKNOWN, elapsed=elapsed, reason=f"Z3's model {witness} does not re-check concretely"
-            )
+            return query.result(Verdict.UNKNOWN, start, reason=f"Z3's model {witness} does not re-check concretely")
     other = per_set[1] if len(per_set) > 1 else None
-    return ProofResult(yes, witness, per_set[0], other, accepted_by, elapsed)
+    return query.result(yes, start, witness=witness, values=per_set[0], other_values=other, accepted_by=accepted_by)
 
 
 # -- the questions ---------------------------------------------------------------------------------
-def is_satisfiable(gs: "GuardSet", config: SolverConfig = _DEFAULT) -> ProofResult:
+def is_satisfiable(gs: GuardSetLike, config: SolverConfig = _DEFAULT) -> ProofResult:
     """Whether some input in the domain passes every guard; YES comes with such an input.
 
     >>> from symint.build import symbol_expr, eq, mod, gt
@@ -225,12 +256,13 @@ def is_satisfiable(gs: "GuardSet", config: SolverConfig = _DEFAULT) -> ProofResu
     return _sat_result(query, outcome, [True], start, None, flip=False)
 
 
-def _locally(a: "GuardSet", b: "GuardSet", config: SolverConfig, both_ways: bool) -> bool:
+def _locally(a: GuardSetLike, b: GuardSetLike, config: SolverConfig, both_ways: bool, budget: Budget) -> bool:
     """Whether ``a`` implies (and, with ``both_ways``, is implied by) ``b``, proven guard by guard.
 
-    The fallback when one query over the whole sets runs out of time (see Note [Local premises]).
+    The fallback when one query over the whole sets runs out of its resource limit (see
+    Note [Local premises]); it spends from the question's ``budget``.
     """
-    query = _Query([a, b], config)
+    query = _Query([a, b], config, budget)
     (names_a, names_b), (ta, tb) = query.inputs.names, query.translators
     domain: dict[str, ValueRanges] = {}
     for gs, names in ((a, names_a), (b, names_b)):
@@ -240,20 +272,19 @@ def _locally(a: "GuardSet", b: "GuardSet", config: SolverConfig, both_ways: bool
     exprs = [list(a.exprs), list(b.exprs)]
     ids = [{t.holds(e).get_id() for e in pool} for t, pool in zip((ta, tb), exprs)]
     hood = Neighbourhoods(exprs, [names_a.__getitem__, names_b.__getitem__])
-    entailer = Entailer(domain, config, [ta, tb])
-    deadline = time.perf_counter() + config.budget_ms / 1000
+    entailer = Entailer(domain, config, [ta, tb], budget=budget)
     directions = [(0, 1), (1, 0)] if both_ways else [(0, 1)]
     for premise_pool, goal_pool in directions:
         t = (ta, tb)[goal_pool]
         known = frozenset(k for k, e in enumerate(exprs[goal_pool]) if t.holds(e).get_id() in ids[premise_pool])
         goals = exprs[goal_pool]
         premises = exprs[premise_pool]
-        if unproven_entailments(entailer, hood, premise_pool, premises, goal_pool, goals, known, deadline=deadline):
+        if unproven_entailments(entailer, hood, premise_pool, premises, goal_pool, goals, known, budget=budget):
             return False
     return True
 
 
-def implies(a: "GuardSet", b: "GuardSet", config: SolverConfig = _DEFAULT) -> ProofResult:
+def implies(a: GuardSetLike, b: GuardSetLike, config: SolverConfig = _DEFAULT) -> ProofResult:
     """Whether every input (in both domains) that ``a`` accepts, ``b`` accepts too.
 
     NO comes with a counterexample accepted by ``a`` and rejected by ``b``.
@@ -269,12 +300,12 @@ def implies(a: "GuardSet", b: "GuardSet", config: SolverConfig = _DEFAULT) -> Pr
     query.solver.add(query.accepts(0))
     query.solver.add(negate(query.accepts(1)))
     outcome = query.solver.check(report=query.report)
-    if outcome.status is SatStatus.UNKNOWN and _locally(a, b, config, both_ways=False):
-        return ProofResult(Verdict.YES, elapsed=time.perf_counter() - start)
+    if outcome.status is SatStatus.UNKNOWN and _locally(a, b, config, both_ways=False, budget=query.budget):
+        return query.result(Verdict.YES, start)
     return _sat_result(query, outcome, [True, False], start, "self", flip=True)
 
 
-def _difference(a: "GuardSet", b: "GuardSet", config: SolverConfig, flip: bool) -> ProofResult:
+def _difference(a: GuardSetLike, b: GuardSetLike, config: SolverConfig, flip: bool) -> ProofResult:
     """Look for an input accepted by exactly one set: finding one is YES, or NO when ``flip``."""
     start = time.perf_counter()
     query = _Query([a, b], config)
@@ -290,12 +321,12 @@ def _difference(a: "GuardSet", b: "GuardSet", config: SolverConfig, flip: bool) 
         if result.verdict is not Verdict.UNKNOWN:
             return result
         reason = result.reason
-    if reason and not _locally(a, b, config, both_ways=True):
-        return ProofResult(Verdict.UNKNOWN, elapsed=time.perf_counter() - start, reason=reason)
-    return ProofResult(Verdict.YES if flip else Verdict.NO, elapsed=time.perf_counter() - start)
+    if reason and not _locally(a, b, config, both_ways=True, budget=query.budget):
+        return query.result(Verdict.UNKNOWN, start, reason=reason)
+    return query.result(Verdict.YES if flip else Verdict.NO, start)
 
 
-def equivalent(a: "GuardSet", b: "GuardSet", config: SolverConfig = _DEFAULT) -> ProofResult:
+def equivalent(a: GuardSetLike, b: GuardSetLike, config: SolverConfig = _DEFAULT) -> ProofResult:
     """Whether ``a`` and ``b`` accept exactly the same inputs (within both domains).
 
     NO comes with an input accepted by one set only (``accepted_by`` says which).
@@ -309,7 +340,7 @@ def equivalent(a: "GuardSet", b: "GuardSet", config: SolverConfig = _DEFAULT) ->
     return _difference(a, b, config, flip=True)
 
 
-def counterexample(a: "GuardSet", b: "GuardSet", config: SolverConfig = _DEFAULT) -> ProofResult:
+def counterexample(a: GuardSetLike, b: GuardSetLike, config: SolverConfig = _DEFAULT) -> ProofResult:
     """An input accepted by one set and rejected by the other: YES (found), NO (equivalent) or UNKNOWN.
 
     >>> from symint.build import symbol_expr, ge
@@ -322,7 +353,7 @@ def counterexample(a: "GuardSet", b: "GuardSet", config: SolverConfig = _DEFAULT
     return _difference(a, b, config, flip=False)
 
 
-def overlap(a: "GuardSet", b: "GuardSet", config: SolverConfig = _DEFAULT) -> ProofResult:
+def overlap(a: GuardSetLike, b: GuardSetLike, config: SolverConfig = _DEFAULT) -> ProofResult:
     """Whether some input passes both sets (two cache entries would be ambiguous); YES comes with it.
 
     >>> from symint.build import symbol_expr, ge, le
@@ -375,11 +406,160 @@ def implied_indices(
     return frozenset(dropped), frozenset(unknown)
 
 
-def redundant(gs: "GuardSet", config: SolverConfig = _DEFAULT) -> tuple[Guard, ...]:
+@dataclass(frozen=True, slots=True)
+class RedundancyReport:
+    """What :func:`redundant_with_report` found, and what it spent.
+
+    Attributes:
+        redundant: guards implied by the others and the domain (droppable all together).
+        unknown: guards whose check ran out of its resource limit or of the budget (kept).
+        checks: Z3 checks run.
+        rlimit: Z3 resource units spent.
+        budget_exhausted: the budget ran out before every guard was tried.
+        safety_net: the wall-clock safety net fired at least once.
+    """
+
+    redundant: tuple[Guard, ...] = ()
+    unknown: tuple[Guard, ...] = ()
+    checks: int = 0
+    rlimit: int = 0
+    budget_exhausted: bool = False
+    safety_net: bool = False
+
+
+def _cheap_redundant(exprs: Sequence[sympy.Basic], domain: Mapping[sympy.Symbol, ValueRanges]) -> set[int]:
+    """Single-symbol bounds, ``!=`` constants and divisibility implied by a stronger one (no Z3).
+
+    Per symbol, the strongest lower and upper bound and the divisibility facts not implied
+    by another (all kept, the earliest of equal ones) imply every other such fact, and a
+    ``!=`` outside the kept bounds or off the kept divisibility. Each dropped guard is
+    implied by guards that stay, so the drops are sound together with later ones (see
+    :func:`redundant_with_report`). Linear: one pass per symbol.
+    """
+    by_sym: dict[sympy.Symbol, list[tuple[str, int, int]]] = {}
+    for i, e in enumerate(exprs):
+        k = _classify(e)
+        if k.kind in ("lower", "upper", "ne", "div"):
+            by_sym.setdefault(k.sym, []).append((k.kind, int(k.value), i))
+    dropped: set[int] = set()
+    for sym, facts in by_sym.items():
+        rng = domain.get(sym)
+        lo = rng.lower if rng is not None and not rng.is_bool else -math.inf
+        hi = rng.upper if rng is not None and not rng.is_bool else math.inf
+        lowers = [(v, i) for kind, v, i in facts if kind == "lower"]
+        uppers = [(v, i) for kind, v, i in facts if kind == "upper"]
+        best_lo = max(lowers, key=lambda t: (t[0], -t[1])) if lowers else None
+        best_hi = min(uppers, key=lambda t: (t[0], t[1])) if uppers else None
+        for v, i in lowers:
+            if v <= lo or (best_lo is not None and i != best_lo[1]):
+                dropped.add(i)
+        for v, i in uppers:
+            if v >= hi or (best_hi is not None and i != best_hi[1]):
+                dropped.add(i)
+        if best_lo is not None:
+            lo = max(lo, best_lo[0])
+        if best_hi is not None:
+            hi = min(hi, best_hi[0])
+        divs = [(v, i) for kind, v, i in facts if kind == "div"]
+        kept_divs: list[int] = []
+        for v, i in divs:
+            if v == 1 or any(m % v == 0 and (m != v or j < i) for m, j in divs if j != i and m != 0):
+                dropped.add(i)
+            elif v != 0:
+                kept_divs.append(v)
+        for kind, v, i in facts:
+            if kind == "ne" and (v < lo or v > hi or any(v % m for m in kept_divs)):
+                dropped.add(i)
+    return dropped
+
+
+def redundant_with_report(gs: GuardSetLike, config: SolverConfig = _DEFAULT) -> RedundancyReport:
+    """Guards implied by the other guards and the domain, with what the search spent.
+
+    Two passes, each trying every guard once (no re-scans): exact reasoning on the bounds,
+    ``!=`` and divisibility of each symbol (no Z3), then one incremental Z3 solver holding
+    every guard behind a literal, where each remaining guard (last first) is checked
+    against the guards still kept around it: those sharing a symbol, then two hops away,
+    then its whole connected group (see Note [Local premises]). Each check is bounded by
+    ``config.drop_rlimit`` and the whole search by ``config.budget_rlimit`` / ``max_checks``;
+    guards not decided within them are kept and listed in ``unknown``.
+
+    >>> from symint.build import symbol_expr, ge
+    >>> from guards import GuardSet
+    >>> n = symbol_expr("n")
+    >>> r = redundant_with_report(GuardSet.of([ge(n, 3), ge(n, 2)]))
+    >>> r.redundant, r.unknown, r.budget_exhausted
+    ((Guard(n >= 2),), (), False)
+    """
+    guards = gs.guards
+    exprs = [g.expr for g in guards]
+    query = _Query([gs], config)
+    domain = gs.domain_map
+    dropped = _cheap_redundant(exprs, domain)
+    hood = Neighbourhoods([exprs])
+    t = query.translators[0]
+    keep: dict[int, object] = {}
+    unknown: set[int] = set()
+    solver = Z3Solver(config, query.context, query.budget, config.drop_rlimit)  # optional drops: drop_rlimit each
+    for sym, rng in gs.domain:
+        if not rng.is_bool:
+            solver.add(t.in_range(sym, rng))
+
+    def _premise(j: int):
+        if j not in keep:
+            try:
+                keep[j] = solver.track(t.holds(exprs[j]))
+            except SolverError:  # an untranslatable premise is left out: fewer premises is sound
+                keep[j] = None
+        return keep[j]
+
+    groups: dict[int, frozenset] = {}  # each guard's connected group of symbols, computed once per group
+    for i in range(len(exprs)):
+        if i not in groups:
+            group = hood.around(hood.reps[0][i], None)
+            groups.update((j, group) for j in hood.pool_members(0, group))
+            groups.setdefault(i, group)
+    for i in reversed(range(len(exprs))):
+        if i in dropped:
+            continue
+        try:
+            goal = t.holds(exprs[i])
+        except SolverError:
+            unknown.add(i)
+            continue
+        group = [j for j in hood.pool_members(0, groups[i], skip=i) if j not in dropped]
+        own = hood.reps[0][i]
+        stages = [[j for j in hood.pool_members(0, hood.around(own, hops), skip=i) if j not in dropped] for hops in (1, 2)]
+        stages = [c for c in stages if len(c) <= _LOCAL_LIMIT and len(c) < len(group)] + [group]
+        refute = solver.track(negate(goal))
+        status, tried = None, None
+        for chosen in stages:  # see Note [Local premises]: a subset that implies the goal is a proof
+            if chosen == tried:
+                continue
+            tried = chosen
+            outcome = solver.check([*(lit for j in chosen if (lit := _premise(j)) is not None), refute])
+            status = outcome.status
+            if status is not SatStatus.SAT:  # proven, or more premises would only be harder
+                break
+        solver.add(negate(refute))  # retire the literal: its clause never matters again
+        if status is SatStatus.UNSAT:
+            dropped.add(i)
+        elif status is SatStatus.UNKNOWN:
+            unknown.add(i)
+    b = query.budget
+    return RedundancyReport(
+        tuple(g for i, g in enumerate(guards) if i in dropped),
+        tuple(g for i, g in enumerate(guards) if i in unknown),
+        b.checks, b.spent, b.exhausted, b.safety_net > 0,
+    )
+
+
+def redundant(gs: GuardSetLike, config: SolverConfig = _DEFAULT) -> tuple[Guard, ...]:
     """Guards implied by the other guards and the domain; all of them may be dropped together.
 
     Guards are tried last first, so of two equivalent guards the earlier is kept.
-    A guard whose check times out is not reported (it is kept).
+    A guard whose check runs out of its resource limit is not reported (it is kept);
+    :func:`redundant_with_report` also says which and what the search spent.
 
     >>> from symint.build import symbol_expr, ge, gt, or_
     >>> from guards import GuardSet
@@ -387,10 +567,7 @@ def redundant(gs: "GuardSet", config: SolverConfig = _DEFAULT) -> tuple[Guard, .
     >>> redundant(GuardSet.of([ge(n, 5), gt(n, 3), or_(ge(n, 5), gt(n, 100))]))
     (Guard(n > 3), Guard((n >= 5) | (n > 100)))
     """
-    query = _Query([gs], config)
-    formulas = [query.translators[0].holds(g.expr) for g in gs.guards]
-    dropped, _ = implied_indices(query.solver, formulas)
-    return tuple(g for i, g in enumerate(gs.guards) if i in dropped)
+    return redundant_with_report(gs, config).redundant
 
 
 # -- many small proofs -----------------------------------------------------------------------------
@@ -410,9 +587,12 @@ class Entailer:
     Args:
         domain: the assumed range of each variable, by Z3 variable name (a symbol's name
             unless ``translators`` say otherwise); asserted for the variables a question reads.
-        config: the per-check timeout.
-        translators: one :class:`Translator` per pool of guards (default: one shared by all),
-            so that guards of two sets can be compared over their matched inputs.
+        config: the per-check resource limit (``config.rlimit``) and the safety net.
+        translators: one :class:`Translator` per pool of guards (default: one shared by all,
+            in ``context``), so that guards of two sets can be compared over their matched inputs.
+        context: the :class:`Z3Context` of the questions (default: the translators', else fresh).
+        budget: the :class:`Budget` the checks spend from (default: ``Budget.of(config)``).
+        rlimit: the per-check resource limit, if lower than ``config.rlimit``.
 
     >>> from symint.build import symbol_expr, ge, gt
     >>> n = symbol_expr("n")
@@ -425,9 +605,17 @@ class Entailer:
         domain: Mapping[str, ValueRanges],
         config: SolverConfig = _DEFAULT,
         translators: Sequence[Translator] | None = None,
+        context: Z3Context | None = None,
+        budget: Budget | None = None,
+        rlimit: int | None = None,
     ):
         self.domain, self.config = domain, config
-        self.translators = list(translators) if translators else [Translator()]
+        if context is None:
+            context = translators[0].context if translators else Z3Context()
+        self.context = context
+        self.translators = list(translators) if translators else [Translator(context=context)]
+        self.budget = budget if budget is not None else Budget.of(config)
+        self.rlimit = rlimit
         self.checks = 0
 
     def _translator(self, pool: int) -> Translator:
@@ -441,7 +629,8 @@ class Entailer:
         Raises:
             SolverError: a guard cannot be translated to Z3.
         """
-        tp, tg, solver = self._translator(premise_pool), self._translator(goal_pool), Z3Solver(self.config)
+        tp, tg = self._translator(premise_pool), self._translator(goal_pool)
+        solver = Z3Solver(self.config, self.context, self.budget, self.rlimit)
         variables = {tp.name(s): (tp, s) for p in premises for s in p.free_symbols}
         variables.update({tg.name(s): (tg, s) for s in goal.free_symbols})
         ranges = [(t, s, self.domain.get(name)) for name, (t, s) in sorted(variables.items())]
@@ -508,7 +697,7 @@ def unproven_entailments(
     skip: frozenset = frozenset(),
     seeds: Callable[[int], Sequence[int]] | None = None,
     local_limit: int = 60,
-    deadline: float | None = None,
+    budget: Budget | None = None,
 ) -> list[tuple[int, Verdict, str]]:
     """The goals (by index, except ``skip``) that the premises could not be shown to imply.
 
@@ -516,9 +705,10 @@ def unproven_entailments(
     ``seeds(goal)`` if given (e.g. the guards it was derived from), the one-hop and
     two-hop neighbourhoods when they have at most ``local_limit`` premises, then the
     whole connected group. ``NO`` means a counterexample exists even with the whole
-    group; ``UNKNOWN`` that Z3 ran out of time. Once a goal fails, the other goals of
-    its group are not tried (a caller keeps such a group as it was). Past ``deadline``
-    (a ``time.perf_counter()`` value) the goals left are not tried and count as UNKNOWN.
+    group; ``UNKNOWN`` that Z3 ran out of its resource limit. Once a goal fails, the other
+    goals of its group are not tried (a caller keeps such a group as it was). Once
+    ``budget`` (default: the entailer's) is exhausted, the goals left are not tried and
+    count as UNKNOWN.
 
     >>> from symint.build import symbol_expr, ge, gt
     >>> n = symbol_expr("n")
@@ -528,12 +718,13 @@ def unproven_entailments(
     """
     failures: list[tuple[int, Verdict, str]] = []
     failed_reps: set = set()
+    budget = budget if budget is not None else entailer.budget
     for g in range(len(goals)):
         own = hood.reps[goal_pool][g]
         if g in skip or (own and own <= failed_reps):
             continue
-        if deadline is not None and time.perf_counter() > deadline:
-            failures.append((g, Verdict.UNKNOWN, f"ran out of the time budget before proving {goals[g]}"))
+        if not budget.allows():
+            failures.append((g, Verdict.UNKNOWN, f"ran out of the budget ({budget.describe()}) before proving {goals[g]}"))
             failed_reps |= hood.around(own, None)
             continue
         group = hood.pool_members(premise_pool, hood.around(own, None))

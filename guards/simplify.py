@@ -20,8 +20,16 @@ The passes, cheapest first:
 6. order canonically: equalities, then bounds per symbol, then the rest, sorted;
 7. prove that the result accepts exactly the inputs (within the domain) the input
    accepts (see Note [Proof of equivalence]); a group of interacting symbols whose
-   proof fails or times out keeps its original guards, and the report says so.
+   proof fails or runs out of its limits keeps its original guards, and the report says so.
    A last Z3 check turns an unsatisfiable result into ``False``.
+
+Passes 1-4 and 6 need no Z3 and are exact by construction: :func:`reduce_exact` runs
+only them and the Z3-free drops of pass 5 (a bound implied by a definition and ranges;
+the set ``produce_guards`` installs at once). Z3 work is bounded by counts
+(see Note [Deterministic limits] in ``guards.z3_translate``): each check by
+``config.rlimit`` (``drop_rlimit`` in pass 5), pass 5 and pass 7 each by half of the
+budget (``budget_rlimit``, ``max_checks``); pass 5 tries each candidate once, and what
+the budget leaves untried is kept. The report says what was spent and what ran out.
 
 Guards that may divide by zero (a symbolic divisor) are never rewritten, only kept
 or dropped whole: see :func:`_may_raise`. Everything is deterministic: the output
@@ -41,7 +49,7 @@ from __future__ import annotations
 import math
 import time
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Mapping
+from typing import Mapping
 
 import sympy
 
@@ -66,12 +74,11 @@ from .simplify_facts import (
     _sym_key,
 )
 from .progress import Progress, progress as progress_of
-from .z3_translate import SatStatus, SolverConfig
+from .z3_translate import Budget, SatStatus, SolverConfig, Z3Context
 
-if TYPE_CHECKING:  # guardset.py imports this module to delegate to it
-    from .guardset import GuardSet
+from .protocols import GuardSetLike
 
-__all__ = ["simplify", "simplify_with_report", "SimplifyReport"]
+__all__ = ["simplify", "simplify_with_report", "SimplifyReport", "reduce_exact"]
 
 _DEFAULT = SolverConfig()
 #: Neighbourhoods larger than this are not used to drop a guard (the guard is kept instead).
@@ -93,7 +100,12 @@ class SimplifyReport:
             difference) if some group of guards was returned unsimplified.
         reverted: one message per group of guards returned unsimplified.
         z3_checks: how many Z3 checks ran.
-        elapsed: seconds taken.
+        elapsed: seconds taken (informational: the output never depends on it).
+        rlimit: Z3 resource units spent (deterministic).
+        budget_exhausted: the drop pass or the proof ran out of its budget (what it
+            could not try was kept as it was).
+        safety_net: the wall-clock safety net fired (a check was cut short; the output
+            is still proven, but may keep more than an unloaded run would).
     """
 
     dropped: tuple[tuple[Guard, str], ...] = ()
@@ -103,16 +115,24 @@ class SimplifyReport:
     reverted: tuple[str, ...] = ()
     z3_checks: int = 0
     elapsed: float = 0.0
+    rlimit: int = 0
+    budget_exhausted: bool = False
+    safety_net: bool = False
 
     def __str__(self) -> str:
-        lines = [f"proof of equivalence: {self.proof.value}; {self.z3_checks} Z3 checks; {self.elapsed * 1000:.1f} ms"]
+        spent = f"{self.z3_checks} Z3 checks, {self.rlimit:,} rlimit units"
+        if self.budget_exhausted:
+            spent += " (budget exhausted)"
+        if self.safety_net:
+            spent += " (wall-clock safety net fired)"
+        lines = [f"proof of equivalence: {self.proof.value}; {spent}; {self.elapsed * 1000:.1f} ms"]
         lines += [f"dropped {g.expr}: {why}" for g, why in self.dropped]
         lines += [f"{g.expr} replaces {', '.join(str(o.expr) for o in origins)}" for g, origins in self.rewritten]
         lines += [f"kept unsimplified: {msg}" for msg in self.reverted]
         return "\n".join(lines)
 
 
-def simplify(gs: "GuardSet", config: SolverConfig = _DEFAULT) -> "GuardSet":
+def simplify(gs: GuardSetLike, config: SolverConfig = _DEFAULT) -> GuardSetLike:
     """An equivalent, smaller guard set in canonical order (see the module docstring).
 
     >>> from symint.build import symbol_expr, eq, mod
@@ -125,8 +145,8 @@ def simplify(gs: "GuardSet", config: SolverConfig = _DEFAULT) -> "GuardSet":
 
 
 def simplify_with_report(
-    gs: "GuardSet", config: SolverConfig = _DEFAULT, progress: Progress | None = None
-) -> tuple["GuardSet", SimplifyReport]:
+    gs: GuardSetLike, config: SolverConfig = _DEFAULT, progress: Progress | None = None
+) -> tuple[GuardSetLike, SimplifyReport]:
     """Like :func:`simplify`, also returning a :class:`SimplifyReport`.
 
     ``progress`` (a :class:`~guards.progress.Progress`) is stepped once per guard tried in
@@ -141,6 +161,26 @@ def simplify_with_report(
     """
     need_guardset(gs, "simplify_with_report's argument")  # typed errors for wrong arguments
     return _Simplifier(gs, need_config(config), progress).run()
+
+
+def reduce_exact(gs: GuardSetLike) -> tuple[GuardSetLike, SimplifyReport]:
+    """Passes 1-4 and 6 only (no Z3): an equivalent set, exact by construction.
+
+    Duplicates and conjunctions split, equalities folded (one representative per class),
+    one range per symbol with the bounds the domain and divisibility already imply left
+    out (``x >= 4`` makes ``x >= 2`` go; ``Eq(Mod(x, 8), 0)`` makes ``Eq(Mod(x, 4), 0)`` go),
+    guards that interval reasoning proves true within those ranges dropped, bounds that
+    a definition ``Eq(s, expr)`` and the ranges of ``expr`` imply dropped, canonical order. When the cheap passes see a contradiction (which only Z3 may confirm), the
+    input is returned unchanged. The report's ``proof`` is ``YES`` by construction
+    (``z3_checks`` is 0).
+
+    >>> from symint.build import symbol_expr, eq, ge, mod
+    >>> from guards import GuardSet
+    >>> n = symbol_expr("n")
+    >>> reduce_exact(GuardSet.of([ge(n, 2), ge(n, 4), eq(mod(n, 4), 0), eq(mod(n, 8), 0)]))[0]
+    GuardSet(n >= 8, Eq(Mod(n, 8), 0))
+    """
+    return _Simplifier(gs, SolverConfig()).run(use_z3=False)
 
 
 # -- small helpers ---------------------------------------------------------------------------------
@@ -188,13 +228,29 @@ class _Emitted:
 class _Simplifier:
     """One simplification run (all state is local to the run)."""
 
-    def __init__(self, gs: "GuardSet", config: SolverConfig, progress: Progress | None = None):
+    def __init__(self, gs: GuardSetLike, config: SolverConfig, progress: Progress | None = None):
         self.gs, self.config, self.progress = gs, config, progress
         self.domain = gs.domain_map
         self.start = time.perf_counter()
         self.checks = 0
+        self._context: Z3Context | None = None
+        # Two deterministic budgets (Note [Deterministic limits]): the optional drops must
+        # never starve the proof that makes the result trustworthy.
+        self.drop_budget = Budget.of(config, share=2)
+        self.proof_budget = Budget.of(config, share=2)
+        self._extra_rlimit, self._extra_safety = 0, False  # the final satisfiability check's own budget
 
-    def run(self) -> tuple["GuardSet", SimplifyReport]:
+    @property
+    def context(self) -> Z3Context:
+        """This run's own Z3 context (created on first use)."""
+        if self._context is None:
+            self._context = Z3Context()
+        return self._context
+
+    def _entailer(self, domain, budget: Budget, rlimit: int | None = None) -> Entailer:
+        return Entailer(_by_name(domain), self.config, context=self.context, budget=budget, rlimit=rlimit)
+
+    def run(self, use_z3: bool = True) -> tuple[GuardSetLike, SimplifyReport]:
         items = [(c, i) for i, g in enumerate(self.gs.guards) for c in _conjuncts(g.expr)]
         self.mapping: dict = {}
         self.reasons: dict[int, str] = {}
@@ -202,8 +258,12 @@ class _Simplifier:
             facts = self.facts = _Facts(self.domain, items)
             self.mapping, self.reasons = facts.mapping, facts.reasons
             emitted = self._emit(facts)
-            self._drop_implied(emitted)
+            self._drop_implied(emitted, use_z3)
+            if not use_z3:
+                return self._assemble([e for e in emitted if not e.dropped], Verdict.YES, ())
         except _Contradiction as exc:
+            if not use_z3:
+                return self.gs, self._report(proof=Verdict.YES, reverted=("the guards look contradictory; kept as they are",))
             return self._contradiction(exc.origins)
         return self._finish(emitted)
 
@@ -267,7 +327,7 @@ class _Simplifier:
         reps = set(self.facts.members) | set(self.facts.facts)
         return {**self.domain, **{r: ValueRanges.of(*self.facts.baseline(r)) for r in reps}}
 
-    def _drop_implied(self, emitted: list[_Emitted]) -> None:
+    def _drop_implied(self, emitted: list[_Emitted], use_z3: bool = True) -> None:
         """Pass 5: drop each candidate that the still-kept guards around it imply (Z3, local premises).
 
         General guards are tried before bounds, each kind last first, so that of two guards
@@ -276,7 +336,8 @@ class _Simplifier:
         Each candidate is judged against the guards kept at that moment, so everything
         dropped is implied by what remains. Premises are the guards over the candidate's
         symbols only, then its one-hop neighbourhood if that is small (see Note [Local premises]);
-        a candidate that would need more is kept.
+        a candidate that would need more is kept. Without ``use_z3`` only definitions and
+        ranges drop guards (exact interval reasoning).
         """
         exprs = [e.expr for e in emitted]
         hood = Neighbourhoods([exprs], self.facts.find)
@@ -286,18 +347,27 @@ class _Simplifier:
         bounds = [i for i, e in enumerate(emitted) if e.candidate and i not in general and hood.reps[0][i] <= linked]
         order = sorted(general, key=lambda i: _canonical_key(exprs[i]), reverse=True)
         order += sorted(bounds, key=lambda i: _canonical_key(exprs[i]), reverse=True)
-        budget = min(self.config.timeout_ms, self.config.drop_timeout_ms)
-        entailer = Entailer(_by_name(self._z3_domain()), replace(self.config, timeout_ms=budget))
+        config = self.config
+        if config.drop_timeout_ms is not None:  # deprecated: only a tighter safety net per drop check
+            config = replace(config, timeout_ms=min(config.timeout_ms, config.drop_timeout_ms))
+        entailer = None
         active = set(range(len(emitted)))
         definitions = _definitions(exprs, general)
         loose: set[sympy.Symbol] = set()  # symbols that lost a bound guard in this pass
         self.progress = bar = progress_of(self.progress, total=len(order) + 2)
         for i in order:
             bar.step()
+            if not self.drop_budget.allows():  # out of budget: the candidates left are kept
+                break
             because = self._defined_away(exprs[i], definitions, active, loose)
             if because is not None:
                 why = "implied by the definition of its symbol and the ranges"
+            elif not use_z3:
+                continue
             else:
+                if entailer is None:
+                    entailer = self._entailer(self._z3_domain(), self.drop_budget, config.drop_rlimit)
+                    entailer.config = config
                 because = self._implied_by(entailer, hood, exprs, i, active, bounded=i in bounds, simple=simple)
                 if because is None:
                     continue
@@ -307,7 +377,7 @@ class _Simplifier:
                 loose |= hood.reps[0][i]
             self.reasons.update((o, why) for o in emitted[i].origins)
             emitted[i].dropped, emitted[i].because = True, because
-        self.checks += entailer.checks
+        self.checks += entailer.checks if entailer is not None else 0
 
     def _implied_by(self, entailer, hood, exprs, i, active, bounded: bool, simple: set) -> tuple[int, ...] | None:
         """The premises (indices) with which Z3 proved guard ``i`` implied, or None."""
@@ -350,7 +420,7 @@ class _Simplifier:
                 return (j,)
         return None
 
-    def _finish(self, emitted: list[_Emitted]) -> tuple["GuardSet", SimplifyReport]:
+    def _finish(self, emitted: list[_Emitted]) -> tuple[GuardSetLike, SimplifyReport]:
         """Pass 7: prove the input and the emitted guards imply each other (see Note [Proof of equivalence]).
 
         Goals that the other side's equalities and bounds already imply (``_Facts.entails``)
@@ -362,8 +432,7 @@ class _Simplifier:
         new = [e.expr for e in emitted]
         hood = Neighbourhoods([old, new], self.facts.find)
         seeds_new, seeds_old = self._seeds(emitted, hood)
-        entailer = Entailer(_by_name(self.domain), self.config)
-        deadline = self.start + self.config.budget_ms / 1000
+        entailer = self._entailer(self.domain, self.proof_budget)
         old_set, new_set = set(old), set(new)
         failures: list[tuple[int, int, Verdict, str]] = []
         plan = ((1, new, old, old_set, self.facts, seeds_new), (0, old, new, new_set, self.facts, seeds_old))
@@ -371,7 +440,7 @@ class _Simplifier:
             skip = frozenset(k for k, e in enumerate(goals) if e in known or cheap.entails(e))
             try:
                 found = unproven_entailments(
-                    entailer, hood, 1 - goal_pool, premises, goal_pool, goals, skip, seeds, deadline=deadline
+                    entailer, hood, 1 - goal_pool, premises, goal_pool, goals, skip, seeds
                 )
             except SolverError as exc:
                 found = [(k, Verdict.UNKNOWN, str(exc)) for k in range(len(goals)) if k not in skip]
@@ -398,12 +467,14 @@ class _Simplifier:
 
     def _unsatisfiable(self, exprs: list[sympy.Basic]) -> bool:
         """One last check: contradictions the cheap passes cannot see (``Eq(Mod(s, 4), 1)``, ``Eq(Mod(s, 2), 0)``)."""
-        entailer = Entailer(_by_name(self.domain), self.config)
+        entailer = self._entailer(self.domain, Budget(self.config.rlimit, 1))
         try:
             unsat = entailer.entails(exprs, sympy.false).status is SatStatus.UNSAT
         except SolverError:
             unsat = False
         self.checks += entailer.checks
+        self._extra_rlimit += entailer.budget.spent
+        self._extra_safety |= entailer.budget.safety_net > 0
         return unsat
 
     def _seeds(self, emitted: list[_Emitted], hood: Neighbourhoods):
@@ -433,11 +504,11 @@ class _Simplifier:
         return for_new_goal, for_old_goal
 
     # -- results -------------------------------------------------------------------------------
-    def _contradiction(self, origins: frozenset[int]) -> tuple["GuardSet", SimplifyReport]:
+    def _contradiction(self, origins: frozenset[int]) -> tuple[GuardSetLike, SimplifyReport]:
         """The cheap passes found the guards inconsistent: return ``False`` if Z3 agrees."""
         old = [g.expr for g in self.gs.guards]
         hood = Neighbourhoods([old])
-        entailer = Entailer(_by_name(self.domain), self.config)
+        entailer = self._entailer(self.domain, self.proof_budget)
         tried: list[list[int]] = []
         proven = False
         for o in sorted(origins):
@@ -457,13 +528,13 @@ class _Simplifier:
             return self.gs, self._report(proof=Verdict.UNKNOWN, reverted=(why,))
         return self._false("the guards contradict each other")
 
-    def _false(self, why: str) -> tuple["GuardSet", SimplifyReport]:
+    def _false(self, why: str) -> tuple[GuardSetLike, SimplifyReport]:
         dropped = tuple((g, why) for g in self.gs.guards)
         return self.gs.with_guards([Guard(sympy.false, f"simplify: {why}")]), self._report(dropped=dropped)
 
     def _assemble(
         self, keep: list[_Emitted], proof: Verdict, reverted: tuple[str, ...]
-    ) -> tuple["GuardSet", SimplifyReport]:
+    ) -> tuple[GuardSetLike, SimplifyReport]:
         old = list(self.gs.guards)
         keep = sorted(keep, key=lambda e: _canonical_key(e.expr))
         by_expr = {g.expr: g for g in old}
@@ -487,6 +558,10 @@ class _Simplifier:
 
     def _report(self, **fields) -> SimplifyReport:
         subs = tuple(sorted(self.mapping.items(), key=lambda kv: _sym_key(kv[0])))
+        budgets = (self.drop_budget, self.proof_budget)
         return SimplifyReport(
-            substitutions=subs, z3_checks=self.checks, elapsed=time.perf_counter() - self.start, **fields
+            substitutions=subs, z3_checks=self.checks, elapsed=time.perf_counter() - self.start,
+            rlimit=sum(b.spent for b in budgets) + self._extra_rlimit,
+            budget_exhausted=any(b.exhausted for b in budgets),
+            safety_net=any(b.safety_net for b in budgets) or self._extra_safety, **fields,
         )

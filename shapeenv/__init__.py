@@ -39,6 +39,7 @@ from .dynamism import mark_dynamic, mark_static, mark_unbacked, maybe_mark_dynam
 from .stance import set_stance
 from .provenance import AssertRecord, GuardRecord, Provenance
 from .settings import ShapeEnvSettings
+from .deferred import ProducedGuards
 from .symbols import DimDynamic
 
 try:  # numpy is optional; with it, shapeenv.ops also runs eagerly on real arrays (numpy kernels)
@@ -73,6 +74,7 @@ __all__ = [
     "map",
     "switch",
     "ShapeEnvSettings",
+    "ProducedGuards",
     "DimDynamic",
     "check",
     "statically_known_true",

@@ -39,13 +39,7 @@ class Decider:
     def __init__(self, env: "ShapeEnv"):
         self.env = env
         settings = env.settings
-        self.prover = (
-            IncrementalProver(
-                timeout_ms=settings.solver_timeout_ms,
-                budget=settings.z3_budget,
-                nonlinear_timeout_ms=settings.nonlinear_timeout_ms,
-            ) if settings.use_z3 else None
-        )
+        self.prover = IncrementalProver(**settings.prover_limits()) if settings.use_z3 else None
         if self.prover is not None:
             env.facts.on_new_fact(self.prover.add_fact)
         self._memo: dict[tuple[sympy.Basic, int, bool], bool | None] = {}

@@ -36,7 +36,8 @@ from .explain import explain_symbol
 from .facts import Facts
 from .fake.factory import make_fake_tensor
 from .graph import Graph
-from .produce import ProduceReport, produce_guards, produce_guards_with_report
+from .deferred import ProducedGuards
+from .produce import ProduceReport, produce_guards, produce_guards_deferred, produce_guards_with_report
 from .provenance import AssertRecord, GuardRecord, Provenance, user_frame
 from .settings import ShapeEnvSettings
 from .symbols import DimDynamic, SymbolInfo
@@ -422,8 +423,12 @@ class ShapeEnv:
         log.info("guard %s", record)
 
     # -- results ----------------------------------------------------------------------------------
-    def produce_guards(self, *, simplify: bool | None = None) -> GuardSet:
+    def produce_guards(self, *, simplify: bool | None = None, wait: bool = False) -> GuardSet:
         """The guard set over input sources that decides whether this trace may be reused.
+
+        Returns at once the exact reduced set (no Z3); ``wait=True`` returns the Z3-simplified
+        set, proven equivalent (and waits for it); ``simplify=False`` the raw set. See
+        :meth:`produce_guards_deferred` for both at once.
 
         >>> env = ShapeEnv(); s = env.create_symint(8, Source.size("x", 0))
         >>> _ = bool(s % 4 == 0)
@@ -431,7 +436,21 @@ class ShapeEnv:
         x.size()[0] >= 4
         (x.size()[0] % 4) == 0
         """
-        return produce_guards(self, simplify=self.settings.simplify_guards if simplify is None else simplify)
+        simplify = self.settings.simplify_guards if simplify is None else simplify
+        return produce_guards(self, simplify=simplify, wait=wait)
+
+    def produce_guards_deferred(self, config=None, *, background: bool | None = None) -> ProducedGuards:
+        """The reduced guard set now and the Z3-simplified one when proven (see :class:`~shapeenv.deferred.ProducedGuards`).
+
+        >>> env = ShapeEnv(); s = env.create_symint(8, Source.size("x", 0))
+        >>> _ = bool(s > 3); _ = bool(s > 5)
+        >>> p = env.produce_guards_deferred()
+        >>> print(p.current.to_text("source")); print(p.wait().to_text("source")); p.proof.value
+        x.size()[0] >= 6
+        x.size()[0] >= 6
+        'yes'
+        """
+        return produce_guards_deferred(self, config, background=background)
 
     def produce_guards_with_report(self, config=None) -> ProduceReport:
         """The produced guard set, the raw one, and Z3's proof that they accept the same inputs.

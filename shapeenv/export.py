@@ -198,18 +198,20 @@ def export(
         InputSpec(s.name, s.kind, format_dims(s.value, env) if s.kind == "tensor" else s.meta, s.value)
         for s in builder.inputs
     )
+    produced = env.produce_guards_deferred()  # the reduced set now; Z3 simplifies it off the critical path
     return ExportedProgram(
         name=title,
         graph=graph,
         inputs=inputs,
         outputs=out,
         range_constraints=MappingProxyType(ranges),
-        guards=env.produce_guards(),
+        guards=produced.reduced,
         runtime_asserts=tuple(env.runtime_asserts),
         dims=MappingProxyType(dims),
         arg_names=tuple(names),
         env=env,
         layout_guards=layout_guard_set(env, builder.ties),
+        produced=produced,
     )
 
 

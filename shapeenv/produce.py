@@ -21,9 +21,12 @@ Note [Reducing the produced guard set]
     replacement, each symbol's final range, each divisibility fact. Every one of these
     is a consequence of the raw guards. A recorded guard that these explicit facts
     decide (by replacements, divisibility and interval bounds) is dropped; the rest
-    are kept in their simplified form. The result is equivalent to the raw set by
-    construction; ``GuardSet.simplify`` then removes what Z3 finds implied and
-    proves that step equivalent.
+    are kept in their simplified form. :func:`guards.simplify.reduce_exact` then merges
+    bounds, folds divisibility and drops what intervals decide, without Z3. The result
+    is equivalent to the raw set by construction and is what ``produce_guards`` returns
+    at once; ``GuardSet.simplify`` removes what Z3 finds implied and proves that step
+    equivalent, off the critical path (see Note [Deferred simplification] in
+    :mod:`shapeenv.deferred`).
 """
 
 from __future__ import annotations
@@ -35,8 +38,10 @@ from typing import TYPE_CHECKING
 import sympy
 
 from guards import Guard, GuardSet, ProofResult, SolverConfig, Source
+from guards.simplify import reduce_exact
 from symint import build
 
+from .deferred import ProducedGuards
 from .difference_bounds import tighten
 from .facts import Facts
 from .monotone import as_bound
@@ -44,7 +49,15 @@ from .monotone import as_bound
 if TYPE_CHECKING:  # pragma: no cover
     from .env import ShapeEnv
 
-__all__ = ["produce_guards", "produce_guards_with_report", "raw_guards", "ProduceReport", "source_symbols"]
+__all__ = [
+    "produce_guards",
+    "produce_guards_deferred",
+    "produce_guards_with_report",
+    "reduced_guards",
+    "raw_guards",
+    "ProduceReport",
+    "source_symbols",
+]
 
 
 def source_symbols(env: "ShapeEnv") -> tuple[dict[sympy.Symbol, Source], list[Guard]]:
@@ -162,13 +175,41 @@ def raw_guards(env: "ShapeEnv") -> GuardSet:
     return GuardSet.of(ties + _range_guards(env) + recorded, sources)
 
 
-def produce_guards(env: "ShapeEnv", *, simplify: bool = True) -> GuardSet:
-    """The guard set of ``env`` (see the Notes above); ``simplify=False`` gives the raw set."""
-    if not simplify:
-        return raw_guards(env)
+def reduced_guards(env: "ShapeEnv") -> GuardSet:
+    """The exact reduced set, without Z3 (see Note [Reducing the produced guard set])."""
     sources, ties = source_symbols(env)
     reduced = GuardSet.of(ties + reduce_guards(env), sources)
-    return reduced.simplify() if len(reduced) else reduced
+    return reduce_exact(reduced)[0] if len(reduced) else reduced
+
+
+def produce_guards(env: "ShapeEnv", *, simplify: bool = True, wait: bool = False) -> GuardSet:
+    """The guard set of ``env`` (see the Notes above) without waiting for Z3.
+
+    ``simplify=False`` gives the raw set; the default, the exact reduced set (no Z3);
+    ``wait=True`` the Z3-simplified set, proven equivalent (computed here, so this waits).
+    :func:`produce_guards_deferred` gives the reduced set at once and the simplified one
+    when a worker has proven it.
+    """
+    if not simplify:
+        return raw_guards(env)
+    reduced = reduced_guards(env)
+    if not wait:
+        return reduced
+    return ProducedGuards(reduced, background=False).wait()
+
+
+def produce_guards_deferred(
+    env: "ShapeEnv", config: SolverConfig | None = None, *, background: bool | None = None
+) -> ProducedGuards:
+    """A :class:`~shapeenv.deferred.ProducedGuards`: the reduced set now, the Z3-simplified one when proven.
+
+    ``background`` (default: the env's ``simplify_in_background`` setting) starts the
+    simplification in a worker thread now; otherwise the first ``wait()`` runs it.
+    """
+    if background is None:
+        background = env.settings.simplify_in_background
+    reduced = reduced_guards(env)
+    return ProducedGuards(reduced, config, background=background)
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,17 +218,21 @@ class ProduceReport:
 
     Attributes:
         raw: every recorded guard with the pins, ties and initial ranges.
-        produced: what :func:`produce_guards` returns.
+        produced: the Z3-simplified set (``produce_guards(wait=True)``).
         proof: ``raw.equivalent(produced)``; YES is a proof, UNKNOWN means Z3 ran out of
-            time (the reduction is exact by construction; the proof is a second check).
+            its limits (the reduction is exact by construction; the proof is a second check).
+        reduced: the exact reduced set ``produce_guards()`` returns at once.
     """
 
     raw: GuardSet
     produced: GuardSet
     proof: ProofResult
+    reduced: GuardSet | None = None
 
 
 def produce_guards_with_report(env: "ShapeEnv", config: SolverConfig | None = None) -> ProduceReport:
-    """:func:`produce_guards` plus a Z3 proof that it accepts exactly what the raw set accepts."""
-    raw, produced = raw_guards(env), produce_guards(env)
-    return ProduceReport(raw, produced, raw.equivalent(produced, config or SolverConfig(timeout_ms=2000)))
+    """The simplified produced set plus a Z3 proof that it accepts exactly what the raw set accepts."""
+    raw, reduced = raw_guards(env), reduced_guards(env)
+    produced = ProducedGuards(reduced, background=False).wait()
+    proof = raw.equivalent(produced, config or SolverConfig(rlimit=2_000_000))
+    return ProduceReport(raw, produced, proof, reduced)

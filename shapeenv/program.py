@@ -217,7 +217,10 @@ class ExportedProgram:
         inputs: one :class:`InputSpec` per input leaf, in argument order.
         outputs: the fake outputs (tensors, SymInts, constants; nested as returned).
         range_constraints: symbol -> its range after tracing (guards and runtime asserts applied).
-        guards: the produced guard set over input sources (``env.produce_guards()``).
+        guards: the produced guard set over input sources, as installed at once: the exact
+            reduced set (``env.produce_guards()``; no Z3).
+        produced: the :class:`~shapeenv.deferred.ProducedGuards` behind ``guards``: its
+            ``wait()`` gives the Z3-simplified set, proven equivalent (see :meth:`simplified_guards`).
         runtime_asserts: the ``check(...)`` calls recorded while tracing.
         dims: symbol -> the name of the ``Dim`` it was declared with (named dims only).
         arg_names: the input names of the positional arguments (keyword arguments are named by key).
@@ -237,11 +240,24 @@ class ExportedProgram:
     arg_names: tuple[str, ...] = ()
     env: Any = field(default=None, repr=False)
     layout_guards: GuardSet = field(default_factory=GuardSet)
+    produced: Any = field(default=None, repr=False, compare=False)
 
     @property
     def all_guards(self) -> GuardSet:
         """The produced guards and the layout guards: what an input must satisfy to reuse the program."""
         return self.guards & self.layout_guards if len(self.layout_guards) else self.guards
+
+    def simplified_guards(self, timeout: float | None = None) -> GuardSet:
+        """The Z3-simplified guard set, proven equivalent to :attr:`guards` (waits for it, at most ``timeout`` s).
+
+        >>> from shapeenv import Dim, export
+        >>> p = export(lambda x: x.view(-1, 4), ((8,),), dynamic_shapes={"x": {0: Dim.DYNAMIC}})
+        >>> print(p.simplified_guards().to_text("source")); p.produced.proof.value
+        x.size()[0] >= 4
+        (x.size()[0] % 4) == 0
+        'yes'
+        """
+        return self.guards if self.produced is None else self.produced.wait(timeout)
 
     @property
     def output_shapes(self) -> Any:

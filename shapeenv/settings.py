@@ -20,24 +20,33 @@ class ShapeEnvSettings:
             caller allowed them through ``min``); other backed sizes get ``[2, oo]``.
         duck_shape: ``DimDynamic.DUCK`` dims with equal hints share one symbol.
         use_z3: ask Z3 when ranges, replacements and known facts do not decide.
-        solver_timeout_ms: the timeout of one Z3 query in linear arithmetic.
-        nonlinear_timeout_ms: the timeout of one Z3 query with products of sizes or
+        solver_rlimit: the Z3 resource limit (``rlimit``, a deterministic count) of one
+            query in linear arithmetic while tracing (about 7 ms of Z3 at most).
+        nonlinear_rlimit: the resource limit of one query with products of sizes or
             division by a size while tracing; 0 (the default) does not ask such queries:
-            they are rarely decided in a few milliseconds, and the guards they would
-            have saved are removed anyway when ``produce_guards`` simplifies the set
-            with a larger budget. (Measured on W1: asking them with a 1 ms timeout cost
-            about 30% of the replay time and saved one produced guard.)
+            they are rarely decided cheaply, and the guards they would have saved are
+            removed anyway when ``produce_guards`` simplifies the set with a larger budget.
+        solver_timeout_ms: only a wall-clock safety net per query (see Note [Deterministic
+            limits] in ``guards.z3_translate``); its firings are counted on the prover.
+        nonlinear_timeout_ms: deprecated (use ``nonlinear_rlimit``); a positive value with
+            ``nonlinear_rlimit=0`` asks nonlinear queries with ``solver_rlimit``.
         z3_budget: at most this many Z3 queries per environment (then fall back to guards).
-        simplify_guards: ``produce_guards`` drops implied guards (proven equivalent by Z3).
+        simplify_guards: ``produce_guards`` reduces the set exactly at once and starts the
+            Z3 simplification (proven equivalent) off the critical path.
+        simplify_in_background: run that Z3 simplification in a worker thread as soon as the
+            set is produced (True), or only when a caller asks for it (False).
     """
 
     specialize_zero_one: bool = True
     duck_shape: bool = True
     use_z3: bool = True
-    solver_timeout_ms: int = 5
+    solver_rlimit: int = 10_000
+    nonlinear_rlimit: int = 0
+    solver_timeout_ms: int = 10_000
     nonlinear_timeout_ms: int = 0
     z3_budget: int = 2000
     simplify_guards: bool = True
+    simplify_in_background: bool = True
 
     def __post_init__(self) -> None:
         if self.solver_timeout_ms <= 0 or self.nonlinear_timeout_ms < 0:
@@ -45,5 +54,25 @@ class ShapeEnvSettings:
                 f"solver_timeout_ms must be > 0 and nonlinear_timeout_ms >= 0, "
                 f"got {self.solver_timeout_ms} and {self.nonlinear_timeout_ms}"
             )
+        if self.solver_rlimit <= 0 or self.nonlinear_rlimit < 0:
+            raise ValueError(
+                f"solver_rlimit must be > 0 and nonlinear_rlimit >= 0, got {self.solver_rlimit} and {self.nonlinear_rlimit}"
+            )
         if self.z3_budget < 0:
             raise ValueError(f"z3_budget must be >= 0, got {self.z3_budget}")
+
+    def prover_limits(self) -> dict[str, int]:
+        """The keyword arguments of :class:`guards.incremental.IncrementalProver` these settings ask for.
+
+        >>> ShapeEnvSettings().prover_limits()["nonlinear_rlimit"], ShapeEnvSettings(nonlinear_timeout_ms=3).prover_limits()["nonlinear_rlimit"]
+        (0, 10000)
+        """
+        nonlinear = self.nonlinear_rlimit
+        if nonlinear == 0 and self.nonlinear_timeout_ms > 0:  # the deprecated spelling of "ask them"
+            nonlinear = self.solver_rlimit
+        return {
+            "rlimit": self.solver_rlimit,
+            "budget": self.z3_budget,
+            "nonlinear_rlimit": nonlinear,
+            "timeout_ms": self.solver_timeout_ms,
+        }

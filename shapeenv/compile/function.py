@@ -26,6 +26,16 @@ Note [Eager runs]
     kernels), and results unwrapped. Torch tensors already have those methods and are passed
     as they are.
 
+Note [Simplified guards swapped in]
+    An entry is installed with the trace's exact reduced guard set, so the compiled
+    function serves calls as soon as the trace ends. When the trace's
+    :class:`~shapeenv.deferred.ProducedGuards` has proven its Z3-simplified set
+    equivalent (in a worker thread), each entry of that trace gets the simplified set
+    (with the same int pins and ``specialize_on`` predicate) through
+    :meth:`GuardedCache.replace_guards`, one atomic snapshot per entry. Records keep the
+    entry's index; introspection reads the current entry from the cache.
+    :meth:`CompiledFunction.wait_simplified` waits for every pending swap.
+
 Note [hint_override]
     ``mark_dynamic(x, 0, hint_override=32)`` makes the *first* trace of that input
     key decide branches as if the size were 32. The entry it yields serves the
@@ -130,6 +140,7 @@ class CompiledFunction:
     def _reset_state(self) -> None:
         self._caches: dict[tuple, GuardedCache] = {}  # replaced, never mutated (Note [Threads and the cache])
         self._records: tuple[_Record, ...] = ()
+        self._pending: tuple = ()  # the ProducedGuards of every trace, for wait_simplified
         self._reasons: tuple[RecompileReason, ...] = ()
         self._dynamism = Dynamism()
         self._compilations = 0
@@ -285,9 +296,36 @@ class CompiledFunction:
         if fresh:
             self._caches = {**self._caches, key: cache}
         self._records = tuple(records)
+        produced = program.produced
+        if produced is not None:  # Note [Simplified guards swapped in]
+            indices = [e.index for e in new]
+
+            def swap(simplified, cache=cache, indices=indices, traced=traced) -> None:
+                for index, (_, guards) in zip(indices, traced.entry_guards(simplified)):
+                    cache.replace_guards(index, guards)
+
+            self._pending += (produced,)
+            produced.on_simplified(swap)
         if self._persist is not None:
             self._save(key, traced, reason, new)
         return new
+
+    def wait_simplified(self, timeout: float | None = None) -> bool:
+        """Wait until every entry has its Z3-simplified guard set (or kept its reduced one); True if all done.
+
+        >>> import numpy as np
+        >>> from shapeenv.compile import compile
+        >>> f = compile(lambda x: x.reshape(-1, 4), dynamic=True)
+        >>> _ = f(np.zeros(8)); f.wait_simplified()
+        True
+        """
+        for produced in self._pending:
+            produced.wait(timeout)
+        return all(p.done for p in self._pending)
+
+    def _entry(self, rec: _Record) -> CacheEntry:
+        """The current form of a record's entry (its guards may have been swapped for simplified ones)."""
+        return self._caches[rec.key].entries[rec.entry.index]
 
     # -- the store (shapeenv.compile.persist) -------------------------------------------------------
     def _from_store(self, call: Call) -> CacheEntry | None:
@@ -392,17 +430,17 @@ class CompiledFunction:
         explained = {}
         cache = self._caches.get(call.key)
         if cache is not None:
-            explained = {id(e): why for e, why in cache.explain_miss(call.inputs)}
+            explained = {e.index: why for e, why in cache.explain_miss(call.inputs)}
         for rec in self._records:
             if rec.key != call.key:
                 diffs = key_differences(rec.key, call.key)
                 failures.append((rec.index, diffs[0] if diffs else "the input key differs"))
                 continue
-            why = explained.get(id(rec.entry))
+            why = explained.get(rec.entry.index)
             failures.append((rec.index, _with_line(why.failures[0]) if why is not None and why.failures else "its guards reject the inputs"))
             pins = tuple(  # sizes and ints: what suggest_dynamic can make dynamic (strides follow the sizes)
                 (src, const, got)
-                for src, const in rec.entry.pins.items()
+                for src, const in self._entry(rec).pins.items()
                 if src.kind in ("size", "value") and (got := src.read(call.inputs[src.base])) != const
             )
             rank = (len(pins), -rec.index)
@@ -449,7 +487,8 @@ class CompiledFunction:
             fallbacks = self._fallbacks
         entries = tuple(
             EntryInfo(
-                r.index, describe_key(r.key), r.entry.guards, caches[r.key].hits(r.entry), r.reason, r.dynamic,
+                r.index, describe_key(r.key), caches[r.key].entries[r.entry.index].guards, caches[r.key].hits(r.entry),
+                r.reason, r.dynamic,
                 r.label, r.seconds, r.program, r.notes,
             )
             for r in records

@@ -65,6 +65,7 @@ class Specialization:
 
     label: str
     guards: GuardSet
+    extra: GuardSet | None = None  # the predicate's guard, added to the generic guards
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +79,7 @@ class Traced:
         specializations: the ``specialize_on`` entries, in order.
         skipped: predicates that got no entry, with why.
         seconds: how long tracing took.
+        pins: the int pins added to the program's guards (Note [Int inputs in guards]).
     """
 
     program: ExportedProgram
@@ -86,6 +88,15 @@ class Traced:
     specializations: tuple[Specialization, ...] = ()
     skipped: tuple[str, ...] = ()
     seconds: float = 0.0
+    pins: GuardSet | None = None
+
+    def entry_guards(self, produced: GuardSet) -> list[tuple[str | None, GuardSet]]:
+        """Each entry's label and guard set, built on ``produced`` (the program's guards, or their simplified form)."""
+        generic = produced & self.pins if self.pins is not None else produced
+        out: list[tuple[str | None, GuardSet]] = []
+        for s in self.specializations:
+            out.append((s.label, generic & s.extra if s.extra is not None else s.guards))
+        return out + [(None, generic)]
 
 
 def trace_call(fn: Callable, call: Call, plan: Plan, name: str, args: tuple | None = None,
@@ -126,9 +137,12 @@ def trace_call(fn: Callable, call: Call, plan: Plan, name: str, args: tuple | No
                 raise
             detail = "; ".join(v.detail for v in e.violations)
             plan = plan.with_static(weak, f"{DEMOTED}: the function specialises it ({detail})")
-    guards = program.all_guards & _int_pins(plan)
+    pins = _int_pins(plan)
+    if len(program.layout_guards):  # the layout guards travel with the int pins, into simplified sets too
+        pins = program.layout_guards & pins
+    guards = program.guards & pins
     specs, skipped = _specializations(program, plan, guards)
-    return Traced(program, plan, guards, specs, skipped, time.perf_counter() - start)
+    return Traced(program, plan, guards, specs, skipped, time.perf_counter() - start, pins)
 
 
 def _int_pins(plan: Plan) -> GuardSet:
@@ -168,7 +182,7 @@ def _specializations(program: ExportedProgram, plan: Plan, generic: GuardSet):
             expr = env.simplify(result.node.expr)
             extra = GuardSet.of([Guard.of(expr, where)], generic.source_map)
             label = extra.to_text("source").strip()
-            out.append(Specialization(label, generic & extra))
+            out.append(Specialization(label, generic & extra, extra))
     return tuple(out), tuple(skipped)
 
 

@@ -58,7 +58,9 @@ CASES = [
     (["guards", "check", "{w2_json}"], 0, ["19 guards", "satisfiable: yes"]),
     (["guards", "check", "{redundant}"], 0, ["redundant: 1", "L['x'].size()[0] >= 2", "redundant.txt:2"]),
     (["guards", "check", "{unsat}"], 1, ["satisfiable: no"]),
-    (["guards", "check", "{fermat}", "--timeout-ms", "20"], 3, ["satisfiable: unknown"]),
+    (["guards", "check", "{fermat}", "--rlimit", "2000"], 3, ["satisfiable: unknown"]),
+    (["guards", "check", "{fermat}", "--budget-rlimit", "1"], 3, ["satisfiable: unknown (budget exhausted)"]),
+    (["guards", "diff", "{fermat}", "{pair}", "--budget-rlimit", "1"], 3, ["solver gave up (budget exhausted); raise --budget-rlimit"]),
     (["guards", "simplify", "{redundant}", "--format", "source"], 0, ["2 guards -> 1 guards", "proof of equivalence: yes", "x.size()[0] >= 4"]),
     (["guards", "simplify", "{redundant}", "--format", "sympy"], 0, ["s0 >= 4"]),
     (["guards", "diff", "{pair}", "{pair_same}"], 0, ["equivalent: yes", "A implies B: yes", "B implies A: yes"]),
@@ -196,3 +198,12 @@ def test_console_entry_point_as_a_subprocess(files):
     proc = subprocess.run(argv, capture_output=True, text=True, env=env, cwd=ROOT, timeout=120)
     assert proc.returncode == 1, proc.stderr
     assert "(x.size()[0] % 8) == 0 failed: got 9" in proc.stdout
+
+
+def test_simplify_json_reports_its_deterministic_cost(files, capsys):
+    runs = []
+    for _ in range(2):
+        code, out, _ = run(["guards", "simplify", files["w2"], "--json"], capsys)
+        runs.append(json.loads(out))
+    assert code == 0 and runs[0]["budget_exhausted"] is False and runs[0]["safety_net"] is False
+    assert (runs[0]["z3_checks"], runs[0]["rlimit"]) == (runs[1]["z3_checks"], runs[1]["rlimit"])

@@ -149,7 +149,7 @@ FERMAT = GuardSet.of(
     [build.eq(build.add(build.pow_(a_, 3), build.pow_(b_, 3)), build.pow_(c_, 3))]
     + [build.ge(x, 1) for x in (a_, b_, c_)]
 )
-TINY = SolverConfig(timeout_ms=5)
+TINY = SolverConfig(rlimit=5_000)
 
 
 @pytest.mark.parametrize(
@@ -162,9 +162,37 @@ TINY = SolverConfig(timeout_ms=5)
     ],
     ids=["is_satisfiable", "implies", "equivalent", "overlap"],
 )
-def test_timeout_gives_unknown_not_yes(question):
+def test_rlimit_gives_unknown_not_yes(question):
     r = question()
     assert r.verdict is UNKNOWN and r.reason and r.witness is None
+    assert r.checks >= 1 and r.rlimit >= 5_000 and not r.safety_net
+
+
+def test_answers_and_costs_are_the_same_every_run():
+    """Deterministic limits: the same question spends the same resource units and gets the same answer."""
+    runs = [implies(FERMAT, GuardSet.of([build.lt(a_, 0)]), TINY) for _ in range(3)]
+    assert len({(r.verdict, r.reason, r.checks, r.rlimit) for r in runs}) == 1
+
+
+def test_total_budget_exhaustion_is_reported():
+    """``implies`` falls back to guard-by-guard proofs; a budget of 2 checks cannot finish them."""
+    config = SolverConfig(rlimit=5_000, max_checks=2)
+    r = implies(FERMAT, GuardSet.of([build.lt(a_, 0), build.ge(b_, 1)]), config)
+    assert r.verdict is UNKNOWN and r.budget_exhausted and r.checks <= 2
+
+
+def test_redundant_is_bounded_by_the_budget_and_says_so():
+    """5,000 bounds on one symbol need no Z3; nonlinear guards past the budget are kept and listed."""
+    from guards.prove import redundant_with_report
+
+    bounds = GuardSet.of([build.ge(a_, k) for k in range(5000)])
+    r = redundant_with_report(bounds)
+    dropped = {g.expr for g in r.redundant}
+    assert [e for e in bounds.exprs if e not in dropped] == [build.ge(a_, 4999)] and r.checks <= 1
+    products = [build.ne(build.mul(a_, b_), k) for k in range(3, 40)] + [build.ge(a_, 2), build.ge(b_, 2)]
+    r = redundant_with_report(GuardSet.of(products), SolverConfig(max_checks=5))
+    assert r.budget_exhausted and r.checks == 5
+    assert len(r.redundant) + len(r.unknown) <= 5 + len(products) and r.unknown
 
 
 def test_redundant_keeps_guards_whose_check_times_out():

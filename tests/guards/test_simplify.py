@@ -188,8 +188,8 @@ def test_result_does_not_depend_on_guard_order(gs, rnd):
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(guard_sets(), st.integers(0, 2**32))
-def test_exact_even_when_z3_runs_out_of_time(gs, seed):
-    out = gs.simplify(SolverConfig(timeout_ms=1, drop_timeout_ms=1))
+def test_exact_even_when_z3_runs_out_of_its_limits(gs, seed):
+    out = gs.simplify(SolverConfig(rlimit=200, drop_rlimit=100, max_checks=4))
     _same_inputs(gs, out, seed)
 
 
@@ -226,3 +226,49 @@ def test_deterministic_on_a_larger_set():
     assert report.proof is Verdict.YES and len(first) < len(gs)
     assert simplify(gs).exprs == first.exprs
     assert equivalent(gs, first).verdict is Verdict.YES
+
+
+# -- the Z3-free reduction (what produce_guards installs at once) -----------------------------------------
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(guard_sets(), st.integers(0, 2**32))
+def test_exact_reduction_is_equivalent_to_the_input(gs, seed):
+    """``reduce_exact`` runs no Z3, yet Z3 proves its result equivalent (and concrete sizes agree)."""
+    from guards.simplify import reduce_exact
+
+    out, report = reduce_exact(gs)
+    assert report.z3_checks == 0 and report.rlimit == 0
+    _same_inputs(gs, out, seed)
+    proof = equivalent(gs, out, SolverConfig(rlimit=2_000_000))
+    assert proof.verdict is not Verdict.NO, (gs, out, proof.witness)
+    assert len(out) <= len(gs) + sum(1 for g in gs.guards if isinstance(g.expr, sympy.And)) * 6
+
+
+@pytest.mark.parametrize(
+    "gs,expected",
+    [
+        (sized([ge(s0, 2), ge(s0, 4)]), [ge(s0, 4)]),  # implied linear bound
+        (sized([eq(mod(s0, 8), 0), eq(mod(s0, 4), 0)]), [eq(mod(s0, 8), 0)]),  # divisibility folded
+        (sized([ge(s0, 2), ge(s0, 2), le(s0, 9), le(s0, 20)]), [ge(s0, 2), le(s0, 9)]),  # duplicates, one range
+        (sized([ge(s0, 2), ge(s1, 3), gt(mul(s0, s1), 5)]), [ge(s0, 2), ge(s1, 3)]),  # decided by intervals
+        (sized([gt(s0, s1), gt(s1, s2), gt(s0, s2)]), [gt(s0, s1), gt(s0, s2), gt(s1, s2)]),  # needs Z3: kept
+    ],
+    ids=["implied bound", "divisibility", "duplicates and one range", "intervals", "z3 left for later"],
+)
+def test_exact_reduction_cases(gs, expected):
+    from guards.simplify import reduce_exact
+
+    out, report = reduce_exact(gs)
+    assert sorted(map(str, out.exprs)) == sorted(map(str, expected)), (gs, out)
+    assert report.z3_checks == 0 and equivalent(gs, out).verdict is Verdict.YES
+
+
+def test_simplification_is_bounded_and_reports_its_budget():
+    """A budget of a few checks: the drop pass stops early, what it could not try is kept, the result stays exact."""
+    gs = sized([gt(s0, s1), gt(s1, s2), gt(s0, s2), gt(mul(s0, s1), s2), ge(s2, 2)])
+    out, report = simplify_with_report(gs, SolverConfig(max_checks=2))
+    assert report.budget_exhausted and report.z3_checks <= 3  # 1 per phase + the final satisfiability check
+    assert equivalent(gs, out).verdict is Verdict.YES
+    full, full_report = simplify_with_report(gs)
+    assert not full_report.budget_exhausted and len(full) < len(out)
+    again = simplify_with_report(gs)[1]
+    assert (again.z3_checks, again.rlimit) == (full_report.z3_checks, full_report.rlimit)  # deterministic cost
