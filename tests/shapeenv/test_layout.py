@@ -195,3 +195,12 @@ def test_eager_tensors_follow_torch_layouts() -> None:
     assert x.unfold(2, 2, 2).shape == (2, 3, 2, 2) and x.as_strided((2, 2), (1, 4)).tolist() == [[0.0, 4.0], [1.0, 5.0]]
     with pytest.raises(IndexError, match="out of bounds"):
         x.as_strided((30,), (1,))
+
+
+def test_simplified_guard_sets_keep_the_layout_guards() -> None:
+    g = compile(branchy, backend=numpy_backend, dynamic=True)
+    g(ones(3, 4))
+    assert g.wait_simplified(60)
+    text = g.cache_info().entries[0].guards.to_text("torch")
+    assert "L['x'].stride()[0] == L['x'].size()[1]" in text and "L['x'].stride()[1] == 1" in text
+    assert g(ones(4, 3).T)[0, 0] == 3.0 and g.cache_info().compilations == 2
