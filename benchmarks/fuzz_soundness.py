@@ -5,10 +5,13 @@ Run from the repository root::
     python benchmarks/fuzz_soundness.py --seconds 300
     python benchmarks/fuzz_soundness.py --programs 2000 --seed 7 --instructions 12 --samples 12
 
-Each program (see ``tests/shapeenv/fuzz_programs.py``) is exported with dynamic dims; sizes are
-sampled and, whenever the guard set accepts them, the same Python program is run on numpy arrays:
-it must take the same branch decisions and produce the shapes the export predicts, and the numpy
-backend must compute the same values (``tests/shapeenv/fuzz_check.py``). A violation is printed
+Each program (see ``tests/shapeenv/fuzz_programs.py``) is exported with dynamic dims, on inputs of
+random layouts (contiguous, transposed, permuted, stepped slices, expanded with stride 0, offset
+views, channels-last); sizes and layouts are sampled and, whenever the guard set (layout guards
+included) accepts them, the same Python program is run on numpy arrays with torch's semantics: it
+must take the same branch decisions (on sizes, ``is_contiguous()``, ``stride()``) and produce the
+shapes and strides the export predicts, and the numpy backend must compute the same values
+(``tests/shapeenv/fuzz_check.py``). A violation is printed
 with a shrunk reproducer (program, example sizes, failing sizes, guard set) and the exit status is 1.
 Export errors (programs numpy accepts but a shape rule rejects) are precision notes, not
 violations: they are counted and the first few printed.

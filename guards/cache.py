@@ -102,6 +102,9 @@ def pinned_sources(guards: GuardSet) -> dict[Source, int]:
     return pins
 
 
+_CHEAP = ("size", "value")
+
+
 @dataclass(frozen=True, slots=True)
 class _Index:
     entries: tuple[CacheEntry, ...] = ()
@@ -152,6 +155,8 @@ def _key_reader(key: tuple[Source, ...]) -> Callable[[Mapping[str, object]], tup
 
 def _build_index(entries: tuple[CacheEntry, ...]) -> _Index:
     counts = Counter(src for e in entries for src in e.pins)
+    if any(s.kind in _CHEAP for s in counts):  # sizes and ints are cheaper to read than strides (layout pins)
+        counts = Counter({s: n for s, n in counts.items() if s.kind in _CHEAP})
     if not counts:
         return _Index(entries, wildcards=entries)
     best = max(counts.values())

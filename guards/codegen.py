@@ -71,7 +71,7 @@ from symint.functions import (
 from symint.limits import check_power
 
 from .errors import CodegenError, GuardTypeError, UnknownSourceError
-from .source import Source
+from .source import Source, contiguous_strides_of, storage_offset_of
 from .validate import need_guardset
 
 from .protocols import GuardSetLike
@@ -352,7 +352,7 @@ def _reader_lines(symbols, sources: Mapping[sympy.Symbol, Source], names) -> lis
         if src.kind == "stride" and k not in strided:
             strided.add(k)
             # Exact numpy arrays and torch tensors inline; anything else through Source.read's rules.
-            lines += [f"if _type(i{k}) is _NDARRAY:", f"    st{k} = i{k}.strides", f"    sd{k} = i{k}.itemsize"]
+            lines += [f"if _type(i{k}) is _NDARRAY and i{k}.size:", f"    st{k} = i{k}.strides", f"    sd{k} = i{k}.itemsize"]
             lines += [f"elif _type(i{k}) is _TENSOR:", f"    st{k} = i{k}.stride()", f"    sd{k} = 1"]
             lines += ["else:", f"    st{k}, sd{k} = _strides(i{k})"]
     for sym in symbols:
@@ -375,12 +375,12 @@ def _strides(obj: Any) -> tuple[Any, int]:
     stride = getattr(obj, "stride", None)
     if callable(stride):
         return stride(), 1
+    if hasattr(obj, "shape") and (not hasattr(obj, "strides") or getattr(obj, "size", 1) == 0):
+        return contiguous_strides_of(obj.shape), 1  # a shape spec, or an empty numpy array: laid out as torch would
     return obj.strides, obj.itemsize
 
 
-def _offset(obj: Any) -> int:
-    offset = getattr(obj, "storage_offset", None)
-    return offset() if callable(offset) else 0
+_offset = storage_offset_of
 
 
 #: Powers with a constant exponent up to this are inlined; larger ones go through ``_pown``'s size check.
@@ -468,7 +468,7 @@ _TYPE_LINES = ("except _TYPEERROR:", "    raise _values_error() from None")
 _GENERATED_NAME = re.compile(r"(?:v|t|i|sh|st|sd|_b)[0-9]+\Z")
 _FIXED_NAMES = frozenset(
     {"_make", "check_ints", "first_failure_ints", "check", "check_objects", "first_failure", "inputs", "shape"}
-    | {"strides", "stride", "itemsize"}
+    | {"strides", "stride", "itemsize", "size"}
     | set(_HELPERS)
     | _SPECIALS
 )

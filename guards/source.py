@@ -18,7 +18,7 @@ from typing import Literal
 from .errors import GuardTypeError, GuardValueError
 from .torch_sources import torch_base
 
-__all__ = ["Source", "SourceKind"]
+__all__ = ["Source", "SourceKind", "storage_offset_of", "contiguous_strides_of"]
 
 SourceKind = Literal["value", "size", "stride", "storage_offset", "numel"]
 _KINDS = ("value", "size", "stride", "storage_offset", "numel")
@@ -101,7 +101,8 @@ class Source:
         """Read this source's integer from the bound object ``obj`` (an array-like or an int).
 
         Sizes are read from ``obj.shape``; strides from ``obj.stride()`` (torch) or
-        ``obj.strides`` divided by ``obj.itemsize`` (numpy).
+        ``obj.strides`` divided by ``obj.itemsize`` (numpy); storage offsets as
+        :func:`storage_offset_of` says.
 
         Raises:
             GuardTypeError: ``obj`` has no such size, stride or value.
@@ -129,9 +130,45 @@ class Source:
             stride = getattr(obj, "stride", None)
             if callable(stride):
                 return int(stride()[self.index])
+            if not hasattr(obj, "strides") or getattr(obj, "size", 1) == 0:
+                # a shape spec (no data), or an empty numpy array (numpy gives those strides 0): laid out as torch would
+                return int(contiguous_strides_of(obj.shape)[self.index])  # type: ignore[attr-defined]
             return int(obj.strides[self.index]) // int(obj.itemsize)  # type: ignore[attr-defined]
-        offset = getattr(obj, "storage_offset", None)
-        return int(offset()) if callable(offset) else 0
+        return storage_offset_of(obj)
 
     def __str__(self) -> str:
         return self.text()
+
+
+def contiguous_strides_of(shape) -> tuple[int, ...]:
+    """Row-major strides in elements (sizes 0 count as 1, as torch lays out empty tensors).
+
+    >>> contiguous_strides_of((2, 3, 4))
+    (12, 4, 1)
+    """
+    out, acc = [], 1
+    for size in reversed(tuple(shape)):
+        out.append(acc)
+        acc *= max(int(size), 1)
+    return tuple(reversed(out))
+
+
+def storage_offset_of(obj: object) -> int:
+    """The storage offset of an array-like in elements: torch's ``storage_offset()``; for a numpy
+    view, the distance of its first element from the start of the array owning the memory; else 0.
+
+    >>> import numpy as np
+    >>> a = np.zeros((4, 3), np.float32)
+    >>> storage_offset_of(a), storage_offset_of(a[1:]), storage_offset_of(a[1:, 2:][::2])
+    (0, 3, 5)
+    """
+    offset = getattr(obj, "storage_offset", None)
+    if callable(offset):
+        return int(offset())
+    root = obj
+    while getattr(root, "base", None) is not None and hasattr(root.base, "__array_interface__"):
+        root = root.base  # type: ignore[attr-defined]
+    if root is obj:
+        return 0
+    start = obj.__array_interface__["data"][0]  # type: ignore[attr-defined]
+    return (start - root.__array_interface__["data"][0]) // int(obj.itemsize)  # type: ignore[attr-defined]

@@ -58,8 +58,11 @@ from .facts import Facts
 from .export_derived import judge_derived
 from .fake.declared import set_valued
 from .fake.dims import DerivedDim, Dim
+from .fake.factory import make_input_tensor
 from .graph import Graph
-from .program import ExportedProgram, InputSpec, TensorSpec, argument_names, format_dims, is_tensor_like, shape_and_dtype
+from .layout_guards import array_storage_offset, array_strides, layout_guard_set
+from .program import (ExportedProgram, InputSpec, TensorSpec, argument_names, format_dims, is_shape_tuple, is_tensor_like,
+                      shape_and_dtype)
 from .provenance import GuardRecord
 from .rules.registry import graph_arg
 from .settings import ShapeEnvSettings
@@ -192,7 +195,8 @@ def export(
     violations = find_violations(env, builder.declared)
     if violations:
         raise ExportConstraintError(violations, signature)
-    ranges = {sym: env.facts.range_of(sym) for sym in env.symbols if env.simplify(sym) == sym}
+    ranges = {sym: env.facts.range_of(sym) for sym, info in env.symbols.items()
+              if env.simplify(sym) == sym and not (info.sources and info.sources[0].kind in ("stride", "storage_offset"))}
     dims = {d.symbol: d.spec.name for d in builder.declared if d.spec.is_named}
     inputs = tuple(
         InputSpec(s.name, s.kind, format_dims(s.value, env) if s.kind == "tensor" else s.meta, s.value)
@@ -210,6 +214,7 @@ def export(
         dims=MappingProxyType(dims),
         arg_names=tuple(names),
         env=env,
+        layout_guards=layout_guard_set(env, builder.ties),
         produced=produced,
     )
 
@@ -259,6 +264,7 @@ class _Inputs:
         self.env, self.graph = env, graph
         self.inputs: list[InputSpec] = []
         self.declared: list[_Declared] = []
+        self.ties: list = []  # (stride source, traced value) per input stride: the layout guards
 
     def make(self, name: str, value: Any, spec: Any, where: str) -> Any:
         if is_tensor_like(value):
@@ -282,7 +288,11 @@ class _Inputs:
     def _tensor(self, name: str, value: Any, spec: Any, where: str):
         shape, dtype = shape_and_dtype(value)
         dims = _per_dim(spec, len(shape), where, shape)
-        fake = self.env.fake_tensor(shape, dtype, dynamic=dims, name=name)
+        real = not (isinstance(value, TensorSpec) or is_shape_tuple(value))
+        strides = array_strides(value) if real else None
+        offset = array_storage_offset(value) if real and strides is not None else None
+        fake, ties = make_input_tensor(self.env, shape, dtype, dims, name, strides, offset)
+        self.ties += ties
         for i, dim in enumerate(dims):
             if dim is Dim.STATIC:
                 continue

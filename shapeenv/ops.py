@@ -18,7 +18,7 @@ from .rules import conv, creation, data_dependent, indexing, linalg, reductions,
 from .rules.registry import call
 from .hops import map, scan, switch  # noqa: F401  (ops.scan/map/switch; shadows the builtin map in this module)
 
-__all__ = ["add", "sub", "mul", "div", "neg", "clone", "scan", "map", "switch"]
+__all__ = ["add", "sub", "mul", "div", "neg", "clone", "as_strided", "scan", "map", "switch"]
 
 
 def add(a, b):
@@ -46,9 +46,14 @@ def neg(a):
     return call("neg", a)
 
 
-def clone(a):
-    """A copy of ``a`` with its own storage."""
-    return call("clone", a)
+def clone(a, memory_format=None):
+    """A copy of ``a`` with its own storage (``memory_format``: None/``preserve_format``, ``contiguous_format``, ``channels_last``)."""
+    return call("clone", a) if memory_format is None else call("clone", a, memory_format)
+
+
+def as_strided(x, size, stride, storage_offset=None):
+    """``torch.as_strided``: a view of ``x``'s storage with the given sizes, strides and offset (elements)."""
+    return call("as_strided", x, size, stride, storage_offset)
 
 
 # -- comparisons, where, unary math (shapeenv.rules.elementwise) -----------------------------------

@@ -27,6 +27,7 @@ from typing import Any, Callable, Iterator, Mapping
 import sympy
 
 from guards import GuardSet, Source
+from guards.source import storage_offset_of
 from guards.explain import Explanation
 from symint import SymInt
 from valueranges import ValueRanges
@@ -34,7 +35,9 @@ from valueranges import ValueRanges
 from .errors import InputsError, SignatureError
 from .messages import short_repr
 from .fake.dtypes import DType, as_dtype
+from .fake.layout import contiguous_strides
 from .graph import Graph
+from .layout_guards import array_strides
 from .provenance import AssertRecord
 from .rules.registry import is_tensor
 
@@ -222,6 +225,8 @@ class ExportedProgram:
         dims: symbol -> the name of the ``Dim`` it was declared with (named dims only).
         arg_names: the input names of the positional arguments (keyword arguments are named by key).
         env: the ShapeEnv of the trace, for further questions.
+        layout_guards: the strides each input was traced with, pinned or tied to its sizes
+            (Note [Input layouts] in :mod:`shapeenv.layout_guards`); :attr:`all_guards` is both sets.
     """
 
     name: str
@@ -234,7 +239,13 @@ class ExportedProgram:
     dims: Mapping[sympy.Symbol, str] = field(default_factory=lambda: MappingProxyType({}))
     arg_names: tuple[str, ...] = ()
     env: Any = field(default=None, repr=False)
+    layout_guards: GuardSet = field(default_factory=GuardSet)
     produced: Any = field(default=None, repr=False, compare=False)
+
+    @property
+    def all_guards(self) -> GuardSet:
+        """The produced guards and the layout guards: what an input must satisfy to reuse the program."""
+        return self.guards & self.layout_guards if len(self.layout_guards) else self.guards
 
     def simplified_guards(self, timeout: float | None = None) -> GuardSet:
         """The Z3-simplified guard set, proven equivalent to :attr:`guards` (waits for it, at most ``timeout`` s).
@@ -270,7 +281,9 @@ class ExportedProgram:
 
     # -- checking other inputs ------------------------------------------------------------------
     def bindings(self, *args: Any, **kwargs: Any) -> dict[Source, int]:
-        """The input sources' values for other example inputs given like :func:`export`'s ``args``.
+        """The input sources' values (sizes, strides, offsets, ints) for other inputs given like :func:`export`'s ``args``.
+
+        Shape tuples and :class:`TensorSpec` s are contiguous at offset 0.
 
         Raises:
             ValueError: the inputs do not have the structure or ranks of the exported ones.
@@ -278,7 +291,7 @@ class ExportedProgram:
         >>> from shapeenv import Dim, export
         >>> p = export(lambda x, n: x * n, ((4, 3), 2), dynamic_shapes=({0: Dim.DYNAMIC}, Dim("n")))
         >>> {src.text(): value for src, value in p.bindings((5, 3), 7).items()}
-        {'x.size()[0]': 5, 'x.size()[1]': 3, 'n': 7}
+        {'x.size()[0]': 5, 'x.size()[1]': 3, 'x.stride()[0]': 3, 'x.stride()[1]': 1, 'x.storage_offset()': 0, 'n': 7}
         """
         given = self._leaves(args, kwargs)
         expected = {spec.name: spec for spec in self.inputs}
@@ -296,6 +309,10 @@ class ExportedProgram:
                     raise InputsError(f"input {name} must have {len(spec.value.shape)} dims, got shape {shape}",
                                       fix=f"pass {name} with the rank it was exported with: {spec.meta}")
                 out.update({Source.size(name, i): d for i, d in enumerate(shape)})
+                strides = array_strides(value) if not is_shape_tuple(value) else None
+                strides = contiguous_strides(shape) if strides is None else strides
+                out.update({Source.stride(name, i): st for i, st in enumerate(strides)})
+                out[Source(name, "storage_offset")] = storage_offset_of(value)
             elif spec.kind == "symint":
                 out[Source.value(name)] = int(value)
         return out
@@ -310,11 +327,11 @@ class ExportedProgram:
         return given
 
     def accepts(self, *args: Any, **kwargs: Any) -> bool:
-        """Whether these inputs satisfy the guards and equal the specialised constants.
+        """Whether these inputs satisfy the guards (layout guards included) and equal the specialised constants.
 
-        Inputs are given like :func:`export`'s ``args``: arrays, tensors, shape tuples, ints.
-        Only sizes and ints are checked (dtypes are not guarded, as in torch's shape guards);
-        inputs of another structure or rank are not accepted.
+        Inputs are given like :func:`export`'s ``args``: arrays, tensors, shape tuples (contiguous), ints.
+        Sizes, strides, storage offsets and ints are checked (dtypes are not guarded, as in torch's shape
+        guards: ``compile`` keys on them); inputs of another structure or rank are not accepted.
 
         >>> from shapeenv import Dim, export
         >>> p = export(lambda x: x + x, ((4, 3),), dynamic_shapes={"x": {0: Dim.DYNAMIC}})
@@ -327,10 +344,11 @@ class ExportedProgram:
             return False
 
     def explain_inputs(self, *args: Any, **kwargs: Any) -> Explanation:
-        """Which produced guards fail for these inputs, in words (``x.size()[0] == 8 failed: got 9``)."""
-        known = {src for _, src in self.guards.sources}
+        """Which guards (layout guards included) fail for these inputs, in words (``x.size()[0] == 8 failed: got 9``)."""
+        guards = self.all_guards
+        known = {src for _, src in guards.sources}
         bindings = {src: value for src, value in self.bindings(*args, **kwargs).items() if src in known}
-        return self.guards.explain(bindings)
+        return guards.explain(bindings)
 
     def _constants_match(self, args: tuple, kwargs: Mapping[str, Any]) -> bool:
         given = self._leaves(args, kwargs)
@@ -369,6 +387,9 @@ class ExportedProgram:
         guards (0 recorded, 2 produced):
             x.size()[1] == 3
             x.size()[0] >= 2
+        layout guards (strides as traced):
+            x.stride()[0] == 3
+            x.stride()[1] == 1
         runtime asserts: none
         """
         lines = [f"ExportedProgram {self.signature()}", "", self.graph.format("    "), ""]
@@ -379,6 +400,10 @@ class ExportedProgram:
         produced = self.guards.to_text(dialect).splitlines() if len(self.guards) else []
         lines.append(f"guards ({self.recorded_guards} recorded, {len(produced)} produced):" + ("" if produced else " none"))
         lines += [f"    {g}" for g in produced]
+        layout = self.layout_guards.to_text(dialect).splitlines() if len(self.layout_guards) else []
+        if layout:
+            lines.append("layout guards (strides as traced):")
+            lines += [f"    {g}" for g in layout]
         lines.append("runtime asserts:" + ("" if self.runtime_asserts else " none"))
         for record in self.runtime_asserts:
             msg = f"  # {record.message}" if record.message else ""

@@ -177,7 +177,7 @@ class _Writer:
         data = {
             "shape": [self.value(d, f"{where}.shape") for d in t.shape],
             "stride": [self.value(d, f"{where}.stride") for d in t.stride()],
-            "offset": self.value(t.storage_offset, f"{where}.storage_offset"),
+            "offset": self.value(t.storage_offset(), f"{where}.storage_offset"),
             "dtype": t.dtype.name,
             "storage": storage,
             "name": t.name,
@@ -248,6 +248,8 @@ def program_to_json(program: ExportedProgram) -> dict[str, Any]:
     settings = env.settings if env is not None else ShapeEnvSettings()
     try:
         guards = encode_guards(program.guards.guards, program.guards.source_map, program.guards.domain_map)
+        lay = program.layout_guards
+        layout_guards = encode_guards(lay.guards, lay.source_map, lay.domain_map) if len(lay) else None
     except GuardError as e:
         raise ProgramFormatError(f"the guards of {program.name} have no stored form ({e})") from None
     return {
@@ -262,6 +264,7 @@ def program_to_json(program: ExportedProgram) -> dict[str, Any]:
         "outputs": outputs,
         "range_constraints": [[s.name, ranges_to_json(r)] for s, r in program.range_constraints.items()],
         "guards": guards,
+        "layout_guards": layout_guards,
         "recorded_guards": [{"expr": w.expr(g.expr, "recorded guard"), "provenance": _provenance_json(g.provenance)}
                             for g in recorded],
         "runtime_asserts": [{"expr": w.expr(a.expr, "runtime assert"), "message": a.message,
@@ -456,6 +459,7 @@ def _read(data: dict) -> ExportedProgram:
         inputs.append(InputSpec(spec["name"], spec["kind"], spec["meta"], value))
     outputs = reader.value(data.get("outputs"), "outputs", {n.name: n for n in graph.nodes})
     guards, sources, domain = decode_guards(data["guards"])
+    layout = GuardSet.of(*decode_guards(data["layout_guards"])) if data.get("layout_guards") else GuardSet()
     ranges = {symbol_expr(name): ranges_from_json(r, f"range of {name}") for name, r in data.get("range_constraints", [])}
     dims = {symbol_expr(name): label for name, label in data.get("dims", [])}
     return ExportedProgram(
@@ -469,4 +473,5 @@ def _read(data: dict) -> ExportedProgram:
         dims=MappingProxyType(dims),
         arg_names=tuple(data.get("arg_names", [])),
         env=env,
+        layout_guards=layout,
     )

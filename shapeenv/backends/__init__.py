@@ -13,10 +13,12 @@ array([6., 6., 6., 6., 6.], dtype=float32)
 
 from .errors import BackendError, InputMismatchError, KernelError, MissingKernelError, ShapeMismatchError
 from .numpy_backend import NumpyProgram, missing_kernels, numpy_backend
+from .eager import EagerTensor  # noqa: F401  (the eager stances wrap numpy inputs in it)
 
 __all__ = [
     "numpy_backend",
     "NumpyProgram",
+    "EagerTensor",
     "missing_kernels",
     "BackendError",
     "MissingKernelError",

@@ -46,6 +46,7 @@ import numpy as np
 import sympy
 
 from guards import Source
+from guards.source import storage_offset_of
 from symint import SymBool, SymFloat, SymInt
 from symint.evaluate import UnboundSymbolError, evaluate
 
@@ -55,7 +56,8 @@ from ..hops.pytree import flatten
 from ..program import ExportedProgram, is_shape_tuple, leaves
 from ..rules.registry import is_tensor
 from .errors import BackendError, InputMismatchError, KernelError, MissingKernelError, ShapeMismatchError
-from .numpy_kernels import KERNELS, RANDOM_OPS, np_dtype
+from ..rules.common import is_contiguous as _provably_contiguous
+from .numpy_kernels import KERNELS, RANDOM_OPS, element_strides, in_layout, np_dtype
 from . import numpy_nn  # noqa: F401  (registers the reduction, window and creation kernels)
 
 __all__ = ["numpy_backend", "NumpyBackend", "NumpyProgram", "missing_kernels", "HOPS"]
@@ -170,6 +172,7 @@ class NumpyProgram:
             for sym in record.expr.free_symbols:
                 self._asserts.setdefault(sym, []).append(record)
         self._checker: Any = None
+        self._fresh: dict[Node, bool] = {}  # node -> its result is a new tensor (filled once per node, same value)
 
     def __repr__(self) -> str:
         return f"<numpy {self.program.signature()}>"
@@ -234,6 +237,14 @@ class NumpyProgram:
         for i, (size, real) in enumerate(zip(fake.shape, array.shape)):
             sources[Source.size(name, i)] = real
             self._bind_size(size, real, scope, f"{name}.size()[{i}]")
+        offset = storage_offset_of(array)
+        sources[Source(name, "storage_offset")] = offset
+        reals = [*zip(fake.stride(), element_strides(array)), (fake.storage_offset(), offset)]
+        for k, (traced, real) in enumerate(reals):
+            if k < array.ndim:
+                sources[Source.stride(name, k)] = real
+            if isinstance(traced, SymInt) and traced.node.expr.is_Symbol:  # a stride or offset symbol of the trace
+                scope.setdefault(traced.node.expr, real)
         return array
 
     def _bind_size(self, size: Any, real: int, scope: Scope, where: str) -> None:
@@ -248,7 +259,7 @@ class NumpyProgram:
                                      f"dim of size {known}")
 
     def _check_guards(self, arrays: dict, sources: dict[Source, int]) -> None:
-        guards = self.program.guards
+        guards = self.program.all_guards
         if self._checker is None:
             self._checker = guards.compile()
         if self._checker.check({n: arrays[n] for n in self._checker.input_names}):
@@ -275,11 +286,23 @@ class NumpyProgram:
             if node.op in HOPS:
                 result = getattr(self, f"_{node.op}")(node, env, scope)
                 self._unify(node, flatten(node.value)[0], result, scope)
+                result = tuple(_as_traced(f, r, scope) for f, r in zip(flatten(node.value)[0], result))
             else:
                 result = _cast(self._call(node, env, scope), node.value)
                 self._unify(node, node.value, result, scope)
+                if self._fresh_output(node):
+                    result = _as_traced(node.value, result, scope)
             env[node] = result
         return self._resolve(graph.outputs, env, scope)
+
+    def _fresh_output(self, node: Node) -> bool:
+        """Whether the node's (single tensor) result has its own storage in the trace (not a view of an argument)."""
+        known = self._fresh.get(node)
+        if known is None:
+            fake = node.value
+            args = [a.value for a in flatten((node.args, node.kwargs))[0] if isinstance(a, Node)] if is_tensor(fake) else []
+            known = self._fresh[node] = is_tensor(fake) and not any(is_tensor(a) and fake.is_view_of(a) for a in args)
+        return known
 
     def _call(self, node: Node, env: dict, scope: Scope) -> Any:
         args = self._resolve(node.args, env, scope)
@@ -427,6 +450,23 @@ class NumpyProgram:
 
     def _sizes(self, shape: tuple, scope: Scope, node: Node) -> tuple:
         return tuple(self._resolve(s, {}, scope) for s in shape)
+
+
+def _as_traced(fake: Any, real: Any, scope: Scope) -> Any:
+    """A new tensor laid out as the trace predicts (numpy picks its own layout for new arrays), so later views,
+    ``is_contiguous()`` and ``stride()`` see what the trace saw (Note [What a run checks])."""
+    if not (is_tensor(fake) and isinstance(real, np.ndarray)) or real.ndim < 2 or real.size == 0:
+        return real
+    if real.flags.c_contiguous and _provably_contiguous(fake):
+        return real
+    try:
+        strides = [int(evaluate(st.node.expr, scope)) if isinstance(st, SymInt) else int(st) for st in fake.stride()]
+    except UnboundSymbolError:
+        return real
+    current = element_strides(real)
+    if all(a == b or n == 1 for a, b, n in zip(current, strides, real.shape)):
+        return real
+    return in_layout(real, strides)
 
 
 def _tensor_leaves(traced: Any, real: Any) -> list:

@@ -25,6 +25,9 @@ from typing import Any, Callable, Sequence
 
 import numpy as np
 
+from guards.source import contiguous_strides_of, storage_offset_of
+
+from ..fake import layout
 from ..fake.dtypes import DType, as_dtype
 from ..rules.registry import eager_kernel
 
@@ -102,10 +105,44 @@ def _arr(x: Any) -> np.ndarray:
     return np.asarray(x)
 
 
+# -- layouts (torch's, see shapeenv.fake.layout: numpy picks its own for new arrays) -----------------
+def element_strides(a: np.ndarray) -> tuple[int, ...]:
+    """numpy's byte strides in elements (torch's ``stride()``; an empty array, whose numpy strides are 0, is
+    laid out as torch lays it out)."""
+    if a.size == 0:
+        return contiguous_strides_of(a.shape)
+    return tuple(s // a.itemsize for s in a.strides)
+
+
+def empty_strided(shape: Sequence[int], strides: Sequence[int], dtype: Any) -> np.ndarray:
+    """A new array with the given shape and element strides (``torch.empty_strided``)."""
+    dtype = np.dtype(dtype)
+    extent = 1 + sum((n - 1) * s for n, s in zip(shape, strides)) if all(shape) else 0
+    buffer = np.empty(max(extent, 0), dtype)
+    return np.lib.stride_tricks.as_strided(buffer, shape=tuple(shape), strides=[s * dtype.itemsize for s in strides])
+
+
+def in_layout(result: np.ndarray, strides: Sequence[int]) -> np.ndarray:
+    """``result`` itself if it has ``strides`` (in elements), else a copy laid out so."""
+    if result.ndim < 2 or element_strides(result) == tuple(strides):
+        return result
+    out = empty_strided(result.shape, strides, result.dtype)
+    out[...] = result
+    return out
+
+
+def _pointwise(result: Any, *operands: Any) -> np.ndarray:
+    result = _arr(result)
+    arrays = [x for x in operands if isinstance(x, np.ndarray)]
+    if result.ndim < 2 or not arrays:
+        return result
+    return in_layout(result, layout.elementwise_strides(result.shape, [(x.shape, element_strides(x)) for x in arrays]))
+
+
 # -- elementwise -------------------------------------------------------------------------------------
 def _binary(fn: Callable) -> Kernel:
     def run(a: Any, b: Any) -> np.ndarray:
-        return _arr(fn(a, b))
+        return _pointwise(fn(a, b), a, b)
 
     return run
 
@@ -119,7 +156,7 @@ for _name, _fn in {"add": np.add, "sub": np.subtract, "mul": np.multiply, "div":
 
 def _unary(fn: Callable) -> Kernel:
     def run(a: np.ndarray) -> np.ndarray:
-        return _arr(fn(a))
+        return _pointwise(fn(a), a)
 
     return run
 
@@ -134,23 +171,33 @@ for _name, _fn in {"neg": np.negative, "abs": np.abs, "exp": np.exp, "log": np.l
     kernel(_name)(_unary(_fn))
 
 
+def copy_in_format(a: np.ndarray, memory_format: Any = None, dtype: Any = None) -> np.ndarray:
+    """A copy of ``a`` (converted to ``dtype``) laid out in ``memory_format`` (None: torch's ``preserve_format``)."""
+    fmt = layout.memory_format_name(memory_format)
+    shape, strides = a.shape, element_strides(a)
+    target = layout.like_strides(shape, strides) if fmt == "preserve_format" else layout.format_strides(shape, fmt)
+    out = empty_strided(shape, target, a.dtype if dtype is None else dtype)
+    out[...] = a
+    return out
+
+
 @kernel("clone")
-def clone(a: np.ndarray) -> np.ndarray:
-    """A copy with its own memory, keeping the layout (torch's ``preserve_format``)."""
-    return np.array(a, copy=True, order="K")
+def clone(a: np.ndarray, memory_format: Any = None) -> np.ndarray:
+    """A copy with its own memory in ``memory_format`` (torch's ``preserve_format`` by default)."""
+    return copy_in_format(np.asarray(a), memory_format)
 
 
 @kernel("where")
 def where(cond: np.ndarray, a: Any, b: Any) -> np.ndarray:
     """``torch.where(cond, a, b)``."""
-    return _arr(np.where(cond, a, b))
+    return _pointwise(np.where(cond, a, b), cond, a, b)
 
 
 @kernel("to")
 def to(a: np.ndarray, dtype: Any) -> np.ndarray:
     """``a`` itself when the dtype is unchanged, else a converted copy (``dtype`` may be a tensor to copy it from)."""
     target = np_dtype(dtype)
-    return a if a.dtype == target else a.astype(target)
+    return a if a.dtype == target else copy_in_format(a, None, target)
 
 
 def _inplace(fn: Callable) -> Kernel:
@@ -299,8 +346,9 @@ def movedim(t: np.ndarray, source: Any, destination: Any) -> np.ndarray:
 
 @kernel("flip")
 def flip(t: np.ndarray, dims: Any) -> np.ndarray:
-    """``torch.flip``: a copy."""
-    return np.flip(t, axis=tuple(dims) if isinstance(dims, (list, tuple)) else dims).copy()
+    """``torch.flip``: a copy in ``t``'s (preserved) layout."""
+    flipped = np.flip(t, axis=tuple(dims) if isinstance(dims, (list, tuple)) else dims)
+    return in_layout(flipped.copy(), layout.like_strides(t.shape, element_strides(t))) if t.ndim >= 2 else flipped.copy()
 
 
 @kernel("repeat")
@@ -354,9 +402,12 @@ def unflatten(t: np.ndarray, dim: int, sizes: Sequence[int]) -> np.ndarray:
 
 
 @kernel("contiguous")
-def contiguous(t: np.ndarray) -> np.ndarray:
-    """``t.contiguous()``: ``t`` itself when already row-major."""
-    return np.ascontiguousarray(t)
+def contiguous(t: np.ndarray, memory_format: Any = "contiguous_format") -> np.ndarray:
+    """``t.contiguous(memory_format)``: ``t`` itself when already contiguous in that format, else a copy laid out so."""
+    fmt = layout.memory_format_name(memory_format)
+    if layout.is_contiguous(t.shape, element_strides(t), fmt):
+        return t
+    return copy_in_format(t, fmt)
 
 
 # -- indexing ----------------------------------------------------------------------------------------
@@ -485,3 +536,37 @@ def item(t: np.ndarray) -> int:
     if t.size != 1:
         raise ValueError(f"a tensor with {t.size} elements cannot be converted to a scalar")
     return int(t.reshape(()))
+
+
+# -- strided views -----------------------------------------------------------------------------------
+def _owner(t: np.ndarray) -> np.ndarray:
+    root = t
+    while isinstance(root.base, np.ndarray):
+        root = root.base
+    return root
+
+
+@kernel("as_strided")
+def as_strided(t: np.ndarray, size: Sequence[int], stride: Sequence[int], storage_offset: Any = None) -> np.ndarray:
+    """``torch.as_strided``: a view of the memory ``t`` lives in; refuses to reach outside it."""
+    root = _owner(t)
+    if not root.flags.c_contiguous:
+        raise ValueError("as_strided needs the array owning the memory to be contiguous")
+    offset = storage_offset_of(t) if storage_offset is None else int(storage_offset)
+    size, stride = as_sizes(size), as_sizes(stride)
+    last = offset + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else offset - 1
+    if last >= root.size:
+        raise IndexError(f"as_strided: sizes {list(size)} and strides {list(stride)} at offset {offset} are out of "
+                         f"bounds for storage of {root.size} elements")
+    flat = root.reshape(-1)[offset:] if root.size else root.reshape(-1)
+    return np.lib.stride_tricks.as_strided(flat, shape=size, strides=[s * t.itemsize for s in stride])
+
+
+@kernel("unfold")
+def unfold(t: np.ndarray, dimension: int, size: int, step: int) -> np.ndarray:
+    """``t.unfold(dimension, size, step)``: sliding windows (a view)."""
+    if t.ndim == 0:
+        return t.reshape(1)[:size]
+    d = axis(dimension, t.ndim)
+    windows = np.lib.stride_tricks.sliding_window_view(t, size, axis=d)
+    return windows[(slice(None),) * d + (slice(None, None, step),)]

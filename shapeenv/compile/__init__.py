@@ -5,8 +5,10 @@
 constants, or with shape specs (tuples, :class:`~shapeenv.program.TensorSpec`):
 
 * it binds the input sizes and looks up a cache entry whose guard set accepts
-  them (the dispatch index of :class:`guards.cache.GuardedCache` hashes on the
-  sizes entries pin, so lookup does not scan every entry);
+  them, layout guards included: the strides it was traced for, so a transposed
+  array does not reuse an entry traced for a contiguous one (the dispatch index
+  of :class:`guards.cache.GuardedCache` hashes on the sizes entries pin, so
+  lookup does not scan every entry);
 * on a hit it runs the entry's artifact on the real inputs (with shape specs it
   returns the output shapes);
 * on a miss it traces ``fn`` with :func:`shapeenv.export`, passes the program to
@@ -31,9 +33,11 @@ whitelists override that (precedence in :mod:`shapeenv.compile.plan`). Stances
 >>> info = f.cache_info()
 >>> len(info.entries), info.entries[1].reason.text
 (2, 'x.size()[0] == 3 failed: got 4')
->>> print(info.entries[1].guards.to_text("source"))   # x + y needs equal sizes: a guard
+>>> print(info.entries[1].guards.to_text("source"))   # x + y needs equal sizes: a guard; strides as traced
 y.size()[0] == x.size()[0]
 x.size()[0] >= 2
+x.stride()[0] == 1
+y.stride()[0] == 1
 >>> f((6,), (6,))                              # shape specs: the output shapes
 (6,)
 """
@@ -119,6 +123,7 @@ def compile(  # noqa: A001 - the name mirrors torch.compile
     [0, 2, 4]
     >>> print(double.cache_info().entries[0].guards.to_text("source"))
     x.size()[0] >= 2
+    x.stride()[0] == 1
     """
     title = name or getattr(fn, "__name__", None) or type(fn).__name__
     if fn is None:

@@ -17,6 +17,15 @@ Note [Threads and the cache]
     entry is complete. Entries are never removed (``reset`` starts a new cache),
     so no call runs a stale entry.
 
+Note [Eager runs]
+    Running eagerly (``force_eager``, ``eager_on_recompile``, past the recompile limit, the
+    first call of ``eager_then_compile``, and a hit on an entry whose backend returned nothing
+    callable) calls the function on the real inputs, with the
+    semantics it was traced with: numpy arrays are wrapped in
+    :class:`shapeenv.backends.eager.EagerTensor` (torch's methods and layouts over the numpy
+    kernels), and results unwrapped. Torch tensors already have those methods and are passed
+    as they are.
+
 Note [Simplified guards swapped in]
     An entry is installed with the trace's exact reduced guard set, so the compiled
     function serves calls as soon as the trace ends. When the trace's
@@ -42,6 +51,7 @@ from __future__ import annotations
 import functools
 import logging
 import re
+import sys
 import threading
 import warnings
 from dataclasses import dataclass
@@ -178,6 +188,13 @@ class CompiledFunction:
             plan = make_plan(call, self.options, Dynamism(), overrides=False)
             traced = trace_call(self._fn, call, plan, self.options.name, *self._arguments(args, kwargs))
             return output_shapes(traced.program, call.inputs)
+        return self._call_fn(*args, **kwargs)
+
+    def _call_fn(self, *args: Any, **kwargs: Any) -> Any:
+        """The function itself on real inputs, numpy arrays wrapped with torch's methods (Note [Eager runs])."""
+        eager = sys.modules.get("shapeenv.backends.eager")  # loaded with numpy (see shapeenv/__init__)
+        if eager is not None and _has_numpy_array((args, kwargs)):
+            return eager.wrap_call(self._fn, args, kwargs)
         return self._fn(*args, **kwargs)
 
     def _miss(self, args: tuple, kwargs: dict, call: Call, stance: Stance) -> Any:
@@ -403,7 +420,7 @@ class CompiledFunction:
 
     def _artifact(self, program: ExportedProgram, label: str | None) -> _Artifact:
         artifact = program if self._backend is None else self._backend(program)
-        run = artifact if callable(artifact) else self._fn
+        run = artifact if callable(artifact) else self._call_fn
         return _Artifact(artifact, run, program, label)
 
     def _reason(self, call: Call) -> RecompileReason:
@@ -421,10 +438,10 @@ class CompiledFunction:
                 continue
             why = explained.get(rec.entry.index)
             failures.append((rec.index, _with_line(why.failures[0]) if why is not None and why.failures else "its guards reject the inputs"))
-            pins = tuple(
+            pins = tuple(  # sizes and ints: what suggest_dynamic can make dynamic (strides follow the sizes)
                 (src, const, got)
                 for src, const in self._entry(rec).pins.items()
-                if (got := src.read(call.inputs[src.base])) != const
+                if src.kind in ("size", "value") and (got := src.read(call.inputs[src.base])) != const
             )
             rank = (len(pins), -rec.index)
             if closest is None or rank < closest[:2]:
@@ -518,6 +535,14 @@ class CompiledFunction:
 
     def __repr__(self) -> str:
         return f"<compiled {self.options.name}: {len(self._records)} entries>"
+
+
+def _has_numpy_array(value: Any) -> bool:
+    if isinstance(value, (list, tuple)):
+        return any(_has_numpy_array(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_numpy_array(v) for v in value.values())
+    return type(value).__module__ == "numpy" and hasattr(value, "strides")
 
 
 _log = logging.getLogger("shapeenv.recompiles")  # a topic of SHAPEENV_LOGS (shapeenv.logs); off by default

@@ -33,6 +33,8 @@ Note [specialize_on]
 >>> print(t.guards.to_text("source"))
 x.size()[0] == 8
 x.size()[1] == 3
+x.stride()[0] == 3
+x.stride()[1] == 1
 n == 2
 """
 
@@ -73,7 +75,7 @@ class Traced:
     Attributes:
         program: the exported program.
         plan: the plan actually traced (after Note [Weak dims the function specialises]).
-        guards: the generic entry's guard set (the program's, plus the int pins).
+        guards: the generic entry's guard set (the program's guards and layout guards, plus the int pins).
         specializations: the ``specialize_on`` entries, in order.
         skipped: predicates that got no entry, with why.
         seconds: how long tracing took.
@@ -136,6 +138,8 @@ def trace_call(fn: Callable, call: Call, plan: Plan, name: str, args: tuple | No
             detail = "; ".join(v.detail for v in e.violations)
             plan = plan.with_static(weak, f"{DEMOTED}: the function specialises it ({detail})")
     pins = _int_pins(plan)
+    if len(program.layout_guards):  # the layout guards travel with the int pins, into simplified sets too
+        pins = program.layout_guards & pins
     guards = program.guards & pins
     specs, skipped = _specializations(program, plan, guards)
     return Traced(program, plan, guards, specs, skipped, time.perf_counter() - start, pins)

@@ -20,12 +20,14 @@ from ..symbols import DimDynamic
 from .declared import derived, named_value, set_valued
 from .dims import DerivedDim, Dim
 from .dtypes import as_dtype
+from ..layout_guards import input_layout
+from .layout import contiguous_strides
 from .tensor import FakeTensor
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..env import ShapeEnv
 
-__all__ = ["make_fake_tensor", "dim_specs"]
+__all__ = ["make_fake_tensor", "make_input_tensor", "dim_specs"]
 
 DynamicSpec = bool | Mapping[int, "Dim | None"] | Sequence["Dim | None"] | set
 
@@ -89,6 +91,23 @@ def make_fake_tensor(env: "ShapeEnv", shape: Sequence[int], dtype: Any = "float3
         else:
             sizes.append(_named(env, spec, hint, source))
     return FakeTensor(env, tuple(sizes), as_dtype(dtype), name=name)
+
+
+def make_input_tensor(env: "ShapeEnv", shape: Sequence[int], dtype: Any, dynamic: DynamicSpec, name: str,
+                      strides: Sequence[int] | None, offset: int | None) -> tuple[FakeTensor, list]:
+    """An input of a trace with its real layout: ``(fake, ties)`` (Note [Input layouts] in :mod:`shapeenv.layout_guards`).
+
+    ``strides=None`` (a shape spec, no data) means contiguous at offset 0, still pinned by the ties.
+
+    >>> from shapeenv import ShapeEnv
+    >>> x, ties = make_input_tensor(ShapeEnv(), (4, 3), "float32", False, "x", (1, 4), 0)
+    >>> x.stride(), [(s.text(), v) for s, v in ties]
+    ((1, 4), [('x.stride()[0]', 1), ('x.stride()[1]', 4)])
+    """
+    sized = make_fake_tensor(env, shape, dtype, dynamic, name)
+    hints = contiguous_strides(tuple(shape)) if strides is None else tuple(strides)
+    layout, off, ties = input_layout(env, name, sized.shape, hints, None if strides is None else offset or 0, tuple(shape))
+    return FakeTensor(env, sized.shape, sized.dtype, stride=layout, storage_offset=off, name=name), ties
 
 
 def _first_named(env: "ShapeEnv", spec: Dim, value, source: Source):

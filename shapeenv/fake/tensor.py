@@ -10,8 +10,8 @@ Methods mirror torch's names and dispatch to the shape rules in
 >>> from shapeenv import ShapeEnv
 >>> env = ShapeEnv()
 >>> x = env.fake_tensor((4, 3), name="x")
->>> x.shape, x.stride(), x.dtype, x.numel()
-((s0, s1), (s1, 1), float32, s0*s1)
+>>> x.shape, x.stride(), x.dtype, x.numel(), x.is_contiguous(), x.t().is_contiguous()
+((s0, s1), (s1, 1), float32, s0*s1, True, False)
 """
 
 from __future__ import annotations
@@ -19,13 +19,13 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from symint import SymBool, SymFloat, SymInt
-
-from ..api import statically_known_true
 from ..errors import DimOutOfRangeError, ShapeError, TorchInteropError
 from ..messages import user_label
-from ..rules.registry import call, env_of, registered
+from ..rules.registry import env_of, registered
+from . import layout
 from .dtypes import DType
+from .layout import contiguous_strides
+from .methods import TensorMethods
 
 __all__ = ["FakeTensor", "Storage", "contiguous_strides"]
 
@@ -45,27 +45,13 @@ class Storage:
         return f"Storage({self.id}, version={self.version})"
 
 
-def contiguous_strides(shape: tuple) -> tuple:
-    """Row-major strides of ``shape`` (ints or SymInts).
-
-    >>> contiguous_strides((2, 3, 4))
-    (12, 4, 1)
-    """
-    strides = []
-    acc: Any = 1
-    for size in reversed(shape):
-        strides.append(acc)
-        acc = acc * size
-    return tuple(reversed(strides))
-
-
-class FakeTensor:
+class FakeTensor(TensorMethods):
     """A tensor's metadata: ``shape``, ``stride()``, ``dtype``, storage identity and offset.
 
     Create inputs with ``ShapeEnv.fake_tensor``; ops create the rest.
     """
 
-    __slots__ = ("shape", "_stride", "dtype", "storage", "storage_offset", "env", "name")
+    __slots__ = ("shape", "_stride", "dtype", "storage", "_offset", "env", "name")
     _is_fake_tensor = True
 
     def __init__(self, env, shape: tuple, dtype: DType, *, stride: tuple | None = None,
@@ -75,7 +61,7 @@ class FakeTensor:
         self.dtype = dtype
         self._stride = tuple(stride) if stride is not None else contiguous_strides(self.shape)
         self.storage = storage if storage is not None else Storage()
-        self.storage_offset = storage_offset
+        self._offset = storage_offset
         self.name = name
 
     # -- metadata --------------------------------------------------------------------------------
@@ -86,6 +72,19 @@ class FakeTensor:
     def stride(self, dim: int | None = None):
         """The strides, or the stride of one dimension."""
         return self._stride if dim is None else self._stride[self._dim(dim)]
+
+    def storage_offset(self):
+        """The offset of element ``[0, ..., 0]`` in the storage, in elements (a SymInt for a dynamic input)."""
+        return self._offset
+
+    def is_contiguous(self, memory_format="contiguous_format") -> bool:
+        """Whether ``self`` is contiguous in ``memory_format`` (row-major by default; also ``channels_last``).
+
+        Decided as torch decides it for the traced sizes and strides: a question that is not
+        provable is answered by the example and recorded as a guard, so the trace's answer holds
+        for every input its guard set accepts.
+        """
+        return layout.is_contiguous(self.shape, self._stride, layout.memory_format_name(memory_format))
 
     def dim(self) -> int:
         """The number of dimensions."""
@@ -122,11 +121,6 @@ class FakeTensor:
                                      f"{name} is 0-d: it has no sizes")
         return dim % n if n else 0
 
-    def __len__(self) -> int:
-        if not self.shape:
-            raise TypeError("len() of a 0-d tensor")
-        return self.shape[0]
-
     def __repr__(self) -> str:
         dims = ", ".join(str(d) for d in self.shape)
         return f"FakeTensor({self.dtype}[{dims}])"
@@ -144,101 +138,6 @@ class FakeTensor:
                 "not through torch functions",
         )
 
-    # -- elementwise arithmetic and comparisons (shape rules in shapeenv.rules.elementwise) -------
-    def __add__(self, other):
-        return call("add", self, other)
-
-    def __radd__(self, other):
-        return call("add", other, self)
-
-    def __sub__(self, other):
-        return call("sub", self, other)
-
-    def __rsub__(self, other):
-        return call("sub", other, self)
-
-    def __mul__(self, other):
-        return call("mul", self, other)
-
-    def __rmul__(self, other):
-        return call("mul", other, self)
-
-    def __truediv__(self, other):
-        return call("div", self, other)
-
-    def __rtruediv__(self, other):
-        return call("div", other, self)
-
-    def __neg__(self):
-        return call("neg", self)
-
-    def add(self, other):
-        """Elementwise ``self + other`` with broadcasting."""
-        return call("add", self, other)
-
-    def mul(self, other):
-        """Elementwise ``self * other`` with broadcasting."""
-        return call("mul", self, other)
-
-    def add_(self, other):
-        """In-place ``self += other`` (bumps the version counter)."""
-        return call("add_", self, other)
-
-    def clone(self):
-        """A copy with its own storage."""
-        return call("clone", self)
-
-    def sub(self, other):
-        """Elementwise ``self - other`` with broadcasting."""
-        return call("sub", self, other)
-
-    def div(self, other):
-        """Elementwise ``self / other`` with broadcasting."""
-        return call("div", self, other)
-
-    # -- comparisons (elementwise, as in torch; hashing stays by identity) ------------------------
-    def __eq__(self, other):
-        return call("eq", self, other) if _comparable(other) else NotImplemented
-
-    def __ne__(self, other):
-        return call("ne", self, other) if _comparable(other) else NotImplemented
-
-    def __lt__(self, other):
-        return call("lt", self, other)
-
-    def __le__(self, other):
-        return call("le", self, other)
-
-    def __gt__(self, other):
-        return call("gt", self, other)
-
-    def __ge__(self, other):
-        return call("ge", self, other)
-
-    def eq(self, other):
-        """Elementwise ``self == other``: a bool tensor."""
-        return call("eq", self, other)
-
-    def ne(self, other):
-        """Elementwise ``self != other``."""
-        return call("ne", self, other)
-
-    def lt(self, other):
-        """Elementwise ``self < other``."""
-        return call("lt", self, other)
-
-    def le(self, other):
-        """Elementwise ``self <= other``."""
-        return call("le", self, other)
-
-    def gt(self, other):
-        """Elementwise ``self > other``."""
-        return call("gt", self, other)
-
-    def ge(self, other):
-        """Elementwise ``self >= other``."""
-        return call("ge", self, other)
-
     def __bool__(self):
         name = user_label(self, "")
         code = name or "t"
@@ -249,367 +148,9 @@ class FakeTensor:
                 "and check(...) it",
         )
 
-    def __iter__(self):
-        return iter(call("unbind", self, 0))
-
-    # -- unary math, powers --------------------------------------------------------------------
-    def __abs__(self):
-        return call("abs", self)
-
-    def __pow__(self, other):
-        return call("pow", self, other)
-
-    def __rpow__(self, other):
-        return call("pow", other, self)
-
-    def abs(self):
-        """Elementwise absolute value."""
-        return call("abs", self)
-
-    def pow(self, other):
-        """Elementwise ``self ** other``."""
-        return call("pow", self, other)
-
-    def relu(self):
-        """Elementwise ``max(self, 0)``."""
-        return call("relu", self)
-
-    def exp(self):
-        """Elementwise exponential (float result)."""
-        return call("exp", self)
-
-    def log(self):
-        """Elementwise natural logarithm (float result)."""
-        return call("log", self)
-
-    def sqrt(self):
-        """Elementwise square root (float result)."""
-        return call("sqrt", self)
-
-    def cos(self):
-        """Elementwise cosine (float result)."""
-        return call("cos", self)
-
-    def sin(self):
-        """Elementwise sine (float result)."""
-        return call("sin", self)
-
-    def tan(self):
-        """Elementwise tangent (float result)."""
-        return call("tan", self)
-
-    def sigmoid(self):
-        """Elementwise logistic sigmoid (float result)."""
-        return call("sigmoid", self)
-
-    def tanh(self):
-        """Elementwise hyperbolic tangent (float result)."""
-        return call("tanh", self)
-
-    def maximum(self, other):
-        """Elementwise maximum with another tensor."""
-        return call("maximum", self, other)
-
-    def minimum(self, other):
-        """Elementwise minimum with another tensor."""
-        return call("minimum", self, other)
-
-    # -- dtype conversion ----------------------------------------------------------------------
-    def to(self, dtype):
-        """Convert to ``dtype`` (or another tensor's dtype); ``self`` if it is unchanged."""
-        return call("to", self, dtype)
-
-    def float(self):
-        """``self.to(float32)``."""
-        return call("to", self, "float32")
-
-    def double(self):
-        """``self.to(float64)``."""
-        return call("to", self, "float64")
-
-    def half(self):
-        """``self.to(float16)``."""
-        return call("to", self, "float16")
-
-    def long(self):
-        """``self.to(int64)``."""
-        return call("to", self, "int64")
-
-    def int(self):
-        """``self.to(int32)``."""
-        return call("to", self, "int32")
-
-    def bool(self):
-        """``self.to(bool)``."""
-        return call("to", self, "bool")
-
-    # -- in-place (each bumps the storage's version counter) -----------------------------------
-    def __iadd__(self, other):
-        return call("add_", self, other)
-
-    def __isub__(self, other):
-        return call("sub_", self, other)
-
-    def __imul__(self, other):
-        return call("mul_", self, other)
-
-    def __itruediv__(self, other):
-        return call("div_", self, other)
-
-    def sub_(self, other):
-        """In-place ``self -= other``."""
-        return call("sub_", self, other)
-
-    def mul_(self, other):
-        """In-place ``self *= other``."""
-        return call("mul_", self, other)
-
-    def div_(self, other):
-        """In-place ``self /= other``."""
-        return call("div_", self, other)
-
-    def copy_(self, src):
-        """In-place copy of ``src`` (broadcast to ``self``'s shape)."""
-        return call("copy_", self, src)
-
-    def fill_(self, value):
-        """In-place fill with a scalar."""
-        return call("fill_", self, value)
-
-    def zero_(self):
-        """In-place fill with zeros."""
-        return call("zero_", self)
-
-    def relu_(self):
-        """In-place relu."""
-        return call("relu_", self)
-
-    # -- shapes and views (shape rules in shapeenv.rules.views / shape_ops / indexing) -----------
-    def view(self, *shape):
-        """A view with a new shape (one size may be -1); see :func:`shapeenv.rules.views.view`."""
-        return call("view", self, *shape)
-
-    def reshape(self, *shape):
-        """A view with a new shape if the strides allow, else a copy."""
-        return call("reshape", self, *shape)
-
-    def view_as(self, other):
-        """``self.view(other.shape)``."""
-        return call("view", self, *other.shape)
-
-    def reshape_as(self, other):
-        """``self.reshape(other.shape)``."""
-        return call("reshape", self, *other.shape)
-
-    def flatten(self, start_dim=0, end_dim=-1):
-        """Merge dims ``start_dim..end_dim``."""
-        return call("flatten", self, start_dim, end_dim)
-
-    def unflatten(self, dim, sizes):
-        """Split dim ``dim`` into ``sizes``."""
-        return call("unflatten", self, dim, sizes)
-
-    def contiguous(self):
-        """``self`` if provably contiguous, else a row-major copy."""
-        return call("contiguous", self)
-
-    def is_contiguous(self) -> bool:
-        """Whether ``self`` is provably row-major contiguous; strides of size-1 dims do not matter.
-
-        Records nothing: a layout that is contiguous only for some sizes counts as not contiguous.
-        """
-        if _provable(self.numel() == 0):
-            return True
-        expected: Any = 1
-        for size, stride in zip(reversed(self.shape), reversed(self._stride)):
-            if _provable(size == 1):
-                continue
-            if not _provable(stride == expected):
-                return False
-            expected = expected * size
-        return True
-
-    def expand(self, *sizes):
-        """Broadcast size-1 dims to ``sizes`` (a view with stride 0 there)."""
-        return call("expand", self, *sizes)
-
-    def expand_as(self, other):
-        """``self.expand(other.shape)``."""
-        return call("expand", self, *other.shape)
-
-    def permute(self, *dims):
-        """Reorder the dims (a view)."""
-        return call("permute", self, *dims)
-
-    def transpose(self, dim0, dim1):
-        """Swap two dims (a view)."""
-        return call("transpose", self, dim0, dim1)
-
-    def t(self):
-        """Transpose a tensor of at most 2 dims."""
-        return call("t", self)
-
-    @property
-    def T(self):
-        """All dims reversed (a view)."""
-        return call("permute", self, *range(self.ndim - 1, -1, -1))
-
-    @property
-    def mT(self):
-        """The last two dims swapped (a view)."""
-        return call("transpose", self, -2, -1)
-
-    def movedim(self, source, destination):
-        """Move dims ``source`` to positions ``destination``."""
-        return call("movedim", self, source, destination)
-
-    def unsqueeze(self, dim):
-        """Insert a size-1 dim at ``dim`` (a view)."""
-        return call("unsqueeze", self, dim)
-
-    def squeeze(self, dim=None):
-        """Remove size-1 dims (a view)."""
-        return call("squeeze", self) if dim is None else call("squeeze", self, dim)
-
-    def flip(self, *dims):
-        """Reverse along ``dims`` (a copy)."""
-        return call("flip", self, dims[0] if len(dims) == 1 and isinstance(dims[0], (list, tuple)) else list(dims))
-
-    def repeat(self, *repeats):
-        """Tile ``repeats`` times per dim (a copy)."""
-        return call("repeat", self, *repeats)
-
-    def split(self, split_size_or_sections, dim=0):
-        """Pieces of ``split_size`` (or of the given sizes) along ``dim`` (views)."""
-        return call("split", self, split_size_or_sections, dim)
-
-    def chunk(self, chunks, dim=0):
-        """At most ``chunks`` pieces of ``ceil(size / chunks)`` along ``dim`` (views)."""
-        return call("chunk", self, chunks, dim)
-
-    def unbind(self, dim=0):
-        """The slices along ``dim`` (views)."""
-        return call("unbind", self, dim)
-
-    def __getitem__(self, index):
-        return call("getitem", self, index)
-
-    def select(self, dim, index):
-        """Drop dim ``dim`` at ``index`` (a view)."""
-        return call("select", self, dim, index)
-
-    def narrow(self, dim, start, length):
-        """``length`` elements from ``start`` along ``dim`` (a view)."""
-        return call("narrow", self, dim, start, length)
-
-    def index_select(self, dim, index):
-        """Entries along ``dim`` picked by a 1-d integer tensor."""
-        return call("index_select", self, dim, index)
-
-    def gather(self, dim, index):
-        """``torch.gather(self, dim, index)``."""
-        return call("gather", self, dim, index)
-
-    # -- reductions and products ---------------------------------------------------------------
-    def sum(self, dim=None, keepdim=False, dtype=None):
-        """Sum over ``dim`` (all dims for None)."""
-        return call("sum", self, dim, keepdim, dtype)
-
-    def mean(self, dim=None, keepdim=False, dtype=None):
-        """Mean over ``dim`` (floating point only)."""
-        return call("mean", self, dim, keepdim, dtype)
-
-    def max(self, dim=None, keepdim=False):
-        """Max of all elements, ``(values, indices)`` along ``dim``, or elementwise with a tensor."""
-        return call("max", self) if dim is None else call("max", self, dim, keepdim)
-
-    def min(self, dim=None, keepdim=False):
-        """Min of all elements, ``(values, indices)`` along ``dim``, or elementwise with a tensor."""
-        return call("min", self) if dim is None else call("min", self, dim, keepdim)
-
-    def amax(self, dim=(), keepdim=False):
-        """Max over ``dim`` (all dims for ``()``)."""
-        return call("amax", self, dim, keepdim)
-
-    def amin(self, dim=(), keepdim=False):
-        """Min over ``dim`` (all dims for ``()``)."""
-        return call("amin", self, dim, keepdim)
-
-    def argmax(self, dim=None, keepdim=False):
-        """Indices of the maxima along ``dim``."""
-        return call("argmax", self, dim, keepdim)
-
-    def argmin(self, dim=None, keepdim=False):
-        """Indices of the minima along ``dim``."""
-        return call("argmin", self, dim, keepdim)
-
-    def softmax(self, dim, dtype=None):
-        """Softmax along ``dim``."""
-        return call("softmax", self, dim, dtype)
-
-    def log_softmax(self, dim, dtype=None):
-        """Log-softmax along ``dim``."""
-        return call("log_softmax", self, dim, dtype)
-
-    def matmul(self, other):
-        """``self @ other``."""
-        return call("matmul", self, other)
-
-    def __matmul__(self, other):
-        return call("matmul", self, other)
-
-    def __rmatmul__(self, other):
-        return call("matmul", other, self)
-
-    # -- data-dependent --------------------------------------------------------------------------
-    def item(self):
-        """The single element of an integer or bool tensor, as an unbacked SymInt."""
-        return call("item", self)
-
-    def nonzero(self):
-        """Indices of the non-zero elements: ``(u, ndim)``, ``u`` data-dependent."""
-        return call("nonzero", self)
-
-    def masked_select(self, mask):
-        """The elements where ``mask`` is set (1-d, data-dependent length)."""
-        return call("masked_select", self, mask)
-
-    def unique(self, sorted=True, return_inverse=False, return_counts=False, dim=None):
-        """The distinct values (data-dependent length)."""
-        return call("unique", self, sorted, return_inverse, return_counts, dim)
-
-    # -- new tensors like this one ---------------------------------------------------------------
-    def new_zeros(self, *size):
-        """Zeros of ``size`` with this tensor's dtype and environment."""
-        return call("zeros", *size, **self._new_kwargs(size))
-
-    def new_ones(self, *size):
-        """Ones of ``size`` with this tensor's dtype and environment."""
-        return call("ones", *size, **self._new_kwargs(size))
-
-    def new_empty(self, *size):
-        """An uninitialised tensor of ``size`` with this tensor's dtype and environment."""
-        return call("empty", *size, **self._new_kwargs(size))
-
-    def new_full(self, size, fill_value):
-        """A tensor of ``size`` filled with ``fill_value``, with this tensor's dtype and environment."""
-        return call("full", size, fill_value, **self._new_kwargs(size))
-
     def _new_kwargs(self, size) -> dict:
         # the environment is passed only when no size carries it, so traced graphs do not print it
         return {"dtype": self.dtype} if env_of(size) is not None else {"dtype": self.dtype, "env": self.env}
 
     def __hash__(self) -> int:
         return id(self)
-
-
-def _provable(cond: Any) -> bool:
-    """``statically_known_true``, skipping the solver when the hints already say False (then it is not provable)."""
-    if isinstance(cond, SymBool) and cond.node.hint is False:
-        return False
-    return statically_known_true(cond)
-
-
-def _comparable(other: Any) -> bool:
-    """Whether ``tensor == other`` is an elementwise comparison (else Python falls back to identity)."""
-    return getattr(other, "_is_fake_tensor", False) or isinstance(other, (int, float, SymInt, SymFloat))

@@ -124,7 +124,7 @@ def select_view(t: FakeTensor, dim: int) -> FakeTensor:
     """
     shape = t.shape[:dim] + t.shape[dim + 1:]
     stride = t.stride()[:dim] + t.stride()[dim + 1:]
-    return FakeTensor(t.env, shape, t.dtype, stride=stride, storage=t.storage, storage_offset=t.storage_offset)
+    return FakeTensor(t.env, shape, t.dtype, stride=stride, storage=t.storage, storage_offset=t.storage_offset())
 
 
 def fresh_like(t: FakeTensor) -> FakeTensor:

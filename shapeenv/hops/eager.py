@@ -33,6 +33,8 @@ def any_real(*trees: Any) -> bool:
 
 
 def _stack(items: list[Any], like: Any) -> Any:
+    if getattr(like, "_is_eager_tensor", False):  # shapeenv.backends.eager.EagerTensor
+        return type(like).stack(items)
     module = sys.modules.get(type(like).__module__.split(".")[0])
     stack = getattr(module, "stack", None)
     if stack is None:

@@ -27,6 +27,7 @@ from symint.values import unwrap, wrap
 from ..api import statically_known_false, statically_known_true
 from ..errors import GuardOnDataDependentSymNode, ShapeError
 from ..fake.dtypes import DType, as_dtype
+from ..fake import layout
 from ..fake.tensor import FakeTensor, contiguous_strides
 from ..messages import short_repr
 from ..provenance import local_name, user_frame_object
@@ -287,52 +288,35 @@ def is_contiguous(t: FakeTensor) -> bool:
     >>> is_contiguous(x), is_contiguous(x.t())
     (True, False)
     """
-    return t.is_contiguous()
-
-
-def _dense_order(t: FakeTensor) -> list[int] | None:
-    """Dims from innermost to outermost if ``t`` is provably a permutation of a contiguous layout."""
-    remaining = list(range(t.ndim))
-    order: list[int] = []
+    if known_true(prod(t.shape) == 0):
+        return True
     expected: Any = 1
-    while remaining:
-        for d in reversed(remaining):
-            if known_true(t.stride(d) == expected) and not known_true(t.shape[d] == 1):
-                break
-        else:
-            return None
-        remaining.remove(d)
-        order.append(d)
-        expected = expected * t.shape[d]
-    return order
+    for size, stride in zip(reversed(t.shape), reversed(t.stride())):
+        if known_true(size == 1):
+            continue
+        if not known_true(stride == expected):
+            return False
+        expected = expected * size
+    return True
 
 
 def like_strides(t: FakeTensor) -> tuple:
-    """Strides of a new tensor "like" ``t`` (torch's ``preserve_format``): ``t``'s layout if it is a
-    provable permutation of a dense one, else row-major.
+    """Strides of a new tensor "like" ``t`` (torch's ``preserve_format``): ``t``'s strides if it is
+    non-overlapping and dense, else a dense layout in ``t``'s stride order (``infer_dense_strides``).
+    Layout questions that are not provable are guarded (see :mod:`shapeenv.fake.layout`).
 
     >>> from shapeenv import ShapeEnv
     >>> x = ShapeEnv().fake_tensor((2, 3), dynamic=False)
-    >>> like_strides(x.t())
-    (1, 3)
+    >>> like_strides(x.t()), like_strides(x[:, ::2])
+    ((1, 3), (2, 1))
     """
-    if is_contiguous(t):
-        return contiguous_strides(t.shape)
-    order = _dense_order(t)
-    if order is None:
-        return contiguous_strides(t.shape)
-    strides: list[Any] = [0] * t.ndim
-    acc: Any = 1
-    for d in order:
-        strides[d] = acc
-        acc = acc * t.shape[d]
-    return tuple(strides)
+    return layout.like_strides(t.shape, t.stride())
 
 
 def make_view(t: FakeTensor, shape: Sequence[Any], stride: Sequence[Any], offset: Any = None) -> FakeTensor:
     """A view of ``t``: shares its storage (and so its version counter)."""
     return FakeTensor(t.env, tuple(shape), t.dtype, stride=tuple(stride), storage=t.storage,
-                      storage_offset=t.storage_offset if offset is None else offset)
+                      storage_offset=t.storage_offset() if offset is None else offset)
 
 
 def unsqueeze_view(t: FakeTensor, d: int) -> FakeTensor:

@@ -28,6 +28,7 @@ from symint import sym_ite
 from ..errors import ShapeError
 from ..fake.dtypes import int64
 from ..fake.tensor import FakeTensor
+from ..fake import layout
 from .common import check_size, check_tensor, fmt_shape, known_false, known_true, new_tensor, require
 from .registry import rule
 
@@ -125,7 +126,9 @@ def _conv(op: str, n: int, x: FakeTensor, weight: FakeTensor, bias: FakeTensor |
             f"Kernel size: {fmt_shape(kernel)}. Kernel size can't be greater than actual input size"))
         spatial.append(conv_output_size(size, k, s, p, d))
     shape = (xb[0], c_out, *spatial)
-    return new_tensor(x.env, shape if batched else shape[1:], x.dtype)
+    if not batched:
+        return new_tensor(x.env, shape[1:], x.dtype)
+    return new_tensor(x.env, shape, x.dtype, _format_like(x, shape, weight))
 
 
 @rule("conv1d")
@@ -180,7 +183,18 @@ def _pool2d(op: str, x: FakeTensor, kernel_size: Any, stride: Any, padding: Any,
     for o in out:
         require(o >= 1, lambda: (f"{op}: given input size: {fmt_shape(x.shape[-3:])}. Calculated output size: "
                                  f"{fmt_shape([x.shape[-3], *out])}. Output size is too small"))
-    return new_tensor(x.env, x.shape[:-2] + tuple(out), x.dtype)
+    shape = x.shape[:-2] + tuple(out)
+    return new_tensor(x.env, shape, x.dtype, _format_like(x, shape))
+
+
+def _format_like(x: FakeTensor, shape: tuple, weight: FakeTensor | None = None) -> tuple | None:
+    """Channels-last output strides when a 4-d input (or the weight) suggests channels-last, as torch's CPU kernels do."""
+    if len(shape) != 4:
+        return None
+    if any(t is not None and t.ndim == 4 and layout.suggest_memory_format(t.shape, t.stride()) == "channels_last"
+           for t in (x, weight)):
+        return layout.channels_last_strides(shape)
+    return None
 
 
 @rule("max_pool2d")

@@ -40,7 +40,7 @@ def _data_key(t: FakeTensor) -> tuple:
     def expr(v: Any) -> Any:
         return t.env.simplify(v.node.expr) if isinstance(v, SymInt) else v
 
-    return (t.storage.id, t.storage.version, expr(t.storage_offset), tuple(map(expr, t.shape)), tuple(map(expr, t.stride())))
+    return (t.storage.id, t.storage.version, expr(t.storage_offset()), tuple(map(expr, t.shape)), tuple(map(expr, t.stride())))
 
 
 def memo_count(env, key: tuple, make):

@@ -15,11 +15,12 @@ from symint import SymBool, SymFloat, SymInt
 
 from ..errors import ShapeError
 from ..fake.dtypes import DType, as_dtype, bool_, float32, int64, promote
+from ..fake import layout
 from ..fake.tensor import FakeTensor
 from ..messages import hint_text, short_repr, user_label
 from .registry import is_tensor, rule
 
-__all__ = ["broadcast_shapes", "broadcast_dim", "maximum_impl", "minimum_impl"]
+__all__ = ["broadcast_shapes", "broadcast_dim", "maximum_impl", "minimum_impl", "pointwise_strides", "format_strides"]
 
 
 def _is_one(size: Any) -> bool:
@@ -114,7 +115,18 @@ def _binary(op: str, a: Any, b: Any, dtype: DType | None = None) -> FakeTensor:
         if e.fix is None and len(tensors) == 2:
             e.fix = _broadcast_fix(*tensors)
         raise
-    return FakeTensor(tensors[0].env, shape, dtype or _result_dtype(a, b))
+    return FakeTensor(tensors[0].env, shape, dtype or _result_dtype(a, b), stride=pointwise_strides(shape, tensors))
+
+
+def pointwise_strides(shape: tuple, tensors: list) -> tuple:
+    """The output strides of a pointwise op on ``tensors`` (torch's TensorIterator; see :mod:`shapeenv.fake.layout`).
+
+    >>> from shapeenv import ShapeEnv
+    >>> x = ShapeEnv().fake_tensor((4, 3), dynamic=False)
+    >>> pointwise_strides((3, 4), [x.t()]), (x.t() + 1).stride()
+    ((1, 3), (1, 3))
+    """
+    return layout.elementwise_strides(shape, [(t.shape, t.stride()) for t in tensors])
 
 
 def _fits(big: tuple, small: tuple, offset: int) -> bool:
@@ -169,13 +181,31 @@ def div(a: Any, b: Any) -> FakeTensor:
 @rule("neg")
 def neg(a: FakeTensor) -> FakeTensor:
     """``-a``."""
-    return FakeTensor(a.env, a.shape, a.dtype)
+    return FakeTensor(a.env, a.shape, a.dtype, stride=pointwise_strides(a.shape, [a]))
 
 
 @rule("clone")
-def clone(a: FakeTensor) -> FakeTensor:
-    """A copy of ``a`` with new, contiguous storage."""
-    return FakeTensor(a.env, a.shape, a.dtype)
+def clone(a: FakeTensor, memory_format: Any = None) -> FakeTensor:
+    """A copy of ``a`` with its own storage: ``preserve_format`` keeps a dense layout (else infers one),
+    ``contiguous_format``/``channels_last`` lay it out so.
+
+    >>> from shapeenv import ShapeEnv
+    >>> x = ShapeEnv().fake_tensor((2, 3, 4, 5), dynamic=False)
+    >>> clone(x.transpose(0, 1)).stride(), clone(x, "channels_last").stride()
+    ((20, 60, 5, 1), (60, 1, 15, 3))
+    """
+    return FakeTensor(a.env, a.shape, a.dtype, stride=format_strides(a, memory_format, "clone"))
+
+
+def format_strides(a: FakeTensor, memory_format: Any, op: str) -> tuple:
+    """The strides of a copy of ``a`` in ``memory_format`` (None: ``preserve_format``)."""
+    try:
+        fmt = layout.memory_format_name(memory_format)
+        if fmt == "preserve_format":
+            return layout.like_strides(a.shape, a.stride())
+        return layout.format_strides(a.shape, fmt)
+    except ValueError as e:
+        raise ShapeError(f"{op}: {e}") from None
 
 
 @rule("add_")
@@ -267,8 +297,9 @@ def where(cond: FakeTensor, a: Any, b: Any) -> FakeTensor:
     if not is_tensor(cond) or cond.dtype != bool_:
         got = cond.dtype if is_tensor(cond) else type(cond).__name__
         raise ShapeError(f"where: expected the condition to be a bool tensor, got {got}")
-    shapes = [t.shape for t in (cond, a, b) if is_tensor(t)]
-    return FakeTensor(cond.env, broadcast_shapes(*shapes, op="where"), _result_dtype(a, b))
+    tensors = [t for t in (cond, a, b) if is_tensor(t)]
+    shape = broadcast_shapes(*(t.shape for t in tensors), op="where")
+    return FakeTensor(cond.env, shape, _result_dtype(a, b), stride=pointwise_strides(shape, tensors))
 
 
 def _unary(op: str, a: FakeTensor, *, to_float: bool, allow_bool: bool = True) -> FakeTensor:
@@ -277,7 +308,7 @@ def _unary(op: str, a: FakeTensor, *, to_float: bool, allow_bool: bool = True) -
     if not allow_bool and a.dtype == bool_:
         raise ShapeError(f"{op}: bool inputs are not supported")
     dtype = float32 if to_float and not a.dtype.is_floating_point else a.dtype
-    return FakeTensor(a.env, a.shape, dtype)
+    return FakeTensor(a.env, a.shape, dtype, stride=pointwise_strides(a.shape, [a]))
 
 
 @rule("relu")
@@ -382,7 +413,7 @@ def to(a: FakeTensor, dtype: Any) -> FakeTensor:
         new = as_dtype(target)
     except TypeError as e:
         raise ShapeError(f"to: {e}") from None
-    return a if new == a.dtype else FakeTensor(a.env, a.shape, new)
+    return a if new == a.dtype else FakeTensor(a.env, a.shape, new, stride=layout.like_strides(a.shape, a.stride()))
 
 
 _KIND_RANK = {"bool": 0, "int": 1, "float": 2}

@@ -73,7 +73,7 @@ def select_impl(t: FakeTensor, dim: int, index: Any, op: str = "select") -> Fake
     require(index < size, message)
     index = _wrap_negative(index, size)
     keep = [k for k in range(t.ndim) if k != d]
-    return make_view(t, [t.shape[k] for k in keep], [t.stride(k) for k in keep], t.storage_offset + index * t.stride(d))
+    return make_view(t, [t.shape[k] for k in keep], [t.stride(k) for k in keep], t.storage_offset() + index * t.stride(d))
 
 
 @rule("select")
@@ -81,7 +81,7 @@ def select(t: FakeTensor, dim: int, index: Any) -> FakeTensor:
     """``t.select(dim, index)``: drop dim ``dim`` at ``index`` (negative counts from the end); a view.
 
     >>> from shapeenv import ShapeEnv
-    >>> y = select(ShapeEnv().fake_tensor((4, 3)), 0, -1); y.shape, y.storage_offset
+    >>> y = select(ShapeEnv().fake_tensor((4, 3)), 0, -1); y.shape, y.storage_offset()
     ((s1,), s0*s1 - s1)
     """
     check_tensor(t, "select")
@@ -102,7 +102,7 @@ def narrow_impl(t: FakeTensor, dim: int, start: Any, length: Any, op: str = "nar
     start = _wrap_negative(start, size)
     require(start + length <= size, lambda: f"{op}: start ({start}) + length ({length}) exceeds dimension size ({size})")
     shape = t.shape[:d] + (length,) + t.shape[d + 1:]
-    return make_view(t, shape, t.stride(), t.storage_offset + start * t.stride(d))
+    return make_view(t, shape, t.stride(), t.storage_offset() + start * t.stride(d))
 
 
 @rule("narrow")
@@ -149,7 +149,7 @@ def slice_impl(t: FakeTensor, dim: int, start: Any = None, stop: Any = None, ste
     step = 1 if step is None else step
     shape = t.shape[:d] + (length,) + t.shape[d + 1:]
     strides = t.stride()[:d] + (t.stride(d) * step,) + t.stride()[d + 1:]
-    return make_view(t, shape, strides, t.storage_offset + lo * t.stride(d))
+    return make_view(t, shape, strides, t.storage_offset() + lo * t.stride(d))
 
 
 @rule("slice")

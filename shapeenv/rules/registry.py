@@ -54,6 +54,33 @@ def _has_real_array(values: Any) -> bool:
     return any(hasattr(v, "shape") and hasattr(v, "dtype") and not is_tensor(v) for v in _walk(values))
 
 
+def _wrapper_type(values: Any) -> type | None:
+    """The class of the first eager tensor wrapper (``_is_eager_tensor``) among ``values``, if any."""
+    for v in _walk(values):
+        if getattr(v, "_is_eager_tensor", False):
+            return type(v)
+    return None
+
+
+def _unwrap(value: Any) -> Any:
+    if getattr(value, "_is_eager_tensor", False):
+        return value.array
+    if isinstance(value, (list, tuple)):
+        return type(value)(_unwrap(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _unwrap(v) for k, v in value.items()}
+    return value
+
+
+def _rewrap(value: Any, wrapper: type) -> Any:
+    """Kernel results (arrays, nested in tuples/lists) wrapped again, so methods chain: ``x.t().contiguous()``."""
+    if hasattr(value, "shape") and hasattr(value, "dtype") and hasattr(value, "strides"):
+        return wrapper(value)
+    if isinstance(value, (list, tuple)):
+        return type(value)(_rewrap(v, wrapper) for v in value)
+    return value
+
+
 def registered() -> tuple[str, ...]:
     """The names of all ops with a shape rule, sorted."""
     return tuple(sorted(_RULES))
@@ -130,7 +157,10 @@ def call(name: str, *args: Any, **kwargs: Any) -> Any:
     if env is None:
         eager = _EAGER.get(name)
         if eager is not None and _has_real_array((args, kwargs)):
-            return eager(*args, **kwargs)
+            wrapper = _wrapper_type((args, kwargs))
+            if wrapper is None:
+                return eager(*args, **kwargs)
+            return _rewrap(eager(*_unwrap(args), **_unwrap(kwargs)), wrapper)
         return fn(*args, **kwargs)
     with env.operation(name):
         try:

@@ -20,6 +20,7 @@ from typing import Any, Sequence
 
 from ..errors import ShapeError
 from ..fake.dtypes import promote
+from ..fake import layout
 from ..fake.tensor import FakeTensor
 from .common import (
     canonical_dim,
@@ -120,7 +121,9 @@ def cat(tensors: Sequence[FakeTensor], dim: int = 0) -> FakeTensor:
                     lambda i=i, k=k, t=t: _cat_fix(tensors, i0, ref, i, t, d, k))
         total = total + t.shape[d]
     shape = ref.shape[:d] + (total,) + ref.shape[d + 1:]
-    return new_tensor(ref.env, shape, dtype)
+    channels_last = len(shape) == 4 and all(
+        layout.suggest_memory_format(t.shape, t.stride()) == "channels_last" for _, t in kept)
+    return new_tensor(ref.env, shape, dtype, layout.channels_last_strides(shape) if channels_last else None)
 
 
 @rule("stack")

@@ -32,9 +32,11 @@ from typing import Any, Sequence
 from symint import SymInt
 
 from ..errors import ShapeError
+from ..fake import layout
 from ..fake.tensor import FakeTensor, contiguous_strides
 from .common import (
     canonical_dim,
+    check_size,
     check_tensor,
     decide,
     fmt_shape,
@@ -50,7 +52,7 @@ from .common import (
 from ..messages import hint_text, user_label
 from .registry import rule
 
-__all__ = ["infer_size", "compute_stride", "view", "reshape", "flatten", "unflatten", "contiguous"]
+__all__ = ["infer_size", "compute_stride", "view", "reshape", "flatten", "unflatten", "contiguous", "as_strided", "unfold"]
 
 
 def _is_minus_one(d: Any) -> bool:
@@ -270,10 +272,14 @@ def unflatten(t: FakeTensor, dim: int, sizes: Sequence[Any]) -> FakeTensor:
 
 
 @rule("contiguous")
-def contiguous(t: FakeTensor) -> FakeTensor:
-    """``t.contiguous()``: ``t`` itself when provably contiguous, else a row-major copy.
+def contiguous(t: FakeTensor, memory_format: Any = "contiguous_format") -> FakeTensor:
+    """``t.contiguous(memory_format)``: ``t`` itself when it is contiguous in that format, else a copy laid out so.
 
-    A tensor that is contiguous only for some values of its sizes is copied (no guard is recorded).
+    Decided as torch decides it (a guard when only the traced strides decide, see
+    :mod:`shapeenv.fake.layout`), so whether the result aliases ``t`` is exact.
+
+    Raises:
+        ShapeError: ``preserve_format`` (torch refuses it here), or a format that does not fit the rank.
 
     >>> from shapeenv import ShapeEnv
     >>> x = ShapeEnv().fake_tensor((2, 3))
@@ -281,4 +287,68 @@ def contiguous(t: FakeTensor) -> FakeTensor:
     (True, (s0, 1))
     """
     check_tensor(t, "contiguous")
-    return t if is_contiguous(t) else new_tensor(t.env, t.shape, t.dtype)
+    try:
+        fmt = layout.memory_format_name(memory_format)
+        if fmt == "preserve_format":
+            raise ValueError("preserve memory format is unsupported by the contiguous operator")
+        if layout.is_contiguous(t.shape, t.stride(), fmt):
+            return t
+        return new_tensor(t.env, t.shape, t.dtype, layout.format_strides(t.shape, fmt))
+    except ValueError as e:
+        raise ShapeError(f"contiguous: {e}") from None
+
+
+@rule("as_strided")
+def as_strided(t: FakeTensor, size: Sequence[Any], stride: Sequence[Any], storage_offset: Any = None) -> FakeTensor:
+    """``t.as_strided(size, stride, storage_offset)``: a view of ``t``'s storage; the offset defaults to ``t``'s.
+
+    Sizes, strides and the offset must be non-negative and ``size``/``stride`` of the same length
+    (the storage's extent is not known to a fake tensor; the numpy kernel checks it).
+
+    Raises:
+        ShapeError: mismatched lengths or a negative size, stride or offset.
+
+    >>> from shapeenv import ShapeEnv
+    >>> x = ShapeEnv().fake_tensor((4, 3), dynamic=False)
+    >>> y = as_strided(x, (3, 4), (1, 3)); y.stride(), y.is_view_of(x)
+    ((1, 3), True)
+    """
+    check_tensor(t, "as_strided")
+    sizes = size_args(tuple(size), "as_strided")
+    strides = tuple(check_size(s, "as_strided", f"stride {i}") for i, s in enumerate(stride))
+    if len(sizes) != len(strides):
+        raise ShapeError(f"as_strided: mismatch in length of strides and shape ({len(strides)} vs {len(sizes)})")
+    for what, values in (("size", sizes), ("stride", strides)):
+        for v in values:
+            require(v >= 0, lambda what=what, values=values: f"as_strided: negative {what} in {fmt_shape(values)}")
+    offset = t.storage_offset() if storage_offset is None else check_size(storage_offset, "as_strided", "storage_offset")
+    require(offset >= 0, lambda: f"as_strided: negative storage offset {offset}")
+    return make_view(t, sizes, strides, offset)
+
+
+@rule("unfold")
+def unfold(t: FakeTensor, dimension: int, size: Any, step: Any) -> FakeTensor:
+    """``t.unfold(dimension, size, step)``: windows of ``size`` every ``step`` along ``dimension``,
+    as a new last dim (a view; strides ``step * stride`` and ``stride``).
+
+    Raises:
+        ShapeError: ``size`` larger than the dim, or ``step`` not positive.
+
+    >>> from shapeenv import ShapeEnv
+    >>> y = unfold(ShapeEnv().fake_tensor((7, 3), dynamic=False), 0, 3, 2); y.shape, y.stride()
+    ((3, 3, 3), (6, 1, 3))
+    """
+    check_tensor(t, "unfold")
+    d = canonical_dim(dimension, t.ndim, "unfold")
+    check_size(size, "unfold", "size")
+    check_size(step, "unfold", "step")
+    n = t.shape[d] if t.ndim else 1
+    stride = t.stride(d) if t.ndim else 1
+    require(size <= n, lambda: f"unfold: maximum size for tensor at dimension {d} is {n} but size is {size}")
+    require(size >= 0, lambda: f"unfold: size is {size} but must be >= 0")
+    require(step > 0, lambda: f"unfold: step is {step} but must be > 0")
+    if t.ndim == 0:
+        return make_view(t, (size,), (1,))
+    count = (n - size) // step + 1
+    return make_view(t, t.shape[:d] + (count,) + t.shape[d + 1:] + (size,),
+                     t.stride()[:d] + (step * stride,) + t.stride()[d + 1:] + (stride,))

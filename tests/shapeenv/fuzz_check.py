@@ -32,28 +32,43 @@ from typing import Any, Callable
 import numpy as np
 
 from guards import Source
+from guards.source import storage_offset_of
 from shapeenv import CheckFailedError, ExportConstraintError, export
 from shapeenv.backends import numpy_backend
 from symint import SymInt
 from symint.evaluate import evaluate
 
-from .fuzz_programs import FakeNS, NumpyNS, Program, produces, random_inputs, run
+from .fuzz_programs import FakeNS, NumpyNS, Program, element_strides, make_array, produces, random_layout, run
 
 __all__ = ["check_program", "check_sample", "export_program", "Violation", "Report", "symbol_values",
            "evaluate_shapes", "shrink", "reproduce", "describe_checks"]
 
 
 def symbol_values(exported, arrays: list) -> dict:
-    """The value of each input symbol of ``exported`` for concrete input arrays (in argument order)."""
+    """The value of each input symbol (sizes, stride and offset symbols) of ``exported`` for concrete input arrays."""
     values = {}
     by_name = dict(zip(exported.arg_names, arrays))
     for spec in exported.inputs:
         if spec.kind != "tensor":
             continue
-        for size, real in zip(spec.value.shape, by_name[spec.name].shape):
-            if isinstance(size, SymInt):
-                values.setdefault(size.node.expr, int(real))
+        array = by_name[spec.name]
+        fake = spec.value
+        pairs = list(zip(fake.shape, array.shape)) + list(zip(fake.stride(), element_strides(array)))
+        pairs.append((fake.storage_offset(), storage_offset_of(array)))
+        for traced, real in pairs:
+            if isinstance(traced, SymInt) and traced.node.expr.is_Symbol:
+                values.setdefault(traced.node.expr, int(real))
     return values
+
+
+def input_bindings(names: list, arrays: list) -> dict:
+    """Every source a guard may read (sizes, strides, storage offsets) for concrete input arrays."""
+    out = {}
+    for name, array in zip(names, arrays):
+        out.update({Source.size(name, d): n for d, n in enumerate(array.shape)})
+        out.update({Source.stride(name, d): st for d, st in enumerate(element_strides(array))})
+        out[Source(name, "storage_offset")] = storage_offset_of(array)
+    return out
 
 
 def evaluate_shapes(shapes: Any, values: dict) -> Any:
@@ -73,11 +88,13 @@ class Violation:
     sizes: list[tuple]
     reason: str
     guards: str
+    layouts: tuple | None = None  # of the failing inputs (None: the program's)
 
     def __str__(self) -> str:
+        layouts = "" if self.layouts is None else f"failing layouts: {list(self.layouts)}\n"
         return (f"SOUNDNESS VIOLATION: {self.reason}\n{self.program.source()}\n"
                 f"example sizes: {[list(s) for s in self.program.shapes]}\n"
-                f"failing sizes: {[list(s) for s in self.sizes]}\nguards:\n  "
+                f"failing sizes: {[list(s) for s in self.sizes]}\n{layouts}guards:\n  "
                 + self.guards.replace("\n", "\n  "))
 
 
@@ -92,11 +109,13 @@ class Report:
     accepted: int = 0
     assert_rejected: int = 0
     decisions: int = 0
+    layouts_accepted: int = 0  # accepted samples with some non-contiguous input
     ops: dict = field(default_factory=dict)
     violations: list = field(default_factory=list)
 
     def merge(self, other: "Report") -> None:
-        for name in ("programs", "export_retries", "samples", "accepted", "assert_rejected", "decisions"):
+        for name in ("programs", "export_retries", "samples", "accepted", "assert_rejected", "decisions",
+                     "layouts_accepted"):
             setattr(self, name, getattr(self, name) + getattr(other, name))
         self.export_errors += other.export_errors
         self.violations += other.violations
@@ -106,14 +125,15 @@ class Report:
     def summary(self) -> str:
         ops = ", ".join(f"{k} {v}" for k, v in sorted(self.ops.items()))
         return (f"{self.programs} programs ({ops}); {self.samples} samples, {self.accepted} accepted by the guards "
-                f"({self.assert_rejected} of them stopped by a runtime assert), {self.decisions} branch decisions "
+                f"({self.assert_rejected} of them stopped by a runtime assert; {self.layouts_accepted} with "
+                f"non-contiguous inputs), {self.decisions} branch decisions "
                 f"compared; {self.export_retries} re-exports after constraint violations; "
                 f"{len(self.export_errors)} export errors; {len(self.violations)} violations")
 
 
 def describe_checks(exported) -> str:
     """The guard set (torch text) and the runtime asserts of an export, for reproducers."""
-    lines = exported.guards.to_text("torch").splitlines() or ["(no guards)"]
+    lines = exported.all_guards.to_text("torch").splitlines() or ["(no guards)"]
     lines += [f"check({r.expr})  # runtime assert" for r in exported.runtime_asserts]
     return "\n".join(lines)
 
@@ -129,12 +149,14 @@ def reproduce(violation: Violation, weaken: Callable[[Any], Any] = lambda e: e) 
             exported, decisions, program, _ = export_program(program)
         except Exception:  # noqa: BLE001
             return False
-        return check_sample(weaken(exported), program, decisions, violation.sizes, random.Random(0)) is not None
+        return check_sample(weaken(exported), program, decisions, violation.sizes, random.Random(0),
+                            layouts=violation.layouts) is not None
 
     program = shrink(violation.program, fails)
     exported, decisions, program, _ = export_program(program)
-    reason = check_sample(weaken(exported), program, decisions, violation.sizes, random.Random(0))
-    return Violation(program, violation.sizes, reason or violation.reason, describe_checks(weaken(exported)))
+    reason = check_sample(weaken(exported), program, decisions, violation.sizes, random.Random(0), layouts=violation.layouts)
+    return Violation(program, violation.sizes, reason or violation.reason, describe_checks(weaken(exported)),
+                     violation.layouts)
 
 
 def export_program(program: Program, retries: int = 4):
@@ -142,7 +164,7 @@ def export_program(program: Program, retries: int = 4):
     for attempt in range(retries + 1):
         fake = FakeNS()
         try:
-            exported = export(program.traced(fake), tuple(np.zeros(s, np.float32) for s in program.shapes),
+            exported = export(program.traced(fake), tuple(program.example_inputs()),
                               dynamic_shapes=program.dynamic_shapes())
             return exported, fake.decisions, program, attempt
         except ExportConstraintError as e:
@@ -186,27 +208,30 @@ def check_program(program: Program, rng: random.Random, samples: int = 8) -> Rep
         report.export_errors.append(f"{type(e).__name__}: {e}\n{program.source()}")
         return report
     report.export_retries += retries
-    checker = exported.guards.compile()
+    checker = exported.all_guards.compile()
     backend = numpy_backend(exported)
     for _ in range(samples):
         shapes = _sample_shapes(rng, program, exported)
+        layouts = None if rng.random() < 0.6 else tuple(random_layout(rng, shape) for shape in shapes)
         report.samples += 1
-        problem = check_sample(exported, program, decisions, shapes, rng, checker, backend, report)
+        problem = check_sample(exported, program, decisions, shapes, rng, checker, backend, report, layouts=layouts)
         if problem is not None:
-            report.violations.append(Violation(program, shapes, problem, describe_checks(exported)))
+            report.violations.append(Violation(program, shapes, problem, describe_checks(exported), layouts))
             break
     return report
 
 
 def check_sample(exported, program: Program, decisions: list, shapes: list[tuple], rng: random.Random,
-                 checker=None, backend=None, report: Report | None = None) -> str | None:
-    """None if the export is right about these sizes, else what went wrong."""
+                 checker=None, backend=None, report: Report | None = None, layouts: tuple | None = None) -> str | None:
+    """None if the export is right about these sizes (in ``layouts``, default: the program's), else what went wrong."""
     report = report if report is not None else Report()
-    arrays = random_inputs(rng, shapes)
-    sources = {Source.size(name, d): s for name, shape in zip(program.names, shapes) for d, s in enumerate(shape)}
-    keys = {src for _, src in exported.guards.sources}
-    accepted = exported.guards.holds({s: v for s, v in sources.items() if s in keys})
-    checker = checker or exported.guards.compile()
+    layouts = layouts if layouts is not None else tuple(program.layout(i) for i in range(len(shapes)))
+    arrays = [make_array(shape, spec, rng) for shape, spec in zip(shapes, layouts)]
+    guards = exported.all_guards
+    sources = input_bindings(program.names, arrays)
+    keys = {src for _, src in guards.sources}
+    accepted = guards.holds({s: v for s, v in sources.items() if s in keys})
+    checker = checker or guards.compile()
     if checker.check(dict(zip(program.names, arrays))) != accepted:
         return f"the compiled checker says {not accepted} where GuardSet.holds says {accepted}"
     static_ok = all(s == e for spec, shape, ex in zip(exported.inputs, shapes, program.shapes)
@@ -216,10 +241,11 @@ def check_sample(exported, program: Program, decisions: list, shapes: list[tuple
     if not static_ok:
         return "the guards accept a change of a static (specialised) dim"
     report.accepted += 1
+    report.layouts_accepted += any(not _plain(a) for a in arrays)
     values = symbol_values(exported, arrays)
     asserts_hold = all(evaluate(r.expr, values) for r in exported.runtime_asserts
                        if r.expr.free_symbols <= values.keys())
-    concrete = NumpyNS()
+    concrete = NumpyNS(getattr(decisions, "inlined", ()))
     try:
         with np.errstate(all="ignore"):
             outputs = run(program, concrete, arrays)
@@ -245,6 +271,13 @@ def check_sample(exported, program: Program, decisions: list, shapes: list[tuple
     actual = tuple(tuple(o.shape) for o in outputs)
     if predicted != actual:
         return f"output shapes differ: predicted {predicted}, concrete {actual}"
+    for k, (fake, real) in enumerate(zip(_fakes(exported.outputs), outputs)):
+        if fake is None or real.size == 0:
+            continue
+        want = [int(evaluate(st.node.expr, values)) if isinstance(st, SymInt) else st for st in fake.stride()]
+        got = element_strides(real)
+        if [w for w, n in zip(want, real.shape) if n != 1] != [g for g, n in zip(got, real.shape) if n != 1]:
+            return f"output {k} strides differ: predicted {tuple(want)}, concrete {got} (shape {real.shape})"
     try:
         got = backend(*arrays)
     except Exception as e:  # noqa: BLE001
@@ -253,6 +286,15 @@ def check_sample(exported, program: Program, decisions: list, shapes: list[tuple
         if a.shape != b.shape or not np.allclose(a, b, rtol=1e-4, atol=1e-4, equal_nan=True):
             return f"the numpy backend's output {k} differs from the concrete run ({a.shape} vs {b.shape})"
     return None
+
+
+def _plain(array: np.ndarray) -> bool:
+    return array.flags.c_contiguous and storage_offset_of(array) == 0 and 0 not in array.strides
+
+
+def _fakes(outputs: Any) -> list:
+    """The fake output tensors, flattened in order (None for non-tensor outputs)."""
+    return [o if hasattr(o, "stride") and hasattr(o, "_is_fake_tensor") else None for o in outputs]
 
 
 def shrink(program: Program, fails: Callable[[Program], bool]) -> Program:
@@ -302,7 +344,8 @@ def _without(program: Program, k: int) -> Program | None:
 
 _POOL_ARGS = {"binary": (2, 3), "scalar": (2,), "view": (1,), "reshape_t": (1,), "slice": (1,), "matmul": (1, 2),
               "reduce": (2,), "unsqueeze": (1,), "transpose": (1,), "branch": (2,), "scan": (1, 2),
-              "scan_len": (1,), "map": (1, 2), "switch": (2,)}
+              "scan_len": (1,), "map": (1, 2), "switch": (2,), "contig_branch": (1,), "stride_branch": (1,),
+              "contiguous": (1,), "flatten": (1,)}
 
 
 def _remap_instruction(ins: tuple, remap, remap_index) -> tuple:
@@ -318,7 +361,7 @@ def _remap_instruction(ins: tuple, remap, remap_index) -> tuple:
 def _valid(program: Program) -> bool:
     try:
         with np.errstate(all="ignore"):
-            run(program, NumpyNS(), random_inputs(random.Random(0), list(program.shapes)))
+            run(program, NumpyNS(), program.example_inputs(random.Random(0)))
         return True
     except Exception:  # noqa: BLE001
         return False

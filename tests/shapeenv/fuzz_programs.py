@@ -30,6 +30,7 @@ import numpy as np
 from guards import Source
 from shapeenv import Dim, check, ops
 from shapeenv import map as hop_map
+from shapeenv.fake.layout import channels_last_strides, elementwise_strides, like_strides, suggest_memory_format
 from shapeenv import scan as hop_scan
 from shapeenv import switch as hop_switch
 
@@ -44,11 +45,27 @@ class ShimCheckFailed(AssertionError):
 
 
 # -- the two namespaces -----------------------------------------------------------------------------
+class Decisions(list):
+    """The ``if`` decisions of a trace, and for each ``switch`` whether the trace inlined its branch
+    (a constant index: the branch's own output, layout included) or made one node (a new row-major tensor)."""
+
+    inlined: list
+
+
 class FakeNS:
     """Tensor ops on fake tensors (shapeenv), recording ``if`` decisions."""
 
     def __init__(self) -> None:
-        self.decisions: list[bool] = []
+        self.decisions = Decisions()
+        self.decisions.inlined = []
+
+    def switch(self, index: Any, fns: list, operands: tuple) -> Any:
+        graph = None if not operands or not hasattr(operands[0], "env") else operands[0].env.current_graph()
+        before = sum(n.op == "switch" for n in graph.nodes) if graph is not None else 0
+        out = hop_switch(index, fns, operands)
+        after = sum(n.op == "switch" for n in graph.nodes) if graph is not None else 0
+        self.decisions.inlined.append(after == before)
+        return out
 
     def branch(self, cond: Any) -> bool:
         value = bool(cond)  # a guard unless statically known
@@ -59,6 +76,10 @@ class FakeNS:
         check(cond, "fuzz program check")
 
     size = staticmethod(lambda x, d: x.shape[d])
+    stride = staticmethod(lambda x, d: x.stride(d))
+    is_contiguous = staticmethod(lambda x: x.is_contiguous())
+    contiguous = staticmethod(lambda x: x.contiguous())
+    flatten = staticmethod(lambda x: x.flatten())
     binary = staticmethod(lambda name, a, b: getattr(ops, name)(a, b))
     cat = staticmethod(lambda xs, dim: ops.cat(list(xs), dim))
     view = staticmethod(lambda x, shape: x.view(*shape))
@@ -76,7 +97,6 @@ class FakeNS:
     scan = staticmethod(lambda fn, init, xs, dim, reverse: hop_scan(fn, init, xs, dim=dim, reverse=reverse))
     scan_len = staticmethod(lambda fn, init, n: hop_scan(fn, init, None, length=n))
     map = staticmethod(lambda fn, xs: hop_map(fn, xs))
-    switch = staticmethod(lambda index, fns, operands: hop_switch(index, fns, operands))
 
 
 def _fail(message: str):
@@ -84,20 +104,43 @@ def _fail(message: str):
 
 
 def _np_select(x: np.ndarray, d: int, i: int) -> np.ndarray:
-    if not -x.shape[d] <= i < x.shape[d]:  # numpy's take allows it when the result is empty; torch does not
+    if not -x.shape[d] <= i < x.shape[d]:
         raise IndexError(f"index {i} is out of bounds for dimension {d} with size {x.shape[d]}")
-    return np.take(x, i, axis=d)
+    return x[(slice(None),) * d + (i,)]  # a view, as torch's select
 
 
 def _np_cat(xs: list, dim: int) -> np.ndarray:
     kept = [x for x in xs if not (x.ndim == 1 and x.shape[0] == 0)]  # torch skips 1-d empty tensors
-    if not kept:
-        return np.zeros((0,), xs[0].dtype)
-    return np.concatenate(kept, axis=dim)
+    if not kept:  # numpy gives an empty array stride 0; torch's is 1
+        return np.lib.stride_tricks.as_strided(np.zeros((0,), xs[0].dtype), (0,), (xs[0].itemsize,))
+    out = np.concatenate(kept, axis=dim)
+    if out.ndim == 4 and all(suggest_memory_format(x.shape, element_strides(x)) == "channels_last" for x in kept):
+        return _laid_out(out, channels_last_strides(out.shape))  # torch keeps a common channels-last format
+    return _c(out)
 
 
 def _np_view(x: np.ndarray, shape: tuple) -> np.ndarray:
-    return x.reshape(shape, copy=False)  # numpy's no-copy rule is torch's view rule
+    out = x.reshape(shape, copy=False)  # numpy's no-copy rule is torch's view rule
+    if out.size == 0:  # torch's computeStride for empty tensors: the same strides for the same shape, else row-major
+        strides = element_strides(x) if out.shape == x.shape else _empty_strides(out.shape)
+        out = np.lib.stride_tricks.as_strided(out, out.shape, [st * x.itemsize for st in strides])
+    return out
+
+
+def _np_slice(x: np.ndarray, dim: int, a: Any, b: Any, step: int) -> np.ndarray:
+    out = x[(slice(None),) * dim + (slice(a, b, step),)]
+    if out.size == 0:  # numpy resets an empty view's strides; torch keeps stride * step
+        strides = list(element_strides(x))
+        strides[dim] *= step
+        out = np.lib.stride_tricks.as_strided(out, out.shape, [st * x.itemsize for st in strides])
+    return out
+
+
+def _empty_strides(shape: tuple) -> tuple:
+    strides = [1] * len(shape)
+    for d in range(len(shape) - 2, -1, -1):  # torch: stride[d] = max(size[d+1], 1) * stride[d+1]
+        strides[d] = max(shape[d + 1], 1) * strides[d + 1]
+    return tuple(strides)
 
 
 def _np_reduce(name: str, x: np.ndarray, dim: int, keepdim: bool) -> np.ndarray:
@@ -141,11 +184,93 @@ def _np_map(fn: Callable, xs: np.ndarray) -> np.ndarray:
     return np.stack([fn(xs[i, ...]) for i in range(xs.shape[0])])
 
 
-class NumpyNS:
-    """The same ops on numpy arrays, with torch's semantics; ``check`` raises when false."""
+def element_strides(x: np.ndarray) -> tuple[int, ...]:
+    """numpy's byte strides in elements (torch's ``stride()``). numpy gives a new empty array strides 0, which
+    is read as torch's contiguous layout (as the guards read it); empty views made here keep torch's strides."""
+    if x.size == 0 and not any(x.strides):
+        return _empty_strides(x.shape)
+    return tuple(st // x.itemsize for st in x.strides)
 
-    def __init__(self) -> None:
+
+def torch_is_contiguous(x: np.ndarray) -> bool:
+    """c10's contiguity on concrete sizes and strides: size-1 dims skipped, empty tensors contiguous."""
+    if x.size == 0:
+        return True
+    expected = 1
+    for n, st in zip(reversed(x.shape), reversed(element_strides(x))):
+        if n == 1:
+            continue
+        if st != expected:
+            return False
+        expected *= n
+    return True
+
+
+def _laid_out(result: Any, strides: tuple) -> np.ndarray:
+    result = np.asarray(result)
+    if result.ndim < 2 or element_strides(result) == tuple(strides):
+        return result
+    extent = 1 + sum((n - 1) * st for n, st in zip(result.shape, strides)) if result.size else 0
+    out = np.lib.stride_tricks.as_strided(np.empty(max(extent, 0), result.dtype), result.shape,
+                                          [st * result.itemsize for st in strides])
+    out[...] = result
+    return out
+
+
+def _np_pointwise(result: Any, *operands: Any) -> np.ndarray:
+    """A pointwise result laid out as torch's TensorIterator lays it out (numpy picks its own order). The rule
+    (shapeenv.fake.layout.elementwise_strides) runs on concrete ints here; it is checked against torch in
+    tests/shapeenv/test_rules_torch.py."""
+    arrays = [x for x in operands if isinstance(x, np.ndarray)]
+    result = np.asarray(result)
+    if result.ndim < 2 or not arrays:
+        return result
+    return _laid_out(result, elementwise_strides(result.shape, [(x.shape, element_strides(x)) for x in arrays]))
+
+
+def _np_like(x: np.ndarray, result: Any) -> np.ndarray:
+    """A new tensor "like" ``x`` (preserve_format)."""
+    result = np.asarray(result)
+    return _laid_out(result, like_strides(x.shape, element_strides(x))) if result.ndim >= 2 else result
+
+
+_NP_BINARY = {"add": np.add, "sub": np.subtract, "mul": np.multiply}
+
+
+def _c(x: Any) -> np.ndarray:
+    """Row-major as torch lays out a new tensor (numpy's ``ascontiguousarray`` would make a 0-d array 1-d,
+    and numpy gives empty arrays strides of 0)."""
+    x = np.asarray(x)
+    if not x.ndim:
+        return x
+    if x.size == 0:
+        return np.lib.stride_tricks.as_strided(x, x.shape, [st * x.itemsize for st in _empty_strides(x.shape)])
+    return np.ascontiguousarray(x)
+
+
+def _np_unsqueeze(x: np.ndarray, d: int) -> np.ndarray:
+    """``np.expand_dims`` with torch's stride for the new dim (numpy's is arbitrary there)."""
+    out = np.expand_dims(x, d)
+    d = d % out.ndim
+    strides = list(element_strides(x))
+    strides.insert(d, 1 if d >= x.ndim else x.shape[d] * strides[d])
+    return np.lib.stride_tricks.as_strided(out, out.shape, [st * x.itemsize for st in strides])
+
+
+class NumpyNS:
+    """The same ops on numpy arrays, with torch's semantics (layouts included); ``check`` raises when false.
+
+    ``inlined``: for each ``switch``, whether the trace inlined it (see :class:`Decisions`).
+    """
+
+    def __init__(self, inlined: Any = ()) -> None:
         self.decisions: list[bool] = []
+        self._inlined = list(inlined)
+
+    def switch(self, index: Any, fns: list, operands: tuple) -> Any:
+        out = fns[min(max(int(index), 0), len(fns) - 1)](*operands)
+        inlined = self._inlined.pop(0) if self._inlined else False
+        return out if inlined else _c(out)
 
     def branch(self, cond: Any) -> bool:
         value = bool(cond)
@@ -157,24 +282,28 @@ class NumpyNS:
             raise ShimCheckFailed("fuzz program check")
 
     size = staticmethod(lambda x, d: x.shape[d])
-    binary = staticmethod(lambda name, a, b: {"add": np.add, "sub": np.subtract, "mul": np.multiply}[name](a, b))
+    stride = staticmethod(lambda x, d: element_strides(x)[d])
+    is_contiguous = staticmethod(torch_is_contiguous)
+    contiguous = staticmethod(lambda x: x if torch_is_contiguous(x) else _c(x))
+    flatten = staticmethod(lambda x: x.reshape(-1) if x.ndim else x.reshape(1))
+    binary = staticmethod(lambda name, a, b: _np_pointwise(_NP_BINARY[name](a, b), a, b))
     cat = staticmethod(_np_cat)
     view = staticmethod(_np_view)
     reshape = staticmethod(lambda x, shape: x.reshape(shape))
     t = staticmethod(lambda x: x.T if x.ndim <= 2 else _fail("t() needs a tensor with <= 2 dims"))
-    slice = staticmethod(lambda x, dim, a, b, step: x[(slice(None),) * dim + (slice(a, b, step),)])
-    matmul = staticmethod(lambda a, b: np.asarray(np.matmul(a, b)))
-    reduce = staticmethod(_np_reduce)
-    unsqueeze = staticmethod(lambda x, d: np.expand_dims(x, d))
+    slice = staticmethod(lambda x, dim, a, b, step: _np_slice(x, dim, a, b, step))
+    matmul = staticmethod(lambda a, b: _c(np.matmul(a, b)))
+    reduce = staticmethod(lambda name, x, dim, keepdim: _c(_np_reduce(name, x, dim, keepdim)))
+    unsqueeze = staticmethod(_np_unsqueeze)
     select = staticmethod(_np_select)
-    zeros_like = staticmethod(np.zeros_like)
-    clone = staticmethod(np.copy)
-    tanh = staticmethod(np.tanh)
-    neg = staticmethod(np.negative)
-    scan = staticmethod(_np_scan)
-    scan_len = staticmethod(_np_scan_len)
-    map = staticmethod(_np_map)
-    switch = staticmethod(lambda index, fns, operands: fns[min(max(int(index), 0), len(fns) - 1)](*operands))
+    zeros_like = staticmethod(lambda x: _np_like(x, np.zeros(x.shape, x.dtype)))
+    clone = staticmethod(lambda x: _np_like(x, np.array(x, copy=True)))
+    tanh = staticmethod(lambda x: _np_pointwise(np.tanh(x), x))
+    neg = staticmethod(lambda x: _np_pointwise(np.negative(x), x))
+    # the higher-order ops return new row-major tensors, as their shape rules say
+    scan = staticmethod(lambda *a: tuple(_c(v) for v in _np_scan(*a)))
+    scan_len = staticmethod(lambda *a: tuple(_c(v) for v in _np_scan_len(*a)))
+    map = staticmethod(lambda fn, xs: _c(_np_map(fn, xs)))
 
 
 # -- programs ---------------------------------------------------------------------------------------
@@ -190,6 +319,15 @@ class Program:
     shapes: tuple[tuple[int, ...], ...]
     dims: tuple[tuple[str | None, ...], ...]
     instructions: tuple[tuple, ...]
+    layouts: tuple[tuple, ...] = ()  # per input (see LAYOUTS); missing: contiguous
+
+    def layout(self, i: int) -> tuple:
+        """The layout of input ``i`` in the example (``("contig",)`` unless given)."""
+        return self.layouts[i] if i < len(self.layouts) else ("contig",)
+
+    def example_inputs(self, rng: random.Random | None = None) -> list[np.ndarray]:
+        """Arrays of the example shapes in the program's layouts (random values, or zeros without ``rng``)."""
+        return [make_array(shape, self.layout(i), rng) for i, shape in enumerate(self.shapes)]
 
     @property
     def names(self) -> list[str]:
@@ -220,9 +358,10 @@ class Program:
         """The program as Python-like text, for reproducers."""
         sig = ", ".join(self.names)
         lines = [f"def program({sig}):"]
-        for name, shape, dims in zip(self.names, self.shapes, self.dims):
+        for i, (name, shape, dims) in enumerate(zip(self.names, self.shapes, self.dims)):
             spec = ", ".join("static" if s is None else ("Dim.DYNAMIC" if s == "" else f"Dim({s!r})") for s in dims)
-            lines.append(f"    # {name}: example shape {list(shape)}, dims [{spec}]")
+            lay = "" if self.layout(i) == ("contig",) else f", layout {describe_layout(self.layout(i))}"
+            lines.append(f"    # {name}: example shape {list(shape)}, dims [{spec}]{lay}")
         pool = list(self.names)
         for ins in self.instructions:
             produced = [f"t{len(pool) + k}" for k in range(produces(ins))]
@@ -331,6 +470,16 @@ def step(T, ins: tuple, pool: list) -> list:
     if op == "check":
         T.check(_cond(T, ins[1], pool))
         return []
+    if op == "contig_branch":
+        x = pool[ins[1]]
+        return [_unary(T, ins[2], x) if T.branch(T.is_contiguous(x)) else _unary(T, ins[3], x)]
+    if op == "stride_branch":
+        x = pool[ins[1]]
+        return [_unary(T, ins[3], x) if T.branch(T.stride(x, ins[2]) == 1) else _unary(T, ins[4], x)]
+    if op == "contiguous":
+        return [T.contiguous(pool[ins[1]])]
+    if op == "flatten":
+        return [T.flatten(pool[ins[1]])]
     if op == "scan":
         _, i, w, template, dim, reverse = ins
         xs = pool[i]
@@ -412,6 +561,14 @@ def _render(ins: tuple, pool: list, out: list) -> list[str]:
         return [f"if {_rcond(ins[1], pool)}:", f"    {o} = {_runary(ins[3], x)}", "else:", f"    {o} = {_runary(ins[4], x)}"]
     if op == "check":
         return [f"check({_rcond(ins[1], pool)})"]
+    if op == "contig_branch":
+        x = pool[ins[1]]
+        return [f"if {x}.is_contiguous():", f"    {o} = {_runary(ins[2], x)}", "else:", f"    {o} = {_runary(ins[3], x)}"]
+    if op == "stride_branch":
+        x = pool[ins[1]]
+        return [f"if {x}.stride({ins[2]}) == 1:", f"    {o} = {_runary(ins[3], x)}", "else:", f"    {o} = {_runary(ins[4], x)}"]
+    if op in ("contiguous", "flatten"):
+        return [f"{o} = {pool[ins[1]]}.{op}()"]
     if op == "scan":
         _, i, w, template, dim, reverse = ins
         closure = "" if w is None else f" (closure: {pool[w]})"
@@ -460,8 +617,15 @@ def _candidate(rng: random.Random, shapes: list[tuple]) -> tuple:
     i = rng.randrange(n)
     x = shapes[i]
     kind = rng.choices(["binary", "scalar", "cat", "view", "reshape_t", "slice", "matmul", "reduce", "unsqueeze",
-                        "transpose", "branch", "check", "scan", "scan_len", "map", "switch"],
-                       [8, 2, 6, 5, 1, 5, 4, 4, 2, 2, 6, 3, 4, 1, 3, 2])[0]
+                        "transpose", "branch", "check", "scan", "scan_len", "map", "switch",
+                        "contig_branch", "stride_branch", "contiguous", "flatten"],
+                       [8, 2, 6, 5, 1, 5, 4, 4, 2, 2, 6, 3, 4, 1, 3, 2, 3, 2, 2, 2])[0]
+    if kind == "contig_branch":
+        return ("contig_branch", i, _unary_spec(rng), _unary_spec(rng))
+    if kind == "stride_branch":
+        return ("stride_branch", i, rng.randrange(len(x)) if x else 0, _unary_spec(rng), _unary_spec(rng))
+    if kind in ("contiguous", "flatten"):
+        return (kind, i)
     if kind == "binary":
         js = [j for j in range(n) if _broadcasts(x, shapes[j])]
         return ("binary", rng.choice(["add", "sub", "mul"]), i, rng.choice(js))
@@ -543,7 +707,7 @@ def random_inputs(rng: random.Random | np.random.Generator, shapes: list[tuple])
 def generate(rng: random.Random, n_instructions: int = 8, max_attempts: int = 300) -> Program:
     """A random program that runs without error on numpy at its example sizes."""
     n_inputs = rng.randint(1, 3)
-    shapes, dims, named = [], [], 0
+    shapes, dims, layouts, named = [], [], [], 0
     for _ in range(n_inputs):
         shape = tuple(rng.choice([2, 3, 4, 4, 6, 8, 1]) for _ in range(rng.randint(1, 3)))
         row = []
@@ -557,7 +721,9 @@ def generate(rng: random.Random, n_instructions: int = 8, max_attempts: int = 30
                 row.append("")
         shapes.append(shape)
         dims.append(tuple(row))
-    pool = random_inputs(rng, shapes)
+        layouts.append(random_layout(rng, shape))
+    program = Program(tuple(shapes), tuple(dims), (), tuple(layouts))
+    pool = program.example_inputs(rng)
     instructions: list[tuple] = []
     for _ in range(max_attempts):
         if len(instructions) == n_instructions:
@@ -572,4 +738,62 @@ def generate(rng: random.Random, n_instructions: int = 8, max_attempts: int = 30
             continue
         instructions.append(ins)
         pool += new
-    return Program(tuple(shapes), tuple(dims), tuple(instructions))
+    return Program(tuple(shapes), tuple(dims), tuple(instructions), tuple(layouts))
+
+
+# -- layouts ----------------------------------------------------------------------------------------------
+#: ("contig",) | ("t",): dims reversed | ("perm", order) | ("step", d): every other element along d |
+#: ("expand", d): stride 0 along d | ("offset",): a view starting one row in | ("cl",): channels-last (4-d)
+LAYOUT_KINDS = ("contig", "t", "perm", "step", "expand", "offset", "cl")
+
+
+def random_layout(rng: random.Random, shape: tuple) -> tuple:
+    """A random layout that ``shape`` admits (half of the time contiguous)."""
+    if rng.random() < 0.5 or not shape:
+        return ("contig",)
+    kinds = ["t", "perm", "step", "expand", "offset"] + (["cl", "cl"] if len(shape) == 4 else [])
+    kind = rng.choice(kinds)
+    if kind == "perm":
+        order = list(range(len(shape)))
+        rng.shuffle(order)
+        return ("perm", tuple(order))
+    if kind in ("step", "expand"):
+        return (kind, rng.randrange(len(shape)))
+    return (kind,)
+
+
+def describe_layout(spec: tuple) -> str:
+    """The layout as the numpy expression that makes it, for reproducers."""
+    kind = spec[0]
+    return {"contig": "contiguous", "t": "transposed (.T of the reversed shape)", "offset": "base[1:] (offset view)",
+            "cl": "channels_last"}.get(kind) or (f"permuted {spec[1]}" if kind == "perm" else
+                                                 f"stepped [::2] along dim {spec[1]}" if kind == "step" else
+                                                 f"expanded (stride 0) along dim {spec[1]}")
+
+
+def make_array(shape: tuple, spec: tuple, rng: random.Random | None = None) -> np.ndarray:
+    """A float32 array of ``shape`` laid out as ``spec`` says (a view of a bigger or permuted base array)."""
+    gen = np.random.default_rng(rng.randrange(2**32)) if rng is not None else None
+
+    def base(s: tuple) -> np.ndarray:
+        return gen.standard_normal(s).astype(np.float32) if gen is not None else np.zeros(s, np.float32)
+
+    kind = spec[0] if shape else "contig"
+    if kind == "t":
+        return base(tuple(reversed(shape))).T
+    if kind == "perm" and len(spec[1]) == len(shape):
+        order = spec[1]
+        inverse = np.argsort(order)
+        return base(tuple(shape[d] for d in order)).transpose(tuple(inverse))
+    if kind == "step" and spec[1] < len(shape):
+        d = spec[1]
+        return base(shape[:d] + (2 * shape[d],) + shape[d + 1:])[(slice(None),) * d + (slice(None, None, 2),)]
+    if kind == "expand" and spec[1] < len(shape):
+        d = spec[1]
+        return np.broadcast_to(base(shape[:d] + (1,) + shape[d + 1:]), shape)
+    if kind == "offset":
+        return base((shape[0] + 1,) + shape[1:])[1:]
+    if kind == "cl" and len(shape) == 4:
+        n, c, h, w = shape
+        return base((n, h, w, c)).transpose(0, 3, 1, 2)
+    return base(shape)

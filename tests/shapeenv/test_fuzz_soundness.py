@@ -1,8 +1,9 @@
 """Soundness fuzzing: a guard set that accepts some sizes must mean tracing would decide the same on them.
 
-Random programs (elementwise ops with broadcasting, cat, view/reshape, slicing with size-derived
-bounds, matmul, reductions, ``if`` on sizes, ``check``, scan/map/switch) are exported with dynamic
-dims and compared with concrete numpy runs at other sizes (see :mod:`tests.shapeenv.fuzz_check`).
+Random programs (elementwise ops with broadcasting, cat, view/reshape/flatten, slicing with size-derived
+bounds, matmul, reductions, ``if`` on sizes, on ``is_contiguous()`` and on strides, ``contiguous()``,
+``check``, scan/map/switch) on inputs of random layouts are exported with dynamic dims and compared
+with concrete numpy runs at other sizes and layouts (see :mod:`tests.shapeenv.fuzz_check`).
 The long run is ``python3 benchmarks/fuzz_soundness.py --seconds 300``.
 """
 
@@ -19,7 +20,8 @@ from tests.shapeenv.fuzz_programs import Program, generate
 
 PROGRAMS = 40
 ALL_KINDS = {"binary", "scalar", "cat", "view", "reshape_t", "slice", "matmul", "reduce", "unsqueeze", "transpose",
-             "branch", "check", "scan", "scan_len", "map", "switch"}
+             "branch", "check", "scan", "scan_len", "map", "switch", "contig_branch", "stride_branch", "contiguous",
+             "flatten"}
 
 
 def test_random_programs_are_sound() -> None:
@@ -31,6 +33,7 @@ def test_random_programs_are_sound() -> None:
     # the run exercised what it claims to (otherwise zero violations would mean little)
     assert set(report.ops) == ALL_KINDS, report.summary()
     assert report.accepted >= 100 and report.decisions >= 50 and report.assert_rejected >= 3, report.summary()
+    assert report.layouts_accepted >= 30, report.summary()  # non-contiguous inputs were accepted and checked
     assert len(report.export_errors) <= 3, report.summary() + "\n" + "\n".join(report.export_errors)
 
 
@@ -79,7 +82,7 @@ BRANCHY = _prog((8,), ("",), ("scalar", "mul", 0, 2.0), ("branch", ("gt", SIZE_O
 
 
 def _without_guards(exported):
-    return dataclasses.replace(exported, guards=GuardSet.of([], dict(exported.guards.sources)))
+    return dataclasses.replace(exported, guards=GuardSet.of([], dict(exported.guards.sources)), layout_guards=GuardSet.of([]))
 
 
 def test_the_check_catches_a_missing_guard() -> None:
@@ -108,3 +111,34 @@ def test_a_violation_shrinks_to_a_minimal_reproducer() -> None:
 ])
 def test_reproducers_read_like_python(instruction: tuple, line: str) -> None:
     assert _prog((8,), ("",), instruction).source().splitlines()[2].strip() == line
+
+
+# -- layouts ----------------------------------------------------------------------------------------------
+CONTIG_BRANCH = Program(((3, 4),), ((None, None),), (("contig_branch", 0, ("scale", 2.0), ("scale", 3.0)),))
+FLAT_VIEW = Program(((3, 4),), (("", ""),), (("view", 0, (-1,)),))
+
+
+@pytest.mark.parametrize("program, layout, expectations", [
+    # the issue's example: a contiguity branch traced on a contiguous input rejects a transposed one
+    (CONTIG_BRANCH, ("contig",), [((3, 4), ("contig",), True), ((3, 4), ("t",), False), ((3, 4), ("offset",), True),
+                                  ((3, 4), ("step", 1), False)]),
+    (CONTIG_BRANCH, ("t",), [((3, 4), ("t",), True), ((3, 4), ("contig",), False), ((3, 4), ("perm", (1, 0)), True)]),
+    # view(-1) of a dynamic contiguous input: any size, contiguous layouts only
+    (FLAT_VIEW, ("contig",), [((5, 7), ("contig",), True), ((5, 7), ("offset",), True), ((5, 7), ("t",), False),
+                              ((5, 7), ("expand", 0), False)]),
+])
+def test_layouts_are_guarded(program: Program, layout: tuple, expectations: list) -> None:
+    program = dataclasses.replace(program, layouts=(layout,))
+    exported, decisions, program, _ = export_program(program)
+    for shape, spec, expected in expectations:
+        report = Report()
+        problem = check_sample(exported, program, decisions, [shape], random.Random(0), report=report, layouts=(spec,))
+        assert problem is None, (shape, spec, problem, exported.all_guards.to_text("torch"))
+        assert bool(report.accepted) == expected, (shape, spec, exported.all_guards.to_text("torch"))
+
+
+def test_the_check_catches_a_missing_layout_guard() -> None:
+    exported, decisions, program, _ = export_program(CONTIG_BRANCH)
+    weak = dataclasses.replace(exported, layout_guards=GuardSet.of([], {}))
+    problem = check_sample(weak, program, decisions, [(3, 4)], random.Random(0), layouts=(("t",),))
+    assert problem == "branch decisions differ: traced [True], concrete [False]"

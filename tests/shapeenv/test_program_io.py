@@ -102,7 +102,7 @@ def test_tensors_sharing_storage_share_it_when_loaded() -> None:
     p = export(lambda x: (x.transpose(0, 1), x[1:]), ((4, 3),), dynamic_shapes={"x": {0: Dim.DYNAMIC}})
     q = loads_program(dumps_program(p))
     a, b = q.outputs
-    assert a.storage is b.storage and a.stride() == (1, 3) and b.storage_offset == 3
+    assert a.storage is b.storage and a.stride() == (1, 3) and b.storage_offset() == 3
 
 
 def test_the_loaded_environment_decides_nothing_new() -> None:

@@ -155,6 +155,50 @@ CASES: list[Case] = [
     c("unflatten", [(6, 5)], lambda L, x: x.unflatten(0, (2, -1))),
     c("contiguous-t", [(2, 3)], lambda L, x: x.t().contiguous()),
     c("contiguous-noop", [(2, 3)], lambda L, x: x.contiguous()),
+    c("contiguous-cl", [(2, 3, 4, 5)], lambda L, x: x.contiguous(memory_format=L.channels_last)),
+    c("contiguous-cl-noop", [(2, 3, 4, 5)], lambda L, x: x.contiguous(memory_format=L.channels_last).contiguous(
+        memory_format=L.channels_last)),
+    c("contiguous-cl-3d", [(2, 3, 4)], lambda L, x: x.contiguous(memory_format=L.channels_last)),
+    c("contiguous-cl-back", [(2, 3, 4, 5)], lambda L, x: x.contiguous(memory_format=L.channels_last).contiguous()),
+    c("as-strided", [(4, 3)], lambda L, x: L.as_strided(x, (3, 4), (1, 3))),
+    c("as-strided-offset", [(4, 3)], lambda L, x: x.as_strided((2, 2), (3, 1), 1)),
+    c("as-strided-of-view", [(4, 3)], lambda L, x: x[1:].as_strided((2,), (2,))),
+    c("as-strided-bad", [(4, 3)], lambda L, x: L.as_strided(x, (3,), (1, 1))),
+    c("unfold", [(7, 3)], lambda L, x: x.unfold(0, 3, 2)),
+    c("unfold-last", [(2, 7)], lambda L, x: x.unfold(-1, 2, 1)),
+    c("unfold-t", [(5, 4)], lambda L, x: x.t().unfold(1, 2, 3)),
+    c("unfold-too-big", [(2, 3)], lambda L, x: x.unfold(1, 4, 1)),
+    c("unfold-bad-step", [(2, 3)], lambda L, x: x.unfold(1, 2, 0)),
+    # -- output layouts of non-contiguous inputs (TensorIterator, preserve_format, memory formats) -------
+    c("layout-add-t", [(3, 4)], lambda L, x: x.t() + 1),
+    c("layout-mul-t-contig", [(3, 4), (4, 3)], lambda L, x, y: x.t() * y),
+    c("layout-mul-contig-t", [(3, 4), (4, 3)], lambda L, x, y: y * x.t()),
+    c("layout-permuted-3d", [(2, 3, 4)], lambda L, x: x.permute(2, 0, 1) - x.permute(2, 0, 1)),
+    c("layout-broadcast-t", [(3, 4), (3,)], lambda L, x, y: x.t() + y[None]),
+    c("layout-unary-sliced", [(4, 6)], lambda L, x: x[:, ::2].exp()),
+    c("layout-neg-t", [(4, 6)], lambda L, x: -x.t()),
+    c("layout-where-t", [(3, 4)], lambda L, x: L.where(x.t() > 0, x.t(), 0.0)),
+    c("layout-expand-add", [(3, 1)], lambda L, x: x.expand(3, 4) + 1),
+    c("layout-clone-t", [(3, 4)], lambda L, x: x.t().clone()),
+    c("layout-clone-sliced", [(4, 6)], lambda L, x: x[:, ::2].clone()),
+    c("layout-clone-expanded", [(3, 1)], lambda L, x: x.expand(3, 4).clone()),
+    c("layout-clone-cl", [(2, 3, 4, 5)], lambda L, x: x.clone(memory_format=L.channels_last)),
+    c("layout-clone-contig", [(3, 4)], lambda L, x: x.t().clone(memory_format=L.contiguous_format)),
+    c("layout-cl-add", [(2, 3, 4, 5), (2, 3, 4, 5)], lambda L, x, y: x.contiguous(memory_format=L.channels_last) + y),
+    c("layout-contig-add-cl", [(2, 3, 4, 5), (2, 3, 4, 5)], lambda L, x, y: y + x.contiguous(memory_format=L.channels_last)),
+    c("layout-cl-like", [(2, 3, 4, 5)], lambda L, x: L.zeros_like(x.contiguous(memory_format=L.channels_last))),
+    c("layout-to-t", [(3, 4)], lambda L, x: x.t().to(L.int64)),
+    c("layout-flip-perm", [(2, 3, 4)], lambda L, x: x.permute(1, 2, 0).flip(0)),
+    c("layout-sum-t", [(3, 4)], lambda L, x: x.t().sum(0)),
+    c("layout-sum-perm-keep", [(2, 3, 4)], lambda L, x: x.permute(2, 0, 1).sum(1, keepdim=True)),
+    c("layout-mm-t", [(3, 4), (3, 5)], lambda L, a, b: a.t() @ b),
+    c("layout-bmm-t", [(2, 3, 4), (2, 3, 5)], lambda L, a, b: L.bmm(a.transpose(1, 2), b)),
+    c("layout-softmax-t", [(3, 4)], lambda L, x: x.t().softmax(0)),
+    c("layout-cat-cl", [(2, 3, 4, 5)], lambda L, x: L.cat([x.contiguous(memory_format=L.channels_last)] * 2, 1)),
+    c("layout-cat-mixed", [(2, 3, 4, 5)], lambda L, x: L.cat([x.contiguous(memory_format=L.channels_last), x])),
+    c("layout-conv2d-cl", [(2, 3, 6, 5), (4, 3, 3, 3)], lambda L, x, w: L.conv2d(x.contiguous(memory_format=L.channels_last), w)),
+    c("layout-max-pool-cl", [(2, 3, 6, 6)], lambda L, x: L.max_pool2d(x.contiguous(memory_format=L.channels_last), 2)),
+    c("layout-avg-pool-cl", [(2, 3, 6, 6)], lambda L, x: L.avg_pool2d(x.contiguous(memory_format=L.channels_last), 2)),
     # -- indexing ----------------------------------------------------------------------------------
     c("getitem-int", [(5, 6)], lambda L, x: x[0]),
     c("getitem-neg", [(5, 6)], lambda L, x: x[-1, 2]),
@@ -327,7 +371,8 @@ def our_namespace(env: ShapeEnv) -> types.SimpleNamespace:
     """``shapeenv.ops`` with creation ops bound to ``env`` (needed when every size is a plain int)."""
     names = {n: getattr(ops, n) for n in ops.__all__}
     names.update({n: functools.partial(getattr(ops, n), env=env) for n in CREATION})
-    names.update(int64="int64", float32="float32", bool="bool")
+    names.update(int64="int64", float32="float32", bool="bool", channels_last="channels_last",
+                 contiguous_format="contiguous_format")
     return types.SimpleNamespace(**names)
 
 
@@ -379,7 +424,7 @@ def layout(t: Any, inputs: list, values: dict | None = None) -> tuple:
         return ("scalar",)
     alias = next((i for i, x in enumerate(inputs) if t.is_view_of(x)), None)
     return (tuple(concrete(s, values) for s in t.shape), tuple(concrete(s, values) for s in t.stride()),
-            concrete(t.storage_offset, values), t.dtype.name, alias)
+            concrete(t.storage_offset(), values), t.dtype.name, alias)
 
 
 # -- the tests -----------------------------------------------------------------------------------------

@@ -148,5 +148,8 @@ def test_contiguity_and_like_strides() -> None:
     for t, contiguous, strides in cases:
         assert is_contiguous(t) is contiguous, t
         expected = strides if strides is not None else contiguous_strides(t.shape)
+        before = len(env.guards)
         assert [str(s) for s in like_strides(t)] == [str(s) for s in expected], t
-    assert env.guards == []
+        # torch's density test asks which dims have size < 2; only the stepped slice's CeilDiv(s1, 2) is not provable
+        assert all(env.hint_of(g.expr) for g in env.guards[before:]), t
+        assert len(env.guards) == before or t.shape[1] is not x.shape[1], (t, env.guards[before:])

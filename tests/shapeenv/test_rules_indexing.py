@@ -72,12 +72,12 @@ def test_unbacked_bound_of_unknown_sign_is_an_if_then_else() -> None:
 def test_select_and_narrow_with_negative_and_symbolic_positions() -> None:
     env = ShapeEnv()
     x = env.fake_tensor((6, 4), name="x")
-    assert str(x.select(0, -1).storage_offset) == "s0*s1 - s1" and env.guards == []
+    assert str(x.select(0, -1).storage_offset()) == "s0*s1 - s1" and env.guards == []
     n = x.narrow(0, -3, 2)
-    assert str(n.storage_offset) == "s0*s1 - 3*s1" and len(env.guards) == 1  # s0 >= 3: -3 must be in range
+    assert str(n.storage_offset()) == "s0*s1 - 3*s1" and len(env.guards) == 1  # s0 >= 3: -3 must be in range
     u = env.create_unbacked_symint()
     s = x.select(1, u)  # an unbacked index: range asserts, and an offset that handles both signs
-    assert str(s.shape) == "(s0,)" and len(env.runtime_asserts) == 2 and "IfThenElse" in str(s.storage_offset)
+    assert str(s.shape) == "(s0,)" and len(env.runtime_asserts) == 2 and "IfThenElse" in str(s.storage_offset())
 
 
 def test_zero_d_integer_tensor_index_selects() -> None:

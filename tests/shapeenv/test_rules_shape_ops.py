@@ -41,7 +41,7 @@ def test_split_specialises_the_number_of_pieces() -> None:
     assert [str(p.shape[0]) for p in pieces] == ["4", "4", "s0 - 8"]
     assert [str(g.expr) for g in env.guards] == ["Eq(CeilDiv(s0, 4), 3)"]
     assert all(p.is_view_of(x) for p in pieces)
-    assert [str(p.storage_offset) for p in pieces] == ["0", "4*s1", "8*s1"]
+    assert [str(p.storage_offset()) for p in pieces] == ["0", "4*s1", "8*s1"]
 
 
 def test_split_of_unbacked_size_is_data_dependent() -> None:

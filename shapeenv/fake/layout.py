@@ -1,0 +1,408 @@
+"""Torch's layout rules over (symbolic) shapes and strides: contiguity, density, and the strides of new tensors.
+
+Every function takes plain sequences of sizes and strides (ints or SymInts), so rules,
+fake tensors and the input factory share one implementation of each torch rule:
+
+* :func:`contiguous_strides`, :func:`channels_last_strides`: the strides ``empty`` and
+  ``empty(memory_format=torch.channels_last)`` give;
+* :func:`is_contiguous` (``memory_format`` ``contiguous``/``channels_last``/``channels_last_3d``)
+  and :func:`is_non_overlapping_and_dense`: c10's ``_compute_contiguous`` & co.;
+* :func:`like_strides`: ``empty_like``/``clone`` with ``preserve_format`` (the input's strides
+  if it is dense, else ``infer_dense_strides``);
+* :func:`elementwise_strides`: the output strides ``TensorIterator`` computes for a pointwise op
+  (the all-contiguous / all-channels-last / same-dense-strides fast paths, then the insertion sort
+  of dims by the operands' strides);
+* :func:`suggest_memory_format`: channels-last or contiguous, as ``Tensor.suggest_memory_format``.
+
+Note [Layout decisions are guarded]
+    Each comparison these rules make (``stride0 < stride1``, ``size == 1``) goes through
+    :func:`_ask`: a plain bool for ints; for a SymBool the provable answer, else the traced
+    example's answer recorded as a guard (torch's ``guard_or_false``), and False when it reads a
+    data-dependent size. So the layout a trace predicts holds for every input its guard set
+    accepts: nothing about strides is assumed without either a proof or a guard.
+
+>>> contiguous_strides((2, 3, 4)), channels_last_strides((2, 3, 4, 5))
+((12, 4, 1), (60, 1, 15, 3))
+>>> elementwise_strides((3, 2), [((3, 2), (1, 3))])
+(1, 3)
+"""
+
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+from symint import SymBool, sym_max
+
+from ..api import guard_or_false
+
+__all__ = [
+    "MEMORY_FORMATS",
+    "memory_format_name",
+    "contiguous_strides",
+    "channels_last_strides",
+    "format_strides",
+    "is_contiguous",
+    "is_non_overlapping_and_dense",
+    "like_strides",
+    "dense_strides_for_order",
+    "elementwise_strides",
+    "suggest_memory_format",
+]
+
+#: The memory formats by name (torch's ``torch.contiguous_format`` etc. are accepted by their names).
+MEMORY_FORMATS = ("contiguous_format", "channels_last", "channels_last_3d", "preserve_format")
+
+
+def memory_format_name(fmt: Any) -> str:
+    """The name of a memory format given as a string or a torch object (``torch.channels_last``).
+
+    Raises:
+        ValueError: an unknown memory format.
+
+    >>> memory_format_name("channels_last"), memory_format_name(None)
+    ('channels_last', 'preserve_format')
+    """
+    if fmt is None:
+        return "preserve_format"
+    name = str(fmt).replace("torch.", "")
+    if name == "contiguous":
+        name = "contiguous_format"
+    if name not in MEMORY_FORMATS:
+        raise ValueError(f"unknown memory_format {fmt!r}; expected one of {', '.join(MEMORY_FORMATS)}")
+    return name
+
+
+def _ask(cond: Any) -> bool:
+    """See Note [Layout decisions are guarded]."""
+    return guard_or_false(cond) if isinstance(cond, SymBool) else bool(cond)
+
+
+def _known(cond: Any) -> bool:
+    """Provably true (records nothing)."""
+    if not isinstance(cond, SymBool):
+        return bool(cond)
+    env = cond.node.env
+    return cond.node.hint is not False and env is not None and env.statically_known_true(cond)
+
+
+def _try(cond: Any) -> bool | None:
+    """The provable answer of ``cond``, or None (records nothing)."""
+    if not isinstance(cond, SymBool):
+        return bool(cond)
+    env = cond.node.env
+    if env is None:
+        return None
+    if cond.node.hint is not False and env.statically_known_true(cond):
+        return True
+    if cond.node.hint is not True and env.statically_known_false(cond):
+        return False
+    return None
+
+
+def _max1(size: Any) -> Any:
+    if isinstance(size, int):
+        return max(size, 1)
+    return size if _provably_ge1(size) else sym_max(size, 1)
+
+
+def _provably_ge1(size: Any) -> bool:
+    env = size.node.env
+    return env is not None and env.statically_known_true(size >= 1)
+
+
+def contiguous_strides(shape: Sequence[Any]) -> tuple:
+    """Row-major strides of ``shape``, as ``torch.empty`` gives them (a size 0 counts as 1).
+
+    >>> contiguous_strides((2, 3, 4)), contiguous_strides((3, 0)), contiguous_strides(())
+    ((12, 4, 1), (1, 1), ())
+    """
+    strides = []
+    acc: Any = 1
+    for size in reversed(tuple(shape)):
+        strides.append(acc)
+        acc = acc * _max1(size)
+    return tuple(reversed(strides))
+
+
+def dense_strides_for_order(shape: Sequence[Any], order: Sequence[int], *, skip_small: bool = False) -> tuple:
+    """Dense strides laying out dims in ``order`` (innermost first).
+
+    ``skip_small``: sizes 0 and 1 do not grow the stride (``infer_dense_strides``); otherwise
+    each size multiplies it as it is (``TensorIterator``'s ``compatible_stride``).
+
+    >>> dense_strides_for_order((2, 3), (0, 1))
+    (1, 2)
+    """
+    strides: list[Any] = [0] * len(shape)
+    acc: Any = 1
+    for d in order:
+        strides[d] = acc
+        size = shape[d]
+        if skip_small:  # a size 1 multiplies by 1 anyway: only a possible 0 needs a question
+            if _known(size >= 1) or _ask(size > 1):
+                acc = acc * size
+        else:
+            acc = acc * size
+    return tuple(strides)
+
+
+_CL_ORDER = {4: (1, 3, 2, 0), 5: (1, 4, 3, 2, 0)}
+
+
+def channels_last_strides(shape: Sequence[Any]) -> tuple:
+    """The strides of ``shape`` in channels-last order (4-d: NHWC; 5-d: NDHWC), as c10 computes them.
+
+    Raises:
+        ValueError: ``shape`` is neither 4-d nor 5-d.
+
+    >>> channels_last_strides((2, 3, 4, 5))
+    (60, 1, 15, 3)
+    """
+    order = _CL_ORDER.get(len(shape))
+    if order is None:
+        raise ValueError(f"channels_last needs a 4-d tensor (channels_last_3d a 5-d one), got {len(shape)} dims")
+    return dense_strides_for_order(shape, order)
+
+
+def format_strides(shape: Sequence[Any], memory_format: str) -> tuple:
+    """The strides of a new tensor of ``shape`` in ``memory_format`` (not ``preserve_format``).
+
+    Raises:
+        ValueError: the format does not fit the rank (channels_last on a 3-d shape).
+
+    >>> format_strides((2, 3, 4, 5), "channels_last"), format_strides((2, 3), "contiguous_format")
+    ((60, 1, 15, 3), (3, 1))
+    """
+    if memory_format == "contiguous_format":
+        return contiguous_strides(shape)
+    want = {"channels_last": 4, "channels_last_3d": 5}[memory_format]
+    if len(shape) != want:
+        raise ValueError(f"required rank {want} tensor to use {memory_format} format, got {len(shape)} dims")
+    return channels_last_strides(shape)
+
+
+def _numel_is_zero(shape: Sequence[Any]) -> bool:
+    return any(_ask(s == 0) for s in shape)
+
+
+def is_contiguous(shape: Sequence[Any], strides: Sequence[Any], memory_format: str = "contiguous_format") -> bool:
+    """c10's contiguity: dims of size 1 are skipped; an empty tensor is contiguous (Note [Layout decisions are guarded]).
+
+    >>> is_contiguous((2, 3), (3, 1)), is_contiguous((2, 3), (1, 2)), is_contiguous((2, 1), (1, 7))
+    (True, False, True)
+    >>> is_contiguous((2, 3, 4, 5), (60, 1, 15, 3), "channels_last")
+    True
+    """
+    if memory_format == "contiguous_format":
+        order: Sequence[int] = range(len(shape) - 1, -1, -1)
+    else:
+        order = _CL_ORDER.get(len(shape), ())
+        if len(shape) != {"channels_last": 4, "channels_last_3d": 5}.get(memory_format, -1):
+            return False
+    expected: Any = 1
+    for d in order:  # strides provably the running products: contiguous whatever the sizes (no question asked)
+        if not _known(strides[d] == expected):
+            break
+        expected = expected * shape[d]
+    else:
+        return True
+    if _numel_is_zero(shape):
+        return True
+    settled = _contiguous_without_guards(shape, strides, tuple(order), 0, 1)
+    if settled is not None:
+        return settled
+    expected = 1
+    for d in order:
+        size = shape[d]
+        if _ask(size == 1):
+            continue
+        if not _ask(strides[d] == expected):
+            return False
+        expected = expected * size
+    return True
+
+
+def _contiguous_without_guards(shape, strides, order: tuple, k: int, expected: Any) -> bool | None:
+    """c10's contiguity loop from ``order[k]`` on, answered by proofs alone, trying both answers to each
+    ``size == 1`` that is not provable: None when the answer depends on something only a guard can settle."""
+    for idx in range(k, len(order)):
+        d = order[idx]
+        one = _try(shape[d] == 1)
+        if one is None:
+            as_one = _contiguous_without_guards(shape, strides, order, idx + 1, expected)
+            match = _try(strides[d] == expected)
+            as_other = False if match is False else (
+                None if match is None else _contiguous_without_guards(shape, strides, order, idx + 1, expected * shape[d]))
+            return as_one if as_one is not None and as_one == as_other else None
+        if one:
+            continue
+        match = _try(strides[d] == expected)
+        if match is not True:
+            return match
+        expected = expected * shape[d]
+    return True
+
+
+def _stride_sorted(shape: Sequence[Any], strides: Sequence[Any]) -> list[int]:
+    """Dims sorted by stride (c10's ``is_non_overlapping_and_dense`` sort: sizes < 2 last), stably."""
+    out: list[int] = []
+    for d in range(len(shape)):
+        k = len(out)
+        while k > 0 and _before(shape, strides, d, out[k - 1]):
+            k -= 1
+        out.insert(k, d)
+    return out
+
+
+def _before(shape, strides, a: int, b: int) -> bool:
+    if _ask(shape[a] < 2):
+        return False
+    if _ask(shape[b] < 2):
+        return True
+    return _ask(strides[a] < strides[b])
+
+
+def is_non_overlapping_and_dense(shape: Sequence[Any], strides: Sequence[Any]) -> bool:
+    """Whether the elements fill a block of memory exactly once in some dim order (c10's rule).
+
+    >>> is_non_overlapping_and_dense((3, 2), (1, 3)), is_non_overlapping_and_dense((3, 2), (2, 6))
+    (True, False)
+    """
+    if len(shape) == 1:
+        return _ask(shape[0] < 2) or _ask(strides[0] == 1)
+    if is_contiguous(shape, strides) or is_contiguous(shape, strides, "channels_last"):
+        return True
+    required: Any = 1
+    for d in _stride_sorted(shape, strides):
+        if _ask(shape[d] < 2):
+            return True
+        if not _ask(strides[d] == required):
+            return False
+        required = required * shape[d]
+    return True
+
+
+def _insertion_perm(ndim: int, should_swap) -> list[int]:
+    """TensorIterator's insertion sort with ambiguous comparisons; ``perm[0]`` is the innermost dim."""
+    perm = list(range(ndim - 1, -1, -1))
+    for i in range(1, ndim):
+        dim1 = i
+        for dim0 in range(i - 1, -1, -1):
+            comparison = should_swap(perm[dim0], perm[dim1])
+            if comparison > 0:
+                perm[dim0], perm[dim1] = perm[dim1], perm[dim0]
+                dim1 = dim0
+            elif comparison < 0:
+                break
+    return perm
+
+
+def like_strides(shape: Sequence[Any], strides: Sequence[Any]) -> tuple:
+    """``empty_like``/``clone`` with ``preserve_format``: the same strides if dense, else ``infer_dense_strides``.
+
+    >>> like_strides((3, 2), (1, 3)), like_strides((4, 3), (6, 2)), like_strides((3, 4), (1, 0))
+    ((1, 3), (3, 1), (4, 1))
+    """
+    if is_non_overlapping_and_dense(shape, strides):
+        return tuple(strides)
+
+    def should_swap(d0: int, d1: int) -> int:
+        s0, s1 = strides[d0], strides[d1]
+        if _ask(s0 == 0) or _ask(s1 == 0):
+            return 0
+        if _ask(s0 < s1):
+            return -1
+        if _ask(s0 > s1):
+            return 1
+        return 1 if _ask(shape[d0] > shape[d1]) else 0
+
+    return dense_strides_for_order(shape, _insertion_perm(len(shape), should_swap), skip_small=True)
+
+
+def _broadcast_strides(out_shape: Sequence[Any], shape: Sequence[Any], strides: Sequence[Any]) -> list[Any]:
+    """An operand's strides in the output's dims: 0 for new leading dims and for broadcast size-1 dims."""
+    lead = len(out_shape) - len(shape)
+    out: list[Any] = [0] * lead
+    for i, (size, stride) in enumerate(zip(shape, strides)):
+        full = out_shape[lead + i]
+        if size is full or _known(size == full):
+            out.append(stride)
+        else:
+            out.append(0 if _ask(size == 1) and not _ask(full == 1) else stride)
+    return out
+
+
+def _same(a: Sequence[Any], b: Sequence[Any]) -> bool:
+    return len(a) == len(b) and all(x is y or _known(x == y) for x, y in zip(a, b))
+
+
+def elementwise_strides(out_shape: Sequence[Any], operands: Sequence[tuple]) -> tuple:
+    """The strides ``TensorIterator`` gives the output of a pointwise op; ``operands`` are ``(shape, strides)``.
+
+    >>> elementwise_strides((4, 3), [((4, 3), (1, 4)), ((3,), (1,))])
+    (1, 4)
+    >>> elementwise_strides((2, 3, 4, 5), [((2, 3, 4, 5), (60, 1, 15, 3))])
+    (60, 1, 15, 3)
+    """
+    ndim = len(out_shape)
+    if ndim == 0:
+        return ()
+    if ndim == 1:
+        return (1,)
+    if not operands:
+        return contiguous_strides(out_shape)
+    if all(_same(shape, out_shape) for shape, _ in operands):
+        if all(is_contiguous(shape, st) for shape, st in operands):
+            return contiguous_strides(out_shape)
+        if ndim in (4, 5):
+            fmt = "channels_last" if ndim == 4 else "channels_last_3d"
+            if all(is_contiguous(shape, st, fmt) for shape, st in operands):
+                return channels_last_strides(out_shape)
+        if all(is_non_overlapping_and_dense(shape, st) for shape, st in operands):
+            first = operands[-1][1]
+            if all(_same(st, first) for _, st in operands):
+                return tuple(first)
+    per_op = [_broadcast_strides(out_shape, shape, st) for shape, st in operands]
+
+    def should_swap(d0: int, d1: int) -> int:
+        for st in per_op:
+            s0, s1 = st[d0], st[d1]
+            if _ask(s0 == 0) or _ask(s1 == 0):
+                continue
+            if _ask(s0 < s1):
+                return -1
+            if _ask(s0 > s1):
+                return 1
+            if _ask(out_shape[d0] > out_shape[d1]):
+                return 1
+        return 0
+
+    return dense_strides_for_order(out_shape, _insertion_perm(ndim, should_swap))
+
+
+def _channels_last_like(shape: Sequence[Any], strides: Sequence[Any]) -> bool:
+    """c10's ``is_channels_last_strides_2d``/``_3d`` heuristic (ambiguous layouts count as contiguous)."""
+    order = _CL_ORDER.get(len(shape))
+    if order is None or _ask(strides[1] == 0):
+        return False
+    low: Any = 0
+    for d in order:
+        if _ask(shape[d] == 0) or _ask(strides[d] < low):
+            return False
+        if d == 0 and _ask(low == strides[1]):
+            return False
+        low = strides[d]
+        if _ask(shape[d] > 1):
+            low = low * shape[d]
+    return True
+
+
+def suggest_memory_format(shape: Sequence[Any], strides: Sequence[Any]) -> str:
+    """``Tensor.suggest_memory_format()``: ``channels_last`` (or ``channels_last_3d``) if the strides look so.
+
+    >>> suggest_memory_format((2, 3, 4, 5), (60, 1, 15, 3)), suggest_memory_format((2, 3), (3, 1))
+    ('channels_last', 'contiguous_format')
+    """
+    if _channels_last_like(shape, strides):
+        return "channels_last" if len(shape) == 4 else "channels_last_3d"
+    return "contiguous_format"
