@@ -108,7 +108,8 @@ class LinearFacts:
 
         The others keep their place and index entries, so the cost is in the affected facts only.
         """
-        for i, f in enumerate(self.facts):
+        for i in range(len(self.facts)):  # not the facts added below: they are rewritten already
+            f = self.facts[i]
             if f is None or not affected(f):
                 continue
             self.facts[i] = None
