@@ -4,7 +4,8 @@ Two measurements, each engine in fresh processes (imports paid before timing):
 
 * **scaling**: ``gen_w1.py`` programs of 100, 1,000, 10,000 and 30,000 ops (seeds below);
   per size, the end-to-end time (replay + produced guard set) of both engines, the
-  ratio, the produced guard counts, and our cost per op;
+  ratio, our cost per op, and the produced guard counts (ours: the reduced set a caller
+  gets at once / the Z3-simplified set installed later; torch: its produce_guards lines);
 * **small programs**: 300 programs of 20 to 200 ops (seeded), all run in one process per
   engine, each with a fresh ShapeEnv (how a user compiling many small functions works);
   the total time of each engine.
@@ -74,7 +75,7 @@ def scaling(sizes: list[int], repeat: int, torch_too: bool) -> None:
     gen = _generator()
     print(f"scaling: medians of {repeat} cold runs per engine and size (times in s; cpu = process time)")
     print(f"{'ops':>7} {'ours e2e':>9} {'(cpu)':>7} {'torch e2e':>10} {'(cpu)':>7} {'ratio':>6} {'(cpu)':>6} "
-          f"{'ours/op µs':>10} {'guards ours':>11} {'torch':>6}")
+          f"{'ours/op µs':>10} {'ours red/simp':>13} {'torch':>6}")
     with tempfile.TemporaryDirectory() as tmp:
         for n in sizes:
             path = Path(tmp) / f"w1_{n}.json"
@@ -93,7 +94,8 @@ def scaling(sizes: list[int], repeat: int, torch_too: bool) -> None:
                 line += f" {t[0]:>10.3f} {t[1]:>7.3f} {t[0] / o[0]:>5.1f}x {t[1] / o[1]:>5.1f}x"
             else:
                 line += " " * 38
-            line += f" {1e6 * o[1] / n:>10.1f} {ours[-1]['produced']:>11} {theirs[-1]['produced'] if theirs else '-':>6}"
+            reduced_simplified = f"{ours[-1]['produced']}/{ours[-1]['simplified']}"
+            line += f" {1e6 * o[1] / n:>10.1f} {reduced_simplified:>13} {theirs[-1]['produced'] if theirs else '-':>6}"
             print(line, flush=True)
 
 

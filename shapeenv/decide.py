@@ -1,11 +1,16 @@
 """The decision pipeline behind ``bool(SymBool)`` and ``int(SymInt)``.
 
-In order, stopping at the first that answers: constant folding (done when the
-expression was built) -> replacements and divisibility -> value ranges (a
-relation compares the bound of ``lhs - rhs`` with 0) -> known facts (guards and
-asserts so far) -> Z3 with all facts (bounded by a timeout and a per-environment
-budget; memoised) -> otherwise the hint decides and a guard is recorded.
-Nothing statically known ever becomes a guard.
+Everything works on canonical forms (:mod:`symint.boolform`). In order, stopping
+at the first that answers: constant folding and normalisation (done when the
+relation was built: ``2*a < 2*b`` is ``a - b + 1 <= 0``) -> replacements and
+divisibility -> value ranges, of factored forms too (``s*s - s``) -> known facts ->
+the linear procedure over guards, asserts and the definitions of Max/Min/floor
+division (:mod:`valueranges.linear_facts`, a bounded count of steps) -> case
+splits on Max/Min and multiples of known divisors -> Z3, only where no hint can
+answer (Note [Z3 while tracing]; deterministic ``rlimit`` and a count budget;
+memoised) -> otherwise the hint decides and a guard is recorded. Nothing
+statically known ever becomes a guard; definite answers are memoised for good
+(facts only grow).
 """
 
 from __future__ import annotations
