@@ -188,6 +188,16 @@ def ratios(ours: list[dict], theirs: list[dict]) -> dict:
     return {"e2e": (t[0] / o[0], t[1] / o[1]), "replay": (trp[0] / orp[0], trp[1] / orp[1])}
 
 
+def torch_available() -> bool:
+    """Whether torch imports here (else say how to install it, once)."""
+    try:
+        import torch  # noqa: F401
+    except ImportError:
+        print("torch: not installed (pip install torch==2.13.0 to compare)")
+        return False
+    return True
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--program", type=Path, default=WORKLOAD, help="a W1-format program (default: the shared W1)")
@@ -201,13 +211,7 @@ def main() -> None:
         print(json.dumps(worker(args.worker, args.program, not args.no_z3)))
         return
     program = json.loads(args.program.read_text())
-    torch_too = not args.no_torch
-    if torch_too:
-        try:
-            import torch  # noqa: F401
-        except ImportError:
-            print("torch: not installed (pip install torch==2.13.0 to compare)")
-            torch_too = False
+    torch_too = not args.no_torch and torch_available()
     ours, theirs = [], []
     for _ in range(args.repeat):  # interleaved, so that a change in machine load hits both
         ours += cold_runs("ours", args.program, 1, not args.no_z3)

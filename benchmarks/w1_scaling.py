@@ -19,7 +19,6 @@ import argparse
 import importlib.util
 import json
 import random
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -86,12 +85,12 @@ def scaling(sizes: list[int], repeat: int, torch_too: bool) -> None:
                 if torch_too:
                     theirs.append(_run([w.__file__, "--worker", "torch", "--program", str(path)]))
             for r in ours + theirs:
-                r["total"] = (r["replay"][0] + r["produce"][0], r["replay"][1] + r["produce"][1])
-            o = (statistics.median(r["total"][0] for r in ours), statistics.median(r["total"][1] for r in ours))
+                r["total"] = w._total(r)
+            o = w._median(ours, "total")
             line = f"{n:>7} {o[0]:>9.3f} {o[1]:>7.3f}"
             if theirs:
-                t = (statistics.median(r["total"][0] for r in theirs), statistics.median(r["total"][1] for r in theirs))
-                line += f" {t[0]:>10.3f} {t[1]:>7.3f} {t[0] / o[0]:>5.1f}x {t[1] / o[1]:>5.1f}x"
+                t, q = w._median(theirs, "total"), w.ratios(ours, theirs)["e2e"]
+                line += f" {t[0]:>10.3f} {t[1]:>7.3f} {q[0]:>5.1f}x {q[1]:>5.1f}x"
             else:
                 line += " " * 38
             reduced_simplified = f"{ours[-1]['produced']}/{ours[-1]['simplified']}"
@@ -125,13 +124,9 @@ def main() -> None:
     if args.small_worker:
         print(json.dumps(small_worker(args.small_worker, args.file)))
         return
-    torch_too = not args.no_torch
-    if torch_too:
-        try:
-            import torch  # noqa: F401
-        except ImportError:
-            print("torch: not installed (pip install torch==2.13.0 to compare)")
-            torch_too = False
+    import w1_propagate as w
+
+    torch_too = not args.no_torch and w.torch_available()
     sizes = [int(s) for s in args.sizes.split(",") if s]
     if sizes:
         scaling(sizes, args.repeat, torch_too)

@@ -37,25 +37,19 @@ from symint import build
 from symint import form as F
 from symint.boolform import BoolForm, Norm
 from symint.form_sympy import NotAnIntegerForm, from_sympy
+from symint.form_transform import transform
 from symint.substitute import substitute
 from valueranges import ValueRanges, bound
 from valueranges.form_bound import bound_form
 from valueranges.linear_facts import LinearFacts, atom_facts, decide_norm, propagate
 
+from .division_bounds import atom_bounds_of_fact, ceil_div, division_preimage, floor_div
 from .errors import ContradictionError
 
 __all__ = ["Facts"]
 
 INF = math.inf
 _TRUE, _FALSE = sympy.true, sympy.false
-
-
-def _floor_div(p, q: int):
-    return p // q
-
-
-def _ceil_div(p, q: int):
-    return -((-p) // q)
 
 
 class Facts:
@@ -168,10 +162,10 @@ class Facts:
                 (t, c), k = next(iter(lin.items())), value.const
                 lo2, hi2 = lo - k, hi - k
                 return self._narrow(t, lo2, hi2, why) if c == 1 else self._narrow(t, -hi2, -lo2, why)
-            inverse = _floordiv_inverse(value, lo, hi)
-            if inverse is not None:
-                # name = t // k + c with k > 0:  lo <= t // k + c <= hi  <=>  (lo-c)*k <= t <= (hi-c)*k + k - 1
-                return self._narrow(inverse[0], inverse[1], inverse[2], why)
+            atom = value.terms[0][0].single_atom() if len(value.terms) == 1 and value.terms[0][1] == 1 else None
+            inverse = None if atom is None else division_preimage(atom, lo - value.const, hi - value.const)
+            if inverse is not None:  # name = t // k + c: narrow t exactly
+                return self._narrow(*inverse, why)
             changed = False
             if lo != -INF:
                 changed |= self._remember(B.rel("<=", F.const(int(lo)), value))
@@ -184,9 +178,9 @@ class Facts:
         if divisors:  # a multiple of k: the ends round inwards to multiples (n >= 2 and n % 8 == 0: n >= 8)
             k = math.lcm(*divisors)
             if new_lo != -INF:
-                new_lo = _ceil_div(new_lo, k) * k
+                new_lo = ceil_div(new_lo, k) * k
             if new_hi != INF:
-                new_hi = _floor_div(new_hi, k) * k
+                new_hi = floor_div(new_hi, k) * k
         if new_lo > new_hi:
             raise ContradictionError(
                 f"{name} cannot be in both [{_fmt(old_lo)}, {_fmt(old_hi)}] and [{_fmt(lo)}, {_fmt(hi)}]{_why(why)}"
@@ -273,7 +267,7 @@ class Facts:
             return f
         if not self._div and f.symbols.isdisjoint(self._repl) and not f.has_symbolic_division:
             return f
-        return F.transform(f, self._on_atom, self._subst_memo)
+        return transform(f, self._on_atom, self._subst_memo)
 
     def simplify_bool(self, b: BoolForm) -> BoolForm:
         """A boolean form with replacements and divisibility applied."""
@@ -421,12 +415,12 @@ class Facts:
             t = f"{name}__div{k}"
             subst[name] = F.scale(F.sym(t), k)
             lo, hi = ranges.get(name, (-INF, INF))
-            extra[t] = (-INF if lo == -INF else _ceil_div(lo, k), INF if hi == INF else _floor_div(hi, k))
+            extra[t] = (-INF if lo == -INF else ceil_div(lo, k), INF if hi == INF else floor_div(hi, k))
 
         def on_atom(atom):
             return subst.get(atom.name) if atom.kind == "sym" else None
 
-        p = F.transform(n.p, on_atom, {})
+        p = transform(n.p, on_atom, {})
         r = B.rel(n.op, p, F.const(0))
         if r.kind == "const":
             return r.value
@@ -576,9 +570,9 @@ class Facts:
             return False
         # c*x + k <= 0
         if c > 0:
-            self._narrow(name, -INF, _floor_div(-k, c), why)
+            self._narrow(name, -INF, floor_div(-k, c), why)
         else:
-            self._narrow(name, _ceil_div(k, -c), INF, why)
+            self._narrow(name, ceil_div(k, -c), INF, why)
         self._emit(e)
         return True
 
@@ -593,38 +587,9 @@ class Facts:
             return False
         mono, c = p.terms[0]
         atom = mono.single_atom()
-        if atom is None or atom.kind not in ("floordiv", "ceildiv"):
-            return False
-        t, k = atom.args
-        lin = t.linear()
-        if not lin or len(lin) != 1 or not k.is_const or k.const <= 0:
-            return False
-        (name, a), b = next(iter(lin.items())), t.const
-        if a not in (1, -1):
-            return False
-        k = k.const
-        # c*A + r <= 0  =>  A <= floor(-r / c) (c > 0) or A >= ceil(-r / c) (c < 0); == pins both.
-        r = p.const
-        lo, hi = -INF, INF
-        if n.op == "==":
-            if r % c:
-                return False
-            lo = hi = -r // c
-        elif c > 0:
-            hi = _floor_div(-r, c)
-        else:
-            lo = _ceil_div(r, -c)
-        if atom.kind == "floordiv":
-            tlo = -INF if lo == -INF else lo * k
-            thi = INF if hi == INF else hi * k + k - 1
-        else:
-            tlo = -INF if lo == -INF else (lo - 1) * k + 1
-            thi = INF if hi == INF else hi * k
-        # t = a*s + b with a = +-1
-        slo, shi = tlo - b, thi - b
-        if a == -1:
-            slo, shi = -shi, -slo
-        return self._narrow(name, slo, shi, n)
+        bounds = None if atom is None else atom_bounds_of_fact(n.op, c, p.const)
+        preimage = None if bounds is None else division_preimage(atom, *bounds)
+        return preimage is not None and self._narrow(*preimage, n)
 
     def _learn_divisibility(self, p: "F.Form") -> bool:
         atom = p.atom()
@@ -676,7 +641,7 @@ class Facts:
 
         for other, old in list(self._repl.items()):
             if name in old.symbols:
-                self._repl[other] = F.transform(old, on_atom, memo)
+                self._repl[other] = transform(old, on_atom, memo)
         self._repl[name] = value
         self.related |= {name} | value.symbols
         survivor = value.atom()
@@ -784,23 +749,6 @@ def _without_common_factor(r: BoolForm) -> BoolForm:
     if side is None or side.const or r.norm.p is side or r.norm.p is F.neg(side):
         return r
     return B.rel(op, r.norm.p, F.const(0))
-
-
-def _floordiv_inverse(value: "F.Form", lo, hi):
-    """For ``value = t // k + c`` (``t`` a symbol, ``k > 0``), the range of ``t`` that keeps it in ``[lo, hi]``."""
-    if len(value.terms) != 1 or value.terms[0][1] != 1:
-        return None
-    atom = value.terms[0][0].single_atom()
-    if atom is None or atom.kind != "floordiv":
-        return None
-    t, k = atom.args
-    ta = t.atom()
-    if ta is None or ta.kind != "sym" or not k.is_const or k.const <= 0:
-        return None
-    c, k = value.const, k.const
-    tlo = -INF if lo == -INF else (lo - c) * k
-    thi = INF if hi == INF else (hi - c) * k + k - 1
-    return ta.name, tlo, thi
 
 
 def _why(why) -> str:

@@ -156,7 +156,6 @@ class BoolForm:
             return any(x.evaluate(values) for x in self.args)
         if kind == "not":
             return not self.args[0].evaluate(values)
-        from .build import symbol_expr
         from .evaluate import evaluate
 
         expr = self.args[0]

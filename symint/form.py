@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from typing import Callable, Iterable
+from typing import Callable
 
 __all__ = [
     "Atom",
@@ -58,7 +58,6 @@ __all__ = [
     "max_",
     "min_",
     "opaque",
-    "transform",
     "MAX_TERMS",
 ]
 
@@ -319,17 +318,16 @@ class Form:
         >>> add(mul(const(2), sym("x")), const(5)).linear()
         {'x': 2}
         """
-        if self._linear is None:
-            out: dict[str, int] = {}
+        if self._linear is None:  # computed once; False when some monomial is not a plain symbol
+            out: dict[str, int] | bool = {}
             for m, c in self.terms:
                 a = m.single_atom()
                 if a is None or a.kind != "sym":
-                    self._linear = False
+                    out = False
                     break
                 out[a.name] = c
-            else:
-                self._linear = out
-        return self._linear or (None if self._linear is False else {})
+            self._linear = out
+        return None if self._linear is False else self._linear
 
     def value(self, values: dict[str, int]) -> int:
         """The value for integer ``values`` of the symbols (Python semantics; KeyError if one is missing)."""
@@ -747,85 +745,3 @@ def opaque(expr) -> Form:
     frozenset({'x'})
     """
     return atom_form(_atom("opaque", (expr,)))
-
-
-def rebuild_atom(atom: Atom, args: Iterable[Form]) -> Form:
-    """``atom``'s function applied to new arguments (canonicalised again).
-
-    >>> a = floordiv(sym("x"), const(4)).atom()
-    >>> rebuild_atom(a, [const(9), const(4)]).const
-    2
-    """
-    args = tuple(args)
-    kind = atom.kind
-    if kind == "floordiv":
-        return floordiv(*args)
-    if kind == "ceildiv":
-        return ceildiv(*args)
-    if kind == "mod":
-        return mod(*args)
-    if kind in ("max", "min"):
-        op = max_ if kind == "max" else min_
-        result = args[0]
-        for other in args[1:]:
-            result = op(result, other)
-        return result
-    if kind == "pow":
-        return pow_sym(*args)
-    raise ValueError(f"cannot rebuild a {kind} atom from forms")
-
-
-def transform(form: Form, on_atom: Callable[[Atom], Form | None], memo: dict) -> Form:
-    """``form`` with each atom replaced by ``on_atom(atom)`` (None keeps it, arguments transformed first).
-
-    ``memo`` caches results for this ``on_atom`` (the caller keeps it while the mapping is unchanged).
-
-    >>> x, y = sym("x"), sym("y")
-    >>> subst = {"x": add(y, const(1))}
-    >>> def on_atom(a):
-    ...     return subst.get(a.name) if a.kind == "sym" else None
-    >>> transform(mul(x, const(2)), on_atom, {}).sympy()
-    2*y + 2
-    """
-    found = memo.get(form)
-    if found is not None:
-        return found
-    if form.is_const:
-        return form
-    result = const(form.const)
-    changed = False
-    for m, c in form.terms:
-        term = const(c)
-        for atom, p in m.factors:
-            new = _transform_atom(atom, on_atom, memo)
-            if new is not None:
-                changed = True
-                term = mul(term, pow_nat(new, p))
-            else:
-                term = mul(term, pow_nat(atom_form(atom), p))
-        result = add(result, term)
-    if not changed:
-        result = form
-    memo[form] = result
-    return result
-
-
-def _transform_atom(atom: Atom, on_atom: Callable[[Atom], Form | None], memo: dict) -> Form | None:
-    key = ("atom", atom)
-    if key in memo:
-        return memo[key]
-    new = None
-    if atom.kind not in ("sym", "opaque"):
-        args = [transform(a, on_atom, memo) for a in atom.args]
-        if any(x is not y for x, y in zip(args, atom.args)):
-            new = rebuild_atom(atom, args)
-            replaced = new.atom()
-            if replaced is not None:
-                new2 = on_atom(replaced)
-                new = new if new2 is None else new2
-        else:
-            new = on_atom(atom)
-    else:
-        new = on_atom(atom)
-    memo[key] = new
-    return new

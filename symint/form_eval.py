@@ -18,7 +18,6 @@ def evaluate_atom(atom: "F.Atom", values: dict[str, int]) -> int:
     if kind == "sym":
         return values[atom.name]
     if kind == "opaque":
-        from .build import symbol_expr
         from .evaluate import evaluate
 
         expr = atom.args[0]
