@@ -448,6 +448,55 @@ class TensorMethods:
             raise TypeError("len() of a 0-d tensor")
         return self.shape[0]
 
+    # -- masks and bounds (shape rules in shapeenv.rules.masking) -------------------------------------
+    def masked_fill(self, mask, value):
+        """``value`` where the bool ``mask`` (broadcast with ``self``) is set: a contiguous copy."""
+        return call("masked_fill", self, mask, value)
+
+    def masked_fill_(self, mask, value):
+        """In-place ``masked_fill`` (``mask`` broadcasts to ``self``)."""
+        return call("masked_fill_", self, mask, value)
+
+    def tril(self, diagonal=0):
+        """The lower triangle of the last two dims."""
+        return call("tril", self, diagonal)
+
+    def triu(self, diagonal=0):
+        """The upper triangle of the last two dims."""
+        return call("triu", self, diagonal)
+
+    def tril_(self, diagonal=0):
+        """In-place ``tril``."""
+        return call("tril_", self, diagonal)
+
+    def triu_(self, diagonal=0):
+        """In-place ``triu``."""
+        return call("triu_", self, diagonal)
+
+    def clamp(self, min=None, max=None):  # noqa: A002  (torch's names)
+        """Elementwise bounds (numbers or broadcast tensors)."""
+        return call("clamp", self, min, max)
+
+    def clip(self, min=None, max=None):  # noqa: A002
+        """``clamp``."""
+        return call("clamp", self, min, max)
+
+    def clamp_min(self, min):  # noqa: A002
+        """``clamp(min=min)``."""
+        return call("clamp", self, min, None)
+
+    def clamp_max(self, max):  # noqa: A002
+        """``clamp(max=max)``."""
+        return call("clamp", self, None, max)
+
+    def clamp_(self, min=None, max=None):  # noqa: A002
+        """In-place ``clamp``."""
+        return call("clamp_", self, min, max)
+
+    def clip_(self, min=None, max=None):  # noqa: A002
+        """In-place ``clamp``."""
+        return call("clamp_", self, min, max)
+
     # -- new tensors like this one ---------------------------------------------------------------
     def new_zeros(self, *size):
         """Zeros of ``size`` with this tensor's dtype and environment."""
