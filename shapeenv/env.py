@@ -30,6 +30,7 @@ from symint import form as F
 from symint.evaluate import evaluate as evaluate_expr
 from valueranges import ValueRanges, bound
 
+from .active import activated
 from .assuming import Assumptions, assuming
 from .decide import Decider
 from .errors import CheckFailedError, ConstraintViolationError, ContradictionError, ShapeEnvError
@@ -194,7 +195,8 @@ class ShapeEnv:
         """Record every op applied to fake tensors of this environment into ``graph``."""
         self._graphs.append(graph)
         try:
-            yield graph
+            with activated(self):  # creation ops with plain-int sizes join this trace (shapeenv.active)
+                yield graph
         finally:
             self._graphs.pop()
 

@@ -353,7 +353,7 @@ def pad(x, pad, mode="constant", value=None):
     return call("pad", x, pad, mode, value)
 
 
-# -- creation (shapeenv.rules.creation): pass env= when no size is symbolic --------------------------
+# -- creation (shapeenv.rules.creation): env= optional (a symbolic size's, the trace's, or detached) ---
 def _given(**kwargs):
     """The keyword arguments that were given (graph nodes then list only those)."""
     return {k: v for k, v in kwargs.items() if v is not None}
