@@ -11,7 +11,8 @@ callables map to them by name: activations, dropout, masks and bounds, normalisa
 
 from __future__ import annotations
 
-from .rules import activations, masking, norms  # noqa: F401  (register the rules)
+from .rules import activations, attention, bitwise, conv_transpose, einsum as _einsum, embedding as _embedding  # noqa: F401
+from .rules import masking, norms, pooling, scans, setitem, statistics  # noqa: F401  (register the rules)
 from .rules.registry import call
 
 __all__ = [
@@ -19,6 +20,11 @@ __all__ = [
     "hardtanh", "logsigmoid", "softsign", "dropout",
     "masked_fill", "tril", "triu", "clamp", "clip", "clamp_min", "clamp_max",
     "layer_norm", "rms_norm", "group_norm", "batch_norm", "instance_norm",
+    "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "logical_and", "logical_or", "logical_xor", "logical_not",
+    "cumsum", "cumprod", "sort", "argsort", "topk", "var", "std", "var_mean", "std_mean",
+    "embedding", "embedding_bag", "one_hot", "repeat_interleave", "index_put", "index_put_", "einsum",
+    "scaled_dot_product_attention", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d",
+    "adaptive_max_pool2d", "avg_pool1d", "max_pool1d", "interpolate", "upsample", "conv_transpose1d", "conv_transpose2d",
 ]
 
 
@@ -160,3 +166,188 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                   momentum=0.1, eps=1e-05):
     """``F.instance_norm``."""
     return call("instance_norm", input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
+
+
+# -- bitwise and logical (shapeenv.rules.bitwise) ----------------------------------------------------
+def bitwise_and(input, other):  # noqa: A002
+    """``torch.bitwise_and`` (``&``)."""
+    return call("bitwise_and", input, other)
+
+
+def bitwise_or(input, other):  # noqa: A002
+    """``torch.bitwise_or`` (``|``)."""
+    return call("bitwise_or", input, other)
+
+
+def bitwise_xor(input, other):  # noqa: A002
+    """``torch.bitwise_xor`` (``^``)."""
+    return call("bitwise_xor", input, other)
+
+
+def bitwise_not(input):  # noqa: A002
+    """``torch.bitwise_not`` (``~``)."""
+    return call("bitwise_not", input)
+
+
+def logical_and(input, other):  # noqa: A002
+    """``torch.logical_and``."""
+    return call("logical_and", input, other)
+
+
+def logical_or(input, other):  # noqa: A002
+    """``torch.logical_or``."""
+    return call("logical_or", input, other)
+
+
+def logical_xor(input, other):  # noqa: A002
+    """``torch.logical_xor``."""
+    return call("logical_xor", input, other)
+
+
+def logical_not(input):  # noqa: A002
+    """``torch.logical_not``."""
+    return call("logical_not", input)
+
+
+# -- scans, sorting, statistics (shapeenv.rules.scans, statistics) ------------------------------------
+def cumsum(input, dim, *, dtype=None):  # noqa: A002
+    """``torch.cumsum``."""
+    return call("cumsum", input, dim, dtype)
+
+
+def cumprod(input, dim, *, dtype=None):  # noqa: A002
+    """``torch.cumprod``."""
+    return call("cumprod", input, dim, dtype)
+
+
+def sort(input, dim=-1, descending=False, stable=False):  # noqa: A002
+    """``torch.sort``: ``(values, indices)``."""
+    return call("sort", input, dim, descending, stable)
+
+
+def argsort(input, dim=-1, descending=False, stable=False):  # noqa: A002
+    """``torch.argsort``."""
+    return call("argsort", input, dim, descending, stable)
+
+
+def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
+    """``torch.topk``: ``(values, indices)``; ``k`` may be a SymInt."""
+    return call("topk", input, k, dim, largest, sorted)
+
+
+def var(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # noqa: A002
+    """``torch.var`` (also the legacy ``var(input, unbiased)``)."""
+    return call("var", input, dim, unbiased, keepdim, correction)
+
+
+def std(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # noqa: A002
+    """``torch.std``."""
+    return call("std", input, dim, unbiased, keepdim, correction)
+
+
+def var_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # noqa: A002
+    """``torch.var_mean``: ``(var, mean)``."""
+    return call("var_mean", input, dim, unbiased, keepdim, correction)
+
+
+def std_mean(input, dim=None, unbiased=None, keepdim=False, *, correction=None):  # noqa: A002
+    """``torch.std_mean``: ``(std, mean)``."""
+    return call("std_mean", input, dim, unbiased, keepdim, correction)
+
+
+# -- lookups, counts, writes (shapeenv.rules.embedding, setitem) --------------------------------------
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,  # noqa: A002
+              sparse=False):
+    """``F.embedding``."""
+    return call("embedding", input, weight, padding_idx, max_norm, norm_type, scale_grad_by_freq, sparse)
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False,  # noqa: A002
+                  mode="mean", sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """``F.embedding_bag``."""
+    return call("embedding_bag", input, weight, offsets, max_norm, norm_type, scale_grad_by_freq, mode, sparse,
+                per_sample_weights, include_last_offset, padding_idx)
+
+
+def one_hot(tensor, num_classes=-1):
+    """``F.one_hot`` (``num_classes=-1``: a data-dependent, unbacked count)."""
+    return call("one_hot", tensor, num_classes)
+
+
+def repeat_interleave(input, repeats=None, dim=None, *, output_size=None):  # noqa: A002
+    """``torch.repeat_interleave`` (also ``repeat_interleave(repeats)``)."""
+    return call("repeat_interleave", input, repeats, dim, output_size)
+
+
+def index_put(input, indices, values, accumulate=False):  # noqa: A002
+    """``torch.index_put``: a copy with ``input[indices] = values``."""
+    return call("index_put", input, indices, values, accumulate)
+
+
+def index_put_(input, indices, values, accumulate=False):  # noqa: A002
+    """``torch.index_put_``: in place."""
+    return call("index_put_", input, indices, values, accumulate)
+
+
+def einsum(equation, *operands):
+    """``torch.einsum`` (operands as arguments or one list)."""
+    return call("einsum", equation, *operands)
+
+
+# -- attention, pooling, resampling, transposed convolutions -----------------------------------------
+def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None,
+                                 enable_gqa=False):
+    """``F.scaled_dot_product_attention``."""
+    return call("scaled_dot_product_attention", query, key, value, attn_mask, dropout_p, is_causal, scale, enable_gqa)
+
+
+def adaptive_avg_pool1d(input, output_size):  # noqa: A002
+    """``F.adaptive_avg_pool1d``."""
+    return call("adaptive_avg_pool1d", input, output_size)
+
+
+def adaptive_avg_pool2d(input, output_size):  # noqa: A002
+    """``F.adaptive_avg_pool2d`` (``None`` entries keep the input's size)."""
+    return call("adaptive_avg_pool2d", input, output_size)
+
+
+def adaptive_max_pool1d(input, output_size, return_indices=False):  # noqa: A002
+    """``F.adaptive_max_pool1d``."""
+    return call("adaptive_max_pool1d", input, output_size, return_indices)
+
+
+def adaptive_max_pool2d(input, output_size, return_indices=False):  # noqa: A002
+    """``F.adaptive_max_pool2d``."""
+    return call("adaptive_max_pool2d", input, output_size, return_indices)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):  # noqa: A002
+    """``F.avg_pool1d``."""
+    return call("avg_pool1d", input, kernel_size, stride, padding, ceil_mode, count_include_pad)
+
+
+def max_pool1d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False,  # noqa: A002
+               return_indices=False):
+    """``F.max_pool1d``."""
+    return call("max_pool1d", input, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None,  # noqa: A002
+                recompute_scale_factor=None, antialias=False):
+    """``F.interpolate``."""
+    return call("interpolate", input, size, scale_factor, mode, align_corners, recompute_scale_factor, antialias)
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):  # noqa: A002
+    """``F.upsample`` (deprecated in torch: ``interpolate``)."""
+    return call("interpolate", input, size, scale_factor, mode, align_corners)
+
+
+def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):  # noqa: A002
+    """``F.conv_transpose1d``."""
+    return call("conv_transpose1d", input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):  # noqa: A002
+    """``F.conv_transpose2d``."""
+    return call("conv_transpose2d", input, weight, bias, stride, padding, output_padding, groups, dilation)

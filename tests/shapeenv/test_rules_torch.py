@@ -135,6 +135,8 @@ def test_data_dependent_case_agrees_with_torch(case: Case) -> None:
             else:
                 assert concrete(ours) == actual, f"{case.id}: backed size {ours} != torch's {actual}"
     for record in env.runtime_asserts:
+        if not record.expr.free_symbols <= set(values):
+            continue  # about a count no output shows (x[mask] = 0 reads one, as torch's index_put_ does): not observable
         assert evaluate(record.expr, values), f"{case.id}: torch's sizes {values} violate the assert {record.expr}"
 
 
