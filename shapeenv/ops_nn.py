@@ -220,18 +220,18 @@ def cumprod(input, dim, *, dtype=None):  # noqa: A002
     return call("cumprod", input, dim, dtype)
 
 
-def sort(input, dim=-1, descending=False, stable=False):  # noqa: A002
+def sort(input, dim=-1, descending=False, *, stable=False):  # noqa: A002
     """``torch.sort``: ``(values, indices)``."""
     return call("sort", input, dim, descending, stable)
 
 
-def argsort(input, dim=-1, descending=False, stable=False):  # noqa: A002
+def argsort(input, dim=-1, descending=False, *, stable=False):  # noqa: A002
     """``torch.argsort``."""
     return call("argsort", input, dim, descending, stable)
 
 
-def topk(input, k, dim=-1, largest=True, sorted=True):  # noqa: A002
-    """``torch.topk``: ``(values, indices)``; ``k`` may be a SymInt."""
+def topk(input, k, dim=None, largest=True, sorted=True):  # noqa: A002
+    """``torch.topk``: ``(values, indices)``; ``k`` may be a SymInt; ``dim=None`` is the last dim."""
     return call("topk", input, k, dim, largest, sorted)
 
 

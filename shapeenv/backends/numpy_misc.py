@@ -99,11 +99,11 @@ def argsort(input: np.ndarray, dim: Any = -1, descending: bool = False, stable: 
 
 
 @kernel("topk")
-def topk(input: np.ndarray, k: Any, dim: Any = -1, largest: bool = True, sorted: bool = True) -> tuple:  # noqa: A002
+def topk(input: np.ndarray, k: Any, dim: Any = None, largest: bool = True, sorted: bool = True) -> tuple:  # noqa: A002
     """``torch.topk``: ``(values, indices)`` of the ``k`` largest (smallest), in order."""
     if input.ndim == 0:
         return input.copy(), np.zeros((), np.int64)
-    d = axis(dim, input.ndim)
+    d = axis(-1 if dim is None else dim, input.ndim)
     idx = np.take(_order(input, d, bool(largest)), np.arange(int(k)), axis=d)
     return np.take_along_axis(input, idx, d), idx.astype(np.int64)
 

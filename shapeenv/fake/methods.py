@@ -560,15 +560,15 @@ class TensorMethods:
         """Cumulative product along ``dim``."""
         return call("cumprod", self, dim, dtype)
 
-    def sort(self, dim=-1, descending=False, stable=False):
+    def sort(self, dim=-1, descending=False, *, stable=False):
         """``(values, indices)`` sorted along ``dim``."""
         return call("sort", self, dim, descending, stable)
 
-    def argsort(self, dim=-1, descending=False, stable=False):
+    def argsort(self, dim=-1, descending=False, *, stable=False):
         """The indices that sort along ``dim``."""
         return call("argsort", self, dim, descending, stable)
 
-    def topk(self, k, dim=-1, largest=True, sorted=True):  # noqa: A002  (torch's names)
+    def topk(self, k, dim=None, largest=True, sorted=True):  # noqa: A002  (torch's names)
         """``(values, indices)`` of the ``k`` largest (or smallest) along ``dim``."""
         return call("topk", self, k, dim, largest, sorted)
 

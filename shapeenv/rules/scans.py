@@ -5,7 +5,7 @@
 * ``sort``/``argsort(input, dim=-1, descending=False, stable=False)``: values keep the input's
   dtype, indices are int64; both are laid out like the input (``empty_like``'s
   ``preserve_format``).
-* ``topk(input, k, dim=-1, largest=True, sorted=True)``: ``k`` may be a SymInt; it must lie in
+* ``topk(input, k, dim=None, largest=True, sorted=True)`` (``None``: the last dim): ``k`` may be a SymInt; it must lie in
   ``[0, size]`` (a guard or a runtime assert when that is not provable); the results are
   contiguous with ``k`` in place of the dim. Bool inputs are refused (torch's CPU kernel).
 
@@ -96,8 +96,9 @@ def argsort(input: FakeTensor, dim: Any = -1, descending: bool = False, stable: 
 
 
 @rule("topk")
-def topk(input: FakeTensor, k: Any, dim: Any = -1, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
-    """``torch.topk(input, k, dim=-1, largest=True, sorted=True)``: ``(values, indices)`` (see the module docstring).
+def topk(input: FakeTensor, k: Any, dim: Any = None, largest: bool = True, sorted: bool = True) -> Any:  # noqa: A002
+    """``torch.topk(input, k, dim=None, largest=True, sorted=True)``: ``(values, indices)``; ``dim=None`` is the last
+    dim (see the module docstring).
 
     >>> from shapeenv import ShapeEnv
     >>> env = ShapeEnv(); r = topk(env.fake_tensor((5, 8), name="x"), 3); r.values.shape, r.indices.dtype
@@ -108,7 +109,7 @@ def topk(input: FakeTensor, k: Any, dim: Any = -1, largest: bool = True, sorted:
         raise ShapeError(f"topk: k must be an int or SymInt, got {k!r}")
     if input.dtype == bool_:
         raise ShapeError("topk: topk does not support bool dtypes on CPU", fix="convert the input first: x.int()")
-    d = canonical_dim(dim, input.ndim, "topk")
+    d = canonical_dim(-1 if dim is None else dim, input.ndim, "topk")
     size = input.shape[d] if input.ndim else 1
     message = lambda: (f"topk: selected index k out of range: k = {k} must be in [0, {size}] "  # noqa: E731
                        f"(the size of dim {d} of the input of size {fmt_shape(input.shape)})")
