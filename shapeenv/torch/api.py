@@ -14,7 +14,9 @@ strides, reuses an entry whose guards hold or traces a new one (automatic dynami
 recompile reasons, ``cache_info()`` as :func:`shapeenv.compile` has them), and runs the
 entry's artifact: the model itself in torch by default, or what ``backend(program)``
 returned. Parameters are static inputs of every entry; the module's ``training`` flag is
-part of the cache key.
+part of the cache key. Marks work as for :func:`shapeenv.compile` (``shapeenv.mark_dynamic(x, 0)``
+on the torch tensor), and torch's own (``torch._dynamo.mark_dynamic`` / ``maybe_mark_dynamic`` /
+``mark_static``) are adopted as this library's.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 from ..compile import CompiledFunction
 from ..compile import compile as se_compile
-from ..dynamism import SourcePatterns
+from ..dynamism import MARKS, SourcePatterns, mark_dynamic, mark_static, maybe_mark_dynamic
 from ..errors import SignatureError
 from ..export import export as se_export
 from ..program import ExportedProgram
@@ -121,6 +123,10 @@ class TorchCompiled:
         self.__signature__ = inspect.signature(fn.target.forward if fn.is_module else fn.target)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        for value in (*args, *kwargs.values()):
+            if getattr(value, "_dynamo_dynamic_indices", None) or getattr(value, "_dynamo_weak_dynamic_indices", None) \
+                    or getattr(value, "_dynamo_static_indices", None):
+                _adopt_torch_marks(value)
         state = self.function.state()
         return self.compiled(*args, **kwargs, **state) if state else self.compiled(*args, **kwargs)
 
@@ -146,6 +152,22 @@ class TorchCompiled:
 
     def __repr__(self) -> str:
         return f"<shapeenv.torch compiled {self.__name__}: {len(self.compiled.cache_info().entries)} entries>"
+
+
+def _adopt_torch_marks(tensor: Any) -> None:
+    """``torch._dynamo.mark_dynamic`` / ``maybe_mark_dynamic`` / ``mark_static`` on a tensor, as this library's marks."""
+    if MARKS.get(tensor) is not None:
+        return
+    ranges = {r.dim: r for r in getattr(tensor, "_dynamo_dynamic_range", ()) or ()}
+    for dim in sorted(getattr(tensor, "_dynamo_dynamic_indices", ()) or ()):
+        r = ranges.get(dim)
+        mark_dynamic(tensor, dim, min=getattr(r, "min", None), max=getattr(r, "max", None))
+    weak = sorted(getattr(tensor, "_dynamo_weak_dynamic_indices", ()) or ())
+    if weak:
+        maybe_mark_dynamic(tensor, weak)
+    static = sorted(getattr(tensor, "_dynamo_static_indices", ()) or ())
+    if static:
+        mark_static(tensor, static)
 
 
 def _stripping(backend: Callable) -> Callable:

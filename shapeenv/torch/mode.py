@@ -84,6 +84,8 @@ class ShapeTraceMode(TorchFunctionMode):
         except TypeError as e:
             raise UnsupportedTorchOpError(f"{name}: {entry.target} rejected the arguments: {e}", op=name,
                                           where=user_site(2)) from e
+        if type(out) is tuple:
+            out = _structseq(name, out)
         return wrap(out, self.device)
 
     def real(self, tensor: torch.Tensor) -> FakeTensor:
@@ -103,6 +105,14 @@ class ShapeTraceMode(TorchFunctionMode):
     def constants(self) -> tuple[torch.Tensor, ...]:
         """The real tensors the traced code used that are neither inputs nor parameters (lifted as constants)."""
         return tuple(t for t, _ in self._constants.values())
+
+
+def _structseq(name: str, out: tuple) -> tuple:
+    """``(values, indices)`` as torch returns it (``torch.return_types.max``: ``.values``, ``.indices``)."""
+    kind = getattr(torch.return_types, name.rsplit(".", 1)[-1], None)
+    if isinstance(kind, type) and getattr(kind, "n_fields", None) == len(out):
+        return kind(out)
+    return out
 
 
 def _has_tensor(value: Any) -> bool:

@@ -109,3 +109,15 @@ def test_decorator_form_and_a_non_contiguous_input():
     assert torch.equal(f(a), a.t().contiguous().view(-1))
     assert torch.equal(f(a.t()), a.contiguous().view(-1))
     assert len(f.cache_info().entries) == 2  # strides are guarded: the transposed input is a new entry
+
+
+def test_torch_marks_are_adopted():
+    import torch._dynamo
+
+    f = st.compile(lambda x: x * 2)
+    x = torch.randn(6, 3)
+    torch._dynamo.mark_dynamic(x, 0, min=2, max=16)
+    f(x)
+    text = f.cache_info().entries[0].guards.to_text("torch")
+    assert "L['x'].size()[0] <= 16" in text and "L['x'].size()[1] == 3" in text
+    assert f(torch.randn(9, 3)).shape == (9, 3) and len(f.cache_info().entries) == 2  # unmarked: a new key

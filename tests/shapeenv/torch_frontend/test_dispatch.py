@@ -142,3 +142,15 @@ def test_a_traced_tensor_that_escapes_fails_loudly():
     st.export(f, (torch.randn(2),))
     with pytest.raises(TracedTensorError, match="outside a trace"):
         kept[0] + 1
+
+
+def test_values_and_indices_come_back_as_torch_structseqs():
+    def f(x):
+        best = x.max(dim=-1)
+        low = torch.min(x, 0)
+        return best.values, best.indices, low.indices
+
+    p = st.export(f, (torch.randn(4, 5),), dynamic_shapes=({0: Dim("n")},))
+    n = p.inputs[0].value.shape[0]
+    assert p.output_shapes == ((n,), (n,), (5,))
+    assert [v.dtype.name for v in p.outputs] == ["float32", "int64", "int64"]
