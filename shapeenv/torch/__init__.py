@@ -17,8 +17,10 @@ that intercepts every torch function, Tensor method, operator and property *befo
 torch's kernels and maps ``(func, args, kwargs)`` to the op of the same name through a
 dispatch table (:mod:`shapeenv.torch.table`). Inputs are ``torch.Tensor`` wrapper
 subclasses on the meta device (:mod:`shapeenv.torch.tensor`) carrying this library's fake
-tensors, so torch's ``isinstance`` checks pass; ``x.shape`` and ``x.size(0)`` return this
-library's SymInts, so Python control flow on sizes records guards in the ShapeEnv.
+tensors, so torch's ``isinstance`` checks pass. ``x.shape`` is a ``torch.Size`` of
+``torch.SymInt`` s whose node is this library's SymInt (:mod:`shapeenv.torch.symbolic`):
+torch's argument parser accepts them (``torch.arange(T)``, ``x * T``), their arithmetic is
+this library's, and Python control flow on them records guards in the ShapeEnv.
 Parameters and buffers are static inputs named as torch names them
 (``L['self']._modules['fc']._parameters['weight']``, :mod:`shapeenv.torch.program`).
 This works with torch 2.13's public extension points only: no torch internals are

@@ -19,7 +19,11 @@ Note [Why a TorchFunctionMode]
     where torch's signatures match :mod:`shapeenv.ops`. ``__torch_dispatch__`` (below
     autograd, after torch's Python wrappers ran on concrete sizes) would be too late for
     SymInts that are not torch's. The wrapper subclass carries the fake tensor through
-    ``isinstance(x, torch.Tensor)`` checks in torch's Python code.
+    ``isinstance(x, torch.Tensor)`` checks in torch's Python code. Sizes reach user code as
+    ``torch.SymInt`` s over this library's SymInts (:mod:`shapeenv.torch.symbolic`) because
+    torch's C++ argument parser checks argument types before any handler runs and takes
+    no other symbolic int; :func:`~shapeenv.torch.tensor.unwrap` turns them back into this
+    library's SymInts for the shape rules.
 """
 
 from __future__ import annotations
