@@ -11,17 +11,25 @@ mask shapes that broadcast) are recorded as torch's implementation would check t
 
 Not supported (an :class:`~shapeenv.errors.UnsupportedTorchOpError`): ``bias_k``/``bias_v``,
 ``add_zero_attn`` and ``static_k``/``static_v``.
+
+``torch.lstm`` / ``torch.gru`` / ``torch.rnn_tanh`` / ``torch.rnn_relu`` (what ``nn.LSTM``, ``nn.GRU``
+and ``nn.RNN`` call, after their own Python checks of the input and hidden sizes) give the
+output ``(T, B, D * H_out)`` (a transposed view of it for ``batch_first``, as torch's kernel
+returns it) and final states shaped like the initial ones; the first layer's input
+projection is applied to the input, so its feature size is checked as torch's kernel
+checks it. Packed sequences are not supported.
 """
 
 from __future__ import annotations
 
+import torch
 import torch.nn.functional as F
 
 from .. import ops
 from ..errors import ShapeError, UnsupportedTorchOpError
 from .table import DEFAULT, Entry
 
-__all__ = ["multi_head_attention_forward"]
+__all__ = ["multi_head_attention_forward", "recurrent"]
 
 
 def _project(x, weight, bias):
@@ -88,6 +96,28 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
         return out.squeeze(1), weights_out.squeeze(0)
     return out, weights_out
 
+
+def recurrent(name: str):
+    """The adapter of ``torch.<name>`` (``lstm``, ``gru``, ``rnn_tanh``, ``rnn_relu``): see the module docstring."""
+
+    def run(input, hx, params, has_biases, num_layers, dropout, train, bidirectional, batch_first=False):
+        if isinstance(has_biases, (list, tuple)):  # torch.<name>(data, batch_sizes, hx, params, ...)
+            raise UnsupportedTorchOpError(f"torch.{name} on a packed sequence is not supported",
+                                          op=f"torch.{name}", fix="pass padded tensors (and lengths) instead")
+        states = list(hx) if isinstance(hx, (list, tuple)) else [hx]
+        x = input.transpose(0, 1) if batch_first else input
+        ops.matmul(x, params[0].transpose(0, 1))  # the input features must match the first layer's weight
+        steps, batch = x.shape[0], x.shape[1]
+        out = input.new_zeros(steps, batch, states[0].shape[-1] * (2 if bidirectional else 1))
+        finals = [s.new_zeros(*s.shape) for s in states]
+        return (out.transpose(0, 1) if batch_first else out, *finals)
+
+    run.__name__ = name
+    return run
+
+
+for _name in ("lstm", "gru", "rnn_tanh", "rnn_relu"):
+    DEFAULT.register(getattr(torch, _name), Entry(recurrent(_name), f"shapeenv.torch.composites.recurrent({_name!r})"))
 
 DEFAULT.register(F.multi_head_attention_forward, Entry(multi_head_attention_forward,
                                                        "shapeenv.torch.composites.multi_head_attention_forward"))
