@@ -16,12 +16,14 @@ view: shape '[5]' is invalid for input of size 6
 from __future__ import annotations
 
 from .core.errors import (
+    FIND_WHERE,
     CheckFailedError,
     ConstraintViolationError,
     ContradictionError,
     GuardOnDataDependentSymNode,
     ShapeEnvError,
 )
+from .core.provenance import user_frame
 
 __all__ = [
     "ShapeEnvError",
@@ -81,8 +83,8 @@ class UnsupportedTorchOpError(ShapeEnvError, NotImplementedError):
         op: the torch op as the user would write it (``torch.nn.functional.foo``).
     """
 
-    def __init__(self, message: str, *, op: str, fix: str | None = None, where: object = _FIND):
-        super().__init__(message, fix=fix, where=user_frame(2) if where is _FIND else where)
+    def __init__(self, message: str, *, op: str, fix: str | None = None, where: object = FIND_WHERE):
+        super().__init__(message, fix=fix, where=user_frame(2) if where is FIND_WHERE else where)
         self.op = op
 
 

@@ -28,7 +28,7 @@ __all__ = [
 ]
 
 
-_FIND = object()  # sentinel: find the user's frame when the error is made
+FIND_WHERE = object()  #: the default of ``where=``: find the user's frame when the error is made
 
 
 class ShapeEnvError(Exception):
@@ -46,10 +46,10 @@ class ShapeEnvError(Exception):
             sources of the symbols the message mentions), added by the op that raised.
     """
 
-    def __init__(self, *args: object, fix: str | None = None, where: object = _FIND):
+    def __init__(self, *args: object, fix: str | None = None, where: object = FIND_WHERE):
         super().__init__(*args)
         self.fix = fix
-        self.where = user_frame(2) if where is _FIND else where
+        self.where = user_frame(2) if where is FIND_WHERE else where
         self._context: tuple[str, ...] | None = ()
         self._make_context = None  # set by shapeenv.core.messages.annotate; run only when the error is printed
 
