@@ -18,7 +18,7 @@ from typing import Any
 from ..errors import ShapeError
 from ..fake.dtypes import bool_
 from ..fake.tensor import FakeTensor
-from ..messages import short_repr
+from ..core.messages import short_repr
 from .common import check_tensor
 from .elementwise import broadcast_shapes, pointwise_strides
 from .promotion import result_type

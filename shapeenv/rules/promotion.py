@@ -20,7 +20,7 @@ from symint import SymBool, SymFloat, SymInt
 
 from ..errors import ShapeError
 from ..fake.dtypes import DType, bool_, float32, int64, promote
-from ..messages import short_repr
+from ..core.messages import short_repr
 from .registry import is_tensor
 
 __all__ = ["result_type", "scalar_dtype"]

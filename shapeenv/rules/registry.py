@@ -16,7 +16,7 @@ from typing import Any, Callable
 
 from ..active import current_eager, current_env
 from ..errors import ShapeEnvError, ShapeError
-from ..messages import annotate
+from ..core.messages import annotate
 
 __all__ = ["rule", "call", "registered", "eager_kernel", "env_of", "is_tensor", "describe"]
 
