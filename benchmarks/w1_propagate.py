@@ -128,6 +128,7 @@ def run_torch(program: dict) -> dict:
 def worker(engine: str, program_path: Path, use_z3: bool) -> dict:
     """One cold run in this (fresh) process: imports first, then replay + produce; a JSON-able summary."""
     import guards  # noqa: F401  (imports are paid before timing)
+    import guards.z3_solver  # noqa: F401
     import guards.z3_translate  # noqa: F401
     import shapeenv  # noqa: F401
 

@@ -19,7 +19,8 @@ from .conflict import Conflict
 from .source import Source
 from .prove import ProofResult, RedundancyReport, Verdict
 from .simplify import SimplifyReport, reduce_exact, simplify_with_report
-from .z3_translate import SolverConfig, to_smtlib
+from .z3_solver import SolverConfig
+from .z3_translate import to_smtlib
 from .torch_log import TorchLog, read_torch_log
 from .torch_check import TorchGuards, explain_call, explain_recompiles, load_torch_guards, read_arguments
 from .torch_export import read_exported_program
@@ -60,7 +61,7 @@ __all__ = [
     "explain",
     "explain_inputs",
     "read_inputs",
-    # reasoning with Z3 (guards/z3_translate.py, guards/prove.py, guards/simplify.py)
+    # reasoning with Z3 (guards/z3_translate.py, guards/z3_solver.py, guards/prove.py, guards/simplify.py)
     "SolverConfig",
     "Verdict",
     "ProofResult",

@@ -41,7 +41,7 @@ from .parse import parse_source
 from .progress import Progress
 from .printers import to_text
 from .prove import ProofResult, Verdict
-from .z3_translate import SolverConfig
+from .z3_solver import SolverConfig
 
 __all__ = ["EXIT_OK", "EXIT_NO", "EXIT_USAGE", "EXIT_UNKNOWN", "EXIT_INTERNAL", "EXIT_CODES", "configure", "run", "main", "internal_error"]
 

@@ -26,7 +26,8 @@ from valueranges import ValueRanges
 
 from .guard import Guard
 from .printers import to_source_text
-from .z3_translate import Budget, SatStatus, SolverConfig, Translator, Z3Context, minimal_unsat_core
+from .z3_solver import Budget, SatStatus, SolverConfig, Z3Context, minimal_unsat_core
+from .z3_translate import Translator
 
 from .protocols import GuardSetLike
 
@@ -95,7 +96,7 @@ def conflict(gs: GuardSetLike, config: SolverConfig = SolverConfig()) -> Conflic
     Returns:
         A :class:`Conflict`; ``found`` is False when the guards are satisfiable or Z3 cannot tell.
     """
-    context = Z3Context()  # its own context and budget (see Note [Deterministic limits] in z3_translate)
+    context = Z3Context()  # its own context and budget (see Note [Deterministic limits] in z3_solver)
     t = Translator(context=context)
     guards = list(gs.guards)
     ranges = [(sym, rng) for sym, rng in gs.domain if not rng.is_bool]

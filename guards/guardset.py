@@ -44,7 +44,7 @@ from .prove import (
     redundant_with_report,
 )
 from .simplify import SimplifyReport, simplify_with_report
-from .z3_translate import SolverConfig
+from .z3_solver import SolverConfig
 from .parse import Dialect, parse_guards_text
 from .escape import sympy_str
 from .printers import TextStyle, render_html, render_latex, to_text
@@ -407,7 +407,7 @@ class GuardSet:
     # -- reasoning with Z3 (guards/prove.py, guards/simplify.py) ---------------------------------
     # Each answer is three-valued (Verdict.YES/NO/UNKNOWN); every Z3 check is bounded by
     # ``config.rlimit`` and each question by ``config.budget_rlimit``/``max_checks`` (deterministic
-    # counts; see Note [Deterministic limits] in guards.z3_translate), and says what it spent. Two sets are compared over the same inputs: symbols are matched
+    # counts; see Note [Deterministic limits] in guards.z3_solver), and says what it spent. Two sets are compared over the same inputs: symbols are matched
     # by source when both have one, else by name; both domains are assumed.
     def is_satisfiable(self, config: SolverConfig = SolverConfig()) -> ProofResult:
         """Whether some input passes every guard (YES comes with a witness).

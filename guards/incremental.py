@@ -25,7 +25,8 @@ import sympy
 from symint.functions import CeilDiv, FloorDiv, Mod, PowByNatural
 
 from .errors import SolverError
-from .z3_translate import SatStatus, SolverConfig, Translator, Z3Context, Z3Solver, negate
+from .z3_solver import SatStatus, SolverConfig, Z3Context, Z3Solver
+from .z3_translate import Translator, negate
 
 __all__ = ["IncrementalProver", "is_linear"]
 
@@ -57,7 +58,7 @@ def is_linear(expr: sympy.Basic) -> bool:
 class IncrementalProver:
     """Decides boolean expressions from accumulated facts with bounded Z3 checks.
 
-    Every limit is deterministic (see Note [Deterministic limits] in ``guards.z3_translate``):
+    Every limit is deterministic (see Note [Deterministic limits] in ``guards.z3_solver``):
     the same facts and questions get the same answers on any machine under any load.
     The prover owns its Z3 context (created on first use), so provers of different
     environments may run in different threads.

@@ -1,7 +1,7 @@
 """``GuardSetLike``: what the lower modules of ``guards`` need of a guard set, as a small Protocol.
 
 :class:`guards.guardset.GuardSet` is a facade: it imports the modules that do the
-work (``prove``, ``simplify``, ``codegen``, ``explain``, ``z3_translate``) and calls
+work (``prove``, ``simplify``, ``codegen``, ``explain``, ``z3_translate``, ``z3_solver``) and calls
 down. Those modules never import ``guardset`` (not even for annotations): they take
 any object with these attributes, so the import graph of the package stays acyclic
 (``tests/guards/test_import_graph.py``).

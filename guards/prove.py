@@ -3,8 +3,8 @@
 Every answer is a :class:`ProofResult` whose :class:`Verdict` is ``YES``, ``NO``
 or ``UNKNOWN`` (Z3 ran out of its resource limit or budget, or gave up); ``UNKNOWN``
 is never reported as ``YES``. Each question runs in its own Z3 context under one
-:class:`~guards.z3_translate.Budget` (see Note [Deterministic limits] in
-``guards.z3_translate``), and its result says what it spent and whether the budget
+:class:`~guards.z3_solver.Budget` (see Note [Deterministic limits] in
+``guards.z3_solver``), and its result says what it spent and whether the budget
 or the wall-clock safety net ran out. When the answer rests on concrete inputs (a satisfying assignment, a
 counterexample, an input both sets accept) the result carries them, and they
 have been re-checked with :meth:`GuardSet.holds` before being reported.
@@ -39,7 +39,8 @@ from .errors import GuardTypeError, SolverError
 from .guard import Guard
 from .simplify_facts import _classify
 
-from .z3_translate import Budget, SatStatus, SolverConfig, SolverOutcome, Translator, Z3Context, Z3Solver, conj, negate
+from .z3_solver import Budget, SatStatus, SolverConfig, SolverOutcome, Z3Context, Z3Solver
+from .z3_translate import Translator, conj, negate
 
 from .protocols import GuardSetLike
 

@@ -26,7 +26,7 @@ The passes, cheapest first:
 Passes 1-4 and 6 need no Z3 and are exact by construction: :func:`reduce_exact` runs
 only them and the Z3-free drops of pass 5 (a bound implied by a definition and ranges;
 the set ``produce_guards`` installs at once). Z3 work is bounded by counts
-(see Note [Deterministic limits] in ``guards.z3_translate``): each check by
+(see Note [Deterministic limits] in ``guards.z3_solver``): each check by
 ``config.rlimit`` (``drop_rlimit`` in pass 5), pass 5 and pass 7 each by half of the
 budget (``budget_rlimit``, ``max_checks``); pass 5 tries each candidate once, and what
 the budget leaves untried is kept. The report says what was spent and what ran out.
@@ -74,7 +74,7 @@ from .simplify_facts import (
     _sym_key,
 )
 from .progress import Progress, progress as progress_of
-from .z3_translate import Budget, SatStatus, SolverConfig, Z3Context
+from .z3_solver import Budget, SatStatus, SolverConfig, Z3Context
 
 from .protocols import GuardSetLike
 

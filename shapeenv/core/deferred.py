@@ -18,7 +18,7 @@ Note [Deferred simplification]
     (a compiled function's cache entries) are told once, after it.
 
     Both sets are deterministic (the simplification's Z3 work is bounded by counts, see
-    Note [Deterministic limits] in ``guards.z3_translate``); which of the two a caller
+    Note [Deterministic limits] in ``guards.z3_solver``); which of the two a caller
     sees depends on timing, so :attr:`ProducedGuards.current` says which it is, and
     :meth:`ProducedGuards.wait` gives the final one.
 

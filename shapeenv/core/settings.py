@@ -27,7 +27,7 @@ class ShapeEnvSettings:
             they are rarely decided cheaply, and the guards they would have saved are
             removed anyway when ``produce_guards`` simplifies the set with a larger budget.
         solver_timeout_ms: only a wall-clock safety net per query (see Note [Deterministic
-            limits] in ``guards.z3_translate``); its firings are counted on the prover.
+            limits] in ``guards.z3_solver``); its firings are counted on the prover.
         nonlinear_timeout_ms: deprecated (use ``nonlinear_rlimit``); a positive value with
             ``nonlinear_rlimit=0`` asks nonlinear queries with ``solver_rlimit``.
         z3_on_backed: also ask Z3 about questions whose answer the hints give (off by

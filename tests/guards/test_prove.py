@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from guards import GuardSet, GuardTypeError, SolverError, Source
 from guards.prove import ProofResult, Verdict, counterexample, equivalent, implies, is_satisfiable, overlap, redundant
-from guards.z3_translate import SolverConfig
+from guards.z3_solver import SolverConfig
 from symint import build
 from valueranges import ValueRanges
 

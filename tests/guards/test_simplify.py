@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from guards import GuardSet, Source
 from guards.prove import Verdict, equivalent
 from guards.simplify import simplify, simplify_with_report
-from guards.z3_translate import SolverConfig
+from guards.z3_solver import SolverConfig
 from symint import build
 from symint.functions import IntTrueDiv
 from valueranges import ValueRanges
