@@ -32,7 +32,7 @@ import sympy
 
 from symint.errors import ExpressionLimitError, SymIntError
 
-from .errors import CodegenError, GuardError, SolverError, UnknownSourceError
+from .errors import CodegenError, GuardError, GuardValueError, SolverError, UnknownSourceError
 from .cli_torch import Loaded, add_region_command, assumed_values, explain_log, input_name, load, run_region
 from .escape import one_line, sympy_str
 from .explain import Explanation, explain
@@ -418,7 +418,7 @@ class _ContiguousInput:
 def _split(item: str, what: str) -> tuple[str, str]:
     key, eq, value = item.rpartition("=")
     if not eq or not key.strip() or not value.strip():
-        raise ValueError(f"expected {what}, got {item!r}")
+        raise GuardValueError(f"expected {what}, got {item!r}")
     return key.strip(), value.strip()
 
 
@@ -426,7 +426,7 @@ def _as_int(text: str, item: str) -> int:
     try:
         return int(text, 10)
     except ValueError:
-        raise ValueError(f"expected an integer value in {item!r}") from None
+        raise GuardValueError(f"expected an integer value in {item!r}") from None
 
 
 def _bindings(gs: GuardSet, args: argparse.Namespace) -> dict[sympy.Symbol, int]:
@@ -447,7 +447,7 @@ def _bindings(gs: GuardSet, args: argparse.Namespace) -> dict[sympy.Symbol, int]
         tensor = _ContiguousInput(shape)
         if name in strides:
             if len(strides[name]) != len(shape):
-                raise ValueError(f"--stride {name}: {len(strides[name])} strides for {len(shape)} dims")
+                raise GuardValueError(f"--stride {name}: {len(strides[name])} strides for {len(shape)} dims")
             tensor._strides = strides.pop(name)
         for sym, src in gs.sources:
             if src.base == name and src.kind != "value":
@@ -456,9 +456,9 @@ def _bindings(gs: GuardSet, args: argparse.Namespace) -> dict[sympy.Symbol, int]
                 except IndexError:
                     dims = len(shape)
                     message = f"--shape {item}: the guards read {src.text()}, but the shape has {dims} dims"
-                    raise ValueError(message) from None
+                    raise GuardValueError(message) from None
     if strides:
-        raise ValueError(f"--stride {', '.join(strides)}: give the sizes too (--shape NAME=D0,D1,...)")
+        raise GuardValueError(f"--stride {', '.join(strides)}: give the sizes too (--shape NAME=D0,D1,...)")
     for item in args.sizes:
         key, value = _split(item, "SOURCE=INT (e.g. x.size()[0]=9)")
         values[_symbol_for(gs, key)] = _as_int(value, item)
@@ -490,7 +490,7 @@ def _explain(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     loaded = _read(args, args.file)
     if loaded.log is not None and (args.recompiles or (args.entry is None and loaded.entries)):
         if not args.recompiles and not (args.shape or args.sizes):
-            raise ValueError("explain on a torch log: give the new inputs (--shape / --sizes), or --recompiles")
+            raise GuardValueError("explain on a torch log: give the new inputs (--shape / --sizes), or --recompiles")
         args.notes.clear()  # every entry is explained: the selected-entry note does not apply
 
         def values_for(gs: GuardSet) -> tuple[dict[sympy.Symbol, int], dict[str, int]]:
@@ -500,7 +500,7 @@ def _explain(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
         report, ok = explain_log(loaded, values_for, args.recompiles)
         return {"file": args.file, **report}, EXIT_OK if ok else EXIT_NO
     if args.recompiles:
-        raise ValueError(f"--recompiles: {args.file} is not a torch log")
+        raise GuardValueError(f"--recompiles: {args.file} is not a torch log")
     gs = loaded.guards
     ex = explain(gs, _bindings(gs, args))
     head = f"accepted: all {len(gs)} guards hold" if ex.accepted else f"rejected: {len(ex)} of {len(gs)} guards fail"

@@ -26,7 +26,7 @@ from typing import Any, Mapping
 
 import sympy
 
-from .errors import GuardError, GuardParseError, UnknownSourceError
+from .errors import GuardError, GuardParseError, GuardValueError, UnknownSourceError
 from .guardset import GuardSet, decode_guard_bytes, read_guard_file
 from .parse import parse_source
 from .region import accepts, base_point, describe_region, plot_region, progressions, region_grid, scan_dim, text_map
@@ -250,7 +250,7 @@ def run_region(args: argparse.Namespace, loaded: Loaded) -> tuple[dict[str, Any]
     try:
         lo, hi = int(lo_text), int(hi_text)
     except ValueError:
-        raise ValueError(f"--range expects LO:HI (two integers), got {args.window!r}") from None
+        raise GuardValueError(f"--range expects LO:HI (two integers), got {args.window!r}") from None
     if not sep or lo > hi or hi - lo > 400:
-        raise ValueError(f"--range {args.window}: need LO <= HI and at most 400 values")
+        raise GuardValueError(f"--range {args.window}: need LO <= HI and at most 400 values")
     return region(loaded.guards, args.over, lo, hi, args.plot)

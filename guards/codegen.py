@@ -70,7 +70,7 @@ from symint.functions import (
 
 from symint.limits import check_power
 
-from .errors import CodegenError, GuardTypeError, UnknownSourceError
+from .errors import CodegenError, GuardTypeError, GuardValueError, UnknownSourceError
 from .source import Source, contiguous_strides_of, storage_offset_of
 from .validate import need_guardset
 
@@ -389,7 +389,7 @@ _INLINE_EXPONENT = 64
 
 def _pown(a: int, b: int) -> int:
     if b < 0:
-        raise ValueError(f"PowByNatural({a}, {b}): the exponent must be >= 0")
+        raise GuardValueError(f"PowByNatural({a}, {b}): the exponent must be >= 0")
     check_power(a, b)  # ExpressionLimitError, an OverflowError: the guard fails instead of running for hours
     return a**b
 

@@ -10,6 +10,7 @@ __all__ = [
     "GuardParseError",
     "UnknownSourceError",
     "AmbiguousSourceError",
+    "UnknownEntryError",
     "GuardTypeError",
     "GuardValueError",
     "SolverError",
@@ -50,6 +51,13 @@ class GuardParseError(GuardError, ValueError):
 
 class UnknownSourceError(GuardError, KeyError):
     """A binding or query names a source or symbol the guard set does not know."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else ""
+
+
+class UnknownEntryError(GuardError, KeyError):
+    """A torch log has no guard tree with the compile id asked for (the message lists the ids it has)."""
 
     def __str__(self) -> str:  # KeyError would repr() the message
         return str(self.args[0]) if self.args else ""

@@ -32,7 +32,7 @@ from symint.build import (
 )
 from symint.functions import CeilToInt, FloorToInt
 
-from .errors import GuardParseError
+from .errors import GuardParseError, GuardValueError
 
 __all__ = [
     "Token",
@@ -272,7 +272,7 @@ def _identity(x: sympy.Basic) -> sympy.Basic:
 
 def _pow_natural(a: sympy.Basic, b: sympy.Basic) -> sympy.Basic:
     if isinstance(b, sympy.Integer) and b < 0:
-        raise ValueError(f"PowByNatural needs an exponent >= 0, got {b}")
+        raise GuardValueError(f"PowByNatural needs an exponent >= 0, got {b}")
     return pow_(a, b)
 
 

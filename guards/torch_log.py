@@ -42,7 +42,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Iterable
 
-from .errors import GuardParseError
+from .errors import GuardParseError, UnknownEntryError
 from .parse import parse_source, parse_guards_text
 
 __all__ = [
@@ -291,7 +291,7 @@ class TorchLog:
         """The entry torch calls ``compile_id`` (``"0/1"``).
 
         Raises:
-            KeyError: no guard tree has that id.
+            UnknownEntryError: no guard tree has that id (a ``KeyError``).
 
         >>> read_torch_log("V1201 15:44:51.5 9713 guards.py:4483] [0/1] [__guards] TREE_GUARD_MANAGER:").entry("0/1").first_line
         1
@@ -299,7 +299,7 @@ class TorchLog:
         for e in self.entries:
             if e.compile_id == compile_id:
                 return e
-        raise KeyError(f"no guard tree for compile id {compile_id!r} (ids: {', '.join(e.compile_id for e in self.entries)})")
+        raise UnknownEntryError(f"no guard tree for compile id {compile_id!r} (ids: {', '.join(e.compile_id for e in self.entries)})")
 
     def skipped_counts(self) -> dict[str, int]:
         """Skipped guard lines by kind over all entries."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from symint import SymBool
 from symint.node import SymbolicEnv
 
-from .errors import CheckFailedError
+from .errors import CheckFailedError, ShapeEnvTypeError
 
 __all__ = [
     "check",
@@ -27,7 +27,8 @@ __all__ = [
 def _env_of(value: SymBool) -> SymbolicEnv:
     env = value.node.env
     if env is None or not hasattr(env, "check"):
-        raise TypeError(f"{value} has no ShapeEnv attached; create its symbols with ShapeEnv.create_symint")
+        raise ShapeEnvTypeError(f"{value} has no ShapeEnv attached: its symbols were not made by a ShapeEnv",
+                                fix="x = env.create_symint(hint, Source.size('x', 0))  # then ask about x")
     return env
 
 

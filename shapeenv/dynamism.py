@@ -313,7 +313,7 @@ def mark_dynamic(
     if choices is not None:
         choices = tuple(choices)
         if not choices or any(isinstance(c, bool) or not isinstance(c, int) or not lo <= c <= hi for c in choices):
-            raise ValueError(f"{what}: choices must be ints within [min, max], got {choices!r}")
+            raise DynamicShapesError(f"{what}: choices must be ints within [min, max] = [{lo}, {hi}], got {choices!r}")
     for d in dims:
         size = int(obj.shape[d])
         if choices is not None and size not in choices:

@@ -21,7 +21,11 @@ from .core.errors import (
     ConstraintViolationError,
     ContradictionError,
     GuardOnDataDependentSymNode,
+    SettingsError,
     ShapeEnvError,
+    ShapeEnvTypeError,
+    ShapeEnvValueError,
+    UnknownSymbolError,
 )
 from .core.provenance import user_frame
 
@@ -31,16 +35,23 @@ __all__ = [
     "GuardOnDataDependentSymNode",
     "CheckFailedError",
     "ContradictionError",
+    "ShapeEnvTypeError",
+    "ShapeEnvValueError",
+    "SettingsError",
+    "UnknownSymbolError",
     "ShapeError",
     "HigherOrderOpError",
     "DynamicShapesError",
     "DynamicShapesTypeError",
     "SignatureError",
     "UnknownDimSpecError",
+    "DimSpecError",
+    "DimSpecTypeError",
     "TorchInteropError",
     "UnsupportedTorchOpError",
     "TracedTensorError",
     "DimOutOfRangeError",
+    "IndexOutOfBoundsError",
     "InputsError",
 ]
 
@@ -63,6 +74,15 @@ class DynamicShapesTypeError(DynamicShapesError, TypeError):
 
 class SignatureError(ShapeEnvError, TypeError):
     """The example inputs (or call arguments) do not fit the function's signature: too many, too few, unknown names."""
+
+
+class DimSpecError(DynamicShapesError):
+    """A ``Dim`` declaration is invalid: an empty name, ``min > max``, choices outside ``[min, max]``,
+    a derived dim of a set-valued or special dim, a coefficient that is not positive."""
+
+
+class DimSpecTypeError(DimSpecError, DynamicShapesTypeError):
+    """A ``Dim`` declaration has an argument of the wrong type (``2.5 * Dim("b")``, a choice that is not an int)."""
 
 
 class UnknownDimSpecError(ShapeEnvError, AttributeError):
@@ -99,6 +119,14 @@ class DimOutOfRangeError(ShapeEnvError, IndexError):
         return ShapeEnvError.__str__(self)
 
 
+class IndexOutOfBoundsError(ShapeError, IndexError):
+    """An index (or a start and length) lies outside the dimension it indexes, on real values (numpy kernels)."""
+
+    def __str__(self) -> str:
+        return ShapeEnvError.__str__(self)
+
+
 class InputsError(ShapeEnvError, ValueError):
-    """Inputs given to an exported program do not match the ones it was exported with (names, kinds, ranks)."""
+    """Inputs given to an exported program do not match the ones it was exported with (names, kinds, ranks),
+    or an input cannot be traced at all (a numpy view with negative strides)."""
 

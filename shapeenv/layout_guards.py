@@ -44,6 +44,7 @@ from guards.source import contiguous_strides_of
 from symint import SymInt, build
 
 from .core.symbols import DimDynamic
+from .errors import InputsError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .core.env import ShapeEnv
@@ -84,12 +85,12 @@ def input_layout(env: "ShapeEnv", name: str, sizes: Sequence[Any], strides: Sequ
     ``example``: the example's sizes (default: the sizes' hints; an unbacked size has none).
 
     Raises:
-        ValueError: a negative stride (numpy's reversed views; torch tensors have none).
+        InputsError: a negative stride (numpy's reversed views; torch tensors have none); a ``ValueError``.
     """
     if any(s < 0 for s in strides):
-        raise ValueError(
-            f"input {name} has negative strides {tuple(strides)} (a reversed numpy view); torch tensors cannot "
-            f"have them: pass a copy (np.ascontiguousarray({name}))"
+        raise InputsError(
+            f"input {name} has negative strides {tuple(strides)} (a reversed numpy view); torch tensors cannot have them",
+            fix=f"pass a copy: np.ascontiguousarray({name})",
         )
     static = all(not isinstance(s, SymInt) for s in sizes)
     out: list[Any] = [None] * len(sizes)

@@ -32,7 +32,7 @@ from guards.explain import Explanation
 from symint import SymInt
 from valueranges import ValueRanges
 
-from .errors import InputsError, SignatureError
+from .errors import InputsError, ShapeEnvValueError, SignatureError
 from .core.messages import short_repr
 from .fake.dtypes import DType, as_dtype
 from .fake.layout import contiguous_strides
@@ -57,7 +57,7 @@ class TensorSpec:
 
     def __post_init__(self) -> None:
         if not isinstance(self.shape, tuple) or any(isinstance(d, bool) or not isinstance(d, int) or d < 0 for d in self.shape):
-            raise ValueError(f"TensorSpec shape must be a tuple of ints >= 0, got {self.shape!r}")
+            raise ShapeEnvValueError(f"TensorSpec shape must be a tuple of ints >= 0, got {self.shape!r}", fix="TensorSpec((8, 3), 'float32')")
         as_dtype(self.dtype)  # raises TypeError naming the known dtypes
 
 

@@ -350,7 +350,7 @@ class _Reader:
             try:
                 return as_dtype(v.get("v"))
             except TypeError as e:
-                raise ProgramFormatError(f"{where}: {e}") from None
+                raise ProgramFormatError(f"{where}: {getattr(e, 'message', e)}") from None
         if t == "slice":
             return slice(*(self.value(p, where, nodes) for p in v.get("v", [None, None, None])))
         if t == "ellipsis":
@@ -375,7 +375,7 @@ class _Reader:
             try:
                 dtype = as_dtype(d["dtype"])
             except TypeError as e:
-                raise ProgramFormatError(f"{where}: {e}") from None
+                raise ProgramFormatError(f"{where}: {getattr(e, 'message', e)}") from None
             self.tensors[k] = FakeTensor(self.env, shape, dtype, stride=stride, storage=storage,
                                          storage_offset=self.value(d.get("offset", 0), where, nodes), name=d.get("name"))
         return self.tensors[k]

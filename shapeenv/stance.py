@@ -36,9 +36,12 @@ Note [Where the stance lives]
 from __future__ import annotations
 
 import contextvars
+import difflib
 import enum
 import functools
 from typing import Any, Callable
+
+from .errors import ShapeEnvTypeError, ShapeEnvValueError
 
 __all__ = ["Stance", "set_stance", "current_stance", "StanceSetting"]
 
@@ -68,7 +71,9 @@ class Stance(str, enum.Enum):
             return cls(value)
         except ValueError:
             names = ", ".join(repr(s.value) for s in cls)
-            raise ValueError(f"unknown stance {value!r}; the stances are {names}") from None
+            close = difflib.get_close_matches(str(value), [s.value for s in cls], n=1)
+            raise ShapeEnvValueError(f"unknown stance {value!r}; the stances are {names}",
+                                     fix=f"set_stance({close[0]!r})" if close else None) from None
 
 
 _STANCE: contextvars.ContextVar[Stance] = contextvars.ContextVar("shapeenv_stance", default=Stance.DEFAULT)
@@ -122,7 +127,8 @@ class StanceSetting:
         """Decorate ``fn``: undo the immediate setting, and hold the stance only while ``fn`` runs."""
         self._restore()
         if not callable(fn):
-            raise TypeError(f"set_stance(...) decorates a callable, got {fn!r}")
+            raise ShapeEnvTypeError(f"set_stance(...) decorates a callable, got {fn!r}",
+                                    fix='@set_stance("eager_on_recompile") above a def, or `with set_stance(...):`')
         stance = self.stance
 
         @functools.wraps(fn)

@@ -132,7 +132,7 @@ class EagerTensor(TensorMethods):
     def __getattr__(self, name: str) -> Any:
         # numpy-style code (x.astype, x.sum(axis=0)) keeps working on the array itself
         if name.startswith("__"):
-            raise AttributeError(name)
+            raise AttributeError(name)  # dunder probes (copy, pickle, numpy) expect the plain AttributeError
         return getattr(self.array, name)
 
     # -- new tensors ------------------------------------------------------------------------------

@@ -27,6 +27,7 @@ import numpy as np
 
 from guards.source import contiguous_strides_of, storage_offset_of
 
+from ..errors import DimOutOfRangeError, IndexOutOfBoundsError, ShapeEnvTypeError, ShapeEnvValueError, ShapeError
 from ..fake import layout
 from ..fake.dtypes import DType, as_dtype
 from ..rules.registry import eager_kernel
@@ -44,7 +45,7 @@ def kernel(*names: str) -> Callable[[Kernel], Kernel]:
     def register(fn: Kernel) -> Kernel:
         for name in names:
             if name in KERNELS:
-                raise ValueError(f"op {name!r} already has a numpy kernel")
+                raise ShapeEnvValueError(f"op {name!r} already has a numpy kernel", fix="register the kernel under another name")
             KERNELS[name] = fn
             if name not in RANDOM_OPS:  # those take the program's generator
                 eager_kernel(name)(fn)
@@ -78,7 +79,8 @@ def np_dtype(dtype: Any) -> np.dtype:
         return dtype
     d: DType = as_dtype(dtype)
     if d.name not in _BY_NAME:
-        raise TypeError(f"numpy has no {d.name}; convert to float32 before running the program on numpy")
+        raise ShapeEnvTypeError(f"numpy has no {d.name}; convert to float32 before running the program on numpy",
+                                fix="x.to(float32) in the traced function, or pass float32 inputs")
     return _BY_NAME[d.name]
 
 
@@ -86,7 +88,7 @@ def axis(dim: int, ndim: int) -> int:
     """``dim`` canonicalised for a tensor with ``ndim`` dims (a 0-d tensor accepts 0 and -1)."""
     n = max(ndim, 1)
     if not -n <= dim < n:
-        raise IndexError(f"dimension {dim} is out of range for a {ndim}-d tensor")
+        raise DimOutOfRangeError(f"dimension {dim} is out of range for a {ndim}-d tensor (expected to be in [{-n}, {n - 1}])")
     return dim % n
 
 
@@ -271,7 +273,7 @@ def split(t: np.ndarray, split_size_or_sections: Any, dim: int = 0) -> tuple:
     size = t.shape[d]
     if isinstance(split_size_or_sections, (list, tuple)):
         if sum(split_size_or_sections) != size:
-            raise ValueError(f"split sizes {list(split_size_or_sections)} do not sum to {size}")
+            raise ShapeError(f"split sizes {list(split_size_or_sections)} do not sum to {size}, the size of dim {d}")
         return _pieces(t, d, split_size_or_sections)
     step = int(split_size_or_sections)
     if step == 0:
@@ -364,10 +366,10 @@ def _infer(shape: Sequence[int], numel: int) -> tuple:
         i = shape.index(-1)
         known = math.prod(s for j, s in enumerate(shape) if j != i)
         if known == 0 or numel % known:
-            raise ValueError(f"shape {shape} is invalid for input of size {numel}")
+            raise ShapeError(f"shape {shape} is invalid for input of size {numel}")
         shape[i] = numel // known
     if math.prod(shape) != numel:
-        raise ValueError(f"shape {shape} is invalid for input of size {numel}")
+        raise ShapeError(f"shape {shape} is invalid for input of size {numel}")
     return tuple(shape)
 
 
@@ -416,7 +418,7 @@ def select(t: np.ndarray, dim: int, index: int) -> np.ndarray:
     """``t.select(dim, index)``."""
     d = axis(dim, t.ndim)
     if not -t.shape[d] <= index < t.shape[d]:
-        raise IndexError(f"index {index} is out of bounds for dimension {d} with size {t.shape[d]}")
+        raise IndexOutOfBoundsError(f"index {index} is out of bounds for dimension {d} with size {t.shape[d]}")
     return t[(slice(None),) * d + (index, Ellipsis)]  # Ellipsis: a 0-d view, not a scalar
 
 
@@ -426,7 +428,7 @@ def narrow(t: np.ndarray, dim: int, start: int, length: int) -> np.ndarray:
     d = axis(dim, t.ndim)
     start = start + t.shape[d] if start < 0 else start
     if start < 0 or length < 0 or start + length > t.shape[d]:
-        raise IndexError(f"narrow: start {start} + length {length} exceeds dimension size {t.shape[d]}")
+        raise IndexOutOfBoundsError(f"narrow: start {start} + length {length} exceeds dimension size {t.shape[d]}")
     return t[(slice(None),) * d + (slice(start, start + length),)]
 
 
@@ -458,7 +460,7 @@ def getitem(t: Any, index: Any) -> Any:
     items = [i.astype(np.bool_) if isinstance(i, np.ndarray) and i.dtype == np.uint8 else i for i in items]
     consumed = sum(_consumed(i) for i in items)
     if consumed > t.ndim:
-        raise IndexError(f"too many indices for a tensor of dimension {t.ndim}")
+        raise IndexOutOfBoundsError(f"too many indices for a tensor of dimension {t.ndim}")
     rest, selects, d = [], [], 0
     for item in items:
         if isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)):
@@ -534,7 +536,7 @@ def unique(t: np.ndarray, sorted: bool = True, return_inverse: bool = False, ret
 def item(t: np.ndarray) -> int:
     """``t.item()`` of a one-element integer or bool tensor, as a Python int."""
     if t.size != 1:
-        raise ValueError(f"a tensor with {t.size} elements cannot be converted to a scalar")
+        raise ShapeError(f"a tensor with {t.size} elements cannot be converted to a scalar")
     return int(t.reshape(()))
 
 
@@ -551,12 +553,12 @@ def as_strided(t: np.ndarray, size: Sequence[int], stride: Sequence[int], storag
     """``torch.as_strided``: a view of the memory ``t`` lives in; refuses to reach outside it."""
     root = _owner(t)
     if not root.flags.c_contiguous:
-        raise ValueError("as_strided needs the array owning the memory to be contiguous")
+        raise ShapeError("as_strided needs the array owning the memory to be contiguous", fix="np.ascontiguousarray(x)")
     offset = storage_offset_of(t) if storage_offset is None else int(storage_offset)
     size, stride = as_sizes(size), as_sizes(stride)
     last = offset + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else offset - 1
     if last >= root.size:
-        raise IndexError(f"as_strided: sizes {list(size)} and strides {list(stride)} at offset {offset} are out of "
+        raise IndexOutOfBoundsError(f"as_strided: sizes {list(size)} and strides {list(stride)} at offset {offset} are out of "
                          f"bounds for storage of {root.size} elements")
     flat = root.reshape(-1)[offset:] if root.size else root.reshape(-1)
     return np.lib.stride_tricks.as_strided(flat, shape=size, strides=[s * t.itemsize for s in stride])

@@ -38,7 +38,7 @@ from typing import Any, Callable, Mapping
 from symint import SymBool, SymFloat, SymInt
 
 from ..dynamism import MARKS, Marks
-from ..errors import SignatureError
+from ..errors import ShapeEnvTypeError, SignatureError
 from ..fake.dtypes import as_dtype
 from ..program import TensorSpec, is_shape_tuple, is_tensor_like, leaves, required_parameters
 from ..rules.registry import is_tensor
@@ -169,9 +169,10 @@ class Binder:
                     try:
                         hash(leaf)
                     except TypeError:
-                        raise TypeError(
+                        raise ShapeEnvTypeError(
                             f"input {name} = {leaf!r} is an unhashable constant; compiled functions take arrays, "
-                            "ints, hashable constants, and lists/tuples/dicts of them"
+                            "ints, hashable constants, and lists/tuples/dicts of them",
+                            fix=f"pass {name} as a tuple, or close over it in the function",
                         ) from None
                     key = ((_CONST, type(leaf), leaf),)
                 names.append(name)

@@ -38,12 +38,14 @@ from typing import Iterable, Mapping
 
 from guards import GuardSet, Source
 
+from ..errors import ShapeEnvValueError
+
 __all__ = ["GuardBudget", "Fallback", "Forced", "charged_sources", "guards_per_source"]
 
 
 def _limit(name: str, v: int | None) -> None:
     if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < 0):
-        raise ValueError(f"{name} must be None (no limit) or an int >= 0, got {v!r}")
+        raise ShapeEnvValueError(f"{name} must be None (no limit) or an int >= 0, got {v!r}", fix=f"GuardBudget({name}=None)")
 
 
 @dataclass(frozen=True, slots=True)

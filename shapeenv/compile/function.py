@@ -66,6 +66,7 @@ from ..core.provenance import user_frame
 from ..stance import Stance, stance_now
 from .binding import INLINE, Binder, Call, describe_key, key_differences
 from .budget import Fallback, Forced, GuardBudget, charged_sources, guards_per_source
+from ..errors import ShapeEnvTypeError
 from .errors import RecompileError, RecompileLimitWarning
 from .info import CacheInfo, EntryInfo, RecompileReason, suggest_from
 from .persist import Loaded, Persistence, StoredArtifact
@@ -121,11 +122,12 @@ class CompiledFunction:
     def __init__(self, fn: Callable, options: CompileOptions, backend: Backend | None = None, store=None,
                  budget: GuardBudget | None = None):
         if not callable(fn):
-            raise TypeError(f"compile() takes a function, got {fn!r}")
+            raise ShapeEnvTypeError(f"compile() takes a function, got {fn!r}", fix="compile(f), or @compile above def f(...)")
         if backend is not None and not callable(backend):
-            raise TypeError(f"backend must be a callable taking the traced program, got {backend!r}")
+            raise ShapeEnvTypeError(f"backend must be a callable taking the traced program, got {backend!r}",
+                                    fix="compile(f, backend=my_backend)  # def my_backend(program): return a callable")
         if budget is not None and not isinstance(budget, GuardBudget):
-            raise TypeError(f"budget must be a GuardBudget, got {budget!r}")
+            raise ShapeEnvTypeError(f"budget must be a GuardBudget, got {budget!r}", fix="compile(f, budget=GuardBudget(max_guards_per_source=8))")
         self._fn = fn
         self.options = options
         self._backend = backend
@@ -274,7 +276,7 @@ class CompiledFunction:
             traced = trace_call(self._fn, call, plan.without_overrides(), self.options.name, *arguments)
             entry = _accepting(self._install(call.key, traced, again), call)
         if entry is None:
-            raise RuntimeError(
+            raise RuntimeError(  # an invariant (the traced guards hold on their own inputs), not a user error
                 f"internal error: the guards traced for {describe_key(call.key)} reject the inputs they were traced on"
             )
         return entry

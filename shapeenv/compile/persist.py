@@ -49,6 +49,7 @@ from guards.cache import pinned_sources
 from guards.errors import GuardError
 from guards.serialize import decode_guards, encode_guards
 
+from ..errors import ShapeEnvTypeError
 from ..program import ExportedProgram
 from ..program_io import ProgramFormatError, program_from_json, program_to_json
 from ..stores.base import Store
@@ -206,7 +207,8 @@ class Persistence:
 
     def __init__(self, store: Store, fn: Callable, name: str, settings: dict, backend: Any):
         if not isinstance(store, Store):
-            raise TypeError(f"store must be a shapeenv.stores store (MemoryStore, DiskStore, RedisStore), got {store!r}")
+            raise ShapeEnvTypeError(f"store must be a shapeenv.stores store (MemoryStore, DiskStore, RedisStore), got {store!r}",
+                                    fix="compile(fn, store=shapeenv.stores.DiskStore('/tmp/cache'))")
         self.store = store
         self._fn = fn
         self._name = name

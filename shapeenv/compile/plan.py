@@ -34,6 +34,7 @@ from typing import Any, Mapping
 from guards import Source
 
 from ..dynamism import DimMark, Marks, SourcePatterns
+from ..errors import ShapeEnvTypeError, ShapeEnvValueError
 from ..fake.dims import Dim
 from ..program import TensorSpec, is_shape_tuple, is_tensor_like, shape_and_dtype
 from .binding import Call
@@ -57,9 +58,11 @@ class CompileOptions:
 
     def __post_init__(self) -> None:
         if self.dynamic not in (None, True, False):
-            raise TypeError(f"dynamic must be None (automatic), True or False, got {self.dynamic!r}")
+            raise ShapeEnvTypeError(f"dynamic must be None (automatic), True or False, got {self.dynamic!r}",
+                                    fix="compile(fn, dynamic=True)")
         if isinstance(self.recompile_limit, bool) or not isinstance(self.recompile_limit, int) or self.recompile_limit < 1:
-            raise ValueError(f"recompile_limit must be an int >= 1, got {self.recompile_limit!r}")
+            raise ShapeEnvValueError(f"recompile_limit must be an int >= 1, got {self.recompile_limit!r}",
+                                     fix="compile(fn, recompile_limit=8)  # the default")
 
 
 @dataclass(frozen=True, slots=True)

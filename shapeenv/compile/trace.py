@@ -50,6 +50,7 @@ from guards import Guard, GuardSet
 from symint import SymBool, SymInt, build
 from symint.evaluate import UnboundSymbolError, evaluate
 
+from ..errors import DynamicShapesTypeError
 from ..export import ExportConstraintError, export
 from ..program import ExportedProgram
 from ..rules.registry import is_tensor
@@ -168,10 +169,10 @@ def _specializations(program: ExportedProgram, plan: Plan, generic: GuardSet):
             where = f"specialize_on[{k}] of {d.source.text()}"
             result = pred(size)
             if not isinstance(result, SymBool):
-                raise TypeError(
+                raise DynamicShapesTypeError(
                     f"{where} returned {result!r}, not a symbolic condition: write it with comparisons and "
-                    "arithmetic on the size (lambda s: s == 8, lambda s: s % 16 == 0); `in`, `and`, `or` "
-                    "and `if` decide the condition instead of returning it"
+                    "arithmetic on the size; `in`, `and`, `or` and `if` decide the condition instead of returning it",
+                    fix="specialize_on=[lambda s: s == 8, lambda s: s % 16 == 0]",
                 )
             if env.statically_known_true(result):
                 skipped.append(f"{where} always holds for this trace: the generic entry serves it")

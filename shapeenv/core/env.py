@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import builtins
 import contextlib
+import dataclasses
+import difflib
 import logging
 import math
 from types import MappingProxyType
@@ -35,7 +37,14 @@ from valueranges import ValueRanges, bound
 
 from .assuming import Assumptions, assuming
 from .decide import Decider
-from .errors import CheckFailedError, ConstraintViolationError, ContradictionError, ShapeEnvError
+from .errors import (
+    CheckFailedError,
+    ConstraintViolationError,
+    ContradictionError,
+    ShapeEnvError,
+    ShapeEnvTypeError,
+    ShapeEnvValueError,
+)
 from .messages import annotate
 from .explain import explain_symbol
 from .facts import Facts
@@ -63,7 +72,22 @@ class ShapeEnv:
 
     def __init__(self, settings: ShapeEnvSettings | None = None, **overrides):
         if settings is not None and overrides:
-            raise TypeError("pass either settings=ShapeEnvSettings(...) or keyword overrides, not both")
+            given = ", ".join(f"{k}={v!r}" for k, v in overrides.items())
+            raise ShapeEnvTypeError(
+                f"ShapeEnv(settings=..., {given}): pass either a settings object or keyword overrides, not both",
+                fix=f"ShapeEnv(settings=dataclasses.replace(settings, {given}))",
+            )
+        if settings is not None and not isinstance(settings, ShapeEnvSettings):
+            raise ShapeEnvTypeError(f"settings must be a ShapeEnvSettings, got {settings!r}",
+                                    fix="ShapeEnv(settings=ShapeEnvSettings(...)) or ShapeEnv(use_z3=False, ...)")
+        names = [f.name for f in dataclasses.fields(ShapeEnvSettings)]
+        unknown = [k for k in overrides if k not in names]
+        if unknown:
+            close = difflib.get_close_matches(unknown[0], names, n=1)
+            raise ShapeEnvTypeError(
+                f"ShapeEnv({', '.join(f'{k}=...' for k in unknown)}): no such setting; the settings are {', '.join(names)}",
+                fix=f"ShapeEnv({close[0]}=...)" if close else None,
+            )
         self.settings = settings or ShapeEnvSettings(**overrides)
         self.symbols: dict[sympy.Symbol, SymbolInfo] = {}
         self.facts = Facts(rank=self.elimination_rank)
@@ -117,11 +141,14 @@ class ShapeEnv:
         (s0, s0, 1, s1)
         """
         if isinstance(hint, bool) or not isinstance(hint, int):
-            raise TypeError(f"the hint of {source} must be an int, got {hint!r}")
+            raise ShapeEnvTypeError(f"the hint of {source} must be an int, got {hint!r}",
+                                    fix=f"env.create_symint(int(hint), {source!r})")
         if not isinstance(source, Source):
-            raise TypeError(f"source must be a guards.Source (e.g. Source.size('x', 0)), got {source!r}")
+            raise ShapeEnvTypeError(f"source must be a guards.Source, got {source!r}",
+                                    fix="env.create_symint(hint, Source.size('x', 0))  # from guards import Source")
         if source in self._by_source:
-            raise ValueError(f"{source} already has a symbol ({self._by_source[source]}); each input size is created once")
+            raise ShapeEnvValueError(f"{source} already has a symbol ({self._by_source[source]}); each input size is created once",
+                                     fix=f"reuse the first result, or env.alias_source(value, {source!r}) for another input")
         lo = -math.inf if min is None else min
         hi = math.inf if max is None else max
         if not lo <= hint <= hi:
@@ -166,12 +193,14 @@ class ShapeEnv:
         The produced guard set then contains the source equality.
         """
         if source in self._by_source:
-            raise ValueError(f"{source} already has a symbol ({self._by_source[source]})")
+            raise ShapeEnvValueError(f"{source} already has a symbol ({self._by_source[source]}); it cannot alias another size",
+                                     fix="alias a source that has no symbol yet")
         if isinstance(value, int):
             return self._pin(source, value)
         sym = value.node.expr
         if sym not in self.symbols:
-            raise ValueError(f"{value} is not an input symbol of this environment")
+            raise ShapeEnvValueError(f"{value} is not an input symbol of this environment; only a size made by "
+                                     "create_symint can be aliased", fix="env.alias_source(env.create_symint(hint, src), other)")
         self.symbols[sym].sources.append(source)
         self._by_source[source] = sym
         return value

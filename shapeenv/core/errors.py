@@ -25,6 +25,10 @@ __all__ = [
     "GuardOnDataDependentSymNode",
     "CheckFailedError",
     "ContradictionError",
+    "ShapeEnvTypeError",
+    "ShapeEnvValueError",
+    "SettingsError",
+    "UnknownSymbolError",
 ]
 
 
@@ -114,3 +118,21 @@ class CheckFailedError(ShapeEnvError, AssertionError):
 
 class ContradictionError(ShapeEnvError, ValueError):
     """A new fact contradicts what the environment already knows (e.g. an empty range)."""
+
+
+class ShapeEnvTypeError(ShapeEnvError, TypeError):
+    """An argument has the wrong type (a hint that is not an int, a source that is not a ``Source``,
+    a non-callable where a function belongs); the message names the argument and what it takes."""
+
+
+class ShapeEnvValueError(ShapeEnvError, ValueError):
+    """An argument has the right type but a value that means nothing here (an unknown stance name,
+    a negative limit, a source given a symbol twice); the message names it and the values allowed."""
+
+
+class SettingsError(ShapeEnvValueError):
+    """A :class:`~shapeenv.core.settings.ShapeEnvSettings` field has a value it cannot take."""
+
+
+class UnknownSymbolError(ShapeEnvError, KeyError):
+    """A symbol name or source text names nothing in this environment (the message says what it has)."""

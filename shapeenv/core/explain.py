@@ -13,6 +13,8 @@ import sympy
 
 from symint import SymBool, SymFloat, SymInt
 
+from .errors import ShapeEnvTypeError, UnknownSymbolError
+
 if TYPE_CHECKING:  # pragma: no cover
     from .state import SymbolTable
 
@@ -31,10 +33,16 @@ def _resolve(env: "SymbolTable", value) -> list[sympy.Symbol]:
         for source, pinned in env.specialized.items():
             if value in (source.text(), source.torch_text()):
                 return []
-        raise KeyError(f"{value!r} is neither a symbol nor a source of this environment")
+        known = [s.name for s in env.symbols] + [src.text() for info in env.symbols.values() for src in info.sources]
+        raise UnknownSymbolError(
+            f"{value!r} is neither a symbol nor a source of this environment; it has {', '.join(known[:12]) or 'none'}"
+            + (", ..." if len(known) > 12 else ""),
+            fix=f"env.explain({known[0]!r})" if known else None,
+        )
     if isinstance(value, int):
         return []
-    raise TypeError(f"cannot explain {value!r}: pass a SymInt, a symbol, a symbol name or a source text")
+    raise ShapeEnvTypeError(f"cannot explain {value!r}: pass a SymInt, a symbol, a symbol name or a source text",
+                            fix="env.explain(x.shape[0]) or env.explain('s0')")
 
 
 def explain_symbol(env: "SymbolTable", value) -> str:

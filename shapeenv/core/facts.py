@@ -631,6 +631,7 @@ class Facts:
         """Record the symbol ``name`` equal to the form ``value`` (which must not contain it)."""
         value = self.simplify_form(value)
         if name in value.symbols:
+            # an invariant, not user input: the callers (_learn_equality, _narrow) never pass such a value
             raise ValueError(f"cannot replace {name} by {value.sympy()}, which contains it")
         lo, hi = self._ranges.get(name, (-INF, INF))
         single = {name: value}

@@ -34,10 +34,19 @@ def user_frame_object(skip: int = 1):
     skipped = _LIBRARY_DIRS + ("<frozen",) + _torch_dir()
     while frame is not None:
         filename = frame.f_code.co_filename
-        if not filename.startswith(skipped) and "contextlib" not in filename:
+        if not filename.startswith(skipped) and "contextlib" not in filename and not _generated_here(frame, filename):
             return frame
         frame = frame.f_back
     return None
+
+
+_PACKAGES = ("symint", "valueranges", "guards", __package__.partition(".")[0])
+
+
+def _generated_here(frame, filename: str) -> bool:
+    """Whether ``frame`` runs code generated for one of this library's modules (a dataclass's
+    ``__init__``, whose file is ``<string>``): library code, although no library file holds it."""
+    return filename.startswith("<") and str(frame.f_globals.get("__name__", "")).partition(".")[0] in _PACKAGES
 
 
 def _torch_dir() -> tuple[str, ...]:

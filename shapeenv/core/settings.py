@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from .errors import SettingsError
+
 __all__ = ["ShapeEnvSettings"]
 
 
@@ -57,16 +59,19 @@ class ShapeEnvSettings:
 
     def __post_init__(self) -> None:
         if self.solver_timeout_ms <= 0 or self.nonlinear_timeout_ms < 0:
-            raise ValueError(
+            raise SettingsError(
                 f"solver_timeout_ms must be > 0 and nonlinear_timeout_ms >= 0, "
-                f"got {self.solver_timeout_ms} and {self.nonlinear_timeout_ms}"
+                f"got {self.solver_timeout_ms} and {self.nonlinear_timeout_ms}",
+                fix="ShapeEnvSettings(solver_timeout_ms=10_000, nonlinear_timeout_ms=0)  # the defaults",
             )
         if self.solver_rlimit <= 0 or self.nonlinear_rlimit < 0:
-            raise ValueError(
-                f"solver_rlimit must be > 0 and nonlinear_rlimit >= 0, got {self.solver_rlimit} and {self.nonlinear_rlimit}"
+            raise SettingsError(
+                f"solver_rlimit must be > 0 and nonlinear_rlimit >= 0, got {self.solver_rlimit} and {self.nonlinear_rlimit}",
+                fix="ShapeEnvSettings(solver_rlimit=10_000, nonlinear_rlimit=0)  # the defaults",
             )
         if self.z3_budget < 0:
-            raise ValueError(f"z3_budget must be >= 0, got {self.z3_budget}")
+            raise SettingsError(f"z3_budget must be >= 0, got {self.z3_budget}",
+                                fix="ShapeEnvSettings(z3_budget=0) turns Z3 off for backed decisions; the default is 64")
 
     def prover_limits(self) -> dict[str, int]:
         """The keyword arguments of :class:`guards.incremental.IncrementalProver` these settings ask for.

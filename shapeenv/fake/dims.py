@@ -31,7 +31,7 @@ import difflib
 import math
 from dataclasses import dataclass
 
-from ..errors import UnknownDimSpecError
+from ..errors import DimSpecError, DimSpecTypeError, UnknownDimSpecError
 
 __all__ = ["Dim", "DerivedDim"]
 
@@ -40,7 +40,7 @@ _SPECIAL = ("<dynamic>", "<static>", "<auto>", "<duck>", "<unbacked>")
 
 def _check_int(value: object, what: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(f"{what} must be an int, got {value!r}")
+        raise DimSpecTypeError(f"{what} must be an int, got {value!r}")
     return value
 
 
@@ -49,7 +49,7 @@ class _DimSpecs(type):
 
     def __getattr__(cls, name: str):
         if name.startswith("_"):
-            raise AttributeError(name)
+            raise AttributeError(name)  # private names: hasattr/copy/pickle probes expect the plain AttributeError
         specs = [n for n in sorted(vars(cls)) if n.isupper()]
         have = ", ".join(f"Dim.{n}" for n in specs)
         close = difflib.get_close_matches(name, specs, n=1)
@@ -81,17 +81,17 @@ class Dim(metaclass=_DimSpecs):
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name:
-            raise ValueError(f"a Dim needs a non-empty name, got {self.name!r}")
+            raise DimSpecError(f"a Dim needs a non-empty name, got {self.name!r}", fix='Dim("batch", min=1, max=64)')
         if self.min is not None and self.max is not None and self.min > self.max:
-            raise ValueError(f"Dim {self.name!r}: min {self.min} is greater than max {self.max}")
+            raise DimSpecError(f"Dim {self.name!r}: min {self.min} is greater than max {self.max}", fix=f"Dim({self.name!r}, min={self.max}, max={self.min})")
         if self.choices is not None:
             values = self.values
             if not values:
-                raise ValueError(f"Dim {self.name!r}: choices must name at least one value")
+                raise DimSpecError(f"Dim {self.name!r}: choices must name at least one value", fix=f"Dim({self.name!r}, choices=(1, 8))")
             if any(v < 0 for v in values):
-                raise ValueError(f"Dim {self.name!r}: sizes cannot be negative, got choices {values}")
+                raise DimSpecError(f"Dim {self.name!r}: sizes cannot be negative, got choices {values}", fix=f"Dim({self.name!r}, choices={tuple(v for v in values if v >= 0)})")
             if (self.min is not None and values[0] < self.min) or (self.max is not None and values[-1] > self.max):
-                raise ValueError(f"Dim {self.name!r}: choices {values} lie outside [min, max] = [{self.min}, {self.max}]")
+                raise DimSpecError(f"Dim {self.name!r}: choices {values} lie outside [min, max] = [{self.min}, {self.max}]", fix=f"Dim({self.name!r}, choices={values})  # choices alone bound the dim")
 
     @property
     def values(self) -> tuple[int, ...] | None:
@@ -115,9 +115,9 @@ class Dim(metaclass=_DimSpecs):
     # -- derived dims -----------------------------------------------------------------------------
     def _derive(self, a: int, b: int) -> "DerivedDim":
         if not self.is_named:
-            raise TypeError(f"only a named Dim can be derived from, not {self!r}")
+            raise DimSpecTypeError(f"only a named Dim can be derived from, not {self!r}", fix='d = Dim("d"); 2 * d')
         if self.choices is not None:
-            raise TypeError(f"a set-valued Dim ({self!r}) cannot be derived from; list the derived values as choices")
+            raise DimSpecTypeError(f"a set-valued Dim ({self!r}) cannot be derived from; list the derived values as choices")
         return DerivedDim(self, a, b)
 
     def __mul__(self, k):
@@ -157,7 +157,7 @@ class DerivedDim:
 
     def __post_init__(self) -> None:
         if self.coeff <= 0:
-            raise ValueError(f"a derived Dim needs a positive coefficient (sizes grow with the root), got {self.coeff}")
+            raise DimSpecError(f"a derived Dim needs a positive coefficient (sizes grow with the root), got {self.coeff}")
 
     @property
     def name(self) -> str:

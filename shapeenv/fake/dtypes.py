@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..errors import ShapeEnvTypeError
+
 __all__ = [
     "DType",
     "bool_",
@@ -71,7 +73,7 @@ def as_dtype(value: "DType | str | object") -> DType:
     name = str(value).replace("torch.", "")
     if name in DTYPES:
         return DTYPES[name]
-    raise TypeError(f"unknown dtype {value!r}; use one of {', '.join(sorted(DTYPES))}")
+    raise ShapeEnvTypeError(f"unknown dtype {value!r}; use one of {', '.join(sorted(DTYPES))}")
 
 
 def promote(a: DType, b: DType) -> DType:

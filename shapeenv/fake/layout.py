@@ -34,6 +34,7 @@ from typing import Any, Sequence
 from symint import SymBool, sym_max
 
 from ..api import guard_or_false
+from ..errors import ShapeError
 
 __all__ = [
     "MEMORY_FORMATS",
@@ -68,7 +69,7 @@ def memory_format_name(fmt: Any) -> str:
     if name == "contiguous":
         name = "contiguous_format"
     if name not in MEMORY_FORMATS:
-        raise ValueError(f"unknown memory_format {fmt!r}; expected one of {', '.join(MEMORY_FORMATS)}")
+        raise ShapeError(f"unknown memory_format {fmt!r}; expected one of {', '.join(MEMORY_FORMATS)}")
     return name
 
 
@@ -160,7 +161,7 @@ def channels_last_strides(shape: Sequence[Any]) -> tuple:
     """
     order = _CL_ORDER.get(len(shape))
     if order is None:
-        raise ValueError(f"channels_last needs a 4-d tensor (channels_last_3d a 5-d one), got {len(shape)} dims")
+        raise ShapeError(f"channels_last needs a 4-d tensor (channels_last_3d a 5-d one), got {len(shape)} dims")
     return dense_strides_for_order(shape, order)
 
 
@@ -177,7 +178,7 @@ def format_strides(shape: Sequence[Any], memory_format: str) -> tuple:
         return contiguous_strides(shape)
     want = {"channels_last": 4, "channels_last_3d": 5}[memory_format]
     if len(shape) != want:
-        raise ValueError(f"required rank {want} tensor to use {memory_format} format, got {len(shape)} dims")
+        raise ShapeError(f"required rank {want} tensor to use {memory_format} format, got {len(shape)} dims")
     return channels_last_strides(shape)
 
 

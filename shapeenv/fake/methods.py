@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from symint import SymFloat, SymInt
 
+from ..errors import ShapeEnvTypeError
 from ..rules.registry import call
 
 __all__ = ["TensorMethods"]
@@ -445,7 +446,7 @@ class TensorMethods:
 
     def __len__(self) -> int:
         if not self.shape:
-            raise TypeError("len() of a 0-d tensor")
+            raise ShapeEnvTypeError("len() of a 0-d tensor", fix="x.numel() or x.item()")
         return self.shape[0]
 
     # -- masks and bounds (shape rules in shapeenv.rules.masking) -------------------------------------

@@ -16,6 +16,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable, Sequence
 
+from ..errors import HigherOrderOpError, ShapeEnvTypeError
 from .pytree import flatten, unflatten
 
 __all__ = ["is_real_array", "any_real", "eager_scan", "eager_map", "eager_switch"]
@@ -38,7 +39,8 @@ def _stack(items: list[Any], like: Any) -> Any:
     module = sys.modules.get(type(like).__module__.split(".")[0])
     stack = getattr(module, "stack", None)
     if stack is None:
-        raise TypeError(f"cannot stack values of type {type(like).__name__}")
+        raise ShapeEnvTypeError(f"cannot stack values of type {type(like).__name__}: each output leaf of the body "
+                                "must be an array (numpy, torch or eager tensor)", fix="return np.asarray(value) from the body")
     return stack(items, 0) if module.__name__ == "torch" else stack(items, axis=0)
 
 
@@ -63,7 +65,7 @@ def eager_scan(combine_fn: Callable, init: Any, xs: Any, *, dim: int = 0, revers
     elif length is not None:
         n = int(length)
     else:
-        raise ValueError("scan: give xs or length")
+        raise HigherOrderOpError("scan: give xs or length", fix="scan(f, init, xs) or scan(f, init, None, length=n)")
     order = range(n - 1, -1, -1) if reverse else range(n)
     carry, ys = init, []
     for i in order:

@@ -17,6 +17,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Iterator
 
+from ..errors import HigherOrderOpError
+
 __all__ = ["TreeSpec", "flatten", "unflatten", "paths", "leaf_items", "tree_map", "structure_diff"]
 
 
@@ -80,10 +82,11 @@ def unflatten(leaves: list[Any], spec: TreeSpec) -> Any:
     """The tree of ``spec`` with ``leaves`` in place of its leaves.
 
     Raises:
-        ValueError: the number of leaves does not match the spec.
+        HigherOrderOpError: the number of leaves does not match the spec (a ``ValueError``).
     """
     if len(leaves) != spec.num_leaves:
-        raise ValueError(f"expected {spec.num_leaves} leaves, got {len(leaves)}")
+        raise HigherOrderOpError(f"expected {spec.num_leaves} leaves, got {len(leaves)}",
+                                 fix="pass one leaf per leaf of the structure that flatten() returned")
     it = iter(leaves)
     return _build(spec, it)
 

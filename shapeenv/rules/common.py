@@ -25,7 +25,7 @@ from symint.node import compute_hint, merge_envs
 from symint.values import unwrap, wrap
 
 from ..api import statically_known_false, statically_known_true
-from ..errors import GuardOnDataDependentSymNode, ShapeError
+from ..errors import GuardOnDataDependentSymNode, ShapeEnvTypeError, ShapeError
 from ..fake.dtypes import DType, as_dtype
 from ..fake import layout
 from ..fake.tensor import FakeTensor, contiguous_strides
@@ -168,7 +168,7 @@ def ceil_div(a: Any, b: Any) -> Any:
         return -(-a // b)
     ua, ub = unwrap(a), unwrap(b)
     if ua is None or ub is None:
-        raise TypeError(f"ceil_div expects integers, got {a!r} and {b!r}")
+        raise ShapeEnvTypeError(f"ceil_div expects integers, got {a!r} and {b!r}")
     env = merge_envs(*(u[3] for u in (ua, ub) if u[3] is not None))
     hint = compute_hint(lambda x, y: -(-x // y), ua[1], ub[1])
     return wrap(build.ceildiv(ua[0], ub[0]), int, hint, env)
@@ -276,7 +276,7 @@ def as_dtype_arg(dtype: Any, op: str) -> DType | None:
     try:
         return as_dtype(dtype)
     except TypeError as e:
-        raise ShapeError(f"{op}: {e}") from None
+        raise ShapeError(f"{op}: {getattr(e, 'message', e)}") from None  # the message without the inner error's location
 
 
 # -- layouts -----------------------------------------------------------------------------------------

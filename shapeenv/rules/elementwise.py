@@ -205,7 +205,7 @@ def format_strides(a: FakeTensor, memory_format: Any, op: str) -> tuple:
             return layout.like_strides(a.shape, a.stride())
         return layout.format_strides(a.shape, fmt)
     except ValueError as e:
-        raise ShapeError(f"{op}: {e}") from None
+        raise ShapeError(f"{op}: {getattr(e, 'message', e)}") from None  # the message without the inner error's location
 
 
 @rule("add_")
@@ -412,7 +412,7 @@ def to(a: FakeTensor, dtype: Any) -> FakeTensor:
     try:
         new = as_dtype(target)
     except TypeError as e:
-        raise ShapeError(f"to: {e}") from None
+        raise ShapeError(f"to: {getattr(e, 'message', e)}") from None  # the message without the inner error's location
     return a if new == a.dtype else FakeTensor(a.env, a.shape, new, stride=layout.like_strides(a.shape, a.stride()))
 
 

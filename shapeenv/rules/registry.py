@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..active import current_eager, current_env
-from ..errors import ShapeEnvError, ShapeError
+from ..errors import ShapeEnvError, ShapeEnvValueError, ShapeError
 from ..core.messages import annotate
 
 __all__ = ["rule", "call", "registered", "eager_kernel", "env_of", "is_tensor", "describe"]
@@ -30,7 +30,7 @@ def rule(name: str) -> Callable[[Rule], Rule]:
 
     def register(fn: Rule) -> Rule:
         if name in _RULES:
-            raise ValueError(f"op {name!r} already has a shape rule ({_RULES[name].__module__})")
+            raise ShapeEnvValueError(f"op {name!r} already has a shape rule ({_RULES[name].__module__})", fix="register the rule under another name")
         _RULES[name] = fn
         return fn
 

@@ -290,12 +290,12 @@ def contiguous(t: FakeTensor, memory_format: Any = "contiguous_format") -> FakeT
     try:
         fmt = layout.memory_format_name(memory_format)
         if fmt == "preserve_format":
-            raise ValueError("preserve memory format is unsupported by the contiguous operator")
+            raise ShapeError("preserve memory format is unsupported by the contiguous operator")
         if layout.is_contiguous(t.shape, t.stride(), fmt):
             return t
         return new_tensor(t.env, t.shape, t.dtype, layout.format_strides(t.shape, fmt))
     except ValueError as e:
-        raise ShapeError(f"contiguous: {e}") from None
+        raise ShapeError(f"contiguous: {getattr(e, 'message', e)}") from None  # the message without the inner error's location
 
 
 @rule("as_strided")

@@ -48,7 +48,7 @@ import warnings
 from typing import Iterator
 
 from .entry import EntryMeta, StoredEntry, canonical_json
-from .errors import StoreError, StoreFormatError, StoreUnavailableWarning
+from .errors import StoreConfigError, StoreError, StoreFormatError, StoreUnavailableWarning
 
 __all__ = ["Store", "MemoryStore"]
 
@@ -65,7 +65,7 @@ class Store(abc.ABC):
 
     def __init__(self, lease_timeout: float = 60.0):
         if lease_timeout < 0:
-            raise ValueError(f"lease_timeout must be >= 0 seconds, got {lease_timeout!r}")
+            raise StoreConfigError(f"lease_timeout must be >= 0 seconds, got {lease_timeout!r}", fix="lease_timeout=60.0  # the default")
         self.lease_timeout = lease_timeout
         self._down: str | None = None
         self._state = threading.Lock()
