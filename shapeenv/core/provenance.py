@@ -45,8 +45,9 @@ _PACKAGES = ("symint", "valueranges", "guards", __package__.partition(".")[0])
 
 def _generated_here(frame, filename: str) -> bool:
     """Whether ``frame`` runs code generated for one of this library's modules (a dataclass's
-    ``__init__``, whose file is ``<string>``): library code, although no library file holds it."""
-    return filename.startswith("<") and str(frame.f_globals.get("__name__", "")).partition(".")[0] in _PACKAGES
+    ``__init__``, whose file is ``<string>``): library code, although no library file holds it. A doctest's
+    frames (``<doctest ...>``) run with a library module's globals too, but are the user's code."""
+    return filename == "<string>" and str(frame.f_globals.get("__name__", "")).partition(".")[0] in _PACKAGES
 
 
 def _torch_dir() -> tuple[str, ...]:
