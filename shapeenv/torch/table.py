@@ -15,8 +15,9 @@ A new shape rule (``@rule("foo")`` plus ``shapeenv.ops.foo``) is therefore reach
 from ``torch.foo`` with no table entry when the signatures agree; otherwise
 :func:`register_torch_op` maps the callable to an op name or to an adapter function.
 Keyword arguments torch passes that the op lacks are dropped when they are torch's
-no-op values (``inplace=False``, ``device=...``, ``out=None``, ``_stacklevel``, any
-``None``); any other is an :class:`~shapeenv.errors.UnsupportedTorchOpError`.
+no-op values (``inplace=False`` and other ``False`` flags, ``device=...``, ``requires_grad``,
+``memory_format=torch.preserve_format``, ``_stacklevel``, any ``None``); any other (``out=t``,
+``alpha=2``) is an :class:`~shapeenv.errors.UnsupportedTorchOpError`.
 
 >>> from shapeenv.torch.table import TorchOpTable
 >>> import shapeenv.ops
@@ -41,8 +42,7 @@ from ..rules import registry
 __all__ = ["Entry", "TorchOpTable", "torch_name", "key_of", "DEFAULT", "register_torch_op", "adapt"]
 
 #: Keyword arguments torch passes that change nothing about shapes when the op does not take them.
-_IGNORED = frozenset({"device", "layout", "pin_memory", "requires_grad", "_stacklevel", "non_blocking", "out",
-                      "generator", "names"})
+_IGNORED = frozenset({"device", "layout", "pin_memory", "requires_grad", "_stacklevel", "non_blocking", "generator"})
 
 
 #: Operators whose torch method is a dunder, and the op of the same meaning.
@@ -241,7 +241,7 @@ def adapt(entry: Entry, name: str, args: tuple, kwargs: dict) -> tuple[tuple, di
             kept[k] = v
         elif k in ("input", "self") and not args:
             args = (v,)
-        elif k in _IGNORED or v is None or v is False or (k == "approximate" and v == "none"):
+        elif k in _IGNORED or v is None or v is False or (k == "memory_format" and v == "preserve_format"):
             continue
         else:
             raise UnsupportedTorchOpError(

@@ -62,6 +62,8 @@ def test_a_keyword_the_op_does_not_take_is_an_error_unless_it_is_a_no_op():
     assert [str(d) for d in p.output_shapes] == ["2", "3"]
     with pytest.raises(UnsupportedTorchOpError, match="alpha=2"):
         st.export(lambda x: torch.add(x, x, alpha=2), (torch.randn(2, 3),))
+    with pytest.raises(UnsupportedTorchOpError, match="out="):
+        st.export(lambda x: torch.add(x, x, out=torch.empty(2, 3)), (torch.randn(2, 3),))
 
 
 def test_torch_names():
