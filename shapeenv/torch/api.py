@@ -24,6 +24,8 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable, Mapping, Sequence
 
+import torch
+
 from ..compile import CompiledFunction
 from ..compile import compile as se_compile
 from ..dynamism import MARKS, SourcePatterns, mark_dynamic, mark_static, maybe_mark_dynamic
@@ -120,7 +122,7 @@ class TorchCompiled:
         self.compiled = compiled
         self.__name__ = fn.__name__
         self.__wrapped__ = fn.target
-        self.__signature__ = inspect.signature(fn.target.forward if fn.is_module else fn.target)
+        self.__signature__ = inspect.signature(fn.target.forward if isinstance(fn.target, torch.nn.Module) else fn.target)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         for value in (*args, *kwargs.values()):
