@@ -97,6 +97,12 @@ def export(
         UnsupportedTorchOpError: the model calls a torch op with no shape rule (the message names it
             and the line, and shows how to register one).
         ExportConstraintError, ShapeError, ...: as :func:`shapeenv.export` raises them.
+
+    >>> import torch
+    >>> from torch.export import Dim
+    >>> p = export(torch.nn.Linear(3, 2), (torch.randn(4, 3),), dynamic_shapes={"input": {0: Dim("b")}})
+    >>> p.output_shapes, p.guards.to_text("torch").splitlines()[1]
+    ((s0, 2), "L['self']._parameters['weight'].size()[0] == 2")
     """
     if isinstance(args, list):
         args = tuple(args)
@@ -215,6 +221,13 @@ def compile(  # noqa: A001 - the name mirrors torch.compile
 
     Returns:
         A :class:`TorchCompiled`.
+
+    >>> import torch
+    >>> f = compile(torch.nn.Linear(3, 2))
+    >>> f(torch.randn(4, 3)).shape, f(torch.randn(5, 3)).shape, f(torch.randn(6, 3)).shape
+    (torch.Size([4, 2]), torch.Size([5, 2]), torch.Size([6, 2]))
+    >>> [e.reason.text for e in f.cache_info().entries]
+    ['first call', 'input.size()[0] == 4 failed: got 5']
     """
     if model is None:
         return lambda m: compile(m, backend=backend, dynamic=dynamic, fullgraph=fullgraph,  # type: ignore[return-value]
