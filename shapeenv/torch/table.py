@@ -187,7 +187,27 @@ class TorchOpTable:
                 found = _by_name(_DUNDERS[name])
                 if found is not None:
                     return found
-        return _by_name(name)
+        found = _by_name(name)
+        if found is None:  # torch.nn.functional.logsigmoid is a builtin named log_sigmoid: try where torch binds it
+            for alias in _bound_names(func):
+                found = _by_name(alias)
+                if found is not None:
+                    break
+        return found
+
+
+_NAMESPACES = ("torch.nn.functional", "torch", "torch.special", "torch.linalg", "torch.fft")
+
+
+def _bound_names(func: Any) -> list[str]:
+    """The names ``func`` is bound to in torch's public namespaces, when they differ from its ``__name__``."""
+    out = []
+    for module_name in _NAMESPACES:
+        module = sys.modules.get(module_name)
+        for attr, value in (vars(module).items() if module is not None else ()):
+            if value is func and attr != getattr(func, "__name__", None) and not attr.startswith("_"):
+                out.append(attr)
+    return out
 
 
 def _entry(op: str | Callable[..., Any], context: bool) -> Entry:

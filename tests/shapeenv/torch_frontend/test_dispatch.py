@@ -156,3 +156,16 @@ def test_values_and_indices_come_back_as_torch_structseqs():
     n = p.inputs[0].value.shape[0]
     assert p.output_shapes == ((n,), (n,), (5,))
     assert [v.dtype.name for v in p.outputs] == ["float32", "int64", "int64"]
+
+
+def test_every_op_with_a_torch_namesake_is_reachable():
+    """Each shapeenv.ops function (and shape rule) answers the torch callables of its name, with no table entry."""
+    from shapeenv.rules.registry import registered
+
+    names = sorted(set(ops.__all__) | set(registered()))
+    owners = (torch, F, torch.Tensor, torch.special, torch.linalg)
+    callables = [(f"{getattr(o, '__name__', 'Tensor')}.{n}", getattr(o, n)) for n in names for o in owners
+                 if callable(getattr(o, n, None)) and not isinstance(getattr(o, n), type)]
+    assert len(callables) > 150
+    missing = [label for label, c in callables if st.DEFAULT_TABLE.lookup(c) is None]
+    assert missing == []
