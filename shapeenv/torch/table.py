@@ -126,7 +126,7 @@ class TorchOpTable:
         self.base = base
         self._explicit: dict[Any, Entry] = {}
         self._methods: dict[str, Entry] = {}  # by method name, for every spelling of it (__add__, add, ...)
-        self._resolved: dict[Any, Entry | None] = {}
+        self._resolved: dict[Any, tuple[Entry | None, int]] = {}
 
     def register(self, torch_callable: Any, op: str | Callable[..., Any], *, context: bool = False,
                  method: str | None = None) -> None:
@@ -144,15 +144,26 @@ class TorchOpTable:
             self._methods[method] = entry
         self._resolved = {}
 
+    def forget(self) -> None:
+        """Drop what lookups found (after removing a shape rule; adding one needs no call)."""
+        self._resolved = {}
+
     def lookup(self, func: Any) -> Entry | None:
-        """The entry answering ``func``, or None when nothing does."""
+        """The entry answering ``func``, or None when nothing does.
+
+        Misses are remembered with the number of registered shape rules, so a rule registered
+        later (``@rule("foo")``) is found on the next lookup.
+        """
         try:
-            return self._resolved[func]
+            entry, seen = self._resolved[func]
+            if entry is not None or seen == len(registry.registered()):
+                return entry
         except (KeyError, TypeError):
             pass
+        rules = len(registry.registered())
         entry = self._resolve(func)
         try:
-            self._resolved[func] = entry
+            self._resolved[func] = (entry, rules)
         except TypeError:  # an unhashable callable: resolved again next time
             pass
         return entry

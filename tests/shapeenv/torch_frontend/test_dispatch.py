@@ -169,3 +169,15 @@ def test_every_op_with_a_torch_namesake_is_reachable():
     assert len(callables) > 150
     missing = [label for label, c in callables if st.DEFAULT_TABLE.lookup(c) is None]
     assert missing == []
+
+
+def test_a_rule_registered_after_a_miss_is_found(monkeypatch):
+    from shapeenv.rules import registry
+
+    func = torch.Tensor.cummax
+    assert st.DEFAULT_TABLE.lookup(func) is None
+    monkeypatch.setitem(registry._RULES, "cummax", lambda x, dim: (x.clone(), x.clone()))
+    assert st.DEFAULT_TABLE.lookup(func).target == "the shape rule 'cummax'"
+    monkeypatch.delitem(registry._RULES, "cummax")
+    st.DEFAULT_TABLE.forget()
+    assert st.DEFAULT_TABLE.lookup(func) is None
