@@ -186,8 +186,9 @@ def unsupported(func, why: str | None = None, args: tuple = (), kwargs: dict | N
         f"shapeenv.torch cannot trace {name}({call_text}): {reason}{at}",
         op=name,
         where=where,
-        fix=(f"register a shape rule and map the op to it: @shapeenv.rules.registry.rule({short!r}) def {short}_rule(x, ...): "
-             f"return <fake result built with shapeenv.ops>; then shapeenv.torch.register_torch_op({name}, {short!r})"),
+        fix=(f"add a shape rule of that name, which {name} then reaches by name: "
+             f"@shapeenv.rules.registry.rule({short!r}) def {short}(...): return <a fake tensor built with shapeenv.ops>; "
+             f"or map it to an adapter: shapeenv.torch.register_torch_op({name}, lambda *args, **kwargs: ...)"),
     )
 
 
