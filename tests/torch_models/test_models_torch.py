@@ -207,3 +207,24 @@ def test_our_guards_are_torch_compiles_or_more_general_as_recorded(name) -> None
     assert verdict_of(mine, theirs) == recorded.verdict, (name, mine.to_text(), theirs.to_text())
     if recorded.verdict == "more general":
         check_more_general(ours, mine, theirs)
+
+
+# -- shapeenv.torch.compile ---------------------------------------------------------------------------
+@pytest.mark.parametrize("name", NAMES)
+def test_compile_serves_the_models_own_results_from_a_guarded_cache(name) -> None:
+    """Automatic dynamic: the example traces static, a second size makes the dims dynamic, then hits."""
+    case = CASES[name]
+    model = case.build()
+    compiled = st.compile(model)
+    rng = random.Random(f"compile-{name}")
+    sizes = [dict(case.example), {d: v + 1 for d, v in case.example.items()}]
+    sizes += [{d: rng.randint(max(v, 8 if d in ("height", "width") else 2), v + 6) for d, v in case.example.items()}
+              for _ in range(4)]
+    for k, s in enumerate(sizes):
+        args = case.args(s, seed=k)
+        with torch.no_grad():
+            got, want = compiled(*args), model(*args)
+        got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
+        assert len(got) == len(want) and all(torch.equal(a, b) for a, b in zip(got, want)), (name, s)
+    info = compiled.cache_info()
+    assert info.compilations == 2 and info.hits == len(sizes) - 2, (name, info)
