@@ -302,20 +302,27 @@ class Case:
                 out.append(torch.randn(shape, generator=gen))
         return tuple(out)
 
-    def torch_dims(self, bounded: bool = True) -> dict[str, Any]:
-        """name -> ``torch.export.Dim`` with the case's bounds (``bounded=False``: torch's defaults, ``[0, oo]``). Needs torch."""
+    def torch_dims(self, style: str = "bounded") -> dict[str, Any]:
+        """name -> a ``torch.export.Dim`` spec (needs torch).
+
+        ``style``: ``"bounded"``, a named Dim with the case's bounds; ``"default"``, a named Dim with
+        torch's defaults (``[0, oo]``); ``"dynamic"``, ``Dim.DYNAMIC`` (no name: tracing may narrow it).
+        """
         from torch.export import Dim
 
         made = {}
         for name in self.dims:
-            lo, hi = self.bounds.get(name, (None, None)) if bounded else (None, None)
+            if style == "dynamic":
+                made[name] = Dim.DYNAMIC
+                continue
+            lo, hi = self.bounds.get(name, (None, None)) if style == "bounded" else (None, None)
             kwargs = {k: v for k, v in (("min", lo), ("max", hi)) if v is not None}
             made[name] = Dim(name, **kwargs)
         return made
 
-    def dynamic_shapes(self, bounded: bool = True) -> tuple:
-        """The ``dynamic_shapes`` argument of ``torch.export.export`` (one dict per input). Needs torch."""
-        dims = self.torch_dims(bounded)
+    def dynamic_shapes(self, style: str = "bounded") -> tuple:
+        """The ``dynamic_shapes`` argument of ``torch.export.export`` (one dict per input; see :meth:`torch_dims`)."""
+        dims = self.torch_dims(style)
         return tuple({i: dims[d] for i, d in enumerate(pattern) if isinstance(d, str)} for pattern in self.inputs.values())
 
     def sizes_from(self, values: Mapping[str, int]) -> dict[str, int]:
