@@ -30,6 +30,8 @@ __all__ = [
     "SignatureError",
     "UnknownDimSpecError",
     "TorchInteropError",
+    "UnsupportedTorchOpError",
+    "TracedTensorError",
     "DimOutOfRangeError",
     "InputsError",
 ]
@@ -149,6 +151,25 @@ class UnknownDimSpecError(ShapeEnvError, AttributeError):
 
 class TorchInteropError(ShapeEnvError, TypeError):
     """A torch function was called on this library's fake tensors, which are not ``torch.Tensor`` s."""
+
+
+class UnsupportedTorchOpError(ShapeEnvError, NotImplementedError):
+    """A torch op reached while tracing torch code (``shapeenv.torch``) has no shape rule or no mapping.
+
+    Not a ``TypeError``: torch turns a ``TypeError`` raised inside a Tensor operator (``x + y``)
+    into ``NotImplemented``, which would lose this message.
+
+    Attributes:
+        op: the torch op as the user would write it (``torch.nn.functional.foo``).
+    """
+
+    def __init__(self, message: str, *, op: str, fix: str | None = None, where: object = _FIND):
+        super().__init__(message, fix=fix, where=user_frame(2) if where is _FIND else where)
+        self.op = op
+
+
+class TracedTensorError(ShapeEnvError, RuntimeError):
+    """A tensor seen while tracing torch code (``shapeenv.torch``) was used outside the trace: it has no data."""
 
 
 class DimOutOfRangeError(ShapeEnvError, IndexError):

@@ -31,12 +31,20 @@ def user_frame_object(skip: int = 1):
     True
     """
     frame = sys._getframe(skip)
+    skipped = _LIBRARY_DIRS + ("<frozen",) + _torch_dir()
     while frame is not None:
         filename = frame.f_code.co_filename
-        if not filename.startswith(_LIBRARY_DIRS + ("<frozen",)) and "contextlib" not in filename:
+        if not filename.startswith(skipped) and "contextlib" not in filename:
             return frame
         frame = frame.f_back
     return None
+
+
+def _torch_dir() -> tuple[str, ...]:
+    """torch's own directory once torch is imported: its frames are torch code that ``shapeenv.torch`` traces
+    (``nn.Linear.forward``, ``SymInt.__bool__``), and the user's line is further out."""
+    file = getattr(sys.modules.get("torch"), "__file__", None)
+    return (str(Path(file).parent) + "/",) if file else ()
 
 
 def user_frame(skip: int = 1) -> str | None:

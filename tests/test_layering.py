@@ -1,4 +1,4 @@
-"""The import layering ``symint <- valueranges <- guards <- shapeenv`` holds, and z3 stays in one module."""
+"""The import layering ``symint <- valueranges <- guards <- shapeenv`` holds; z3 stays in one module, torch in ``shapeenv.torch``."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 RANK = {"symint": 0, "valueranges": 1, "guards": 2, "shapeenv": 3}
 Z3_MODULES = {"guards/z3_translate.py"}
+TORCH_PACKAGE = "shapeenv/torch/"  # the optional torch frontend: the only library code that imports torch
 
 
 def _imports(path: Path) -> list[tuple[int, str]]:
@@ -39,6 +40,9 @@ def test_no_upward_import(package: str, path: Path) -> None:
                 f"{path.relative_to(ROOT)}:{line} imports {module}: {package} may only import packages "
                 f"below it in symint <- valueranges <- guards <- shapeenv"
             )
+        if top == "torch":
+            assert str(path.relative_to(ROOT)).startswith(TORCH_PACKAGE), (
+                f"{path.relative_to(ROOT)}:{line} imports torch outside {TORCH_PACKAGE} (torch is optional)")
         if top == "z3":
             assert str(path.relative_to(ROOT)) in Z3_MODULES, f"{path.relative_to(ROOT)}:{line} imports z3 outside {Z3_MODULES}"
 

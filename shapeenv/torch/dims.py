@@ -1,0 +1,81 @@
+"""``torch.export.Dim`` specs translated to this library's :class:`~shapeenv.fake.dims.Dim` specs.
+
+``dynamic_shapes`` for :func:`shapeenv.torch.export` is written as for ``torch.export``:
+named dims (``Dim("b", min=2, max=64)``; dims with the same name are one symbol), derived
+dims (``2 * b``, ``b + 1``: affine in a root Dim), the hints ``Dim.AUTO``, ``Dim.STATIC``,
+``Dim.DYNAMIC`` and ``None``, arranged per input as torch accepts (a dict by argument name
+or a tuple by position; per tensor a ``{dim: spec}`` dict or a list/tuple with one spec per
+dim; nested lists/tuples/dicts for pytree inputs). :func:`translate` maps the whole
+structure, leaving this library's own Dims as they are.
+
+torch's default ``Dim("b")`` has ``min=0``: like torch.export, that still means a backed
+size in ``[2, oo]`` for an example of size >= 2 (0 and 1 specialise), so it becomes
+``Dim("b")``; any other bound is kept.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from torch.export import Dim as TorchDim
+from torch.export.dynamic_shapes import _DerivedDim, _DimHint, _DimHintType
+
+from ..errors import DynamicShapesTypeError
+from ..fake.dims import DerivedDim, Dim
+
+__all__ = ["translate", "translate_dim"]
+
+
+def _bound(value: Any, default: int) -> int | None:
+    if isinstance(value, bool) or not isinstance(value, int):  # torch's int_oo (unbounded) is a sympy number
+        return None
+    return None if value == default or value >= 2**62 else value
+
+
+def translate_dim(spec: Any) -> Any:
+    """One spec: a torch Dim (named, derived or a hint) as ours; ``None`` and our own specs unchanged.
+
+    >>> from torch.export import Dim
+    >>> b = Dim("b", max=64)
+    >>> translate_dim(b), translate_dim(2 * b + 1), translate_dim(Dim.AUTO), translate_dim(None)
+    (Dim('b', max=64), 2*b + 1, Dim.AUTO, None)
+
+    Raises:
+        DynamicShapesTypeError: a derived dim that is not affine (``a * root + b``), or a hint with bounds.
+    """
+    if spec is None or isinstance(spec, (Dim, DerivedDim)):
+        return spec
+    if isinstance(spec, _DimHint):
+        if spec.min is not None or spec.max is not None:
+            raise DynamicShapesTypeError(
+                f"{spec!r} with bounds (min={spec.min}, max={spec.max}) is not supported",
+                fix="name the dim instead: Dim('name', min=..., max=...)")
+        return {_DimHintType.AUTO: Dim.AUTO, _DimHintType.STATIC: Dim.STATIC, _DimHintType.DYNAMIC: Dim.DYNAMIC}[spec.type]
+    if isinstance(spec, _DerivedDim):
+        root = translate_dim(spec.root)
+        b = int(spec.fn(0))
+        a = int(spec.fn(1)) - b
+        if int(spec.fn(2)) != 2 * a + b or not isinstance(root, Dim):
+            raise DynamicShapesTypeError(f"derived dim {spec.__name__} is not of the form a * root + b",
+                                         fix="derive dims with * and + only: 2 * Dim('d') + 1")
+        return DerivedDim(root, a, b)
+    if isinstance(spec, TorchDim):
+        return Dim(spec.__name__, min=_bound(spec.min, 0), max=_bound(spec.max, -1))
+    return spec
+
+
+def translate(dynamic_shapes: Any) -> Any:
+    """A whole ``dynamic_shapes`` structure with every torch Dim translated (see the module docstring).
+
+    >>> from torch.export import Dim
+    >>> b = Dim("b")
+    >>> translate({"x": {0: b}, "y": (b, Dim.STATIC), "z": [None, 2 * b]})
+    {'x': {0: Dim('b')}, 'y': (Dim('b'), Dim.STATIC), 'z': [None, 2*b]}
+    """
+    if isinstance(dynamic_shapes, dict):
+        return {k: translate(v) for k, v in dynamic_shapes.items()}
+    if isinstance(dynamic_shapes, list):
+        return [translate(v) for v in dynamic_shapes]
+    if isinstance(dynamic_shapes, tuple):
+        return tuple(translate(v) for v in dynamic_shapes)
+    return translate_dim(dynamic_shapes)

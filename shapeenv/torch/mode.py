@@ -1,0 +1,186 @@
+"""``ShapeTraceMode``: the ``TorchFunctionMode`` that sends every torch call of traced code to this library's rules.
+
+While torch code runs under the mode, each call of a torch function, Tensor method,
+operator or property reaches :meth:`ShapeTraceMode.__torch_function__` before any torch
+kernel. The mode looks the callable up in the dispatch table
+(:mod:`shapeenv.torch.table`), unwraps the arguments (:class:`~shapeenv.torch.tensor.TracedTensor`
+-> fake tensor; a module's parameters and buffers -> their fake inputs; any other real
+tensor -> a static fake constant; torch dtypes -> names), applies the op, and wraps the
+fake results back into ``TracedTensor`` s. Calls that involve no tensor at all (grad
+mode, default dtype, ...) run as they are; a call with tensors that nothing answers is an
+:class:`~shapeenv.errors.UnsupportedTorchOpError` naming the op and the user's line.
+
+Note [Why a TorchFunctionMode]
+    ``__torch_function__`` on a tensor subclass sees only calls that have such a tensor
+    among their arguments: ``torch.zeros(B, H)``, ``torch.arange(T)`` or ``F.linear`` on
+    a real parameter would slip past it into torch's kernels. A mode sees every call,
+    including factories and calls on real tensors, and it sees them at the highest level
+    (``torch.nn.functional.layer_norm`` itself, not the ``aten`` ops it decomposes into),
+    where torch's signatures match :mod:`shapeenv.ops`. ``__torch_dispatch__`` (below
+    autograd, after torch's Python wrappers ran on concrete sizes) would be too late for
+    SymInts that are not torch's. The wrapper subclass carries the fake tensor through
+    ``isinstance(x, torch.Tensor)`` checks in torch's Python code. Sizes reach user code as
+    ``torch.SymInt`` s over this library's SymInts (:mod:`shapeenv.torch.symbolic`) because
+    torch's C++ argument parser checks argument types before any handler runs and takes
+    no other symbolic int; :func:`~shapeenv.torch.tensor.unwrap` turns them back into this
+    library's SymInts for the shape rules.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+from symint import SymBool, SymFloat, SymInt
+
+from ..errors import ShapeEnvError, UnsupportedTorchOpError
+from ..fake.tensor import FakeTensor
+from ..rules.registry import is_tensor
+from .convert import TORCH_DIR, as_dtype, to_ours, torch_site, user_site
+from .table import DEFAULT, TorchOpTable, adapt, torch_name
+from .tensor import TracedTensor, unwrap, wrap
+
+__all__ = ["ShapeTraceMode", "unsupported"]
+
+
+class ShapeTraceMode(TorchFunctionMode):
+    """Routes torch calls to shape rules (see the module docstring).
+
+    Args:
+        env: the ShapeEnv of the trace (fake tensors created for constants live there).
+        params: ``id(real tensor) -> fake tensor`` for the module's parameters and buffers.
+        table: the dispatch table (default: the process-wide one of :func:`register_torch_op`).
+
+    Attributes:
+        env: as given.
+        device: the device of the call being handled (the first traced tensor's, or ``device=``).
+    """
+
+    def __init__(self, env, params: Mapping[int, Any] | None = None, table: TorchOpTable | None = None,
+                 keep: tuple = ()):
+        super().__init__()
+        self.env = env
+        self.table = table if table is not None else DEFAULT
+        self._params = dict(params or {})
+        self._keep = keep  # the real tensors of _params, so their ids stay theirs during the trace
+        self._constants: dict[int, tuple[torch.Tensor, FakeTensor]] = {}
+        self.device = torch.device("cpu")
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        entry = self.table.lookup(func)
+        if entry is None:
+            if not _has_tensor(args) and not _has_tensor(kwargs):
+                return _passthrough(func, args, kwargs)
+            raise unsupported(func)
+        name = torch_name(func)
+        self.device = _device_of(args, kwargs)
+        a, k = adapt(entry, name, unwrap(args, self.real), unwrap(kwargs, self.real))
+        try:
+            out = entry.fn(self, *a, **k) if entry.context else entry.fn(*a, **k)
+        except ShapeEnvError as e:
+            _relocate(e, name)
+            if isinstance(e, TypeError):  # torch would turn it into NotImplemented inside an operator
+                raise UnsupportedTorchOpError(f"{name}: {e.message}", op=name, fix=e.fix, where=e.where) from e
+            raise
+        except TypeError as e:
+            raise UnsupportedTorchOpError(f"{name}: {entry.target} rejected the arguments: {e}", op=name,
+                                          where=user_site(2)) from e
+        if type(out) is tuple:
+            out = _structseq(name, out)
+        return wrap(out, self.device)
+
+    def real(self, tensor: torch.Tensor) -> FakeTensor:
+        """The fake tensor standing for a real one: a parameter's input, or a static constant (made once)."""
+        fake = self._params.get(id(tensor))
+        if fake is not None:
+            return fake
+        known = self._constants.get(id(tensor))
+        if known is not None:
+            return known[1]
+        fake = FakeTensor(self.env, tuple(tensor.shape), as_dtype(to_ours(tensor.dtype)),
+                          stride=tuple(tensor.stride()), storage_offset=tensor.storage_offset(), name=None)
+        self._constants[id(tensor)] = (tensor, fake)  # keeps the tensor alive: its id stays its own
+        return fake
+
+    @property
+    def constants(self) -> tuple[torch.Tensor, ...]:
+        """The real tensors the traced code used that are neither inputs nor parameters (lifted as constants)."""
+        return tuple(t for t, _ in self._constants.values())
+
+
+def _structseq(name: str, out: tuple) -> tuple:
+    """``(values, indices)`` as torch returns it (``torch.return_types.max``: ``.values``, ``.indices``)."""
+    kind = getattr(torch.return_types, name.rsplit(".", 1)[-1], None)
+    if isinstance(kind, type) and getattr(kind, "n_fields", None) == len(out):
+        return kind(out)
+    return out
+
+
+def _has_tensor(value: Any) -> bool:
+    if isinstance(value, torch.Tensor) or is_tensor(value):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_has_tensor(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_tensor(v) for v in value.values())
+    return False
+
+
+def _has_symbolic(value: Any) -> bool:
+    if isinstance(value, (SymInt, SymBool, SymFloat)):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_has_symbolic(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_symbolic(v) for v in value.values())
+    return False
+
+
+def _passthrough(func, args: tuple, kwargs: dict) -> Any:
+    """A torch call without tensors (grad mode, default dtype, ...): run it, unless it needs our symbolic sizes."""
+    if _has_symbolic(args) or _has_symbolic(kwargs):
+        raise unsupported(func, "its arguments include symbolic sizes, which torch's own implementation cannot take")
+    return func(*args, **kwargs)
+
+
+def _device_of(args: tuple, kwargs: dict) -> torch.device:
+    device = kwargs.get("device")
+    if device is not None:
+        return torch.device(device) if not isinstance(device, torch.device) else device
+    for a in args:
+        if isinstance(a, TracedTensor):
+            return a.fake_device
+        if isinstance(a, torch.Tensor):
+            return a.device
+        if isinstance(a, (list, tuple)) and a and isinstance(a[0], TracedTensor):
+            return a[0].fake_device
+    return torch.device("cpu")
+
+
+def unsupported(func, why: str | None = None) -> UnsupportedTorchOpError:
+    """The error for a torch call nothing answers: the op, the user's line, and how to add it."""
+    name = torch_name(func)
+    short = name.rsplit(".", 1)[-1]
+    where = user_site(2)
+    inside = torch_site(2)
+    at = f" (inside {inside})" if inside and inside != where else ""
+    reason = why or "no entry in the dispatch table and no shapeenv op of that name"
+    return UnsupportedTorchOpError(
+        f"shapeenv.torch cannot trace {name}: {reason}{at}",
+        op=name,
+        where=where,
+        fix=(f"register a shape rule and map the op to it: @shapeenv.rules.registry.rule({short!r}) def {short}_rule(x, ...): "
+             f"return <fake result built with shapeenv.ops>; then shapeenv.torch.register_torch_op({name}, {short!r})"),
+    )
+
+
+def _relocate(error: ShapeEnvError, name: str) -> None:
+    """Point an error raised inside torch's own code at the user's line (and say which torch op it was)."""
+    where = error.where or ""
+    if not where or where.startswith(TORCH_DIR):
+        user = user_site(3)
+        inside = torch_site(3)
+        error.where = f"{user} (in {name}{', ' + inside if inside and inside != user else ''})" if user else where

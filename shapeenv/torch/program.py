@@ -1,0 +1,168 @@
+"""``TorchFunction``: torch code (an ``nn.Module`` or a function) as a function :func:`shapeenv.export` can trace.
+
+A module's parameters and buffers are extra keyword inputs named by torch's sources
+(``self._modules['fc']._parameters['weight']``; see :func:`module_state`), so the trace
+treats them as static inputs: their sizes are constants of the program (never symbols),
+and a guarded cache checks them like any input, in torch's spelling
+(``L['self']._modules['fc']._parameters['weight'].size()[0] == 4``). Error messages name
+them the same way.
+
+Called on fake inputs, a :class:`TorchFunction` runs the torch code under a
+:class:`~shapeenv.torch.mode.ShapeTraceMode` (with torch's higher-order ops patched, see
+:mod:`shapeenv.torch.hops`); called on real tensors, it runs the torch code itself.
+
+>>> from shapeenv.torch.program import state_source
+>>> state_source(["fc"], "_parameters", "weight")
+"self._modules['fc']._parameters['weight']"
+"""
+
+from __future__ import annotations
+
+import inspect
+from typing import Any, Callable
+
+import torch
+
+from ..errors import SignatureError
+from ..rules.registry import env_of, is_tensor
+from .hops import patched
+from .mode import ShapeTraceMode
+from .table import TorchOpTable
+from .tensor import TracedTensor, unwrap, wrap
+
+__all__ = ["TorchFunction", "module_state", "state_source", "STATE_PATTERN", "TRAINING"]
+
+#: Matches the input names of parameters and buffers (for ``static_sources``).
+STATE_PATTERN = r"self\.(_modules|_parameters|_buffers)\[.*"
+#: The input name of the module's ``training`` flag (a constant of each cache entry's key).
+TRAINING = "self.training"
+
+
+def state_source(path: list[str], kind: str, name: str) -> str:
+    """The source base of a parameter (``kind="_parameters"``) or buffer of the submodule at ``path``."""
+    return "self" + "".join(f"._modules[{p!r}]" for p in path) + f".{kind}[{name!r}]"
+
+
+def module_state(module: torch.nn.Module) -> dict[str, torch.Tensor]:
+    """Every parameter and buffer of ``module`` by its source base (a tensor shared by two paths: the first one).
+
+    >>> m = torch.nn.Sequential(torch.nn.Linear(3, 4))
+    >>> list(module_state(m))
+    ["self._modules['0']._parameters['weight']", "self._modules['0']._parameters['bias']"]
+    """
+    out: dict[str, torch.Tensor] = {}
+    seen: set[int] = set()
+
+    def visit(mod: torch.nn.Module, path: list[str]) -> None:
+        for kind in ("_parameters", "_buffers"):
+            for name, tensor in getattr(mod, kind).items():
+                if tensor is not None and id(tensor) not in seen:
+                    seen.add(id(tensor))
+                    out[state_source(path, kind, name)] = tensor
+        for name, child in mod._modules.items():
+            if child is not None:
+                visit(child, path + [name])
+
+    visit(module, [])
+    return out
+
+
+class TorchFunction:
+    """Torch code as a traceable function (see the module docstring).
+
+    Args:
+        target: an ``nn.Module`` (its ``forward`` signature names the inputs) or a function.
+        name: the program's name (default: the module's class name or the function's name).
+        table: the dispatch table (default: the process-wide one).
+        training_key: pass the module's ``training`` flag as an input (a cache key constant).
+    """
+
+    def __init__(self, target: Callable, name: str | None = None, table: TorchOpTable | None = None,
+                 training_key: bool = False):
+        if not callable(target):
+            raise SignatureError(f"shapeenv.torch needs an nn.Module or a function, got {target!r}",
+                                 fix="pass the model itself: shapeenv.torch.export(model, (x,))")
+        self.target = target
+        self.is_module = isinstance(target, torch.nn.Module)
+        forward = target.forward if self.is_module else target
+        self.__name__ = name or (type(target).__name__ if self.is_module else getattr(target, "__name__", "fn"))
+        self.__qualname__ = self.__name__
+        self.__module__ = getattr(forward, "__module__", None)
+        self.__wrapped__ = forward  # what a store fingerprints: the user's code
+        self._table = table
+        self._training_key = training_key and self.is_module
+        try:
+            sig = inspect.signature(forward)
+        except (TypeError, ValueError):
+            sig = inspect.Signature([inspect.Parameter("args", inspect.Parameter.VAR_POSITIONAL)])
+        params = list(sig.parameters.values())
+        if not any(p.kind is p.VAR_KEYWORD for p in params):
+            params.append(inspect.Parameter("state", inspect.Parameter.VAR_KEYWORD))
+        self.__signature__ = sig.replace(parameters=params, return_annotation=inspect.Signature.empty)
+
+    def state(self) -> dict[str, Any]:
+        """The keyword inputs that stand for the module's state: parameters, buffers (and ``self.training``)."""
+        if not self.is_module:
+            return {}
+        out: dict[str, Any] = module_state(self.target)
+        if self._training_key:
+            out[TRAINING] = bool(self.target.training)
+        return out
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        user = {k: v for k, v in kwargs.items() if not _is_state(k)}
+        state = {k: v for k, v in kwargs.items() if _is_state(k)}
+        if _has_fake((args, kwargs)):
+            return self._trace(args, user, state)
+        return self.target(*args, **user)
+
+    def _trace(self, args: tuple, kwargs: dict, state: dict) -> Any:
+        env = env_of(args, kwargs, state)
+        if env is None:
+            raise SignatureError(f"{self.__name__}: tracing needs at least one tensor input or parameter")
+        reals = module_state(self.target) if self.is_module else {}
+        params = {id(reals[k]): fake for k, fake in state.items() if k in reals and is_tensor(fake)}
+        mode = ShapeTraceMode(env, params, self._table, keep=tuple(reals.values()))
+        device = _device_of(reals)
+        with patched(mode), mode:
+            mode.device = device
+            out = self.target(*wrap(args, device), **wrap(kwargs, device))
+        return _outputs(unwrap(out, mode.real))
+
+    def __repr__(self) -> str:
+        return f"<shapeenv.torch function {self.__name__}{self.__signature__}>"
+
+
+def _is_state(key: str) -> bool:
+    return key.startswith("self.") or key.startswith("self[")
+
+
+def _has_fake(value: Any) -> bool:
+    if is_tensor(value) or (hasattr(value, "node") and getattr(value.node, "env", None) is not None):
+        return True
+    if isinstance(value, (list, tuple)):
+        return any(_has_fake(v) for v in value)
+    if isinstance(value, dict):
+        return any(_has_fake(v) for v in value.values())
+    return False
+
+
+def _device_of(state: dict[str, torch.Tensor]) -> torch.device:
+    for t in state.values():
+        return t.device
+    return torch.device("cpu")
+
+
+def _outputs(value: Any) -> Any:
+    """The traced outputs as plain containers (torch's structseqs and namedtuples become tuples)."""
+    if isinstance(value, TracedTensor):  # pragma: no cover - unwrap already replaced them
+        return value.fake
+    if isinstance(value, tuple) and type(value) is not tuple and not hasattr(value, "_fields"):
+        return tuple(_outputs(v) for v in value)
+    if isinstance(value, list):
+        return [_outputs(v) for v in value]
+    if isinstance(value, tuple):
+        return type(value)(*(_outputs(v) for v in value)) if hasattr(value, "_fields") else tuple(_outputs(v) for v in value)
+    if isinstance(value, dict):
+        return {k: _outputs(v) for k, v in value.items()}
+    return value

@@ -1,0 +1,114 @@
+"""Comparing a program of ``shapeenv.torch.export`` with ``torch.export.export``'s on the same model.
+
+Symbols are matched through the inputs: each torch symbol standing for an input dim is
+replaced by our symbol (or constant) for that dim, then output sizes and strides are
+compared as expressions (their difference simplifies to 0).
+"""
+
+from __future__ import annotations
+
+import inspect
+
+import sympy
+import torch
+
+import shapeenv.torch as st
+from shapeenv.rules.registry import is_tensor
+from symint import SymInt
+
+
+def _expr(value, env=None):
+    if isinstance(value, SymInt):
+        e = value.node.expr
+        return env.simplify(e) if env is not None else e
+    if isinstance(value, torch.SymInt):
+        return value.node.expr
+    return sympy.Integer(int(value))
+
+
+def _flat(value):
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _flat(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _flat(v)
+    else:
+        yield value
+
+
+def torch_outputs(ep):
+    out = [n for n in ep.graph.nodes if n.op == "output"][0]
+    return [n.meta["val"] if hasattr(n, "meta") else n for n in _flat(out.args[0])]
+
+
+def symbol_map(ours, ep) -> dict:
+    """torch symbol -> our expression, through the user inputs' dims."""
+    names = ep.graph_signature.user_inputs
+    placeholders = {n.name: n.meta["val"] for n in ep.graph.nodes if n.op == "placeholder"}
+    fakes = [s.value for s in ours.inputs if s.kind == "tensor" and not s.name.startswith("self")]
+    mapping = {}
+    for name, fake in zip(names, fakes):
+        theirs = placeholders[name]
+        for a, b in zip(theirs.shape, fake.shape):
+            e = _expr(a)
+            if isinstance(e, sympy.Symbol):
+                mapping[e] = _expr(b, ours.env)
+    return mapping
+
+
+def as_module(fn) -> torch.nn.Module:
+    """A function as an ``nn.Module`` whose ``forward`` has the function's signature (torch.export takes modules only)."""
+    if isinstance(fn, torch.nn.Module):
+        return fn
+    sig = inspect.signature(fn)
+
+    def forward(self, *args, **kwargs):
+        return fn(*args, **kwargs)
+
+    self_param = inspect.Parameter("self", inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    forward.__signature__ = sig.replace(parameters=[self_param, *sig.parameters.values()])
+    return type(getattr(fn, "__name__", "Fn"), (torch.nn.Module,), {"forward": forward})()
+
+
+def assert_same_as_torch_export(model, args, dynamic_shapes=None, ours_dynamic_shapes=None):
+    """Export both ways; output shapes, strides and dtypes must agree as expressions. Returns both programs."""
+    ours = st.export(model, args, dynamic_shapes=dynamic_shapes if ours_dynamic_shapes is None else ours_dynamic_shapes)
+    ep = torch.export.export(as_module(model), args, dynamic_shapes=dynamic_shapes)
+    mapping = symbol_map(ours, ep)
+    mine = [v for v in _flat(ours.outputs) if is_tensor(v)]
+    theirs = [v for v in torch_outputs(ep) if isinstance(v, torch.Tensor)]
+    assert len(mine) == len(theirs), (mine, theirs)
+    for i, (a, b) in enumerate(zip(mine, theirs)):
+        assert a.dtype.name == str(b.dtype).removeprefix("torch."), (i, a.dtype, b.dtype)
+        for what, xs, ys in (("shape", a.shape, b.shape), ("stride", a.stride(), b.stride())):
+            assert len(xs) == len(ys), (i, what, xs, ys)
+            for d, (x, y) in enumerate(zip(xs, ys)):
+                theirs_expr = _expr(y).xreplace(mapping)
+                if what == "stride" and (a.shape[d] == 1 or sympy.simplify(_expr(a.shape[d], ours.env) - 1) == 0):
+                    continue  # the stride of a size-1 dim is arbitrary (torch and we may pick different ones)
+                for values in _samples(ours):
+                    mine_v, theirs_v = _eval(_expr(x, ours.env), values), _eval(theirs_expr, values)
+                    assert mine_v == theirs_v, (
+                        f"output {i} {what}[{d}]: ours {x}, torch.export's {y} (= {theirs_expr} in our symbols); "
+                        f"at {values}: {mine_v} != {theirs_v}")
+    return ours, ep
+
+
+def _samples(program):
+    """A few assignments of the program's symbols within their ranges (the example's hints first)."""
+    syms = list(program.range_constraints)
+    hints = {s: program.env.symbols[s].hint for s in syms}
+    out = [hints]
+    for k in (0, 1, 3, 7):
+        values = {}
+        for s, r in program.range_constraints.items():
+            lo = int(r.lower) if abs(r.lower) != float("inf") else 2
+            hi = int(r.upper) if abs(r.upper) != float("inf") else lo + 20
+            values[s] = min(lo + k, hi)
+        out.append(values)
+    return out
+
+
+def _eval(expr, values):
+    return sympy.sympify(expr).xreplace({s: sympy.Integer(v) for s, v in values.items()})
