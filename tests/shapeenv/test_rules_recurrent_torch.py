@@ -57,3 +57,25 @@ def test_cells_reject_what_torch_rejects(name, gates, wrong) -> None:
     hx = (fake["h"], fake["h"]) if name == "lstm_cell" else fake["h"]
     with pytest.raises(ShapeError):
         getattr(ops, name)(fake["x"], hx, fake["w_ih"], fake["w_hh"])
+
+
+@pytest.mark.parametrize("name, gates", CELLS)
+@pytest.mark.parametrize("bias", [True, False])
+def test_numpy_kernels_compute_what_torch_computes(name, gates, bias) -> None:
+    from shapeenv.backends import numpy_backend  # noqa: F401  (registers the kernels)
+    from shapeenv.backends.numpy_kernels import KERNELS
+
+    torch.manual_seed(0)
+    features, hidden, batch = 6, 5, 3
+    real = [torch.randn(batch, features), torch.randn(batch, hidden), torch.randn(gates * hidden, features),
+            torch.randn(gates * hidden, hidden)]
+    real += [torch.randn(gates * hidden), torch.randn(gates * hidden)] if bias else [None, None]
+    c = torch.randn(batch, hidden)
+    hx = (real[1], c) if name == "lstm_cell" else real[1]
+    want = getattr(torch, name)(real[0], hx, *real[2:])
+    as_np = [None if t is None else t.numpy() for t in real]
+    got = KERNELS[name](as_np[0], (as_np[1], c.numpy()) if name == "lstm_cell" else as_np[1], *as_np[2:])
+    want, got = (want, got) if isinstance(want, tuple) else ((want,), (got,))
+    for w, g in zip(want, got):
+        assert g.dtype == w.numpy().dtype and g.shape == tuple(w.shape)
+        assert abs(g - w.numpy()).max() < 1e-5, (name, abs(g - w.numpy()).max())
