@@ -43,7 +43,7 @@ def load_generator():
 def run(program: dict) -> dict:
     from guards import Source
     from shapeenv import DimDynamic, ShapeEnv, check
-    from shapeenv.produce import raw_guards
+    from shapeenv.core.produce import raw_guards
     from symint import sym_max, sym_min
     from w1_propagate import replay
 

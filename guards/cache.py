@@ -24,7 +24,7 @@ Note [Threads]
     snapshot, so a concurrent insertion can never show it a half-built index.
     Hit counters are updated under a lock. :meth:`GuardedCache.replace_guards` swaps
     one entry's guard set for an equivalent one (a simplified set proven equivalent,
-    see Note [Deferred simplification] in ``shapeenv.deferred``) the same way: the new
+    see Note [Deferred simplification] in ``shapeenv.core.deferred``) the same way: the new
     checker is compiled first, then one new snapshot is published. A lookup sees the
     entry with either set, never a mix; since the sets are equivalent it answers alike.
 

@@ -37,10 +37,10 @@ from .program import ExportedProgram, TensorSpec
 from .compile import CompiledFunction, RecompileError, RecompileLimitWarning, compile, suggest_dynamic
 from .dynamism import mark_dynamic, mark_static, mark_unbacked, maybe_mark_dynamic
 from .stance import set_stance
-from .provenance import AssertRecord, GuardRecord, Provenance
-from .settings import ShapeEnvSettings
-from .deferred import ProducedGuards
-from .symbols import DimDynamic
+from .core.provenance import AssertRecord, GuardRecord, Provenance
+from .core.settings import ShapeEnvSettings
+from .core.deferred import ProducedGuards
+from .core.symbols import DimDynamic
 
 try:  # numpy is optional; with it, shapeenv.ops also runs eagerly on real arrays (numpy kernels)
     from . import backends as _backends  # noqa: F401

@@ -1,181 +1,39 @@
-"""``ShapeEnv``: allocates symbols for sizes, decides questions about them, and records guards.
+"""The ``ShapeEnv`` users construct: the symbolic core plus the tensor world's entry points.
 
-A thin facade over :mod:`shapeenv.facts` (what is known), :mod:`shapeenv.decide`
-(the decision pipeline) and :mod:`shapeenv.produce` (the final guard set).
+:class:`shapeenv.core.env.ShapeEnv` holds symbols, facts, decisions, runtime asserts and
+the produced guard set, and knows nothing of tensors. This subclass adds what the shape
+rules, higher-order ops, export and compile need: input fake tensors, the stack of
+graphs being traced, and the memo of data-dependent sizes.
 
->>> from guards import Source
 >>> env = ShapeEnv()
->>> x0 = env.create_symint(5, Source.size("x", 0))
->>> bool(x0 == 2 * x0), len(env.guards)      # statically False: x0 is in [2, oo]
-(False, 0)
->>> bool(x0 > 3), [str(g.expr) for g in env.guards]
-(True, ['s0 > 3'])
+>>> x = env.fake_tensor((4, 3), name="x")
+>>> x.shape
+(s0, s1)
 """
 
 from __future__ import annotations
 
-import builtins
 import contextlib
-import logging
-import math
-from types import MappingProxyType
-from typing import Iterator, Mapping
+from typing import Iterator
 
-import sympy
-
-from guards import GuardSet, Source
-from symint import SymBool, SymFloat, SymInt, SymNode, build
-from symint import boolform as B
-from symint import form as F
-from symint.evaluate import evaluate as evaluate_expr
-from valueranges import ValueRanges, bound
-
-from .assuming import Assumptions, assuming
-from .decide import Decider
-from .errors import CheckFailedError, ConstraintViolationError, ContradictionError, ShapeEnvError
-from .messages import annotate
-from .explain import explain_symbol
-from .facts import Facts
+from .core.env import ShapeEnv as CoreShapeEnv
 from .fake.factory import make_fake_tensor
 from .graph import Graph
-from .deferred import ProducedGuards
-from .produce import ProduceReport, produce_guards, produce_guards_deferred, produce_guards_with_report
-from .provenance import AssertRecord, GuardRecord, Provenance, user_frame
-from .settings import ShapeEnvSettings
-from .symbols import DimDynamic, SymbolInfo
 
-__all__ = ["ShapeEnv"]
-
-log = logging.getLogger("shapeenv.guards")  # topics of SHAPEENV_LOGS (shapeenv.logs); off by default
-_asserts_log = logging.getLogger("shapeenv.asserts")
-_dynamic_log = logging.getLogger("shapeenv.dynamic")
-
-Symbolic = SymInt | SymBool | SymFloat
+__all__ = ["ShapeEnv", "CoreShapeEnv"]
 
 
-class ShapeEnv:
-    """The symbolic shape environment of one trace (see the module docstring).
+class ShapeEnv(CoreShapeEnv):
+    """A :class:`~shapeenv.core.env.ShapeEnv` that also makes fake tensors and traces ops on them.
 
     Args:
-        settings: a :class:`ShapeEnvSettings`; or pass its fields as keyword arguments.
+        settings: a :class:`~shapeenv.core.settings.ShapeEnvSettings`; or pass its fields as keyword arguments.
     """
 
-    def __init__(self, settings: ShapeEnvSettings | None = None, **overrides):
-        if settings is not None and overrides:
-            raise TypeError("pass either settings=ShapeEnvSettings(...) or keyword overrides, not both")
-        self.settings = settings or ShapeEnvSettings(**overrides)
-        self.symbols: dict[sympy.Symbol, SymbolInfo] = {}
-        self.facts = Facts(rank=self.elimination_rank)
-        self.decider = Decider(self)
-        self.guards: list[GuardRecord] = []
-        self.runtime_asserts: list[AssertRecord] = []
-        self.specialized: dict[Source, int] = {}  # sources pinned to a constant (0/1 or STATIC)
-        self._by_source: dict[Source, sympy.Expr | int] = {}
-        self._duck: dict[int, sympy.Symbol] = {}
-        self._ops: list[str] = []
-        self._counters = {"s": 0, "u": 0}
-        self._hints: dict[str, int] = {}  # symbol name -> hint, for the backed symbols
-        self.named_dims: dict[str, tuple] = {}  # Dim name -> (Dim, value, first source)
-        self.declared_guards: list[GuardRecord] = []  # guards the caller declared (set-valued and derived dims)
-        self.assumptions = Assumptions()  # conditions of the enclosing `with env.assuming(...)` blocks
+    def __init__(self, settings=None, **overrides):
+        super().__init__(settings, **overrides)
         self.data_dependent_memo: dict[tuple, object] = {}  # (op, data key) -> its unbacked count (rules.data_dependent)
         self._graphs: list[Graph] = []
-
-    # -- symbols ----------------------------------------------------------------------------------
-    def _new_symbol(self, prefix: str) -> sympy.Symbol:
-        name = f"{prefix}{self._counters[prefix]}"
-        self._counters[prefix] += 1
-        return build.symbol_expr(name)
-
-    def elimination_rank(self, sym: sympy.Symbol) -> tuple:
-        """Which symbol an equality eliminates: unbacked before backed, then the newest (largest rank)."""
-        info = self.symbols.get(sym)
-        if info is None:
-            return (2, 0)
-        return (0 if info.backed else 1, info.index)
-
-    def create_symint(
-        self,
-        hint: int,
-        source: Source,
-        dynamic: DimDynamic = DimDynamic.DUCK,
-        min: int | None = None,
-        max: int | None = None,
-    ) -> SymInt | int:
-        """A symbolic size for ``source`` whose value in the traced example is ``hint``.
-
-        STATIC gives the plain int; a hint of 0 or 1 gives the constant (when
-        ``specialize_zero_one``) unless ``min`` allows it; DUCK reuses the symbol of an
-        earlier DUCK dim with the same hint. Backed sizes get ``[2, oo] & [min, max]``
-        (``[min, max]`` when ``min`` admits 0 or 1).
-
-        Raises:
-            ConstraintViolationError: ``hint`` lies outside ``[min, max]``.
-
-        >>> env = ShapeEnv()
-        >>> a = env.create_symint(4, Source.size("x", 0)); b = env.create_symint(4, Source.size("y", 0))
-        >>> a, b, env.create_symint(1, Source.size("x", 1)), env.create_symint(1, Source.size("z", 0), min=1)
-        (s0, s0, 1, s1)
-        """
-        if isinstance(hint, bool) or not isinstance(hint, int):
-            raise TypeError(f"the hint of {source} must be an int, got {hint!r}")
-        if not isinstance(source, Source):
-            raise TypeError(f"source must be a guards.Source (e.g. Source.size('x', 0)), got {source!r}")
-        if source in self._by_source:
-            raise ValueError(f"{source} already has a symbol ({self._by_source[source]}); each input size is created once")
-        lo = -math.inf if min is None else min
-        hi = math.inf if max is None else max
-        if not lo <= hint <= hi:
-            bound = f"max={hint}" if hint > hi else f"min={hint}"
-            raise ConstraintViolationError(
-                f"{source.text()} = {hint} is outside the declared range [{'-oo' if min is None else min}, "
-                f"{'oo' if max is None else max}]",
-                fix=f"fix the example input, or widen the declared range to hold it ({bound}, e.g. Dim('name', {bound}))",
-            )
-        if dynamic is DimDynamic.STATIC:
-            return self._pin(source, hint)
-        floor = 0 if source.is_size_like else -math.inf
-        if self.settings.specialize_zero_one and hint in (0, 1) and (min is None or min > hint):
-            return self._pin(source, hint)
-        if min is None:
-            default_low = 2 if self.settings.specialize_zero_one else floor
-            rng = ValueRanges.of(default_low, hi)
-        else:
-            rng = ValueRanges.of(builtins.max(min, floor), hi)
-        if hint not in rng:
-            raise ConstraintViolationError(f"{source.text()} = {hint} is outside its range {rng}")
-        if dynamic is DimDynamic.DUCK and self.settings.duck_shape and min is None and max is None:
-            sym = self._duck.get(hint)
-            if sym is not None:
-                self.symbols[sym].sources.append(source)
-                self._by_source[source] = sym
-                return SymInt(SymNode(sym, int, hint, self, form=F.sym(sym.name)))
-        sym = self._new_symbol("s")
-        self._hints[sym.name] = hint
-        self.symbols[sym] = SymbolInfo(sym, len(self.symbols), hint, [source], source.is_size_like, dynamic, (min, max), rng)
-        self.facts.set_range(sym, rng)
-        self._by_source[source] = sym
-        if dynamic is DimDynamic.DUCK and min is None and max is None:
-            self._duck.setdefault(hint, sym)
-        if _dynamic_log.isEnabledFor(logging.INFO):
-            _dynamic_log.info("create_symbol %s = %s for %s, range %s  # %s", sym, hint, source.text(), rng, user_frame())
-        return SymInt(SymNode(sym, int, hint, self, form=F.sym(sym.name)))
-
-    def alias_source(self, value: SymInt | int, source: Source) -> SymInt | int:
-        """Record that ``source`` has the same size as ``value`` (another input's dim): shares its symbol.
-
-        The produced guard set then contains the source equality.
-        """
-        if source in self._by_source:
-            raise ValueError(f"{source} already has a symbol ({self._by_source[source]})")
-        if isinstance(value, int):
-            return self._pin(source, value)
-        sym = value.node.expr
-        if sym not in self.symbols:
-            raise ValueError(f"{value} is not an input symbol of this environment")
-        self.symbols[sym].sources.append(source)
-        self._by_source[source] = sym
-        return value
 
     def fake_tensor(self, shape, dtype="float32", dynamic=True, name: str = "x"):
         """An input fake tensor whose dims are symbols with sources ``name.size()[i]``.
@@ -191,7 +49,13 @@ class ShapeEnv:
 
     @contextlib.contextmanager
     def tracing(self, graph: Graph) -> Iterator[Graph]:
-        """Record every op applied to fake tensors of this environment into ``graph``."""
+        """Record every op applied to fake tensors of this environment into ``graph``.
+
+        >>> env = ShapeEnv()
+        >>> with env.tracing(Graph()) as g:
+        ...     env.current_graph() is g
+        True
+        """
         self._graphs.append(graph)
         try:
             yield graph
@@ -199,311 +63,9 @@ class ShapeEnv:
             self._graphs.pop()
 
     def current_graph(self) -> Graph | None:
-        """The graph being traced (the innermost), if any."""
+        """The graph being traced (the innermost), if any.
+
+        >>> ShapeEnv().current_graph() is None
+        True
+        """
         return self._graphs[-1] if self._graphs else None
-
-    def _pin(self, source: Source, value: int) -> int:
-        self.specialized[source] = value
-        self._by_source[source] = value
-        return value
-
-    def create_unbacked_symint(self, size_like: bool = False, source: Source | None = None) -> SymInt:
-        """A data-dependent integer (no hint): ``[0, oo]`` when size-like, else ``[-oo, oo]``.
-
-        ``source``: an input it stands for (an input dim marked unbacked, ``mark_unbacked``).
-
-        >>> env = ShapeEnv()
-        >>> u = env.create_unbacked_symint(size_like=True)
-        >>> print(u, env.bound(u))
-        u0 [0, oo]
-        """
-        sym = self._new_symbol("u")
-        if _dynamic_log.isEnabledFor(logging.INFO):
-            _dynamic_log.info("create_unbacked_symbol %s%s  # %s", sym, " (size-like)" if size_like else "", user_frame())
-        origin = f"{self.current_op() or 'create_unbacked_symint'} at {user_frame() or '<unknown>'}"
-        self.symbols[sym] = SymbolInfo(sym, len(self.symbols), None, [] if source is None else [source], size_like, origin=origin)
-        if source is not None:
-            self._by_source[source] = sym
-        self.facts.set_range(sym, ValueRanges.of(0, math.inf) if size_like else ValueRanges.unknown())
-        return SymInt(SymNode(sym, int, None, self, form=F.sym(sym.name)))
-
-    def mark_size_like(self, value: SymInt | int) -> None:
-        """Record that ``value`` is used as a size: its unbacked symbol is ``>= 0``."""
-        if isinstance(value, SymInt):
-            expr = self.simplify(value.node.expr)
-            if expr.is_Symbol and expr in self.symbols and not self.symbols[expr].backed:
-                self.symbols[expr].size_like = True
-                self.facts.narrow(expr, ValueRanges.of(0, math.inf), " (used as a size)")
-
-    def hint_of(self, expr: sympy.Basic) -> int | bool | None:
-        """The value of ``expr`` for the traced example, or None if it reads an unbacked symbol."""
-        values = {}
-        for s in expr.free_symbols:
-            info = self.symbols.get(s)
-            if info is None or info.hint is None:
-                return None
-            values[s] = info.hint
-        return evaluate_expr(expr, values)
-
-    def hint_of_form(self, f) -> int | bool | None:
-        """The value of a canonical form (``Form`` or ``BoolForm``) for the traced example, or None if unbacked."""
-        hints = self._hints
-        if not f.symbols <= hints.keys():
-            return None
-        if isinstance(f, B.BoolForm):
-            return f.evaluate(hints)
-        return f.value(hints)
-
-    # -- queries that record nothing --------------------------------------------------------------
-    def simplify(self, expr: sympy.Basic) -> sympy.Basic:
-        """``expr`` with known replacements and divisibility applied."""
-        return self.facts.simplify(expr)
-
-    def bound(self, value: Symbolic | int | sympy.Basic) -> ValueRanges:
-        """The range of ``value`` given everything known.
-
-        >>> env = ShapeEnv(); s = env.create_symint(8, Source.size("x", 0))
-        >>> print(env.bound(s // 2))
-        [1, oo]
-        """
-        expr = _expr_of(value)
-        rng = bound(self.simplify(expr), self.facts.ranges)
-        if isinstance(value, SymFloat) and not rng.is_bool:  # a float's range has float ends (torch: is_float)
-            rng = ValueRanges.of(float(rng.lower), float(rng.upper))
-        return rng
-
-    @contextlib.contextmanager
-    def operation(self, name: str) -> Iterator[None]:
-        """Attribute guards and asserts recorded inside the block to the operation ``name``."""
-        self._ops.append(name)
-        try:
-            yield
-        except ShapeEnvError as e:  # name the symbols the message mentions by their input dims
-            annotate(e, self)
-            raise
-        finally:
-            self._ops.pop()
-
-    def current_op(self) -> str | None:
-        """The innermost operation entered with :meth:`operation`."""
-        return self._ops[-1] if self._ops else None
-
-    # -- the SymbolicEnv protocol and the guard API ------------------------------------------------
-    def evaluate_sym_node(self, node: SymNode, *, reason: str) -> int | bool | float:
-        """Make ``node`` concrete, recording a guard unless the answer is statically known."""
-        form = node.form
-        if node.pytype is bool:
-            if form is None:
-                return self.decider.guard_bool(node.expr, node.hint, reason=reason)
-            return self.decider.guard_form(form, node.hint, reason=reason)
-        if form is not None:
-            return self.decider.guard_int_form(form, node.hint, reason=reason)
-        return self.decider.guard_value(node.expr, node.hint, reason=reason)
-
-    def evaluate(self, value: SymBool | bool) -> bool:
-        """``bool(value)``: decide statically, else by the hint while recording a guard."""
-        return bool(value)
-
-    def statically_known_true(self, value: SymBool | bool, *, size_oblivious: bool = False) -> bool:
-        """True only if ``value`` is provably true; records nothing.
-
-        ``size_oblivious``: also assume size-like unbacked symbols are ``>= 2`` (torch's
-        size-oblivious reasoning), for this question only.
-
-        >>> env = ShapeEnv(); s = env.create_symint(8, Source.size("x", 0)); u = env.create_unbacked_symint(size_like=True)
-        >>> env.statically_known_true(s >= 2), env.statically_known_true(s >= 3)
-        (True, False)
-        >>> env.statically_known_true(u != 1), env.statically_known_true(u != 1, size_oblivious=True)
-        (False, True)
-        """
-        return self.decider.static(value, size_oblivious) is True
-
-    def statically_known_false(self, value: SymBool | bool, *, size_oblivious: bool = False) -> bool:
-        """True only if ``value`` is provably false; records nothing (``size_oblivious`` as above)."""
-        return self.decider.static(value, size_oblivious) is False
-
-    @property
-    def replacements(self) -> Mapping[sympy.Symbol, sympy.Expr]:
-        """A read-only view of the current replacements (``symbol -> expression`` it stands for).
-
-        >>> env = ShapeEnv(); a = env.create_symint(4, Source.size("x", 0)); b = env.create_symint(5, Source.size("y", 0))
-        >>> _ = bool(a + 1 == b); dict(env.replacements)
-        {s1: s0 + 1}
-        """
-        return MappingProxyType(self.facts.replacements)
-
-    def assuming(self, cond: SymBool | bool):
-        """``with env.assuming(cond):`` -- ``cond`` is a known fact inside the block only (see :mod:`shapeenv.assuming`).
-
-        >>> env = ShapeEnv(); s = env.create_symint(5, Source.size("x", 0))
-        >>> with env.assuming(s == 7):
-        ...     print(env.simplify(s.node.expr + 1))
-        8
-        """
-        return assuming(self, cond)
-
-    def guard_or_false(self, value: SymBool | bool) -> bool:
-        """Decide ``value`` like ``bool()`` (guarding if only the hints decide), but answer False
-        instead of raising when it depends on data-dependent sizes (torch's ``guard_or_false``).
-
-        >>> env = ShapeEnv(); u = env.create_unbacked_symint(); s = env.create_symint(8, Source.size("x", 0))
-        >>> env.guard_or_false(u == 1), env.guard_or_false(s > 5), [str(g.expr) for g in env.guards]
-        (False, True, ['s0 > 5'])
-        """
-        return self._guard_or(value, False)
-
-    def guard_or_true(self, value: SymBool | bool) -> bool:
-        """Like :meth:`guard_or_false`, answering True when data-dependent sizes leave it undecided."""
-        return self._guard_or(value, True)
-
-    def _guard_or(self, value: SymBool | bool, default: bool) -> bool:
-        if not isinstance(value, SymBool):
-            return bool(value)
-        answer = self.decider.static(value)
-        if answer is not None:
-            return answer
-        hint = value.node.hint if value.node.hint is not None else self.hint_of(self.simplify(value.node.expr))
-        if hint is None:
-            return default
-        return bool(value)
-
-    def guard_size_oblivious(self, value: SymBool | bool) -> bool:
-        """Decide ``value`` assuming size-like unbacked symbols are ``>= 2`` for this question only.
-
-        >>> env = ShapeEnv(); u = env.create_unbacked_symint(size_like=True)
-        >>> env.guard_size_oblivious(u == 1)
-        False
-        """
-        if not isinstance(value, SymBool):
-            return bool(value)
-        return self.decider.guard_bool(value.node.expr, value.node.hint, reason="size_oblivious", size_oblivious=True)
-
-    def check(self, cond: SymBool | bool, message: str | None = None) -> None:
-        """A runtime assert (``torch._check``): assume ``cond`` from now on and check it when the program runs.
-
-        Narrows ranges, turns equalities into replacements, and is recorded in
-        :attr:`runtime_asserts` (never a guard: an assert does not cause a recompile).
-
-        Raises:
-            CheckFailedError: ``cond`` is statically false, or false for the traced example's hints.
-
-        >>> env = ShapeEnv(); u = env.create_unbacked_symint()
-        >>> env.check(u < 100); print(env.bound(u))
-        [-oo, 99]
-        """
-        what = f": {message}" if message else ""
-        if not isinstance(cond, SymBool):
-            if not cond:
-                raise CheckFailedError(f"check failed (the condition is the constant {cond!r}){what}")
-            return
-        stated = cond.node.form or B.bool_from_sympy(cond.node.expr)
-        form = self.facts.simplify_bool(stated)
-        hint = cond.node.hint if cond.node.hint is not None else self.hint_of_form(form)
-        static = self.decider.static_form(form, hint=hint)
-        if static is False:
-            error = CheckFailedError(f"check({cond.node.expr}) is always false given what is known{what}",
-                                     fix="drop the check, or fix the condition: it contradicts the sizes' ranges and facts")
-            annotate(error, self)
-            raise error
-        if hint is False:
-            error = CheckFailedError(
-                f"check({cond.node.expr}) is false for the traced sizes{what}",
-                fix="trace with example inputs that satisfy it; if the condition may be false, branch on it "
-                    "instead: if guard_or_false(cond): ...")
-            annotate(error, self)
-            raise error
-        if static is True:
-            return
-        recorded = form
-        if self.assumptions:  # inside `with env.assuming(c)`: the assert holds where c does
-            recorded = self.assumptions.scoped(form.sympy())
-            if recorded is sympy.true:
-                return
-        record = AssertRecord(recorded, message, Provenance(stated, user_frame(), self.current_op(), "runtime assert"))
-        try:
-            self.facts.learn_form(form)
-        except ContradictionError as e:
-            raise CheckFailedError(f"check({cond.node.expr}) contradicts what is known: {e}{what}") from e
-        self.runtime_asserts.append(record)
-        self._refresh_size_like()
-        _asserts_log.info("runtime assert %s", record)
-
-    def _refresh_size_like(self) -> None:
-        for sym, info in self.symbols.items():
-            if not info.backed and not info.size_like and self.facts.range_of(sym).lower >= 0:
-                info.size_like = True
-
-    def record_guard_form(self, guard, stated, why: str) -> None:
-        """Record the boolean form ``guard`` (already simplified, true for the hints) as a guard."""
-        if self.assumptions:  # inside `with env.assuming(c)`: see shapeenv.assuming
-            self.record_guard(guard.sympy(), stated, why)
-            return
-        record = GuardRecord(guard, Provenance(stated, user_frame(), self.current_op(), why))
-        self.guards.append(record)
-        self.facts.learn_form(guard)
-        log.info("guard %s", record)
-
-    def record_guard(self, expr: sympy.Basic, stated: sympy.Basic, why: str) -> None:
-        """Record that ``expr`` (already simplified, true for the hints) must hold for reuse."""
-        scoped = self.assumptions.scoped(expr)
-        if scoped is sympy.true:  # on a path no reusing input takes (see shapeenv.assuming)
-            return
-        record = GuardRecord(scoped, Provenance(stated, user_frame(), self.current_op(), why))
-        self.guards.append(record)
-        self.assumptions.learn(self.facts, expr)
-        log.info("guard %s", record)
-
-    # -- results ----------------------------------------------------------------------------------
-    def produce_guards(self, *, simplify: bool | None = None, wait: bool = False) -> GuardSet:
-        """The guard set over input sources that decides whether this trace may be reused.
-
-        Returns at once the exact reduced set (no Z3); ``wait=True`` returns the Z3-simplified
-        set, proven equivalent (and waits for it); ``simplify=False`` the raw set. See
-        :meth:`produce_guards_deferred` for both at once.
-
-        >>> env = ShapeEnv(); s = env.create_symint(8, Source.size("x", 0))
-        >>> _ = bool(s % 4 == 0)
-        >>> print(env.produce_guards().to_text("source"))
-        x.size()[0] >= 4
-        (x.size()[0] % 4) == 0
-        """
-        simplify = self.settings.simplify_guards if simplify is None else simplify
-        return produce_guards(self, simplify=simplify, wait=wait)
-
-    def produce_guards_deferred(self, config=None, *, background: bool | None = None) -> ProducedGuards:
-        """The reduced guard set now and the Z3-simplified one when proven (see :class:`~shapeenv.deferred.ProducedGuards`).
-
-        >>> env = ShapeEnv(); s = env.create_symint(8, Source.size("x", 0))
-        >>> _ = bool(s > 3); _ = bool(s > 5)
-        >>> p = env.produce_guards_deferred()
-        >>> print(p.current.to_text("source")); print(p.wait().to_text("source")); p.proof.value
-        x.size()[0] >= 6
-        x.size()[0] >= 6
-        'yes'
-        """
-        return produce_guards_deferred(self, config, background=background)
-
-    def produce_guards_with_report(self, config=None) -> ProduceReport:
-        """The produced guard set, the raw one, and Z3's proof that they accept the same inputs.
-
-        >>> env = ShapeEnv(); s = env.create_symint(8, Source.size("x", 0))
-        >>> _ = bool(s > 3); _ = bool(s > 5)
-        >>> report = env.produce_guards_with_report()
-        >>> len(report.raw), len(report.produced), report.proof.verdict.value
-        (3, 1, 'yes')
-        """
-        return produce_guards_with_report(self, config)
-
-    def explain(self, value: Symbolic | sympy.Symbol | str) -> str:
-        """Why a symbol is specialised, bounded or equal to another, from the recorded guards and asserts."""
-        return explain_symbol(self, value)
-
-    def __repr__(self) -> str:
-        return f"ShapeEnv({len(self.symbols)} symbols, {len(self.guards)} guards, {len(self.runtime_asserts)} asserts)"
-
-
-def _expr_of(value) -> sympy.Basic:
-    if isinstance(value, (SymInt, SymBool, SymFloat)):
-        return value.node.expr
-    return build.as_expr(value)
-

@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import math
 
-from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Callable, Mapping, Sequence
 
@@ -53,9 +52,9 @@ from .env import ShapeEnv
 from valueranges import ValueRanges
 
 from .errors import ConstraintViolationError, DynamicShapesError, DynamicShapesTypeError, SignatureError
-from .messages import short_repr
-from .facts import Facts
-from .export_derived import judge_derived
+from .core.messages import short_repr
+from .core.facts import Facts
+from .export_derived import Declared, Violation, judge_derived
 from .fake.declared import set_valued
 from .fake.dims import DerivedDim, Dim
 from .fake.factory import make_input_tensor
@@ -63,37 +62,12 @@ from .graph import Graph
 from .layout_guards import array_storage_offset, array_strides, layout_guard_set
 from .program import (ExportedProgram, InputSpec, TensorSpec, argument_names, format_dims, is_shape_tuple, is_tensor_like,
                       shape_and_dtype)
-from .provenance import GuardRecord
+from .core.provenance import GuardRecord
 from .rules.registry import graph_arg
-from .settings import ShapeEnvSettings
-from .symbols import DimDynamic
+from .core.settings import ShapeEnvSettings
+from .core.symbols import DimDynamic
 
 __all__ = ["export", "ExportedProgram", "TensorSpec", "ExportConstraintError", "Violation"]
-
-
-@dataclass(frozen=True, slots=True)
-class Violation:
-    """One dim declared dynamic that tracing constrained more than its declaration allows.
-
-    Attributes:
-        label: the Dim's name, or the source text for ``Dim.DYNAMIC``.
-        source: the input dim (``x.size()[0]``).
-        kind: ``"zero_one"``, ``"specialised"``, ``"unified"``, ``"narrowed"`` or ``"divisible"``.
-        detail: what happened, in words.
-        suggestion: what to change.
-        guard: the recorded guard that caused it (None for 0/1 specialisation of the example).
-    """
-
-    label: str
-    source: Source
-    kind: str
-    detail: str
-    suggestion: str
-    guard: GuardRecord | None = None
-
-    def __str__(self) -> str:
-        where = f"\n    the guard was recorded at {self.guard.provenance}" if self.guard is not None else ""
-        return f"{self.detail}{where}"
 
 
 class ExportConstraintError(ConstraintViolationError):
@@ -111,24 +85,6 @@ class ExportConstraintError(ConstraintViolationError):
         lines.append("Suggested fixes:")
         lines += [f"  {fix}" for fix in dict.fromkeys(v.suggestion for v in self.violations)]
         super().__init__("\n".join(lines))
-
-
-@dataclass(frozen=True, slots=True)
-class _Declared:
-    """An input dim (or int) the caller declared dynamic, and the symbol it got."""
-
-    source: Source
-    spec: Dim
-    symbol: sympy.Symbol
-
-    @property
-    def label(self) -> str:
-        return self.spec.name if self.spec.is_named else self.source.text()
-
-    @property
-    def where(self) -> str:
-        src = self.source
-        return f"dynamic_shapes[{src.base!r}][{src.index}]" if src.kind == "size" else f"dynamic_shapes[{src.base!r}]"
 
 
 def export(
@@ -263,7 +219,7 @@ class _Inputs:
     def __init__(self, env: ShapeEnv, graph: Graph):
         self.env, self.graph = env, graph
         self.inputs: list[InputSpec] = []
-        self.declared: list[_Declared] = []
+        self.declared: list[Declared] = []
         self.ties: list = []  # (stride source, traced value) per input stride: the layout guards
 
     def make(self, name: str, value: Any, spec: Any, where: str) -> Any:
@@ -301,7 +257,7 @@ class _Inputs:
                 if dim is Dim.AUTO or (isinstance(dim, Dim) and dim.values is not None and len(dim.values) == 1):
                     continue  # AUTO: specialised without complaint (torch's Dim.AUTO)
                 raise ExportConstraintError([_zero_one(Source.size(name, i), dim, size, f"{where}[{i}]")])
-            self.declared.append(_Declared(Source.size(name, i), dim, size.node.expr))
+            self.declared.append(Declared(Source.size(name, i), dim, size.node.expr))
         meta = format_dims(fake, self.env)
         self.graph.placeholder(name, meta, fake)
         self.inputs.append(InputSpec(name, "tensor", meta, fake))
@@ -334,7 +290,7 @@ class _Inputs:
                 self.env.named_dims[spec.name] = (spec, sym_int, source)
         if not isinstance(sym_int, SymInt):
             raise ExportConstraintError([_zero_one(source, spec, sym_int, where)])
-        self.declared.append(_Declared(source, spec, sym_int.node.expr))
+        self.declared.append(Declared(source, spec, sym_int.node.expr))
         self.graph.placeholder(name, f"Sym({sym_int})")
         self.inputs.append(InputSpec(name, "symint", f"Sym({sym_int})", sym_int))
         return sym_int
@@ -392,12 +348,12 @@ def _zero_one(source: Source, spec: Dim, value: int, where: str) -> Violation:
     )
 
 
-def find_violations(env: ShapeEnv, declared: Sequence[_Declared]) -> list[Violation]:
+def find_violations(env: ShapeEnv, declared: Sequence[Declared]) -> list[Violation]:
     """Replay the recorded guards and report declared dims they constrain (Note [Constraint violations]).
 
     >>> env = ShapeEnv(); x = env.fake_tensor((8,), dynamic=[Dim("n")], name="x")
     >>> _ = bool(x.shape[0] > 5)
-    >>> [v.kind for v in find_violations(env, [_Declared(Source.size("x", 0), Dim("n"), x.shape[0].node.expr)])]
+    >>> [v.kind for v in find_violations(env, [Declared(Source.size("x", 0), Dim("n"), x.shape[0].node.expr)])]
     ['narrowed']
     """
     if not declared or not env.guards:
@@ -421,7 +377,7 @@ def find_violations(env: ShapeEnv, declared: Sequence[_Declared]) -> list[Violat
     return [found[d.source] for d in declared if d.source in found]
 
 
-def _judge(env: ShapeEnv, facts: Facts, d: _Declared, named: dict, record: GuardRecord) -> Violation | None:
+def _judge(env: ShapeEnv, facts: Facts, d: Declared, named: dict, record: GuardRecord) -> Violation | None:
     if isinstance(d.spec, DerivedDim):
         return judge_derived(env, facts, d, record, {n.spec.name for n in named.values()})
     sym = d.symbol

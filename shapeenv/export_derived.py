@@ -18,17 +18,64 @@ is stated for the root (a derived dim has no bounds of its own).
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import sympy
+
+from guards import Source
 from valueranges import bound
 
-from .provenance import GuardRecord
+from .core.provenance import GuardRecord
+from .fake.dims import Dim
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .export import _Declared
-    from .facts import Facts
+    from .core.facts import Facts
 
-__all__ = ["judge_derived", "inherited_range_text"]
+__all__ = ["Declared", "Violation", "judge_derived", "inherited_range_text"]
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    """One dim declared dynamic that tracing constrained more than its declaration allows.
+
+    Attributes:
+        label: the Dim's name, or the source text for ``Dim.DYNAMIC``.
+        source: the input dim (``x.size()[0]``).
+        kind: ``"zero_one"``, ``"specialised"``, ``"unified"``, ``"narrowed"`` or ``"divisible"``.
+        detail: what happened, in words.
+        suggestion: what to change.
+        guard: the recorded guard that caused it (None for 0/1 specialisation of the example).
+    """
+
+    label: str
+    source: Source
+    kind: str
+    detail: str
+    suggestion: str
+    guard: GuardRecord | None = None
+
+    def __str__(self) -> str:
+        where = f"\n    the guard was recorded at {self.guard.provenance}" if self.guard is not None else ""
+        return f"{self.detail}{where}"
+
+
+@dataclass(frozen=True, slots=True)
+class Declared:
+    """An input dim (or int) the caller declared dynamic, and the symbol it got."""
+
+    source: Source
+    spec: Dim
+    symbol: sympy.Symbol
+
+    @property
+    def label(self) -> str:
+        return self.spec.name if self.spec.is_named else self.source.text()
+
+    @property
+    def where(self) -> str:
+        src = self.source
+        return f"dynamic_shapes[{src.base!r}][{src.index}]" if src.kind == "size" else f"dynamic_shapes[{src.base!r}]"
 
 
 def _fmt(v) -> str:
@@ -48,14 +95,12 @@ def inherited_range_text(spec) -> str:
     return f"[{_fmt(lo)}, {_fmt(hi)}] (inherited from {root})"
 
 
-def judge_derived(env, facts: "Facts", d: "_Declared", record: GuardRecord, roots: set[str]):
+def judge_derived(env, facts: "Facts", d: Declared, record: GuardRecord, roots: set[str]):
     """The violation ``record`` causes for the derived dim ``d``, or None.
 
     ``roots``: the names of the named Dims that are input dims themselves; a guard that
     narrows such a root is reported for the root only (as torch does).
     """
-    from .export import Violation  # the facade's value type; export imports this module at its top
-
     spec = d.spec
     value = facts.simplify(d.symbol)
     label = f"{d.source.text()} = {spec!r}"

@@ -43,10 +43,10 @@ from guards import Guard, GuardSet, Source
 from guards.source import contiguous_strides_of
 from symint import SymInt, build
 
-from .symbols import DimDynamic
+from .core.symbols import DimDynamic
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .env import ShapeEnv
+    from .core.env import ShapeEnv
 
 __all__ = ["input_layout", "layout_guard_set", "array_strides", "array_storage_offset"]
 

@@ -33,12 +33,12 @@ from symint import SymInt
 from valueranges import ValueRanges
 
 from .errors import InputsError, SignatureError
-from .messages import short_repr
+from .core.messages import short_repr
 from .fake.dtypes import DType, as_dtype
 from .fake.layout import contiguous_strides
 from .graph import Graph
 from .layout_guards import array_strides
-from .provenance import AssertRecord
+from .core.provenance import AssertRecord
 from .rules.registry import is_tensor
 
 __all__ = ["ExportedProgram", "InputSpec", "TensorSpec", "argument_names", "leaves", "is_tensor_like"]
@@ -219,7 +219,7 @@ class ExportedProgram:
         range_constraints: symbol -> its range after tracing (guards and runtime asserts applied).
         guards: the produced guard set over input sources, as installed at once: the exact
             reduced set (``env.produce_guards()``; no Z3).
-        produced: the :class:`~shapeenv.deferred.ProducedGuards` behind ``guards``: its
+        produced: the :class:`~shapeenv.core.deferred.ProducedGuards` behind ``guards``: its
             ``wait()`` gives the Z3-simplified set, proven equivalent (see :meth:`simplified_guards`).
         runtime_asserts: the ``check(...)`` calls recorded while tracing.
         dims: symbol -> the name of the ``Dim`` it was declared with (named dims only).

@@ -52,10 +52,10 @@ from .fake.dtypes import DType, as_dtype
 from .fake.tensor import FakeTensor, Storage
 from .graph import Graph, Node
 from .program import ExportedProgram, InputSpec
-from .provenance import AssertRecord, GuardRecord, Provenance
+from .core.provenance import AssertRecord, GuardRecord, Provenance
 from .rules.registry import is_tensor
-from .settings import ShapeEnvSettings
-from .symbols import DimDynamic, SymbolInfo
+from .core.settings import ShapeEnvSettings
+from .core.symbols import DimDynamic, SymbolInfo
 
 __all__ = ["FORMAT", "ProgramFormatError", "LoadedEnv", "program_to_json", "program_from_json", "dumps_program",
            "loads_program"]

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 
 from . import form as F
+from .form_terms import make_form
 
 __all__ = ["BoolForm", "Norm", "TRUE", "FALSE", "rel", "and_", "or_", "not_", "bool_const", "opaque_bool", "OPS"]
 
@@ -88,14 +89,14 @@ def _normalise(op: str, p: "F.Form") -> "Norm | bool":
     if op == "<=":
         if g > 1:
             # g*q + c <= 0  <=>  q <= floor(-c / g)  <=>  q + ceil(c / g) <= 0
-            p = F._form(tuple((m, c // g) for m, c in p.terms), -((-p.const) // g))
+            p = make_form(tuple((m, c // g) for m, c in p.terms), -((-p.const) // g))
     else:
         if p.const % g:
             return op == "!="  # g*q == -c has no integer solution
         sign = -1 if p.terms[0][1] < 0 else 1
         if g > 1 or sign < 0:
             k = g * sign
-            p = F._form(tuple((m, c // k) for m, c in p.terms), p.const // k)
+            p = make_form(tuple((m, c // k) for m, c in p.terms), p.const // k)
     key = ("n", op, p)
     found = _NORMS.get(key)
     if found is None:

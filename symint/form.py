@@ -35,7 +35,6 @@ Note [Interning tables]
 
 from __future__ import annotations
 
-import hashlib
 import math
 from typing import Callable
 
@@ -61,340 +60,24 @@ __all__ = [
     "MAX_TERMS",
 ]
 
-from .errors import ExpressionLimitError
-from .limits import MAX_EXPONENT, MAX_INTEGER_BITS
-
-#: Largest number of terms a form may have; past it construction raises FormLimitError.
-MAX_TERMS = 4096
-#: Largest bit length of a coefficient or constant (the limit of :mod:`symint.limits`).
-MAX_BITS = MAX_INTEGER_BITS
-_MEMO_LIMIT = 1 << 17
-
-
-class FormLimitError(ExpressionLimitError):
-    """A construction would build an unreasonably large form (too many terms, huge integers or exponents)."""
-
-
-def _digest(*parts: bytes) -> bytes:
-    return hashlib.blake2b(b"\x00".join(parts), digest_size=8).digest()
-
-
-# -- atoms --------------------------------------------------------------------------------------------
-class Atom:
-    """An interned indivisible integer quantity: a symbol or an opaque function of forms.
-
-    ``kind`` is one of ``sym``, ``floordiv``, ``ceildiv``, ``mod``, ``max``, ``min``,
-    ``pow`` (symbolic exponent) and ``opaque`` (a wrapped sympy expression).
-
-    >>> sym("s0").terms[0][0].factors[0][0].name
-    's0'
-    """
-
-    __slots__ = ("kind", "args", "name", "key", "digest", "_hash", "symbols", "_sympy")
-
-    def __init__(self, kind: str, args: tuple, name: str | None, digest: bytes, symbols: frozenset):
-        self.kind = kind
-        self.args = args
-        self.name = name
-        self.digest = digest
-        self.key = (0, name) if kind == "sym" else (1, digest)
-        self._hash = hash(self.key)
-        self.symbols = symbols
-        self._sympy = None
-
-
-    def __repr__(self) -> str:
-        return f"Atom({self.sympy()})"
-
-    def sympy(self):
-        """The sympy expression of this atom (built once)."""
-        if self._sympy is None:
-            from .form_sympy import atom_to_sympy
-
-            self._sympy = atom_to_sympy(self)
-        return self._sympy
-
-
-_ATOMS: dict[tuple, Atom] = {}
-
-
-def _atom(kind: str, args: tuple, name: str | None = None) -> Atom:
-    key = (kind, name, args)
-    found = _ATOMS.get(key)
-    if found is not None:
-        return found
-    if kind == "sym":
-        digest = _digest(b"sym", name.encode())
-        symbols = frozenset((name,))
-    elif kind == "opaque":
-        import sympy  # only for the opaque fallback
-
-        digest = _digest(b"opaque", sympy.srepr(args[0]).encode())
-        symbols = frozenset(s.name for s in args[0].free_symbols)
-    else:
-        digest = _digest(kind.encode(), *(a.digest for a in args))
-        symbols = frozenset().union(*(a.symbols for a in args))
-    atom = Atom(kind, args, name, digest, symbols)
-    _ATOMS[key] = atom
-    return atom
-
-
-# -- monomials ----------------------------------------------------------------------------------------
-class Mono:
-    """An interned product of atom powers, ``factors`` sorted by atom key (the empty product is 1).
-
-    >>> m = mul(sym("a"), sym("a")).terms[0][0]
-    >>> m.degree, [(a.name, p) for a, p in m.factors]
-    (2, [('a', 2)])
-    """
-
-    __slots__ = ("factors", "key", "digest", "degree", "_hash", "symbols", "_sympy")
-
-    def __init__(self, factors: tuple[tuple[Atom, int], ...]):
-        self.factors = factors
-        self.key = tuple((a.key, p) for a, p in factors)
-        self.digest = _digest(b"mono", *(a.digest + p.to_bytes(4, "little") for a, p in factors))
-        self.degree = sum(p for _, p in factors)
-        self._hash = hash(self.key)
-        self.symbols = frozenset().union(*(a.symbols for a, _ in factors)) if factors else frozenset()
-        self._sympy = None
-
-
-    def single_atom(self) -> Atom | None:
-        """The atom when this monomial is one atom to the first power, else None."""
-        if len(self.factors) == 1 and self.factors[0][1] == 1:
-            return self.factors[0][0]
-        return None
-
-
-_MONOS: dict[tuple, Mono] = {}
-
-
-def _mono(factors: tuple[tuple[Atom, int], ...]) -> Mono:
-    found = _MONOS.get(factors)
-    if found is None:
-        found = _MONOS[factors] = Mono(factors)
-    return found
-
-
-_MONO_MUL: dict[tuple[Mono, Mono], Mono] = {}
-
-
-def _mono_mul(a: Mono, b: Mono) -> Mono:
-    key = (a, b)
-    found = _MONO_MUL.get(key)
-    if found is not None:
-        return found
-    powers: dict[Atom, int] = {}
-    for atom, p in a.factors:
-        powers[atom] = powers.get(atom, 0) + p
-    for atom, p in b.factors:
-        powers[atom] = powers.get(atom, 0) + p
-    result = _mono(tuple(sorted(powers.items(), key=lambda item: item[0].key)))
-    if len(_MONO_MUL) > _MEMO_LIMIT:
-        _MONO_MUL.clear()
-    _MONO_MUL[key] = _MONO_MUL[(b, a)] = result
-    return result
-
-
-_ONE = _mono(())
-
-
-# -- forms --------------------------------------------------------------------------------------------
-class Form:
-    """An interned integer polynomial ``const + sum(coeff * mono)`` (see the module docstring).
-
-    Attributes:
-        terms: ``((mono, coeff), ...)`` with nonzero coefficients, sorted by monomial key.
-        const: the constant term.
-        symbols: the names of every symbol inside (atoms' arguments included).
-
-    >>> f = add(sym("x"), const(3))
-    >>> f.const, f.is_const, f.symbols, f.value({"x": 4})
-    (3, False, frozenset({'x'}), 7)
-    """
-
-    __slots__ = ("terms", "const", "_digest", "_hash", "_symbols", "is_const", "_sympy", "_linear", "_symdiv", "__weakref__")
-
-    def __init__(self, terms: tuple[tuple[Mono, int], ...], const_: int):
-        self.terms = terms
-        self.const = const_
-        self._digest = None
-        self._hash = hash((terms, const_))
-        self._symbols = None
-        self.is_const = not terms
-        self._sympy = None
-        self._linear = None
-        self._symdiv = None
-
-    @property
-    def has_symbolic_division(self) -> bool:
-        """Whether some floor division or modulo inside has a non-constant divisor."""
-        v = self._symdiv
-        if v is None:
-            v = False
-            for m, _ in self.terms:
-                for a, _ in m.factors:
-                    if a.kind in ("floordiv", "ceildiv", "mod") and (not a.args[1].is_const or a.args[0].has_symbolic_division):
-                        v = True
-                    elif a.kind not in ("sym", "opaque") and any(x.has_symbolic_division for x in a.args):
-                        v = True
-                    if v:
-                        break
-                if v:
-                    break
-            self._symdiv = v
-        return v
-
-    def has_division(self) -> bool:
-        """Whether a floor/ceil division or modulo occurs anywhere inside.
-
-        >>> sym("x").has_division(), add(floordiv(sym("x"), const(2)), const(1)).has_division()
-        (False, True)
-        """
-        for m, _ in self.terms:
-            for a, _ in m.factors:
-                if a.kind in ("floordiv", "ceildiv", "mod"):
-                    return True
-                if a.kind not in ("sym", "opaque") and any(x.has_division() for x in a.args):
-                    return True
-        return False
-
-    @property
-    def digest(self) -> bytes:
-        """A structural digest (deterministic across processes; see Note [Deterministic order])."""
-        d = self._digest
-        if d is None:
-            d = self._digest = _digest(
-                b"form", str(self.const).encode(), *(m.digest + str(c).encode() for m, c in self.terms)
-            )
-        return d
-
-    @property
-    def symbols(self) -> frozenset:
-        """The names of every symbol inside (atoms' arguments included)."""
-        s = self._symbols
-        if s is None:
-            terms = self.terms
-            if not terms:
-                s = frozenset()
-            elif len(terms) == 1:
-                s = terms[0][0].symbols
-            else:
-                s = frozenset().union(*(m.symbols for m, _ in terms))
-            self._symbols = s
-        return s
-
-
-    def __repr__(self) -> str:
-        return f"Form({self.sympy()})"
-
-    def sympy(self):
-        """The sympy expression (built once per form, on first request).
-
-        >>> sub(sym("x"), const(1)).sympy()
-        x - 1
-        """
-        if self._sympy is None:
-            from .form_sympy import _FROM, form_to_sympy
-
-            self._sympy = form_to_sympy(self)
-            _FROM.setdefault(self._sympy, self)
-        return self._sympy
-
-    def atom(self) -> Atom | None:
-        """The atom when this form is exactly one atom (coefficient 1, no constant), else None.
-
-        >>> sym("x").atom().name, add(sym("x"), const(1)).atom()
-        ('x', None)
-        """
-        if self.const == 0 and len(self.terms) == 1 and self.terms[0][1] == 1:
-            return self.terms[0][0].single_atom()
-        return None
-
-    def linear(self) -> dict[str, int] | None:
-        """``{symbol name: coefficient}`` when this is a linear combination of symbols plus the constant.
-
-        >>> add(mul(const(2), sym("x")), const(5)).linear()
-        {'x': 2}
-        """
-        if self._linear is None:  # computed once; False when some monomial is not a plain symbol
-            out: dict[str, int] | bool = {}
-            for m, c in self.terms:
-                a = m.single_atom()
-                if a is None or a.kind != "sym":
-                    out = False
-                    break
-                out[a.name] = c
-            self._linear = out
-        return None if self._linear is False else self._linear
-
-    def value(self, values: dict[str, int]) -> int:
-        """The value for integer ``values`` of the symbols (Python semantics; KeyError if one is missing)."""
-        from .form_eval import evaluate_form
-
-        return evaluate_form(self, values)
-
-
-_FORMS: dict[tuple, Form] = {}
-
-
-def _form(terms: tuple[tuple[Mono, int], ...], const_: int) -> Form:
-    key = (terms, const_)
-    found = _FORMS.get(key)
-    if found is None:
-        if len(terms) > MAX_TERMS:
-            raise FormLimitError(f"an expression with {len(terms)} terms exceeds the limit of {MAX_TERMS}")
-        if const_.bit_length() > MAX_BITS or any(c.bit_length() > MAX_BITS for _, c in terms):
-            raise FormLimitError(f"an integer with more than {MAX_BITS} bits would be built")
-        found = _FORMS[key] = Form(terms, const_)
-    return found
-
-
-def _from_dict(coeffs: dict[Mono, int], const_: int) -> Form:
-    if _ONE in coeffs:  # the empty product (e.g. x*y / (x*y)) is the constant term
-        const_ += coeffs.pop(_ONE)
-    terms = tuple(sorted(((m, c) for m, c in coeffs.items() if c), key=lambda t: t[0].key))
-    return _form(terms, const_)
-
-
-_CONSTS: dict[int, Form] = {}
-
-
-def const(k: int) -> Form:
-    """The constant form ``k``.
-
-    >>> const(3).const, const(3) is const(3)
-    (3, True)
-    """
-    found = _CONSTS.get(k)
-    if found is None:
-        if type(k) is not int:
-            k = int(k)
-        found = _form((), k)
-        if -1024 <= k <= 1024:
-            _CONSTS[k] = found
-    return found
-
-
-def sym(name: str) -> Form:
-    """The form of the integer symbol ``name``.
-
-    >>> sym("s0") is sym("s0")
-    True
-    """
-    return atom_form(_atom("sym", (), name))
-
-
-_ATOM_FORMS: dict[Atom, Form] = {}
-
-
-def atom_form(atom: Atom) -> Form:
-    """The form that is exactly ``atom``."""
-    found = _ATOM_FORMS.get(atom)
-    if found is None:
-        found = _ATOM_FORMS[atom] = _form(((_mono(((atom, 1),)), 1),), 0)
-    return found
+from .form_terms import (
+    MAX_BITS,
+    MAX_TERMS,
+    MEMO_LIMIT,
+    Atom,
+    Form,
+    FormLimitError,
+    Mono,
+    atom_form,
+    const,
+    form_from_dict,
+    make_atom,
+    make_form,
+    make_mono,
+    mono_mul,
+    sym,
+)
+from .limits import MAX_EXPONENT
 
 
 def _memo2(table: dict, a: Form, b: Form, build: Callable[[Form, Form], Form]) -> Form:
@@ -402,7 +85,7 @@ def _memo2(table: dict, a: Form, b: Form, build: Callable[[Form, Form], Form]) -
     found = table.get(key)
     if found is None:
         found = build(a, b)
-        if len(table) > _MEMO_LIMIT:
+        if len(table) > MEMO_LIMIT:
             table.clear()
         table[key] = found
     return found
@@ -420,13 +103,13 @@ _MIN: dict = {}
 
 def _add(a: Form, b: Form) -> Form:
     if a.is_const:
-        return const(a.const + b.const) if b.is_const else _form(b.terms, b.const + a.const)
+        return const(a.const + b.const) if b.is_const else make_form(b.terms, b.const + a.const)
     if b.is_const:
-        return _form(a.terms, a.const + b.const)
+        return make_form(a.terms, a.const + b.const)
     coeffs = dict(a.terms)
     for m, c in b.terms:
         coeffs[m] = coeffs.get(m, 0) + c
-    return _from_dict(coeffs, a.const + b.const)
+    return form_from_dict(coeffs, a.const + b.const)
 
 
 def add(a: Form, b: Form) -> Form:
@@ -452,8 +135,8 @@ def scale(a: Form, k: int) -> Form:
         if k == 0:
             found = const(0)
         else:
-            found = _form(tuple((m, c * k) for m, c in a.terms), a.const * k)
-        if len(_SCALE) > _MEMO_LIMIT:
+            found = make_form(tuple((m, c * k) for m, c in a.terms), a.const * k)
+        if len(_SCALE) > MEMO_LIMIT:
             _SCALE.clear()
         _SCALE[key] = found
     return found
@@ -483,7 +166,7 @@ def _mul(a: Form, b: Form) -> Form:
     coeffs: dict[Mono, int] = {}
     for ma, ca in a.terms:
         for mb, cb in b.terms:
-            m = _mono_mul(ma, mb)
+            m = mono_mul(ma, mb)
             coeffs[m] = coeffs.get(m, 0) + ca * cb
     if b.const:
         for ma, ca in a.terms:
@@ -491,7 +174,7 @@ def _mul(a: Form, b: Form) -> Form:
     if a.const:
         for mb, cb in b.terms:
             coeffs[mb] = coeffs.get(mb, 0) + cb * a.const
-    return _from_dict(coeffs, a.const * b.const)
+    return form_from_dict(coeffs, a.const * b.const)
 
 
 def mul(a: Form, b: Form) -> Form:
@@ -540,7 +223,7 @@ def pow_sym(a: Form, b: Form) -> Form:
         return pow_nat(a, b.const)
     if a.is_const and a.const == 1:
         return const(1)
-    return atom_form(_atom("pow", (a, b)))
+    return atom_form(make_atom("pow", (a, b)))
 
 
 def _content(a: Form) -> int:
@@ -569,7 +252,7 @@ def _divides_mono(small: Mono, big: Mono) -> Mono | None:
             del powers[atom]
         else:
             powers[atom] = have - p
-    return _mono(tuple(sorted(powers.items(), key=lambda item: item[0].key)))
+    return make_mono(tuple(sorted(powers.items(), key=lambda item: item[0].key)))
 
 
 def _split_divisible(a: Form, b: Form) -> tuple[Form, Form]:
@@ -595,7 +278,7 @@ def _split_divisible(a: Form, b: Form) -> tuple[Form, Form]:
                     quotient[q] = quotient.get(q, 0) + c // single[1]
                     continue
             rest[m] = c
-    return _from_dict(quotient, qconst), _from_dict(rest, rconst)
+    return form_from_dict(quotient, qconst), form_from_dict(rest, rconst)
 
 
 def _check_divisor(b: Form, what: str) -> None:
@@ -621,12 +304,12 @@ def _floordiv(a: Form, b: Form, ceil: bool = False) -> Form:
         k = b.const
         g = math.gcd(_content(a), k)
         if g > 1:
-            reduced = _form(tuple((m, c // g) for m, c in a.terms), a.const // g)
+            reduced = make_form(tuple((m, c // g) for m, c in a.terms), a.const // g)
             return _div(reduced, const(k // g), ceil)
         inner = a.atom()
         if not ceil and k > 0 and inner is not None and inner.kind == "floordiv" and inner.args[1].is_const:
             return floordiv(inner.args[0], const(inner.args[1].const * k))
-    return atom_form(_atom(kind, (a, b)))
+    return atom_form(make_atom(kind, (a, b)))
 
 
 def _div(a: Form, b: Form, ceil: bool) -> Form:
@@ -666,16 +349,16 @@ def _mod(a: Form, b: Form) -> Form:
         if not 0 <= rest.const < k or any(c % k != c for _, c in rest.terms):
             # (c*m + r) % k == ((c % k)*m + r % k) % k: coefficients and constant in [0, k)
             reduced = {m: c % k for m, c in rest.terms}
-            rest, changed = _from_dict(reduced, rest.const % k), True
+            rest, changed = form_from_dict(reduced, rest.const % k), True
             if rest.is_const:
                 return const(rest.const % b.const)
         g = math.gcd(_content(rest), k)
         if g > 1:
             # (g*a) % (g*k') == g * (a % k') for g > 0 (divisibility is then normalised: 3*s % 6 -> 3*(s % 2))
-            reduced_a = _form(tuple((m, c // g) for m, c in rest.terms), rest.const // g)
+            reduced_a = make_form(tuple((m, c // g) for m, c in rest.terms), rest.const // g)
             return scale(mod(reduced_a, const(b.const // g)), g)
     if rest.is_const:
-        return const(rest.const % b.const) if b.is_const else (const(0) if rest.const == 0 else atom_form(_atom("mod", (rest, b))))
+        return const(rest.const % b.const) if b.is_const else (const(0) if rest.const == 0 else atom_form(make_atom("mod", (rest, b))))
     inner = rest.atom()
     if inner is not None and inner.kind == "mod":
         x, m = inner.args
@@ -685,7 +368,7 @@ def _mod(a: Form, b: Form) -> Form:
             return rest
     if changed:
         return mod(rest, b)
-    return atom_form(_atom("mod", (a, b)))
+    return atom_form(make_atom("mod", (a, b)))
 
 
 def mod(a: Form, b: Form) -> Form:
@@ -714,7 +397,7 @@ def _minmax(kind: str, a: Form, b: Form) -> Form:
     if len(symbolic) == 1:
         return symbolic[0]
     ordered = tuple(sorted(symbolic, key=lambda f: f.digest))
-    return atom_form(_atom(kind, ordered))
+    return atom_form(make_atom(kind, ordered))
 
 
 def max_(a: Form, b: Form) -> Form:
@@ -744,4 +427,4 @@ def opaque(expr) -> Form:
     >>> opaque(IfThenElse(x > 0, x, -x)).symbols
     frozenset({'x'})
     """
-    return atom_form(_atom("opaque", (expr,)))
+    return atom_form(make_atom("opaque", (expr,)))

@@ -18,58 +18,14 @@ from __future__ import annotations
 import sympy
 
 from . import form as F
+from .form_terms import SYMPY_TO_FORM
 from .functions import CeilDiv, FloorDiv, Max, Min, Mod, PowByNatural, _is_integer_valued
 
-__all__ = ["form_to_sympy", "atom_to_sympy", "from_sympy", "NotAnIntegerForm"]
+__all__ = ["from_sympy", "NotAnIntegerForm"]
 
 
 class NotAnIntegerForm(ValueError):
     """The sympy expression is not integer-valued by structure (floats, true division, ...)."""
-
-
-def atom_to_sympy(atom: "F.Atom") -> sympy.Basic:
-    """The sympy expression of one atom."""
-    from .build import symbol_expr
-
-    kind = atom.kind
-    if kind == "sym":
-        return symbol_expr(atom.name)
-    if kind == "opaque":
-        return atom.args[0]
-    args = [a.sympy() for a in atom.args]
-    if kind == "floordiv":
-        return FloorDiv(*args)
-    if kind == "ceildiv":
-        return CeilDiv(*args)
-    if kind == "mod":
-        return Mod(*args)
-    if kind == "max":
-        return Max(*args)
-    if kind == "min":
-        return Min(*args)
-    if kind == "pow":
-        return PowByNatural(*args)
-    raise ValueError(f"unknown atom kind {kind}")
-
-
-def _mono_to_sympy(m: "F.Mono") -> sympy.Expr:
-    if m._sympy is None:
-        factors = [a.sympy() if p == 1 else sympy.Pow(a.sympy(), p) for a, p in m.factors]
-        m._sympy = sympy.Mul(*factors)
-    return m._sympy
-
-
-def form_to_sympy(f: "F.Form") -> sympy.Expr:
-    """The sympy expression of a form (use :meth:`Form.sympy`, which caches it)."""
-    if f.is_const:
-        return sympy.Integer(f.const)
-    terms = [(_mono_to_sympy(m) if c == 1 else sympy.Integer(c) * _mono_to_sympy(m)) for m, c in f.terms]
-    if f.const:
-        terms.append(sympy.Integer(f.const))
-    return sympy.Add(*terms)
-
-
-_FROM: dict[sympy.Basic, "F.Form"] = {}
 
 
 def from_sympy(expr: sympy.Basic) -> "F.Form":
@@ -82,13 +38,13 @@ def from_sympy(expr: sympy.Basic) -> "F.Form":
     >>> from_sympy(FloorDiv(symbol_expr("x") * 4, 2)).sympy()
     2*x
     """
-    found = _FROM.get(expr)
+    found = SYMPY_TO_FORM.get(expr)
     if found is not None:
         return found
     result = _convert(expr)
-    if len(_FROM) > (1 << 16):
-        _FROM.clear()
-    _FROM[expr] = result
+    if len(SYMPY_TO_FORM) > (1 << 16):
+        SYMPY_TO_FORM.clear()
+    SYMPY_TO_FORM[expr] = result
     if result._sympy is None:
         result._sympy = expr
     return result

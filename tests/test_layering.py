@@ -51,3 +51,102 @@ def test_checker_sees_violations(tmp_path: Path) -> None:
     bad = tmp_path / "m.py"
     bad.write_text("def f():\n    from shapeenv import env\n")
     assert _imports(bad) == [(2, "shapeenv")]
+
+
+# -- inside the packages ------------------------------------------------------------------------------
+def _module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _local_imports(path: Path, root: Path, known: set[str]) -> set[str]:
+    """The project modules ``path`` imports (absolute or relative, at top level, in functions or under TYPE_CHECKING).
+
+    ``from pkg import name`` counts as importing ``pkg.name`` when that is a module, else ``pkg``.
+    A module importing its own enclosing package's ``__init__`` is not counted: that edge
+    exists for every submodule and says nothing about the layering between siblings.
+    """
+    me = _module_name(path, root)
+    package = me.split(".") if path.name == "__init__.py" else me.split(".")[:-1]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(), filename=str(path))):
+        if isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name in known}
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            target = ".".join(base + (node.module.split(".") if node.module else []))
+            for alias in node.names:
+                full = f"{target}.{alias.name}" if target else alias.name
+                if full in known:
+                    found.add(full)
+                elif target in known:
+                    found.add(target)
+    return {m for m in found if m != me and not me.startswith(m + ".")}
+
+
+def _import_graph(root: Path, packages) -> dict[str, set[str]]:
+    paths = {_module_name(p, root): p for package in packages for p in sorted((root / package).rglob("*.py"))}
+    return {name: _local_imports(path, root, set(paths)) for name, path in paths.items()}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    out: list[list[str]] = []
+
+    def visit(v: str) -> None:
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in sorted(graph[v]):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                out.append(sorted(component))
+
+    for v in sorted(graph):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def test_no_import_cycles_inside_packages() -> None:
+    cycles = _cycles(_import_graph(ROOT, RANK))
+    assert cycles == [], "modules that import each other (directly or through others): " + "; ".join(map(" <-> ".join, cycles))
+
+
+def test_core_imports_nothing_of_the_tensor_world() -> None:
+    graph = _import_graph(ROOT, ["shapeenv"])
+    leaks = sorted(
+        f"{m} imports {d}"
+        for m, deps in graph.items()
+        if m.startswith("shapeenv.core")
+        for d in deps
+        if d.startswith("shapeenv") and not d.startswith("shapeenv.core")
+    )
+    assert leaks == [], "shapeenv.core must not import fake tensors, rules, hops, export or compile: " + ", ".join(leaks)
+
+
+def test_cycle_checker_sees_cycles(tmp_path: Path) -> None:
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from .b import f\n")
+    (pkg / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from . import c\n")
+    (pkg / "c.py").write_text("def g():\n    from pkg.a import f\n")
+    (pkg / "d.py").write_text("from . import a\n")
+    assert _cycles(_import_graph(tmp_path, ["pkg"])) == [["pkg.a", "pkg.b", "pkg.c"]]

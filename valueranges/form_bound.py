@@ -25,6 +25,7 @@ import math
 from typing import Mapping
 
 from symint import form as F
+from symint.form_terms import make_form
 
 __all__ = ["bound_form", "bound_atom", "mono_bound", "Bound", "interval_mul", "UNBOUNDED"]
 
@@ -207,7 +208,7 @@ def bound_form(f: "F.Form", ranges: Mapping[str, Bound], memo: dict, opaque=None
         atom = _common_atom(f)
         if atom is not None:
             # f = atom * rest + const: bound the product of the two intervals.
-            terms = F._form(f.terms, 0)
+            terms = make_form(f.terms, 0)
             rest = F.floordiv(terms, F.atom_form(atom))  # exact: atom divides every term
             lo, hi = interval_mul(bound_atom(atom, ranges, memo, opaque), bound_form(rest, ranges, memo, opaque))
             result = (max(result[0], lo + f.const), min(result[1], hi + f.const))

@@ -29,7 +29,7 @@ Note [Eager runs]
 Note [Simplified guards swapped in]
     An entry is installed with the trace's exact reduced guard set, so the compiled
     function serves calls as soon as the trace ends. When the trace's
-    :class:`~shapeenv.deferred.ProducedGuards` has proven its Z3-simplified set
+    :class:`~shapeenv.core.deferred.ProducedGuards` has proven its Z3-simplified set
     equivalent (in a worker thread), each entry of that trace gets the simplified set
     (with the same int pins and ``specialize_on`` predicate) through
     :meth:`GuardedCache.replace_guards`, one atomic snapshot per entry. Records keep the
@@ -62,7 +62,7 @@ from guards.cache import CacheEntry, GuardedCache
 from guards.explain import explain_inputs
 
 from ..program import ExportedProgram
-from ..provenance import user_frame
+from ..core.provenance import user_frame
 from ..stance import Stance, stance_now
 from .binding import INLINE, Binder, Call, describe_key, key_differences
 from .budget import Fallback, Forced, GuardBudget, charged_sources, guards_per_source

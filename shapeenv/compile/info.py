@@ -23,14 +23,13 @@ from __future__ import annotations
 
 import html
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol, Sequence
 
 from guards import GuardSet, Source
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..program import ExportedProgram
     from .budget import Fallback
-    from .function import CompiledFunction
 
 __all__ = ["RecompileReason", "EntryInfo", "CacheInfo", "Suggestion", "suggest_dynamic", "suggest_from"]
 
@@ -222,7 +221,13 @@ class Suggestion:
         return f"{self.code}  # {self.source.text()} was pinned ({seen}) in {self.recompiles} recompiles"
 
 
-def suggest_dynamic(compiled: "CompiledFunction", min_count: int = 2) -> tuple[Suggestion, ...]:
+class HasRecompileReasons(Protocol):
+    """What :func:`suggest_dynamic` reads of a compiled function (its own module stays below the facade)."""
+
+    def recompile_reasons(self) -> Sequence["RecompileReason"]: ...
+
+
+def suggest_dynamic(compiled: "HasRecompileReasons", min_count: int = 2) -> tuple[Suggestion, ...]:
     """The sources to mark dynamic, from the recorded recompile reasons (Note [Suggesting dynamic sources]).
 
     Args:

@@ -33,12 +33,12 @@ from symint import SymInt, build
 from symint.values import wrap
 
 from ..errors import ConstraintViolationError
-from ..provenance import GuardRecord, Provenance
-from ..symbols import DimDynamic
+from ..core.provenance import GuardRecord, Provenance
+from ..core.symbols import DimDynamic
 from .dims import DerivedDim, Dim
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..env import ShapeEnv
+    from ..core.env import ShapeEnv
 
 __all__ = ["declare_guard", "set_valued", "derived", "named_value"]
 

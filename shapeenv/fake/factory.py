@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 from guards import Source
 
 from ..errors import ConstraintViolationError, DynamicShapesError, DynamicShapesTypeError
-from ..symbols import DimDynamic
+from ..core.symbols import DimDynamic
 from .declared import derived, named_value, set_valued
 from .dims import DerivedDim, Dim
 from .dtypes import as_dtype
@@ -25,7 +25,7 @@ from .layout import contiguous_strides
 from .tensor import FakeTensor
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..env import ShapeEnv
+    from ..core.env import ShapeEnv
 
 __all__ = ["make_fake_tensor", "make_input_tensor", "dim_specs"]
 

@@ -20,7 +20,7 @@ import itertools
 from typing import Any
 
 from ..errors import DimOutOfRangeError, ShapeError, TorchInteropError
-from ..messages import user_label
+from ..core.messages import user_label
 from ..rules.registry import env_of, registered
 from . import layout
 from .dtypes import DType

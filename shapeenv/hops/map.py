@@ -31,7 +31,7 @@ from symint import SymBool, SymFloat, SymInt
 
 from ..fake.tensor import FakeTensor
 from ..rules.registry import is_tensor
-from ..messages import short_repr
+from ..core.messages import short_repr
 from .common import decide_equal, fail, fmt_shape, record_hop, select_view, trace_body
 from .eager import any_real, eager_map
 from .pytree import leaf_items, tree_map

@@ -45,7 +45,7 @@ from symint import SymInt
 
 from ..fake.tensor import FakeTensor
 from ..rules.registry import is_tensor
-from ..messages import hint_text
+from ..core.messages import hint_text
 from .common import decide_equal, describe_tree, fail, fmt_shape, fresh_like, record_hop, select_view, trace_body
 from .eager import any_real, eager_scan
 from .pytree import flatten, leaf_items, paths, structure_diff, tree_map

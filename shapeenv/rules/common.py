@@ -29,8 +29,8 @@ from ..errors import GuardOnDataDependentSymNode, ShapeError
 from ..fake.dtypes import DType, as_dtype
 from ..fake import layout
 from ..fake.tensor import FakeTensor, contiguous_strides
-from ..messages import short_repr
-from ..provenance import local_name, user_frame_object
+from ..core.messages import short_repr
+from ..core.provenance import local_name, user_frame_object
 from .registry import is_tensor
 
 __all__ = [

@@ -17,7 +17,7 @@ from ..errors import ShapeError
 from ..fake.dtypes import DType, as_dtype, bool_, float32, int64, promote
 from ..fake import layout
 from ..fake.tensor import FakeTensor
-from ..messages import hint_text, short_repr, user_label
+from ..core.messages import hint_text, short_repr, user_label
 from .registry import is_tensor, rule
 
 __all__ = ["broadcast_shapes", "broadcast_dim", "maximum_impl", "minimum_impl", "pointwise_strides", "format_strides"]

@@ -19,7 +19,7 @@ from ..errors import ShapeError
 from ..fake.tensor import FakeTensor
 from .common import check_tensor, fmt_shape, known_true, new_tensor, require
 from .elementwise import broadcast_shapes
-from ..messages import hint_text, user_label
+from ..core.messages import hint_text, user_label
 from .registry import rule
 
 __all__ = ["matmul", "mm", "bmm", "linear"]

@@ -15,7 +15,7 @@ from __future__ import annotations
 from typing import Any, Callable
 
 from ..errors import ShapeEnvError, ShapeError
-from ..messages import annotate
+from ..core.messages import annotate
 
 __all__ = ["rule", "call", "registered", "eager_kernel", "env_of", "is_tensor", "describe"]
 

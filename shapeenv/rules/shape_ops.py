@@ -39,7 +39,7 @@ from .common import (
     unsqueeze_view,
 )
 from .indexing import narrow_impl, select_impl
-from ..messages import hint_text, user_label
+from ..core.messages import hint_text, user_label
 from .registry import rule
 
 __all__ = ["cat", "stack", "split", "chunk", "unbind", "unsqueeze", "squeeze", "expand", "permute",

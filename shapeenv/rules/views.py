@@ -49,7 +49,7 @@ from .common import (
     require,
     size_args,
 )
-from ..messages import hint_text, user_label
+from ..core.messages import hint_text, user_label
 from .registry import rule
 
 __all__ = ["infer_size", "compute_stride", "view", "reshape", "flatten", "unflatten", "contiguous", "as_strided", "unfold"]

@@ -32,6 +32,7 @@ True
 """
 
 from ..errors import UnsupportedTorchOpError
+from . import composites as _composites  # noqa: F401  (registers the adapters of composite torch functions)
 from . import handlers as _handlers  # noqa: F401  (registers the built-in table entries)
 from .api import TorchCompiled, compile, export
 from .dims import translate as translate_dynamic_shapes

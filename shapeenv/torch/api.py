@@ -30,7 +30,7 @@ from ..dynamism import MARKS, SourcePatterns, mark_dynamic, mark_static, maybe_m
 from ..errors import SignatureError
 from ..export import export as se_export
 from ..program import ExportedProgram
-from ..settings import ShapeEnvSettings
+from ..core.settings import ShapeEnvSettings
 from .dims import translate
 from .program import STATE_PATTERN, TorchFunction, _is_state
 from .table import TorchOpTable

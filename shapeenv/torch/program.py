@@ -18,6 +18,7 @@ Called on fake inputs, a :class:`TorchFunction` runs the torch code under a
 
 from __future__ import annotations
 
+import functools
 import inspect
 from typing import Any, Callable
 
@@ -38,9 +39,19 @@ STATE_PATTERN = r"self\.(_modules|_parameters|_buffers)\[.*"
 TRAINING = "self.training"
 
 
+@functools.lru_cache(maxsize=4096)
+def _prefix(path: tuple[str, ...]) -> str:
+    return "self" + "".join(f"._modules[{p!r}]" for p in path)
+
+
+@functools.lru_cache(maxsize=65536)
+def _source(path: tuple[str, ...], kind: str, name: str) -> str:
+    return f"{_prefix(path)}.{kind}[{name!r}]"
+
+
 def state_source(path: list[str], kind: str, name: str) -> str:
     """The source base of a parameter (``kind="_parameters"``) or buffer of the submodule at ``path``."""
-    return "self" + "".join(f"._modules[{p!r}]" for p in path) + f".{kind}[{name!r}]"
+    return _source(tuple(path), kind, name)
 
 
 def module_state(module: torch.nn.Module) -> dict[str, torch.Tensor]:
@@ -53,17 +64,17 @@ def module_state(module: torch.nn.Module) -> dict[str, torch.Tensor]:
     out: dict[str, torch.Tensor] = {}
     seen: set[int] = set()
 
-    def visit(mod: torch.nn.Module, path: list[str]) -> None:
-        for kind in ("_parameters", "_buffers"):
-            for name, tensor in getattr(mod, kind).items():
+    def visit(mod: torch.nn.Module, path: tuple[str, ...]) -> None:
+        for kind, tensors in (("_parameters", mod._parameters), ("_buffers", mod._buffers)):
+            for name, tensor in tensors.items():
                 if tensor is not None and id(tensor) not in seen:
                     seen.add(id(tensor))
-                    out[state_source(path, kind, name)] = tensor
+                    out[_source(path, kind, name)] = tensor
         for name, child in mod._modules.items():
             if child is not None:
-                visit(child, path + [name])
+                visit(child, path + (name,))
 
-    visit(module, [])
+    visit(module, ())
     return out
 
 
@@ -111,9 +122,8 @@ class TorchFunction:
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         user = {k: v for k, v in kwargs.items() if not _is_state(k)}
-        state = {k: v for k, v in kwargs.items() if _is_state(k)}
-        if _has_fake((args, kwargs)):
-            return self._trace(args, user, state)
+        if _has_fake(args) or _has_fake(user) or _has_fake(kwargs):
+            return self._trace(args, user, {k: v for k, v in kwargs.items() if _is_state(k)})
         return self.target(*args, **user)
 
     def _trace(self, args: tuple, kwargs: dict, state: dict) -> Any:
@@ -138,6 +148,8 @@ def _is_state(key: str) -> bool:
 
 
 def _has_fake(value: Any) -> bool:
+    if isinstance(value, torch.Tensor):
+        return False
     if is_tensor(value) or (hasattr(value, "node") and getattr(value.node, "env", None) is not None):
         return True
     if isinstance(value, (list, tuple)):

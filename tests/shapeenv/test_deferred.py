@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from guards import GuardSet, Source, Verdict
-from shapeenv import deferred
+from shapeenv.core import deferred
 from shapeenv.compile import compile
-from shapeenv.deferred import ProducedGuards
+from shapeenv.core.deferred import ProducedGuards
 from symint import build
 
 s0, s1, s2 = (build.symbol_expr(f"s{i}") for i in range(3))

@@ -13,6 +13,7 @@ from torch.export import Dim  # noqa: E402
 
 import shapeenv.torch as st  # noqa: E402
 from shapeenv import ExportConstraintError, ShapeError  # noqa: E402
+from shapeenv.compile.trace import output_shapes  # noqa: E402
 
 from .helpers import assert_same_as_torch_export  # noqa: E402
 
@@ -155,3 +156,49 @@ def test_dtypes_follow_torch():
         return x.half(), (x > 0).sum(dim=1), i.float() * 2, x.to(torch.float64).mean(0), x.type_as(i)
 
     assert_same_as_torch_export(f, (torch.randn(3, 4), torch.arange(4)), dynamic_shapes=None)
+
+
+@pytest.mark.parametrize("batch_first", [True, False])
+def test_multihead_attention_matches_torch_export(batch_first):
+    torch.manual_seed(0)
+    mha = nn.MultiheadAttention(16, 4, batch_first=batch_first).eval()
+    x = torch.randn(2, 5, 16) if batch_first else torch.randn(5, 2, 16)
+    seq = 1 if batch_first else 0
+    spec = {seq: Dim("s"), 1 - seq: Dim("b")}
+    assert_same_as_torch_export(mha, (x, x, x), dynamic_shapes={"query": spec, "key": spec, "value": spec})
+
+
+def test_multihead_attention_with_masks_and_separate_weights():
+    mha = nn.MultiheadAttention(8, 2, batch_first=True, kdim=6, vdim=6).eval()
+    q, kv = torch.randn(2, 3, 8), torch.randn(2, 5, 6)
+    padding = torch.zeros(2, 5)  # float masks: added to the scores
+    mask = torch.zeros(3, 5)
+
+    def f(q, kv, padding, mask):
+        out, weights = mha(q, kv, kv, key_padding_mask=padding, attn_mask=mask, average_attn_weights=False)
+        return out, weights
+
+    b, s = Dim("b"), Dim("s")
+    ours, _ = assert_same_as_torch_export(f, (q, kv, padding, mask),
+                                          dynamic_shapes=({0: b}, {0: b, 1: s}, {0: b, 1: s}, {1: s}))
+    batch, src = ours.inputs[1].value.shape[:2]
+    assert ours.output_shapes[1] == (batch, 2, 3, src)
+
+
+@pytest.mark.parametrize("kind,batch_first,bidirectional", [
+    ("LSTM", True, False), ("LSTM", False, True), ("GRU", True, True), ("RNN", False, False)])
+def test_recurrent_modules_match_torch_export(kind, batch_first, bidirectional):
+    torch.manual_seed(0)
+    rnn = getattr(nn, kind)(4, 6, num_layers=2, batch_first=batch_first, bidirectional=bidirectional)
+    assert_same_as_torch_export(rnn, (torch.randn(3, 5, 4),))  # torch.export specialises the batch and time dims
+    ours = st.export(rnn, (torch.randn(3, 5, 4),), dynamic_shapes=({0: Dim("a"), 1: Dim("b")},))
+    for a, b in ((2, 7), (9, 3)):
+        x = torch.randn(a, b, 4)
+        real = rnn(x)
+        assert output_shapes(ours, {"input": x, **st.module_state(rnn)}) == torch.utils._pytree.tree_map(lambda t: tuple(t.shape), real)
+
+
+def test_recurrent_input_size_mismatch_is_a_shape_error():
+    with pytest.raises((ShapeError, AssertionError, RuntimeError)) as e:  # nn.LSTM's own check raises RuntimeError
+        st.export(nn.LSTM(4, 6), (torch.randn(3, 2, 5),))
+    assert "input.size(-1) must be equal to input_size" in str(e.value) or "lstm" in str(e.value)

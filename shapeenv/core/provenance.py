@@ -20,7 +20,7 @@ import valueranges
 __all__ = ["Provenance", "GuardRecord", "AssertRecord", "user_frame", "user_frame_object", "local_name"]
 
 _LIBRARY_DIRS = tuple(
-    str(Path(m.__file__).resolve().parent) for m in (symint, valueranges, guards, sys.modules[__package__])
+    str(Path(m.__file__).resolve().parent) for m in (symint, valueranges, guards, sys.modules[__package__.partition(".")[0]])
 )
 
 

@@ -2,7 +2,7 @@
 
 ``lo <= t // k <= hi`` holds exactly when ``lo*k <= t <= hi*k + k - 1`` (for ``k > 0``),
 and ``lo <= ceil(t / k) <= hi`` exactly when ``(lo - 1)*k + 1 <= t <= hi*k``. With
-``t = +-s + b`` that is a range of the symbol ``s``. :class:`~shapeenv.facts.Facts` uses
+``t = +-s + b`` that is a range of the symbol ``s``. :class:`~shapeenv.core.facts.Facts` uses
 it both when a replaced symbol ``x = t // k + c`` is narrowed and when a fact
 ``c*(t // k) + r <= 0`` (or ``== 0``) is learned.
 

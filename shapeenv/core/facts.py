@@ -84,7 +84,7 @@ class Facts:
 
     # -- bookkeeping ----------------------------------------------------------------------------
     def snapshot(self) -> tuple:
-        """Everything known, to :meth:`restore` later (for scoped facts, ``shapeenv.assuming``)."""
+        """Everything known, to :meth:`restore` later (for scoped facts, ``shapeenv.core.assuming``)."""
         return (
             dict(self._repl), dict(self._ranges), {k: set(v) for k, v in self._div.items()}, dict(self._known),
             LinearFacts(self._linear.live()), set(self._atoms_seen), set(self.related),

@@ -14,12 +14,12 @@ import sympy
 from symint import SymBool, SymFloat, SymInt
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .env import ShapeEnv
+    from .state import SymbolTable
 
 __all__ = ["explain_symbol"]
 
 
-def _resolve(env: "ShapeEnv", value) -> list[sympy.Symbol]:
+def _resolve(env: "SymbolTable", value) -> list[sympy.Symbol]:
     if isinstance(value, (SymInt, SymBool, SymFloat)):
         return sorted(value.node.expr.free_symbols, key=lambda s: s.name)
     if isinstance(value, sympy.Symbol):
@@ -37,7 +37,7 @@ def _resolve(env: "ShapeEnv", value) -> list[sympy.Symbol]:
     raise TypeError(f"cannot explain {value!r}: pass a SymInt, a symbol, a symbol name or a source text")
 
 
-def explain_symbol(env: "ShapeEnv", value) -> str:
+def explain_symbol(env: "SymbolTable", value) -> str:
     """A readable account of what is known about ``value``'s symbols and why.
 
     >>> from shapeenv import ShapeEnv
@@ -57,7 +57,7 @@ def explain_symbol(env: "ShapeEnv", value) -> str:
     return "\n\n".join(_explain_one(env, s) for s in symbols)
 
 
-def _explain_one(env: "ShapeEnv", sym: sympy.Symbol) -> str:
+def _explain_one(env: "SymbolTable", sym: sympy.Symbol) -> str:
     info = env.symbols.get(sym)
     facts = env.facts
     lines = []

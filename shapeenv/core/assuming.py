@@ -6,8 +6,8 @@ code in the branch that asks about the index is decided without a guard (pytorch
 issue 138141: torch guards on it again).
 
 Note [Scoped facts]
-    Entering takes a snapshot of the environment's :class:`~shapeenv.facts.Facts`
-    (:meth:`~shapeenv.facts.Facts.snapshot`) and learns ``cond``; leaving
+    Entering takes a snapshot of the environment's :class:`~shapeenv.core.facts.Facts`
+    (:meth:`~shapeenv.core.facts.Facts.snapshot`) and learns ``cond``; leaving
     restores the snapshot, so nothing learned inside survives except:
 
     * guards and runtime asserts recorded inside, which are kept as implications
@@ -47,7 +47,7 @@ from symint import build
 from .errors import ContradictionError
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .env import ShapeEnv
+    from .state import AssumingState
     from .facts import Facts
 
 __all__ = ["Assumptions", "assuming"]
@@ -92,7 +92,7 @@ class Assumptions:
 
 
 @contextlib.contextmanager
-def assuming(env: "ShapeEnv", cond) -> Iterator[bool | None]:
+def assuming(env: "AssumingState", cond) -> Iterator[bool | None]:
     """Take ``cond`` (a SymBool or bool) as known inside the block (Note [Scoped facts]).
 
     Yields True if ``cond`` was already known, False if it is known false (the path is

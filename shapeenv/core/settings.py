@@ -31,7 +31,7 @@ class ShapeEnvSettings:
         nonlinear_timeout_ms: deprecated (use ``nonlinear_rlimit``); a positive value with
             ``nonlinear_rlimit=0`` asks nonlinear queries with ``solver_rlimit``.
         z3_on_backed: also ask Z3 about questions whose answer the hints give (off by
-            default: see Note [Z3 while tracing] in :mod:`shapeenv.decide`).
+            default: see Note [Z3 while tracing] in :mod:`shapeenv.core.decide`).
         z3_budget: at most this many Z3 checks per environment while tracing (then an
             undecided question becomes a guard, which the simplification of the produced
             set can still remove). A count, so decisions do not depend on machine load.

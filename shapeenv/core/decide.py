@@ -34,7 +34,7 @@ from .messages import annotate
 from .provenance import user_frame
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .env import ShapeEnv
+    from .state import DecisionState
 
 __all__ = ["Decider"]
 
@@ -42,13 +42,13 @@ _solver_log = logging.getLogger("shapeenv.solver")  # a topic of SHAPEENV_LOGS (
 
 
 class Decider:
-    """Decides boolean and integer questions for one :class:`~shapeenv.env.ShapeEnv`.
+    """Decides boolean and integer questions for one :class:`~shapeenv.core.env.ShapeEnv`.
 
     Works on canonical forms (:mod:`symint.boolform`); sympy is built only for Z3
     (the last resort) and for the text of guards and errors.
     """
 
-    def __init__(self, env: "ShapeEnv"):
+    def __init__(self, env: "DecisionState"):
         self.env = env
         self._prover: IncrementalProver | None = None
         self._pending: list[BoolForm] = []

@@ -26,7 +26,7 @@ Note [Reducing the produced guard set]
     is equivalent to the raw set by construction and is what ``produce_guards`` returns
     at once; ``GuardSet.simplify`` removes what Z3 finds implied and proves that step
     equivalent, off the critical path (see Note [Deferred simplification] in
-    :mod:`shapeenv.deferred`).
+    :mod:`shapeenv.core.deferred`).
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ from .facts import Facts
 from .monotone import as_bound
 
 if TYPE_CHECKING:  # pragma: no cover
-    from .env import ShapeEnv
+    from .state import SymbolTable
 
 __all__ = [
     "produce_guards",
@@ -60,7 +60,7 @@ __all__ = [
 ]
 
 
-def source_symbols(env: "ShapeEnv") -> tuple[dict[sympy.Symbol, Source], list[Guard]]:
+def source_symbols(env: "SymbolTable") -> tuple[dict[sympy.Symbol, Source], list[Guard]]:
     """A symbol for every input source, and the guards tying extra and pinned sources to them."""
     sources: dict[sympy.Symbol, Source] = {}
     ties: list[Guard] = []
@@ -79,7 +79,7 @@ def source_symbols(env: "ShapeEnv") -> tuple[dict[sympy.Symbol, Source], list[Gu
     return sources, ties
 
 
-def _range_guards(env: "ShapeEnv") -> list[Guard]:
+def _range_guards(env: "SymbolTable") -> list[Guard]:
     out = []
     for sym, info in env.symbols.items():
         rng = info.initial_range
@@ -98,7 +98,7 @@ def _form_of(record):
     return f if isinstance(f, B.BoolForm) else B.bool_from_sympy(f)
 
 
-def _initial_facts(env: "ShapeEnv") -> Facts:
+def _initial_facts(env: "SymbolTable") -> Facts:
     facts = Facts(rank=env.elimination_rank)
     for sym, info in env.symbols.items():
         if info.sources and info.initial_range is not None:
@@ -106,7 +106,7 @@ def _initial_facts(env: "ShapeEnv") -> Facts:
     return facts
 
 
-def _guard_facts(env: "ShapeEnv") -> tuple[Facts, dict[sympy.Symbol, list[str]]]:
+def _guard_facts(env: "SymbolTable") -> tuple[Facts, dict[sympy.Symbol, list[str]]]:
     """What the initial ranges and the recorded guards imply, and nothing else (no asserts).
 
     Also returns, per symbol, the provenance of the guards that changed what is known of it.
@@ -132,7 +132,7 @@ def _guard_facts(env: "ShapeEnv") -> tuple[Facts, dict[sympy.Symbol, list[str]]]
     return facts, causes
 
 
-def _explicit_facts(env: "ShapeEnv", facts: Facts, causes: dict[sympy.Symbol, list[str]]) -> list[Guard]:
+def _explicit_facts(env: "SymbolTable", facts: Facts, causes: dict[sympy.Symbol, list[str]]) -> list[Guard]:
     out = []
     for sym, info in env.symbols.items():
         if not info.sources:
@@ -154,8 +154,8 @@ def _explicit_facts(env: "ShapeEnv", facts: Facts, causes: dict[sympy.Symbol, li
     return out
 
 
-def _as_bound(env: "ShapeEnv", facts: Facts, e: sympy.Basic) -> sympy.Basic:
-    """A single-symbol guard monotone in its symbol, as the equivalent bound (see :mod:`shapeenv.monotone`)."""
+def _as_bound(env: "SymbolTable", facts: Facts, e: sympy.Basic) -> sympy.Basic:
+    """A single-symbol guard monotone in its symbol, as the equivalent bound (see :mod:`shapeenv.core.monotone`)."""
     syms = e.free_symbols
     if len(syms) != 1:
         return e
@@ -168,7 +168,7 @@ def _as_bound(env: "ShapeEnv", facts: Facts, e: sympy.Basic) -> sympy.Basic:
     return e if bound_ is None else bound_
 
 
-def reduce_guards(env: "ShapeEnv") -> list[Guard]:
+def reduce_guards(env: "SymbolTable") -> list[Guard]:
     """The recorded guards as explicit facts plus those not implied by them (Note [Reducing the produced guard set]).
 
     The recorded guards are then visited newest first (later guards are usually the
@@ -194,21 +194,21 @@ def reduce_guards(env: "ShapeEnv") -> list[Guard]:
     return explicit + kept
 
 
-def raw_guards(env: "ShapeEnv") -> GuardSet:
+def raw_guards(env: "SymbolTable") -> GuardSet:
     """The unreduced guard set (see Note [What goes into the produced guard set])."""
     sources, ties = source_symbols(env)
     recorded = [Guard.of(r.expr, str(r.provenance)) for r in env.guards]
     return GuardSet.of(ties + _range_guards(env) + recorded, sources)
 
 
-def reduced_guards(env: "ShapeEnv") -> GuardSet:
+def reduced_guards(env: "SymbolTable") -> GuardSet:
     """The exact reduced set, without Z3 (see Note [Reducing the produced guard set])."""
     sources, ties = source_symbols(env)
     reduced = GuardSet.of(ties + reduce_guards(env), sources)
     return reduce_exact(reduced)[0] if len(reduced) else reduced
 
 
-def produce_guards(env: "ShapeEnv", *, simplify: bool = True, wait: bool = False) -> GuardSet:
+def produce_guards(env: "SymbolTable", *, simplify: bool = True, wait: bool = False) -> GuardSet:
     """The guard set of ``env`` (see the Notes above) without waiting for Z3.
 
     ``simplify=False`` gives the raw set; the default, the exact reduced set (no Z3);
@@ -225,9 +225,9 @@ def produce_guards(env: "ShapeEnv", *, simplify: bool = True, wait: bool = False
 
 
 def produce_guards_deferred(
-    env: "ShapeEnv", config: SolverConfig | None = None, *, background: bool | None = None
+    env: "SymbolTable", config: SolverConfig | None = None, *, background: bool | None = None
 ) -> ProducedGuards:
-    """A :class:`~shapeenv.deferred.ProducedGuards`: the reduced set now, the Z3-simplified one when proven.
+    """A :class:`~shapeenv.core.deferred.ProducedGuards`: the reduced set now, the Z3-simplified one when proven.
 
     ``background`` (default: the env's ``simplify_in_background`` setting) starts the
     simplification in a worker thread now; otherwise the first ``wait()`` runs it.
@@ -256,7 +256,7 @@ class ProduceReport:
     reduced: GuardSet | None = None
 
 
-def produce_guards_with_report(env: "ShapeEnv", config: SolverConfig | None = None) -> ProduceReport:
+def produce_guards_with_report(env: "SymbolTable", config: SolverConfig | None = None) -> ProduceReport:
     """The simplified produced set plus a Z3 proof that it accepts exactly what the raw set accepts."""
     raw, reduced = raw_guards(env), reduced_guards(env)
     produced = ProducedGuards(reduced, background=False).wait()

@@ -1,0 +1,440 @@
+"""The data of canonical integer forms: interned atoms, monomials and forms, their sympy and their value.
+
+:mod:`symint.form` builds forms (``add``, ``mul``, ``floordiv``, ...) and is what callers
+import; this module holds what those operations build on, so that nothing here needs
+them: the three interned classes, the constructors that intern, the size limits, the
+conversion of a form to sympy (cached on the form) and evaluation on integers with
+Python semantics.
+
+>>> from symint.form import add, const, sym
+>>> f = add(sym("x"), const(3))
+>>> f.sympy(), f.value({"x": 4}), f is add(const(3), sym("x"))
+(x + 3, 7, True)
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import sympy
+
+from .build import symbol_expr
+from .errors import ExpressionLimitError
+from .evaluate import evaluate
+from .functions import CeilDiv, FloorDiv, Max, Min, Mod, PowByNatural
+from .limits import MAX_INTEGER_BITS
+
+#: Largest number of terms a form may have; past it construction raises FormLimitError.
+MAX_TERMS = 4096
+#: Largest bit length of a coefficient or constant (the limit of :mod:`symint.limits`).
+MAX_BITS = MAX_INTEGER_BITS
+MEMO_LIMIT = 1 << 17  # entries of one operation memo table before it is cleared
+
+
+class FormLimitError(ExpressionLimitError):
+    """A construction would build an unreasonably large form (too many terms, huge integers or exponents)."""
+
+
+def _digest(*parts: bytes) -> bytes:
+    return hashlib.blake2b(b"\x00".join(parts), digest_size=8).digest()
+
+
+# -- atoms --------------------------------------------------------------------------------------------
+class Atom:
+    """An interned indivisible integer quantity: a symbol or an opaque function of forms.
+
+    ``kind`` is one of ``sym``, ``floordiv``, ``ceildiv``, ``mod``, ``max``, ``min``,
+    ``pow`` (symbolic exponent) and ``opaque`` (a wrapped sympy expression).
+
+    >>> sym("s0").terms[0][0].factors[0][0].name
+    's0'
+    """
+
+    __slots__ = ("kind", "args", "name", "key", "digest", "_hash", "symbols", "_sympy")
+
+    def __init__(self, kind: str, args: tuple, name: str | None, digest: bytes, symbols: frozenset):
+        self.kind = kind
+        self.args = args
+        self.name = name
+        self.digest = digest
+        self.key = (0, name) if kind == "sym" else (1, digest)
+        self._hash = hash(self.key)
+        self.symbols = symbols
+        self._sympy = None
+
+
+    def __repr__(self) -> str:
+        return f"Atom({self.sympy()})"
+
+    def sympy(self):
+        """The sympy expression of this atom (built once)."""
+        if self._sympy is None:
+            self._sympy = atom_to_sympy(self)
+        return self._sympy
+
+
+_ATOMS: dict[tuple, Atom] = {}
+
+
+def make_atom(kind: str, args: tuple, name: str | None = None) -> Atom:
+    key = (kind, name, args)
+    found = _ATOMS.get(key)
+    if found is not None:
+        return found
+    if kind == "sym":
+        digest = _digest(b"sym", name.encode())
+        symbols = frozenset((name,))
+    elif kind == "opaque":
+        import sympy  # only for the opaque fallback
+
+        digest = _digest(b"opaque", sympy.srepr(args[0]).encode())
+        symbols = frozenset(s.name for s in args[0].free_symbols)
+    else:
+        digest = _digest(kind.encode(), *(a.digest for a in args))
+        symbols = frozenset().union(*(a.symbols for a in args))
+    atom = Atom(kind, args, name, digest, symbols)
+    _ATOMS[key] = atom
+    return atom
+
+
+# -- monomials ----------------------------------------------------------------------------------------
+class Mono:
+    """An interned product of atom powers, ``factors`` sorted by atom key (the empty product is 1).
+
+    >>> from symint.form import add, const, floordiv, mul, sub, sym
+    >>> m = mul(sym("a"), sym("a")).terms[0][0]
+    >>> m.degree, [(a.name, p) for a, p in m.factors]
+    (2, [('a', 2)])
+    """
+
+    __slots__ = ("factors", "key", "digest", "degree", "_hash", "symbols", "_sympy")
+
+    def __init__(self, factors: tuple[tuple[Atom, int], ...]):
+        self.factors = factors
+        self.key = tuple((a.key, p) for a, p in factors)
+        self.digest = _digest(b"mono", *(a.digest + p.to_bytes(4, "little") for a, p in factors))
+        self.degree = sum(p for _, p in factors)
+        self._hash = hash(self.key)
+        self.symbols = frozenset().union(*(a.symbols for a, _ in factors)) if factors else frozenset()
+        self._sympy = None
+
+
+    def single_atom(self) -> Atom | None:
+        """The atom when this monomial is one atom to the first power, else None."""
+        if len(self.factors) == 1 and self.factors[0][1] == 1:
+            return self.factors[0][0]
+        return None
+
+
+_MONOS: dict[tuple, Mono] = {}
+
+
+def make_mono(factors: tuple[tuple[Atom, int], ...]) -> Mono:
+    found = _MONOS.get(factors)
+    if found is None:
+        found = _MONOS[factors] = Mono(factors)
+    return found
+
+
+_MONO_MUL: dict[tuple[Mono, Mono], Mono] = {}
+
+
+def mono_mul(a: Mono, b: Mono) -> Mono:
+    key = (a, b)
+    found = _MONO_MUL.get(key)
+    if found is not None:
+        return found
+    powers: dict[Atom, int] = {}
+    for atom, p in a.factors:
+        powers[atom] = powers.get(atom, 0) + p
+    for atom, p in b.factors:
+        powers[atom] = powers.get(atom, 0) + p
+    result = make_mono(tuple(sorted(powers.items(), key=lambda item: item[0].key)))
+    if len(_MONO_MUL) > MEMO_LIMIT:
+        _MONO_MUL.clear()
+    _MONO_MUL[key] = _MONO_MUL[(b, a)] = result
+    return result
+
+
+ONE_MONO = make_mono(())
+
+
+# -- forms --------------------------------------------------------------------------------------------
+class Form:
+    """An interned integer polynomial ``const + sum(coeff * mono)`` (see the module docstring).
+
+    Attributes:
+        terms: ``((mono, coeff), ...)`` with nonzero coefficients, sorted by monomial key.
+        const: the constant term.
+        symbols: the names of every symbol inside (atoms' arguments included).
+
+    >>> from symint.form import add, const, floordiv, mul, sub, sym
+    >>> f = add(sym("x"), const(3))
+    >>> f.const, f.is_const, f.symbols, f.value({"x": 4})
+    (3, False, frozenset({'x'}), 7)
+    """
+
+    __slots__ = ("terms", "const", "_digest", "_hash", "_symbols", "is_const", "_sympy", "_linear", "_symdiv", "__weakref__")
+
+    def __init__(self, terms: tuple[tuple[Mono, int], ...], const_: int):
+        self.terms = terms
+        self.const = const_
+        self._digest = None
+        self._hash = hash((terms, const_))
+        self._symbols = None
+        self.is_const = not terms
+        self._sympy = None
+        self._linear = None
+        self._symdiv = None
+
+    @property
+    def has_symbolic_division(self) -> bool:
+        """Whether some floor division or modulo inside has a non-constant divisor."""
+        v = self._symdiv
+        if v is None:
+            v = False
+            for m, _ in self.terms:
+                for a, _ in m.factors:
+                    if a.kind in ("floordiv", "ceildiv", "mod") and (not a.args[1].is_const or a.args[0].has_symbolic_division):
+                        v = True
+                    elif a.kind not in ("sym", "opaque") and any(x.has_symbolic_division for x in a.args):
+                        v = True
+                    if v:
+                        break
+                if v:
+                    break
+            self._symdiv = v
+        return v
+
+    def has_division(self) -> bool:
+        """Whether a floor/ceil division or modulo occurs anywhere inside.
+
+        >>> from symint.form import add, const, floordiv, mul, sub, sym
+        >>> sym("x").has_division(), add(floordiv(sym("x"), const(2)), const(1)).has_division()
+        (False, True)
+        """
+        for m, _ in self.terms:
+            for a, _ in m.factors:
+                if a.kind in ("floordiv", "ceildiv", "mod"):
+                    return True
+                if a.kind not in ("sym", "opaque") and any(x.has_division() for x in a.args):
+                    return True
+        return False
+
+    @property
+    def digest(self) -> bytes:
+        """A structural digest (deterministic across processes; see Note [Deterministic order])."""
+        d = self._digest
+        if d is None:
+            d = self._digest = _digest(
+                b"form", str(self.const).encode(), *(m.digest + str(c).encode() for m, c in self.terms)
+            )
+        return d
+
+    @property
+    def symbols(self) -> frozenset:
+        """The names of every symbol inside (atoms' arguments included)."""
+        s = self._symbols
+        if s is None:
+            terms = self.terms
+            if not terms:
+                s = frozenset()
+            elif len(terms) == 1:
+                s = terms[0][0].symbols
+            else:
+                s = frozenset().union(*(m.symbols for m, _ in terms))
+            self._symbols = s
+        return s
+
+
+    def __repr__(self) -> str:
+        return f"Form({self.sympy()})"
+
+    def sympy(self):
+        """The sympy expression (built once per form, on first request).
+
+        >>> from symint.form import add, const, floordiv, mul, sub, sym
+        >>> sub(sym("x"), const(1)).sympy()
+        x - 1
+        """
+        if self._sympy is None:
+            self._sympy = form_to_sympy(self)
+            SYMPY_TO_FORM.setdefault(self._sympy, self)
+        return self._sympy
+
+    def atom(self) -> Atom | None:
+        """The atom when this form is exactly one atom (coefficient 1, no constant), else None.
+
+        >>> from symint.form import add, const, floordiv, mul, sub, sym
+        >>> sym("x").atom().name, add(sym("x"), const(1)).atom()
+        ('x', None)
+        """
+        if self.const == 0 and len(self.terms) == 1 and self.terms[0][1] == 1:
+            return self.terms[0][0].single_atom()
+        return None
+
+    def linear(self) -> dict[str, int] | None:
+        """``{symbol name: coefficient}`` when this is a linear combination of symbols plus the constant.
+
+        >>> from symint.form import add, const, floordiv, mul, sub, sym
+        >>> add(mul(const(2), sym("x")), const(5)).linear()
+        {'x': 2}
+        """
+        if self._linear is None:  # computed once; False when some monomial is not a plain symbol
+            out: dict[str, int] | bool = {}
+            for m, c in self.terms:
+                a = m.single_atom()
+                if a is None or a.kind != "sym":
+                    out = False
+                    break
+                out[a.name] = c
+            self._linear = out
+        return None if self._linear is False else self._linear
+
+    def value(self, values: dict[str, int]) -> int:
+        """The value for integer ``values`` of the symbols (Python semantics; KeyError if one is missing)."""
+        return evaluate_form(self, values)
+
+
+_FORMS: dict[tuple, Form] = {}
+
+
+def make_form(terms: tuple[tuple[Mono, int], ...], const_: int) -> Form:
+    key = (terms, const_)
+    found = _FORMS.get(key)
+    if found is None:
+        if len(terms) > MAX_TERMS:
+            raise FormLimitError(f"an expression with {len(terms)} terms exceeds the limit of {MAX_TERMS}")
+        if const_.bit_length() > MAX_BITS or any(c.bit_length() > MAX_BITS for _, c in terms):
+            raise FormLimitError(f"an integer with more than {MAX_BITS} bits would be built")
+        found = _FORMS[key] = Form(terms, const_)
+    return found
+
+
+def form_from_dict(coeffs: dict[Mono, int], const_: int) -> Form:
+    if ONE_MONO in coeffs:  # the empty product (e.g. x*y / (x*y)) is the constant term
+        const_ += coeffs.pop(ONE_MONO)
+    terms = tuple(sorted(((m, c) for m, c in coeffs.items() if c), key=lambda t: t[0].key))
+    return make_form(terms, const_)
+
+
+_CONSTS: dict[int, Form] = {}
+
+
+def const(k: int) -> Form:
+    """The constant form ``k``.
+
+    >>> const(3).const, const(3) is const(3)
+    (3, True)
+    """
+    found = _CONSTS.get(k)
+    if found is None:
+        if type(k) is not int:
+            k = int(k)
+        found = make_form((), k)
+        if -1024 <= k <= 1024:
+            _CONSTS[k] = found
+    return found
+
+
+def sym(name: str) -> Form:
+    """The form of the integer symbol ``name``.
+
+    >>> sym("s0") is sym("s0")
+    True
+    """
+    return atom_form(make_atom("sym", (), name))
+
+
+_ATOM_FORMS: dict[Atom, Form] = {}
+
+
+def atom_form(atom: Atom) -> Form:
+    """The form that is exactly ``atom``."""
+    found = _ATOM_FORMS.get(atom)
+    if found is None:
+        found = _ATOM_FORMS[atom] = make_form(((make_mono(((atom, 1),)), 1),), 0)
+    return found
+
+
+# -- sympy, on request ---------------------------------------------------------------------------------
+#: sympy expression -> its form, filled by both directions (symint.form_sympy.from_sympy reads it first).
+SYMPY_TO_FORM: dict[sympy.Basic, "Form"] = {}
+
+
+def atom_to_sympy(atom: "Atom") -> sympy.Basic:
+    """The sympy expression of one atom."""
+    kind = atom.kind
+    if kind == "sym":
+        return symbol_expr(atom.name)
+    if kind == "opaque":
+        return atom.args[0]
+    args = [a.sympy() for a in atom.args]
+    if kind == "floordiv":
+        return FloorDiv(*args)
+    if kind == "ceildiv":
+        return CeilDiv(*args)
+    if kind == "mod":
+        return Mod(*args)
+    if kind == "max":
+        return Max(*args)
+    if kind == "min":
+        return Min(*args)
+    if kind == "pow":
+        return PowByNatural(*args)
+    raise ValueError(f"unknown atom kind {kind}")
+
+
+def _mono_to_sympy(m: "Mono") -> sympy.Expr:
+    if m._sympy is None:
+        factors = [a.sympy() if p == 1 else sympy.Pow(a.sympy(), p) for a, p in m.factors]
+        m._sympy = sympy.Mul(*factors)
+    return m._sympy
+
+
+def form_to_sympy(f: "Form") -> sympy.Expr:
+    """The sympy expression of a form (use :meth:`Form.sympy`, which caches it)."""
+    if f.is_const:
+        return sympy.Integer(f.const)
+    terms = [(_mono_to_sympy(m) if c == 1 else sympy.Integer(c) * _mono_to_sympy(m)) for m, c in f.terms]
+    if f.const:
+        terms.append(sympy.Integer(f.const))
+    return sympy.Add(*terms)
+
+
+# -- values -------------------------------------------------------------------------------------------
+def evaluate_atom(atom: "Atom", values: dict[str, int]) -> int:
+    """The value of one atom (KeyError when a symbol has no value; ZeroDivisionError as Python raises)."""
+    kind = atom.kind
+    if kind == "sym":
+        return values[atom.name]
+    if kind == "opaque":
+        expr = atom.args[0]
+        return evaluate(expr, {s: values[s.name] for s in expr.free_symbols})
+    args = [evaluate_form(a, values) for a in atom.args]
+    if kind == "floordiv":
+        return args[0] // args[1]
+    if kind == "ceildiv":
+        return -((-args[0]) // args[1])
+    if kind == "mod":
+        return args[0] % args[1]
+    if kind == "max":
+        return max(args)
+    if kind == "min":
+        return min(args)
+    if kind == "pow":
+        if args[1] < 0:
+            raise ValueError(f"a natural power with exponent {args[1]}")
+        return args[0] ** args[1]
+    raise ValueError(f"unknown atom kind {kind}")
+
+
+def evaluate_form(f: "Form", values: dict[str, int]) -> int:
+    """The value of ``f`` for ``values`` (symbol name -> int)."""
+    total = f.const
+    for m, c in f.terms:
+        term = c
+        for atom, p in m.factors:
+            term *= evaluate_atom(atom, values) ** p
+        total += term
+    return total
