@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 from typing import Iterator
 
+from .active import activated
 from .core.env import ShapeEnv as CoreShapeEnv
 from .fake.factory import make_fake_tensor
 from .graph import Graph
@@ -58,7 +59,8 @@ class ShapeEnv(CoreShapeEnv):
         """
         self._graphs.append(graph)
         try:
-            yield graph
+            with activated(self):  # creation ops with plain-int sizes join this trace (shapeenv.active)
+                yield graph
         finally:
             self._graphs.pop()
 

@@ -16,6 +16,8 @@ from __future__ import annotations
 from .rules import elementwise  # noqa: F401  (registers the elementwise rules)
 from .rules import conv, creation, data_dependent, indexing, linalg, reductions, shape_ops, views  # noqa: F401  (register)
 from .rules.registry import call
+from .ops_nn import *  # noqa: F401,F403  (the torch.nn.functional-style ops; listed in its __all__)
+from .ops_nn import __all__ as _nn_all
 from .hops import map, scan, switch  # noqa: F401  (ops.scan/map/switch; shadows the builtin map in this module)
 
 __all__ = ["add", "sub", "mul", "div", "neg", "clone", "as_strided", "scan", "map", "switch"]
@@ -92,9 +94,9 @@ def where(cond, a, b):
     return call("where", cond, a, b)
 
 
-def relu(a):
-    """``torch.relu``."""
-    return call("relu", a)
+def relu(input, inplace=False):  # noqa: A002  (torch's names)
+    """``torch.relu`` / ``F.relu(input, inplace=False)``."""
+    return call("relu_", input) if inplace else call("relu", input)
 
 
 def abs(a):  # noqa: A001  (torch's name)
@@ -351,7 +353,7 @@ def pad(x, pad, mode="constant", value=None):
     return call("pad", x, pad, mode, value)
 
 
-# -- creation (shapeenv.rules.creation): pass env= when no size is symbolic --------------------------
+# -- creation (shapeenv.rules.creation): env= optional (a symbolic size's, the trace's, or detached) ---
 def _given(**kwargs):
     """The keyword arguments that were given (graph nodes then list only those)."""
     return {k: v for k, v in kwargs.items() if v is not None}
@@ -438,6 +440,7 @@ def unique(x, sorted=True, return_inverse=False, return_counts=False, dim=None):
     return call("unique", x, sorted, return_inverse, return_counts, dim)
 
 
+
 __all__ += [  # noqa: PLE0604
     "eq", "ne", "lt", "le", "gt", "ge", "where", "relu", "abs", "exp", "log", "sqrt", "cos", "sin", "tan",
     "sigmoid", "tanh", "pow", "maximum", "minimum",
@@ -448,6 +451,7 @@ __all__ += [  # noqa: PLE0604
     "zeros", "ones", "empty", "rand", "randn", "full", "arange",
     "zeros_like", "ones_like", "empty_like", "rand_like", "randn_like", "full_like",
     "nonzero", "masked_select", "unique",
+    *_nn_all,
 ]
 
 

@@ -28,6 +28,7 @@ import numpy as np
 
 from guards.source import storage_offset_of
 
+from ..active import activated
 from ..fake import layout
 from ..fake.dtypes import DType, as_dtype
 from ..fake.methods import TensorMethods
@@ -192,5 +193,9 @@ def wrap_call(fn: Any, args: tuple, kwargs: dict) -> Any:
 
     >>> wrap_call(lambda x: x.t().contiguous().stride(), (np.zeros((2, 3)),), {})
     (2, 1)
+    >>> from shapeenv import ops
+    >>> wrap_call(lambda x: x + ops.ones(2, 3), (np.zeros((2, 3)),), {}).tolist()
+    [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
     """
-    return unwrap(fn(*wrap(args), **wrap(kwargs)))
+    with activated(EagerTensor):  # creation ops with plain-int sizes make real arrays too (shapeenv.active)
+        return unwrap(fn(*wrap(args), **wrap(kwargs)))

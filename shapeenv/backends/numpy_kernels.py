@@ -35,7 +35,7 @@ __all__ = ["KERNELS", "RANDOM_OPS", "kernel", "np_dtype", "axis", "as_sizes"]
 
 Kernel = Callable[..., Any]
 KERNELS: dict[str, Kernel] = {}
-RANDOM_OPS = frozenset({"rand", "randn", "rand_like", "randn_like"})  # these take the program's generator as _rng
+RANDOM_OPS = frozenset({"rand", "randn", "rand_like", "randn_like", "dropout"})  # these take the program's generator as _rng
 
 
 def kernel(*names: str) -> Callable[[Kernel], Kernel]:

@@ -448,6 +448,154 @@ class TensorMethods:
             raise TypeError("len() of a 0-d tensor")
         return self.shape[0]
 
+    # -- masks and bounds (shape rules in shapeenv.rules.masking) -------------------------------------
+    def masked_fill(self, mask, value):
+        """``value`` where the bool ``mask`` (broadcast with ``self``) is set: a contiguous copy."""
+        return call("masked_fill", self, mask, value)
+
+    def masked_fill_(self, mask, value):
+        """In-place ``masked_fill`` (``mask`` broadcasts to ``self``)."""
+        return call("masked_fill_", self, mask, value)
+
+    def tril(self, diagonal=0):
+        """The lower triangle of the last two dims."""
+        return call("tril", self, diagonal)
+
+    def triu(self, diagonal=0):
+        """The upper triangle of the last two dims."""
+        return call("triu", self, diagonal)
+
+    def tril_(self, diagonal=0):
+        """In-place ``tril``."""
+        return call("tril_", self, diagonal)
+
+    def triu_(self, diagonal=0):
+        """In-place ``triu``."""
+        return call("triu_", self, diagonal)
+
+    def clamp(self, min=None, max=None):  # noqa: A002  (torch's names)
+        """Elementwise bounds (numbers or broadcast tensors)."""
+        return call("clamp", self, min, max)
+
+    def clip(self, min=None, max=None):  # noqa: A002
+        """``clamp``."""
+        return call("clamp", self, min, max)
+
+    def clamp_min(self, min):  # noqa: A002
+        """``clamp(min=min)``."""
+        return call("clamp", self, min, None)
+
+    def clamp_max(self, max):  # noqa: A002
+        """``clamp(max=max)``."""
+        return call("clamp", self, None, max)
+
+    def clamp_(self, min=None, max=None):  # noqa: A002
+        """In-place ``clamp``."""
+        return call("clamp_", self, min, max)
+
+    def clip_(self, min=None, max=None):  # noqa: A002
+        """In-place ``clamp``."""
+        return call("clamp_", self, min, max)
+
+    # -- bitwise and logical (shapeenv.rules.bitwise) -----------------------------------------------
+    def __and__(self, other):
+        return call("bitwise_and", self, other)
+
+    def __rand__(self, other):
+        return call("bitwise_and", other, self)
+
+    def __or__(self, other):
+        return call("bitwise_or", self, other)
+
+    def __ror__(self, other):
+        return call("bitwise_or", other, self)
+
+    def __xor__(self, other):
+        return call("bitwise_xor", self, other)
+
+    def __rxor__(self, other):
+        return call("bitwise_xor", other, self)
+
+    def __invert__(self):
+        return call("bitwise_not", self)
+
+    def bitwise_and(self, other):
+        """``self & other`` (bool and integer tensors)."""
+        return call("bitwise_and", self, other)
+
+    def bitwise_or(self, other):
+        """``self | other``."""
+        return call("bitwise_or", self, other)
+
+    def bitwise_xor(self, other):
+        """``self ^ other``."""
+        return call("bitwise_xor", self, other)
+
+    def bitwise_not(self):
+        """``~self``."""
+        return call("bitwise_not", self)
+
+    def logical_and(self, other):
+        """Elementwise logical and (a bool tensor; any dtypes)."""
+        return call("logical_and", self, other)
+
+    def logical_or(self, other):
+        """Elementwise logical or."""
+        return call("logical_or", self, other)
+
+    def logical_xor(self, other):
+        """Elementwise logical xor."""
+        return call("logical_xor", self, other)
+
+    def logical_not(self):
+        """Elementwise logical not."""
+        return call("logical_not", self)
+
+    # -- scans, sorting, statistics (shapeenv.rules.scans, statistics) -----------------------------
+    def cumsum(self, dim, dtype=None):
+        """Cumulative sum along ``dim`` (integers accumulate in int64)."""
+        return call("cumsum", self, dim, dtype)
+
+    def cumprod(self, dim, dtype=None):
+        """Cumulative product along ``dim``."""
+        return call("cumprod", self, dim, dtype)
+
+    def sort(self, dim=-1, descending=False, *, stable=False):
+        """``(values, indices)`` sorted along ``dim``."""
+        return call("sort", self, dim, descending, stable)
+
+    def argsort(self, dim=-1, descending=False, *, stable=False):
+        """The indices that sort along ``dim``."""
+        return call("argsort", self, dim, descending, stable)
+
+    def topk(self, k, dim=None, largest=True, sorted=True):  # noqa: A002  (torch's names)
+        """``(values, indices)`` of the ``k`` largest (or smallest) along ``dim``."""
+        return call("topk", self, k, dim, largest, sorted)
+
+    def var(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        """Variance over ``dim`` (floating point)."""
+        return call("var", self, dim, unbiased, keepdim, correction)
+
+    def std(self, dim=None, unbiased=None, keepdim=False, *, correction=None):
+        """Standard deviation over ``dim`` (floating point)."""
+        return call("std", self, dim, unbiased, keepdim, correction)
+
+    # -- lookups and writes (shapeenv.rules.embedding, setitem) ------------------------------------
+    def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
+        """Repeat elements ``repeats`` times along ``dim`` (flattened for None)."""
+        return call("repeat_interleave", self, repeats, dim, output_size)
+
+    def __setitem__(self, index, value):
+        call("setitem", self, index, value)
+
+    def index_put_(self, indices, values, accumulate=False):
+        """In place: ``self[indices] = values`` (or ``+=`` with ``accumulate``)."""
+        return call("index_put_", self, indices, values, accumulate)
+
+    def index_put(self, indices, values, accumulate=False):
+        """A copy of ``self`` with ``self[indices] = values``."""
+        return call("index_put", self, indices, values, accumulate)
+
     # -- new tensors like this one ---------------------------------------------------------------
     def new_zeros(self, *size):
         """Zeros of ``size`` with this tensor's dtype and environment."""

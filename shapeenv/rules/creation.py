@@ -1,7 +1,9 @@
 """New tensors: ``zeros``, ``ones``, ``empty``, ``full``, ``rand``, ``randn``, ``arange`` and the ``*_like`` ops.
 
-Sizes may be symbolic. The environment comes from a symbolic size or the ``env=`` argument
-(needed when every size is a plain int). Default dtypes follow torch: float32, except ``full``
+Sizes may be symbolic. The environment comes from a symbolic size, the ``env=`` argument, or
+the trace running now (``export``/``compile``); with none of those (plain-int sizes outside a
+trace) the tensor is detached until an op meets it with tensors of an environment (Note
+[Detached tensors] in :mod:`shapeenv.rules.registry`). Default dtypes follow torch: float32, except ``full``
 (from the fill value: bool, int64 or float32) and ``arange`` (int64 unless an argument is a float).
 
 >>> from shapeenv import ShapeEnv
@@ -17,6 +19,7 @@ from typing import Any
 
 from symint import SymFloat, SymInt
 
+from ..active import current_env
 from ..errors import ShapeError
 from ..fake.dtypes import DType, bool_, float32, int64
 from ..fake.tensor import FakeTensor
@@ -28,12 +31,12 @@ __all__ = ["zeros", "ones", "empty", "full", "rand", "randn", "arange",
 
 
 def _env(op: str, values: Any, env: Any):
+    """The environment of a new tensor: of a symbolic size, else ``env=``, else the trace running now,
+    else None (a detached tensor: see Note [Detached tensors] in :mod:`shapeenv.rules.registry`)."""
     found = env_of(values)
     if found is not None:
         return found
-    if env is None:
-        raise ShapeError(f"{op}: pass env=<ShapeEnv> when no size is symbolic (the new tensor needs an environment)")
-    return env
+    return env if env is not None else current_env()
 
 
 def _sized(op: str, size: tuple, dtype: Any, env: Any, default: DType = float32) -> FakeTensor:

@@ -30,7 +30,7 @@ from .common import canonical_dim, check_tensor, fmt_shape, known_true, new_tens
 from .elementwise import broadcast_shapes
 from .registry import rule
 
-__all__ = ["unbacked_count", "nonzero", "masked_select", "unique", "item"]
+__all__ = ["unbacked_count", "need_env", "nonzero", "masked_select", "unique", "item"]
 
 UniqueResult = namedtuple("UniqueResult", ["output", "inverse_indices", "counts"])
 
@@ -43,13 +43,26 @@ def _data_key(t: FakeTensor) -> tuple:
     return (t.storage.id, t.storage.version, expr(t.storage_offset()), tuple(map(expr, t.shape)), tuple(map(expr, t.stride())))
 
 
+def need_env(env, op: str):
+    """``env``, or a typed error: a data-dependent size is a symbol, which needs an environment.
+
+    Raises:
+        ShapeError: ``env`` is None (a detached tensor: plain-int sizes made outside any trace).
+    """
+    if env is None:
+        raise ShapeError(f"{op}: the result has a data-dependent size, which needs a ShapeEnv, but the input was created "
+                         "with plain-int sizes outside any trace (it has no environment)",
+                         fix="create it with env=<ShapeEnv> (ops.zeros(2, 3, env=env)), or inside export/compile")
+    return env
+
+
 def memo_count(env, key: tuple, make):
     """The data-dependent count ``make()`` gives for ``key``, made once per unchanged data (torch reuses it too).
 
     ``nonzero(x)`` twice on the same, unmodified ``x`` is the same size ``u0``; after an
     in-place op on ``x`` (its version changes) it is a new one.
     """
-    memo = env.data_dependent_memo
+    memo = need_env(env, key[0]).data_dependent_memo
     if key not in memo:
         memo[key] = make()
     return memo[key]
@@ -66,7 +79,7 @@ def unbacked_count(env, upper: Any, what: str, *, at_least_one: bool = False) ->
     """
     if known_true(upper == 0):
         return 0
-    u = env.create_unbacked_symint(size_like=True)
+    u = need_env(env, what).create_unbacked_symint(size_like=True)
     env.check(u <= upper, f"{what}: a data-dependent count is at most {upper}")
     if at_least_one:
         env.check(u >= 1, f"{what}: a non-empty input has at least one element")
@@ -160,7 +173,7 @@ def item(t: FakeTensor) -> SymInt:
         raise ShapeError(
             f"item: the value of a {t.dtype} tensor is a data-dependent float, which shapeenv does not model "
             "(only integer and bool item() become unbacked SymInts); keep it as a 0-d tensor instead")
-    value = t.env.create_unbacked_symint(size_like=False)
+    value = need_env(t.env, "item").create_unbacked_symint(size_like=False)
     if t.dtype == bool_:
         t.env.check(value >= 0, "item: a bool is 0 or 1")
         t.env.check(value <= 1, "item: a bool is 0 or 1")

@@ -45,7 +45,7 @@ from .common import (
     smin,
     unsqueeze_view,
 )
-from .data_dependent import unbacked_count
+from .data_dependent import need_env, unbacked_count
 from .elementwise import broadcast_shapes
 from .registry import is_tensor, rule
 
@@ -258,7 +258,7 @@ def getitem(t: Any, index: Any) -> Any:
             v = select_impl(v, d, item, "getitem")
         elif is_tensor(item) and item.ndim == 0 and item.dtype in (int32, int64):
             # torch reads a 0-d integer index as a Python int: a select at a data-dependent position
-            v = select_impl(v, d, t.env.create_unbacked_symint(), "getitem")
+            v = select_impl(v, d, need_env(t.env, "getitem").create_unbacked_symint(), "getitem")
         elif is_tensor(item) and item.ndim == 0 and item.dtype in (bool_, uint8):
             # a 0-d mask is a new size-1 dim indexed by a 1-element mask: size 0 or 1, data-dependent
             v = unsqueeze_view(v, d)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Any, Callable
 
+from ..active import current_eager, current_env
 from ..errors import ShapeEnvError, ShapeError
 from ..core.messages import annotate
 
@@ -106,7 +107,9 @@ def env_of(*values: Any):
     """The ShapeEnv of the first fake tensor (or symbolic value) found in ``values`` (nested), else None."""
     for value in _walk(values):
         if is_tensor(value):
-            return value.env
+            if value.env is not None:  # a detached tensor (plain-int sizes, no environment) has none to offer
+                return value.env
+            continue
         node = getattr(value, "node", None)
         if node is not None and getattr(node, "env", None) is not None:
             return node.env
@@ -141,8 +144,23 @@ def graph_arg(graph, value: Any) -> Any:
     return value
 
 
+def _adopt(values: Any, env) -> None:
+    """Move the detached fake tensors among ``values`` into ``env`` (see Note [Detached tensors])."""
+    for value in _walk(values):
+        if is_tensor(value) and value.env is None:
+            value.env = env
+
+
 def call(name: str, *args: Any, **kwargs: Any) -> Any:
     """Apply the shape rule of ``name`` and record it in the graph being traced, if any.
+
+    Note [Detached tensors]
+        A creation op with plain-int sizes and no ``env=`` outside any trace makes a *detached*
+        tensor (``env`` None; see :mod:`shapeenv.active`). Its sizes are ints, valid in every
+        environment, so the first op that meets it together with a tensor (or SymInt) of an
+        environment, or inside a trace, moves it there before the rule runs; ops on detached
+        tensors alone give detached results. This is sound because nothing about a detached
+        tensor is symbolic: adopting it records nothing and changes no decision.
 
     Raises:
         ShapeError: no rule is registered for ``name`` (the message lists the known ops),
@@ -156,12 +174,16 @@ def call(name: str, *args: Any, **kwargs: Any) -> Any:
         env = kwargs["env"]
     if env is None:
         eager = _EAGER.get(name)
-        if eager is not None and _has_real_array((args, kwargs)):
-            wrapper = _wrapper_type((args, kwargs))
+        running = current_eager()
+        if eager is not None and (_has_real_array((args, kwargs)) or running is not None):
+            wrapper = _wrapper_type((args, kwargs)) or running
             if wrapper is None:
                 return eager(*args, **kwargs)
             return _rewrap(eager(*_unwrap(args), **_unwrap(kwargs)), wrapper)
-        return fn(*args, **kwargs)
+        env = current_env()
+        if env is None:  # detached tensors only (see Note [Detached tensors])
+            return fn(*args, **kwargs)
+    _adopt((args, kwargs), env)
     with env.operation(name):
         try:
             result = fn(*args, **kwargs)

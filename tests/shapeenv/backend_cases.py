@@ -18,6 +18,8 @@ import numpy as np
 
 from shapeenv import Dim, map as hop_map, ops, scan as hop_scan, switch as hop_switch
 from shapeenv.fake.dtypes import DTYPES
+from tests.shapeenv.rules.backend_models import BACKEND_ROWS
+from tests.shapeenv.rules.cases_models import TORCH_NAMES
 
 __all__ = ["Case", "CASES", "OURS", "make_inputs", "dynamic_shapes", "torch_namespace"]
 
@@ -50,6 +52,7 @@ def torch_namespace():
 
     overrides = {"pad": F.pad, "max_pool2d": F.max_pool2d, "avg_pool2d": F.avg_pool2d, "linear": F.linear,
                  "scan": scan, "map": torch_map, "switch": switch}
+    overrides.update({name: getattr(F, name) for name, where in TORCH_NAMES.items() if where == "F"})
 
     class _Torch:
         def __getattr__(self, name: str) -> Any:
@@ -307,3 +310,4 @@ CASES: list[Case] = [
     Case("switch on sizes, clamped", _switch_sizes, (F(4, 3),), (F(14, 3),), _np_switch_sizes),
     Case("switch on a tensor", _switch_tensor, (F(4, 3), I(3, 1)), (F(6, 5), I(3, 1)), _np_switch_tensor),
 ]
+CASES += [Case(name, fn, example, run) for name, fn, example, run in BACKEND_ROWS]  # compared with torch

@@ -23,6 +23,7 @@ import pytest
 from shapeenv import Dim, Graph, ShapeEnv, ShapeError, ops
 from shapeenv.rules.registry import is_tensor, registered
 from symint import SymInt, evaluate
+from tests.shapeenv.rules.cases_models import DATA_DEPENDENT_ROWS as MODEL_DATA_DEPENDENT_ROWS, ROWS as MODEL_ROWS
 
 CREATION = ("zeros", "ones", "empty", "full", "arange", "rand", "randn")
 
@@ -360,6 +361,10 @@ CASES: list[Case] = [
 ]
 
 
+CASES += [c(row[0], row[1], row[2], *row[3:]) for row in MODEL_ROWS]
+CASES += [c(row[0], row[1], row[2], *row[3:], data_dependent=True) for row in MODEL_DATA_DEPENDENT_ROWS]
+
+
 def _iadd(x, y):
     x += y
     x *= 2
@@ -372,7 +377,7 @@ def our_namespace(env: ShapeEnv) -> types.SimpleNamespace:
     names = {n: getattr(ops, n) for n in ops.__all__}
     names.update({n: functools.partial(getattr(ops, n), env=env) for n in CREATION})
     names.update(int64="int64", float32="float32", bool="bool", channels_last="channels_last",
-                 contiguous_format="contiguous_format")
+                 contiguous_format="contiguous_format", float16="float16", float64="float64", int32="int32")
     return types.SimpleNamespace(**names)
 
 
