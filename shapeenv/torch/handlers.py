@@ -79,7 +79,7 @@ _attr("layout", lambda x: torch.strided)
 _attr("itemsize", lambda x: x.dtype.bits // 8)
 _attr("is_cuda", lambda ctx, x: ctx.device.type == "cuda", context=True)
 _attr("is_cpu", lambda ctx, x: ctx.device.type == "cpu", context=True)
-for _flag in ("is_meta", "is_sparse", "is_quantized", "is_nested", "is_mkldnn", "is_complex_", "is_xpu", "is_mps"):
+for _flag in ("is_meta", "is_sparse", "is_quantized", "is_nested", "is_mkldnn", "is_xpu", "is_mps"):
     _attr(_flag, lambda x: False)
 
 

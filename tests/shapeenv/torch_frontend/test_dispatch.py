@@ -62,6 +62,8 @@ def test_a_keyword_the_op_does_not_take_is_an_error_unless_it_is_a_no_op():
     assert [str(d) for d in p.output_shapes] == ["2", "3"]
     with pytest.raises(UnsupportedTorchOpError, match="alpha=2"):
         st.export(lambda x: torch.add(x, x, alpha=2), (torch.randn(2, 3),))
+    with pytest.raises(UnsupportedTorchOpError, match="out="):
+        st.export(lambda x: torch.add(x, x, out=torch.empty(2, 3)), (torch.randn(2, 3),))
 
 
 def test_torch_names():
@@ -154,3 +156,28 @@ def test_values_and_indices_come_back_as_torch_structseqs():
     n = p.inputs[0].value.shape[0]
     assert p.output_shapes == ((n,), (n,), (5,))
     assert [v.dtype.name for v in p.outputs] == ["float32", "int64", "int64"]
+
+
+def test_every_op_with_a_torch_namesake_is_reachable():
+    """Each shapeenv.ops function (and shape rule) answers the torch callables of its name, with no table entry."""
+    from shapeenv.rules.registry import registered
+
+    names = sorted(set(ops.__all__) | set(registered()))
+    owners = (torch, F, torch.Tensor, torch.special, torch.linalg)
+    callables = [(f"{getattr(o, '__name__', 'Tensor')}.{n}", getattr(o, n)) for n in names for o in owners
+                 if callable(getattr(o, n, None)) and not isinstance(getattr(o, n), type)]
+    assert len(callables) > 150
+    missing = [label for label, c in callables if st.DEFAULT_TABLE.lookup(c) is None]
+    assert missing == []
+
+
+def test_a_rule_registered_after_a_miss_is_found(monkeypatch):
+    from shapeenv.rules import registry
+
+    func = torch.Tensor.cummax
+    assert st.DEFAULT_TABLE.lookup(func) is None
+    monkeypatch.setitem(registry._RULES, "cummax", lambda x, dim: (x.clone(), x.clone()))
+    assert st.DEFAULT_TABLE.lookup(func).target == "the shape rule 'cummax'"
+    monkeypatch.delitem(registry._RULES, "cummax")
+    st.DEFAULT_TABLE.forget()
+    assert st.DEFAULT_TABLE.lookup(func) is None
