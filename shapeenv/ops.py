@@ -453,30 +453,3 @@ __all__ += [  # noqa: PLE0604
     "nonzero", "masked_select", "unique",
     *_nn_all,
 ]
-
-
-# -- recurrent cells (shapeenv.rules.recurrent): what nn.LSTMCell / GRUCell / RNNCell call -------------
-from .rules import recurrent as _recurrent  # noqa: E402,F401  (registers the cell rules)
-
-
-def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):  # noqa: A002  (torch's names)
-    """``torch.lstm_cell``: one LSTM step, ``(h, c) -> (h', c')``."""
-    return call("lstm_cell", input, hx, w_ih, w_hh, b_ih, b_hh)
-
-
-def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):  # noqa: A002
-    """``torch.gru_cell``: one GRU step, ``h -> h'``."""
-    return call("gru_cell", input, hx, w_ih, w_hh, b_ih, b_hh)
-
-
-def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):  # noqa: A002
-    """``torch.rnn_tanh_cell``: one Elman RNN step with tanh."""
-    return call("rnn_tanh_cell", input, hx, w_ih, w_hh, b_ih, b_hh)
-
-
-def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):  # noqa: A002
-    """``torch.rnn_relu_cell``: one Elman RNN step with relu."""
-    return call("rnn_relu_cell", input, hx, w_ih, w_hh, b_ih, b_hh)
-
-
-__all__ += ["lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell"]  # noqa: PLE0604

@@ -185,7 +185,7 @@ class TorchOpTable:
         if isinstance(key, tuple):
             return self._methods.get(key[1])
         name = getattr(func, "__name__", None)
-        if not isinstance(name, str):
+        if not isinstance(name, str) or _false_namesake(func):
             return None
         if is_method(func):
             if name in self._methods:
@@ -208,6 +208,15 @@ class TorchOpTable:
 
 
 _NAMESPACES = ("torch.nn.functional", "torch", "torch.special", "torch.linalg", "torch.fft")
+
+#: Torch callables whose name is an op of another meaning here: never answered by name.
+#: (``torch.nn.functional.unfold`` is im2col; the ``unfold`` rule is ``Tensor.unfold``'s windows.)
+_FALSE_NAMESAKES = {("torch.nn.functional", "unfold"), ("torch.nn.functional", "fold")}
+
+
+def _false_namesake(func: Any) -> bool:
+    module = sys.modules.get("torch.nn.functional")
+    return module is not None and any(getattr(module, n, None) is func for m, n in _FALSE_NAMESAKES)
 
 
 def _bound_names(func: Any) -> list[str]:
