@@ -12,7 +12,7 @@ callables map to them by name: activations, dropout, masks and bounds, normalisa
 from __future__ import annotations
 
 from .rules import activations, attention, bitwise, conv_transpose, einsum as _einsum, embedding as _embedding  # noqa: F401
-from .rules import masking, norms, pooling, scans, setitem, statistics  # noqa: F401  (register the rules)
+from .rules import masking, norms, pointwise_more, pooling, rnn_cells, scans, setitem, statistics  # noqa: F401  (register)
 from .rules.registry import call
 
 __all__ = [
@@ -25,6 +25,9 @@ __all__ = [
     "embedding", "embedding_bag", "one_hot", "repeat_interleave", "index_put", "index_put_", "einsum",
     "scaled_dot_product_attention", "adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_max_pool1d",
     "adaptive_max_pool2d", "avg_pool1d", "max_pool1d", "interpolate", "upsample", "conv_transpose1d", "conv_transpose2d",
+    "rsqrt", "erf", "erfc", "log1p", "expm1", "log2", "log10", "exp2", "reciprocal", "asin", "acos", "atan", "sinh", "cosh",
+    "asinh", "atanh", "floor", "ceil", "round", "trunc", "frac", "square", "sign", "sgn", "floor_divide", "remainder",
+    "fmod", "atan2", "norm", "linalg_vector_norm", "normalize", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
 ]
 
 
@@ -351,3 +354,184 @@ def conv_transpose1d(input, weight, bias=None, stride=1, padding=0, output_paddi
 def conv_transpose2d(input, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1, dilation=1):  # noqa: A002
     """``F.conv_transpose2d``."""
     return call("conv_transpose2d", input, weight, bias, stride, padding, output_padding, groups, dilation)
+
+
+# -- more pointwise math, norms (shapeenv.rules.pointwise_more) --------------------------------------
+def rsqrt(input):  # noqa: A002
+    """``torch.rsqrt``."""
+    return call("rsqrt", input)
+
+
+def erf(input):  # noqa: A002
+    """``torch.erf``."""
+    return call("erf", input)
+
+
+def erfc(input):  # noqa: A002
+    """``torch.erfc``."""
+    return call("erfc", input)
+
+
+def log1p(input):  # noqa: A002
+    """``torch.log1p``."""
+    return call("log1p", input)
+
+
+def expm1(input):  # noqa: A002
+    """``torch.expm1``."""
+    return call("expm1", input)
+
+
+def log2(input):  # noqa: A002
+    """``torch.log2``."""
+    return call("log2", input)
+
+
+def log10(input):  # noqa: A002
+    """``torch.log10``."""
+    return call("log10", input)
+
+
+def exp2(input):  # noqa: A002
+    """``torch.exp2``."""
+    return call("exp2", input)
+
+
+def reciprocal(input):  # noqa: A002
+    """``torch.reciprocal``."""
+    return call("reciprocal", input)
+
+
+def asin(input):  # noqa: A002
+    """``torch.asin``."""
+    return call("asin", input)
+
+
+def acos(input):  # noqa: A002
+    """``torch.acos``."""
+    return call("acos", input)
+
+
+def atan(input):  # noqa: A002
+    """``torch.atan``."""
+    return call("atan", input)
+
+
+def sinh(input):  # noqa: A002
+    """``torch.sinh``."""
+    return call("sinh", input)
+
+
+def cosh(input):  # noqa: A002
+    """``torch.cosh``."""
+    return call("cosh", input)
+
+
+def asinh(input):  # noqa: A002
+    """``torch.asinh``."""
+    return call("asinh", input)
+
+
+def atanh(input):  # noqa: A002
+    """``torch.atanh``."""
+    return call("atanh", input)
+
+
+def floor(input):  # noqa: A002
+    """``torch.floor``."""
+    return call("floor", input)
+
+
+def ceil(input):  # noqa: A002
+    """``torch.ceil``."""
+    return call("ceil", input)
+
+
+def round(input, *, decimals=0):  # noqa: A001,A002  (torch's name)
+    """``torch.round``."""
+    return call("round", input, decimals)
+
+
+def trunc(input):  # noqa: A002
+    """``torch.trunc``."""
+    return call("trunc", input)
+
+
+def frac(input):  # noqa: A002
+    """``torch.frac``."""
+    return call("frac", input)
+
+
+def square(input):  # noqa: A002
+    """``torch.square``."""
+    return call("square", input)
+
+
+def sign(input):  # noqa: A002
+    """``torch.sign``."""
+    return call("sign", input)
+
+
+def sgn(input):  # noqa: A002
+    """``torch.sgn``."""
+    return call("sgn", input)
+
+
+def floor_divide(input, other):  # noqa: A002
+    """``torch.floor_divide`` (``//``)."""
+    return call("floor_divide", input, other)
+
+
+def remainder(input, other):  # noqa: A002
+    """``torch.remainder`` (``%``)."""
+    return call("remainder", input, other)
+
+
+def fmod(input, other):  # noqa: A002
+    """``torch.fmod``."""
+    return call("fmod", input, other)
+
+
+def atan2(input, other):  # noqa: A002
+    """``torch.atan2``."""
+    return call("atan2", input, other)
+
+
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):  # noqa: A002
+    """``torch.norm`` (vector norms; ``out`` must be None)."""
+    if out is not None:
+        raise TypeError("norm: out= is not supported on fake tensors")
+    return call("norm", input, p, dim, keepdim, dtype)
+
+
+def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noqa: A002
+    """``torch.linalg.vector_norm``."""
+    return call("linalg_vector_norm", x, ord, dim, keepdim, dtype)
+
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):  # noqa: A002
+    """``F.normalize`` (``out`` must be None)."""
+    if out is not None:
+        raise TypeError("normalize: out= is not supported on fake tensors")
+    return call("normalize", input, p, dim, eps)
+
+
+# -- recurrent cells (shapeenv.rules.rnn_cells) --------------------------------------------------------
+def lstm_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):  # noqa: A002
+    """``torch.lstm_cell`` (what ``nn.LSTMCell`` calls): ``(h, c)``."""
+    return call("lstm_cell", input, hx, w_ih, w_hh, b_ih, b_hh)
+
+
+def gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):  # noqa: A002
+    """``torch.gru_cell``."""
+    return call("gru_cell", input, hx, w_ih, w_hh, b_ih, b_hh)
+
+
+def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):  # noqa: A002
+    """``torch.rnn_tanh_cell``."""
+    return call("rnn_tanh_cell", input, hx, w_ih, w_hh, b_ih, b_hh)
+
+
+def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):  # noqa: A002
+    """``torch.rnn_relu_cell``."""
+    return call("rnn_relu_cell", input, hx, w_ih, w_hh, b_ih, b_hh)

@@ -1,5 +1,5 @@
 """numpy implementations of bitwise/logical ops, scans, sorting, statistics, lookups, writes through an
-index, and ``einsum``.
+index, ``einsum``, more pointwise math, norms and recurrent cells.
 
 Same contract as :mod:`shapeenv.backends.numpy_kernels` (one kernel per op, the shape rule's
 parameters, torch's semantics): integer indices select before advanced ones in ``setitem`` as
@@ -15,6 +15,7 @@ array([0, 0, 2])
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -274,3 +275,141 @@ def einsum(equation: str, *operands: Any) -> np.ndarray:
     if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
         operands = tuple(operands[0])
     return np.einsum(equation.replace(" ", ""), *operands)
+
+
+# -- more pointwise math, norms ------------------------------------------------------------------------
+def _f(x: np.ndarray) -> np.ndarray:
+    return x if x.dtype.kind == "f" else x.astype(np.float32)
+
+
+def _math(name: str, fn: Any) -> None:
+    def run(input: np.ndarray) -> np.ndarray:
+        return fn(input)
+
+    run.__doc__ = f"``torch.{name}``."
+    kernel(name)(run)
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    return np.vectorize(math.erf, otypes=[np.float64])(x)
+
+
+for _name, _fn in {"rsqrt": lambda x: 1.0 / np.sqrt(_f(x)), "erf": lambda x: _erf(_f(x)).astype(_f(x).dtype),
+                   "erfc": lambda x: (1.0 - _erf(_f(x))).astype(_f(x).dtype), "log1p": lambda x: np.log1p(_f(x)),
+                   "expm1": lambda x: np.expm1(_f(x)), "log2": lambda x: np.log2(_f(x)), "log10": lambda x: np.log10(_f(x)),
+                   "exp2": lambda x: np.exp2(_f(x)), "reciprocal": lambda x: 1.0 / _f(x), "asin": lambda x: np.arcsin(_f(x)),
+                   "acos": lambda x: np.arccos(_f(x)), "atan": lambda x: np.arctan(_f(x)), "sinh": lambda x: np.sinh(_f(x)),
+                   "cosh": lambda x: np.cosh(_f(x)), "asinh": lambda x: np.arcsinh(_f(x)), "atanh": lambda x: np.arctanh(_f(x)),
+                   "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
+                   "frac": lambda x: x - np.trunc(x), "square": lambda x: np.square(x.astype(np.int64) if x.dtype == np.bool_ else x),
+                   "sign": np.sign, "sgn": np.sign}.items():
+    _math(_name, _fn)
+
+
+@kernel("round")
+def round_(input: np.ndarray, decimals: int = 0) -> np.ndarray:
+    """``torch.round`` (half to even, as torch)."""
+    return np.round(input, decimals)
+
+
+@kernel("floor_divide")
+def floor_divide(input: Any, other: Any) -> np.ndarray:
+    """``torch.floor_divide`` (``//``)."""
+    return np.floor_divide(input, other)
+
+
+@kernel("remainder")
+def remainder(input: Any, other: Any) -> np.ndarray:
+    """``torch.remainder`` (``%``, Python's sign)."""
+    return np.remainder(input, other)
+
+
+@kernel("fmod")
+def fmod(input: Any, other: Any) -> np.ndarray:
+    """``torch.fmod`` (C's sign)."""
+    return np.fmod(input, other)
+
+
+@kernel("atan2")
+def atan2(input: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """``torch.atan2``."""
+    return np.arctan2(_f(input), _f(other))
+
+
+def _vector_norm(x: np.ndarray, ord: Any, dim: Any, keepdim: bool) -> np.ndarray:  # noqa: A002
+    axes = _axes(x, dim)
+    a = np.abs(x.astype(np.float64))
+    if ord == float("inf"):
+        return a.max(axis=axes, keepdims=bool(keepdim))
+    if ord == 0:
+        return (a != 0).sum(axis=axes, keepdims=bool(keepdim)).astype(np.float64)
+    return (a ** ord).sum(axis=axes, keepdims=bool(keepdim)) ** (1.0 / ord)
+
+
+@kernel("linalg_vector_norm")
+def linalg_vector_norm(x: np.ndarray, ord: Any = 2, dim: Any = None, keepdim: bool = False,  # noqa: A002
+                       dtype: Any = None) -> np.ndarray:
+    """``torch.linalg.vector_norm``."""
+    return _vector_norm(x, ord, dim, keepdim)
+
+
+@kernel("norm")
+def norm(input: np.ndarray, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> np.ndarray:
+    """``torch.norm`` (``'fro'`` is the 2-norm of the flattened dims)."""
+    return _vector_norm(input, 2 if p in ("fro", None) else p, dim, keepdim)
+
+
+@kernel("normalize")
+def normalize(input: np.ndarray, p: Any = 2.0, dim: Any = 1, eps: float = 1e-12) -> np.ndarray:
+    """``F.normalize``."""
+    return (input / np.maximum(_vector_norm(input, p, dim, True), eps)).astype(input.dtype)
+
+
+# -- recurrent cells ----------------------------------------------------------------------------------
+def _sig(x: np.ndarray) -> np.ndarray:
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _gates(input: np.ndarray, h: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, b_ih: Any, b_hh: Any) -> tuple:
+    gi = input.astype(np.float64) @ w_ih.T.astype(np.float64) + (0 if b_ih is None else b_ih)
+    gh = h.astype(np.float64) @ w_hh.T.astype(np.float64) + (0 if b_hh is None else b_hh)
+    return gi, gh
+
+
+@kernel("lstm_cell")
+def lstm_cell(input: np.ndarray, hx: Any, w_ih: np.ndarray, w_hh: np.ndarray, b_ih: Any = None,
+              b_hh: Any = None) -> tuple:
+    """``torch.lstm_cell``: gates ``i, f, g, o``."""
+    h, c = hx
+    gi, gh = _gates(input, h, w_ih, w_hh, b_ih, b_hh)
+    i, f, g, o = np.split(gi + gh, 4, axis=1)
+    c2 = _sig(f) * c + _sig(i) * np.tanh(g)
+    return (_sig(o) * np.tanh(c2)).astype(input.dtype), c2.astype(input.dtype)
+
+
+@kernel("gru_cell")
+def gru_cell(input: np.ndarray, hx: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, b_ih: Any = None,
+             b_hh: Any = None) -> np.ndarray:
+    """``torch.gru_cell``: gates ``r, z, n``."""
+    gi, gh = _gates(input, hx, w_ih, w_hh, b_ih, b_hh)
+    ir, iz, i_n = np.split(gi, 3, axis=1)
+    hr, hz, hn = np.split(gh, 3, axis=1)
+    r, z = _sig(ir + hr), _sig(iz + hz)
+    n = np.tanh(i_n + r * hn)
+    return ((1 - z) * n + z * hx).astype(input.dtype)
+
+
+@kernel("rnn_tanh_cell")
+def rnn_tanh_cell(input: np.ndarray, hx: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, b_ih: Any = None,
+                  b_hh: Any = None) -> np.ndarray:
+    """``torch.rnn_tanh_cell``."""
+    gi, gh = _gates(input, hx, w_ih, w_hh, b_ih, b_hh)
+    return np.tanh(gi + gh).astype(input.dtype)
+
+
+@kernel("rnn_relu_cell")
+def rnn_relu_cell(input: np.ndarray, hx: np.ndarray, w_ih: np.ndarray, w_hh: np.ndarray, b_ih: Any = None,
+                  b_hh: Any = None) -> np.ndarray:
+    """``torch.rnn_relu_cell``."""
+    gi, gh = _gates(input, hx, w_ih, w_hh, b_ih, b_hh)
+    return np.maximum(gi + gh, 0).astype(input.dtype)

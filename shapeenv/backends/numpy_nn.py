@@ -248,14 +248,17 @@ def avg_pool2d(x: np.ndarray, kernel_size: Any, stride: Any = None, padding: Any
 
 @kernel("pad")
 def pad(x: np.ndarray, pad: Sequence[int], mode: str = "constant", value: Any = None) -> np.ndarray:
-    """``torch.nn.functional.pad`` in constant mode: pairs from the last dim backwards; negative pads crop."""
+    """``torch.nn.functional.pad``: pairs from the last dim backwards; negative pads crop; ``reflect``,
+    ``replicate`` and ``circular`` are numpy's ``reflect``, ``edge`` and ``wrap``."""
     out, widths = x, [(0, 0)] * x.ndim
     for i in range(len(pad) // 2):
         d = x.ndim - 1 - i
         left, right = int(pad[2 * i]), int(pad[2 * i + 1])
         out = out[(slice(None),) * d + (slice(max(-left, 0), out.shape[d] - max(-right, 0)),)]
         widths[d] = (max(left, 0), max(right, 0))
-    return np.pad(out, widths, constant_values=0 if value is None else value)
+    if mode == "constant":
+        return np.pad(out, widths, constant_values=0 if value is None else value)
+    return np.pad(out, widths, mode={"reflect": "reflect", "replicate": "edge", "circular": "wrap"}[mode])
 
 
 # -- creation ----------------------------------------------------------------------------------------

@@ -597,6 +597,135 @@ class TensorMethods:
         """A copy of ``self`` with ``self[indices] = values``."""
         return call("index_put", self, indices, values, accumulate)
 
+    # -- more pointwise math (shapeenv.rules.pointwise_more) -------------------------------------------
+    def __floordiv__(self, other):
+        return call("floor_divide", self, other)
+
+    def __rfloordiv__(self, other):
+        return call("floor_divide", other, self)
+
+    def __mod__(self, other):
+        return call("remainder", self, other)
+
+    def __rmod__(self, other):
+        return call("remainder", other, self)
+
+    def floor_divide(self, other):
+        """``self // other``."""
+        return call("floor_divide", self, other)
+
+    def remainder(self, other):
+        """``self % other`` (Python's sign)."""
+        return call("remainder", self, other)
+
+    def fmod(self, other):
+        """C's remainder (the sign of ``self``)."""
+        return call("fmod", self, other)
+
+    def atan2(self, other):
+        """Elementwise ``atan2(self, other)``."""
+        return call("atan2", self, other)
+
+    def norm(self, p="fro", dim=None, keepdim=False, dtype=None):
+        """The vector norm over ``dim`` (all dims for None)."""
+        return call("norm", self, p, dim, keepdim, dtype)
+
+    def rsqrt(self):
+        """Elementwise ``torch.rsqrt``."""
+        return call("rsqrt", self)
+
+    def erf(self):
+        """Elementwise ``torch.erf``."""
+        return call("erf", self)
+
+    def erfc(self):
+        """Elementwise ``torch.erfc``."""
+        return call("erfc", self)
+
+    def log1p(self):
+        """Elementwise ``torch.log1p``."""
+        return call("log1p", self)
+
+    def expm1(self):
+        """Elementwise ``torch.expm1``."""
+        return call("expm1", self)
+
+    def log2(self):
+        """Elementwise ``torch.log2``."""
+        return call("log2", self)
+
+    def log10(self):
+        """Elementwise ``torch.log10``."""
+        return call("log10", self)
+
+    def exp2(self):
+        """Elementwise ``torch.exp2``."""
+        return call("exp2", self)
+
+    def reciprocal(self):
+        """Elementwise ``torch.reciprocal``."""
+        return call("reciprocal", self)
+
+    def asin(self):
+        """Elementwise ``torch.asin``."""
+        return call("asin", self)
+
+    def acos(self):
+        """Elementwise ``torch.acos``."""
+        return call("acos", self)
+
+    def atan(self):
+        """Elementwise ``torch.atan``."""
+        return call("atan", self)
+
+    def sinh(self):
+        """Elementwise ``torch.sinh``."""
+        return call("sinh", self)
+
+    def cosh(self):
+        """Elementwise ``torch.cosh``."""
+        return call("cosh", self)
+
+    def asinh(self):
+        """Elementwise ``torch.asinh``."""
+        return call("asinh", self)
+
+    def atanh(self):
+        """Elementwise ``torch.atanh``."""
+        return call("atanh", self)
+
+    def floor(self):
+        """Elementwise ``torch.floor``."""
+        return call("floor", self)
+
+    def ceil(self):
+        """Elementwise ``torch.ceil``."""
+        return call("ceil", self)
+
+    def round(self, *, decimals=0):
+        """Elementwise ``torch.round`` (to ``decimals`` places)."""
+        return call("round", self, decimals)
+
+    def trunc(self):
+        """Elementwise ``torch.trunc``."""
+        return call("trunc", self)
+
+    def frac(self):
+        """Elementwise ``torch.frac``."""
+        return call("frac", self)
+
+    def square(self):
+        """Elementwise ``torch.square``."""
+        return call("square", self)
+
+    def sign(self):
+        """Elementwise ``torch.sign``."""
+        return call("sign", self)
+
+    def sgn(self):
+        """Elementwise ``torch.sgn``."""
+        return call("sgn", self)
+
     # -- new tensors like this one ---------------------------------------------------------------
     def new_zeros(self, *size):
         """Zeros of ``size`` with this tensor's dtype and environment."""

@@ -227,31 +227,58 @@ def avg_pool2d(x: FakeTensor, kernel_size: Any, stride: Any = None, padding: Any
     return _pool2d("avg_pool2d", x, kernel_size, stride, padding, 1, ceil_mode)
 
 
+_PAD_MODES = ("constant", "reflect", "replicate", "circular")
+
+
 @rule("pad")
 def pad(x: FakeTensor, pad: Sequence[Any], mode: str = "constant", value: Any = None) -> FakeTensor:
-    """``torch.nn.functional.pad`` in ``constant`` mode: ``(left, right)`` pairs from the last dim backwards.
+    """``torch.nn.functional.pad``: ``(left, right)`` pairs from the last dim backwards; a contiguous result.
 
-    Negative pads crop; a padded size must not be negative.
+    Negative pads crop; a padded size must not be negative. ``constant`` pads any number of dims;
+    ``reflect``, ``replicate`` and ``circular`` pad the last 1, 2 or 3 dims of an input with one or
+    two more dims (a batch dim optional), as torch's kernels do: ``reflect`` needs each pad smaller
+    than the size it pads, ``circular`` at most that size, ``replicate`` non-empty padded dims.
 
     >>> from shapeenv import ShapeEnv
     >>> x = ShapeEnv().fake_tensor((2, 3, 5))
-    >>> pad(x, (1, 2, -1, 0)).shape
-    (s0, s1 - 1, s2 + 3)
+    >>> pad(x, (1, 2, -1, 0)).shape, pad(x, (2, 2), mode="reflect").shape
+    ((s0, s1 - 1, s2 + 3), (s0, s1, s2 + 4))
     """
     check_tensor(x, "pad")
-    if mode != "constant":
-        raise ShapeError(f"pad: only mode='constant' is supported, got mode={mode!r}")
+    if mode not in _PAD_MODES:
+        raise ShapeError(f"pad: unrecognised padding mode {mode!r}; expected one of {', '.join(_PAD_MODES)}")
     pads = [check_size(p, "pad", "padding") for p in pad]
     if len(pads) % 2:
         raise ShapeError(f"pad: padding length must be divisible by 2, got {len(pads)} ({list(pad)})")
     if len(pads) // 2 > x.ndim:
         raise ShapeError(f"pad: padding length should be less than or equal to two times the input dimension but got "
                          f"padding length {len(pads)} and input of dimension {x.ndim}")
+    n = len(pads) // 2
+    if mode != "constant":
+        if value is not None and value != 0:
+            raise ShapeError(f"pad: padding mode {mode!r} doesn't take in value argument")
+        if not 1 <= n <= 3 or x.ndim not in (n + 1, n + 2):
+            raise ShapeError(f"pad: Padding size {len(pads)} is not supported for {x.ndim}D input tensor; mode "
+                             f"{mode!r} pads the last 1, 2 or 3 dims of a {n + 1}D or {n + 2}D input",
+                             fix="pad a batched input (unsqueeze(0)), or use mode='constant'")
+    if mode == "replicate":  # torch: "possibly 0 batch size and other non-zero dimensions"
+        for size in x.shape[1 if x.ndim == n + 2 else 0:]:
+            require(size != 0, lambda: (f"pad: replicate padding expects a {n + 1}D or {n + 2}D (batch mode) tensor with "
+                                        f"possibly 0 batch size and other non-zero dimensions, got {fmt_shape(x.shape)}"))
     shape = list(x.shape)
-    for i in range(len(pads) // 2):
+    for i in range(n):
         d = x.ndim - 1 - i
         left, right = pads[2 * i], pads[2 * i + 1]
-        new = shape[d] + left + right
+        size = x.shape[d]
+        if mode == "reflect":
+            for p in (left, right):
+                require(p < size, lambda p=p, d=d: (
+                    f"pad: Padding size should be less than the corresponding input dimension, but got: padding "
+                    f"({left}, {right}) at dimension {d} of input {fmt_shape(x.shape)}"))
+        elif mode == "circular":
+            for p in (left, right):
+                require(p <= size, lambda: "pad: Padding value causes wrapping around more than once.")
+        new = size + left + right
         require(new >= 0, lambda d=d, left=left, right=right: (
             f"pad: the input size {x.shape[d]}, plus negative padding {left} and {right} resulted in a negative "
             f"output size, which is invalid. Check dimension {d} of your input"))

@@ -24,6 +24,8 @@ from __future__ import annotations
 import inspect
 from typing import Any, Callable, Mapping, Sequence
 
+import torch
+
 from ..compile import CompiledFunction
 from ..compile import compile as se_compile
 from ..dynamism import MARKS, SourcePatterns, mark_dynamic, mark_static, maybe_mark_dynamic
@@ -95,6 +97,12 @@ def export(
         UnsupportedTorchOpError: the model calls a torch op with no shape rule (the message names it
             and the line, and shows how to register one).
         ExportConstraintError, ShapeError, ...: as :func:`shapeenv.export` raises them.
+
+    >>> import torch
+    >>> from torch.export import Dim
+    >>> p = export(torch.nn.Linear(3, 2), (torch.randn(4, 3),), dynamic_shapes={"input": {0: Dim("b")}})
+    >>> p.output_shapes, p.guards.to_text("torch").splitlines()[1]
+    ((s0, 2), "L['self']._parameters['weight'].size()[0] == 2")
     """
     if isinstance(args, list):
         args = tuple(args)
@@ -120,7 +128,7 @@ class TorchCompiled:
         self.compiled = compiled
         self.__name__ = fn.__name__
         self.__wrapped__ = fn.target
-        self.__signature__ = inspect.signature(fn.target.forward if fn.is_module else fn.target)
+        self.__signature__ = inspect.signature(fn.target.forward if isinstance(fn.target, torch.nn.Module) else fn.target)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         for value in (*args, *kwargs.values()):
@@ -213,6 +221,13 @@ def compile(  # noqa: A001 - the name mirrors torch.compile
 
     Returns:
         A :class:`TorchCompiled`.
+
+    >>> import torch
+    >>> f = compile(torch.nn.Linear(3, 2))
+    >>> f(torch.randn(4, 3)).shape, f(torch.randn(5, 3)).shape, f(torch.randn(6, 3)).shape
+    (torch.Size([4, 2]), torch.Size([5, 2]), torch.Size([6, 2]))
+    >>> [e.reason.text for e in f.cache_info().entries]
+    ['first call', 'input.size()[0] == 4 failed: got 5']
     """
     if model is None:
         return lambda m: compile(m, backend=backend, dynamic=dynamic, fullgraph=fullgraph,  # type: ignore[return-value]

@@ -79,7 +79,7 @@ _attr("layout", lambda x: torch.strided)
 _attr("itemsize", lambda x: x.dtype.bits // 8)
 _attr("is_cuda", lambda ctx, x: ctx.device.type == "cuda", context=True)
 _attr("is_cpu", lambda ctx, x: ctx.device.type == "cpu", context=True)
-for _flag in ("is_meta", "is_sparse", "is_quantized", "is_nested", "is_mkldnn", "is_complex_", "is_xpu", "is_mps"):
+for _flag in ("is_meta", "is_sparse", "is_quantized", "is_nested", "is_mkldnn", "is_xpu", "is_mps"):
     _attr(_flag, lambda x: False)
 
 
@@ -123,6 +123,11 @@ _function(torch.detach, lambda x: x)
 
 
 # -- dtype and device conversion -----------------------------------------------------------------
+_TENSOR_TYPES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor", "bfloat16": "BFloat16Tensor",
+                 "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
+                 "uint8": "ByteTensor", "bool": "BoolTensor"}
+
+
 def _is_dtype_name(value: Any) -> bool:
     return isinstance(value, str) and value in DTYPES
 
@@ -154,6 +159,8 @@ def _device_move(kind: str):
 
 _method("to", _to, context=True)
 _method("type_as", lambda x, other: x.to(other.dtype))
+_method("type", lambda x, dtype=None, non_blocking=False: x.to(dtype) if dtype is not None
+        else f"torch.{_TENSOR_TYPES.get(x.dtype.name, 'Tensor')}")
 _method("cuda", _device_move("cuda"), context=True)
 _method("cpu", _device_move("cpu"), context=True)
 _method("bfloat16", lambda x: x.to("bfloat16"))

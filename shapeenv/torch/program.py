@@ -82,7 +82,8 @@ class TorchFunction:
     """Torch code as a traceable function (see the module docstring).
 
     Args:
-        target: an ``nn.Module`` (its ``forward`` signature names the inputs) or a function.
+        target: an ``nn.Module`` (its ``forward`` signature names the inputs), a module's method (its
+            module's state is the input ``self``), or a function.
         name: the program's name (default: the module's class name or the function's name).
         table: the dispatch table (default: the process-wide one).
         training_key: pass the module's ``training`` flag as an input (a cache key constant).
@@ -94,9 +95,13 @@ class TorchFunction:
             raise SignatureError(f"shapeenv.torch needs an nn.Module or a function, got {target!r}",
                                  fix="pass the model itself: shapeenv.torch.export(model, (x,))")
         self.target = target
-        self.is_module = isinstance(target, torch.nn.Module)
-        forward = target.forward if self.is_module else target
-        self.__name__ = name or (type(target).__name__ if self.is_module else getattr(target, "__name__", "fn"))
+        owner = getattr(target, "__self__", None)  # a module's method other than forward (model.generate)
+        #: the module whose parameters and buffers are inputs (``self``), or None for a plain function
+        self.module = target if isinstance(target, torch.nn.Module) else owner if isinstance(owner, torch.nn.Module) else None
+        self.is_module = self.module is not None
+        forward = target.forward if isinstance(target, torch.nn.Module) else target
+        self.__name__ = name or (type(target).__name__ if isinstance(target, torch.nn.Module)
+                                 else getattr(target, "__name__", "fn"))
         self.__qualname__ = self.__name__
         self.__module__ = getattr(forward, "__module__", None)
         self.__wrapped__ = forward  # what a store fingerprints: the user's code
@@ -115,9 +120,9 @@ class TorchFunction:
         """The keyword inputs that stand for the module's state: parameters, buffers (and ``self.training``)."""
         if not self.is_module:
             return {}
-        out: dict[str, Any] = module_state(self.target)
+        out: dict[str, Any] = module_state(self.module)
         if self._training_key:
-            out[TRAINING] = bool(self.target.training)
+            out[TRAINING] = bool(self.module.training)
         return out
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -130,7 +135,7 @@ class TorchFunction:
         env = env_of(args, kwargs, state)
         if env is None:
             raise SignatureError(f"{self.__name__}: tracing needs at least one tensor input or parameter")
-        reals = module_state(self.target) if self.is_module else {}
+        reals = module_state(self.module) if self.module is not None else {}
         params = {id(reals[k]): fake for k, fake in state.items() if k in reals and is_tensor(fake)}
         mode = ShapeTraceMode(env, params, self._table, keep=tuple(reals.values()))
         device = _device_of(reals)

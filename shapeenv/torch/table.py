@@ -15,8 +15,9 @@ A new shape rule (``@rule("foo")`` plus ``shapeenv.ops.foo``) is therefore reach
 from ``torch.foo`` with no table entry when the signatures agree; otherwise
 :func:`register_torch_op` maps the callable to an op name or to an adapter function.
 Keyword arguments torch passes that the op lacks are dropped when they are torch's
-no-op values (``inplace=False``, ``device=...``, ``out=None``, ``_stacklevel``, any
-``None``); any other is an :class:`~shapeenv.errors.UnsupportedTorchOpError`.
+no-op values (``inplace=False`` and other ``False`` flags, ``device=...``, ``requires_grad``,
+``memory_format=torch.preserve_format``, ``_stacklevel``, any ``None``); any other (``out=t``,
+``alpha=2``) is an :class:`~shapeenv.errors.UnsupportedTorchOpError`.
 
 >>> from shapeenv.torch.table import TorchOpTable
 >>> import shapeenv.ops
@@ -41,8 +42,7 @@ from ..rules import registry
 __all__ = ["Entry", "TorchOpTable", "torch_name", "key_of", "DEFAULT", "register_torch_op", "adapt"]
 
 #: Keyword arguments torch passes that change nothing about shapes when the op does not take them.
-_IGNORED = frozenset({"device", "layout", "pin_memory", "requires_grad", "_stacklevel", "non_blocking", "out",
-                      "generator", "names"})
+_IGNORED = frozenset({"device", "layout", "pin_memory", "requires_grad", "_stacklevel", "non_blocking", "generator"})
 
 
 #: Operators whose torch method is a dunder, and the op of the same meaning.
@@ -126,7 +126,8 @@ class TorchOpTable:
         self.base = base
         self._explicit: dict[Any, Entry] = {}
         self._methods: dict[str, Entry] = {}  # by method name, for every spelling of it (__add__, add, ...)
-        self._resolved: dict[Any, Entry | None] = {}
+        self._fallbacks: dict[Any, Entry] = {}  # used only when no op of the name exists
+        self._resolved: dict[Any, tuple[Entry | None, int]] = {}
 
     def register(self, torch_callable: Any, op: str | Callable[..., Any], *, context: bool = False,
                  method: str | None = None) -> None:
@@ -144,15 +145,35 @@ class TorchOpTable:
             self._methods[method] = entry
         self._resolved = {}
 
+    def register_fallback(self, torch_callable: Any, entry: Entry) -> None:
+        """Answer ``torch_callable`` with ``entry`` only while no shape rule or op of its name exists.
+
+        For adapters composed of other ops (``torch.addmm`` as ``add`` of ``mm``): a rule of the
+        op's own, once registered, takes over.
+        """
+        self._fallbacks[key_of(torch_callable)] = entry
+        self._resolved = {}
+
+    def forget(self) -> None:
+        """Drop what lookups found (after removing a shape rule; adding one needs no call)."""
+        self._resolved = {}
+
     def lookup(self, func: Any) -> Entry | None:
-        """The entry answering ``func``, or None when nothing does."""
+        """The entry answering ``func``, or None when nothing does.
+
+        Misses are remembered with the number of registered shape rules, so a rule registered
+        later (``@rule("foo")``) is found on the next lookup.
+        """
         try:
-            return self._resolved[func]
+            entry, seen = self._resolved[func]
+            if entry is not None or seen == len(registry.registered()):
+                return entry
         except (KeyError, TypeError):
             pass
+        rules = len(registry.registered())
         entry = self._resolve(func)
         try:
-            self._resolved[func] = entry
+            self._resolved[func] = (entry, rules)
         except TypeError:  # an unhashable callable: resolved again next time
             pass
         return entry
@@ -174,8 +195,8 @@ class TorchOpTable:
         if isinstance(key, tuple):
             return self._methods.get(key[1])
         name = getattr(func, "__name__", None)
-        if not isinstance(name, str):
-            return None
+        if not isinstance(name, str) or _false_namesake(func):
+            return self._fallbacks.get(key)
         if is_method(func):
             if name in self._methods:
                 return self._methods[name]
@@ -187,7 +208,36 @@ class TorchOpTable:
                 found = _by_name(_DUNDERS[name])
                 if found is not None:
                     return found
-        return _by_name(name)
+        found = _by_name(name)
+        if found is None:  # torch.nn.functional.logsigmoid is a builtin named log_sigmoid: try where torch binds it
+            for alias in _bound_names(func):
+                found = _by_name(alias)
+                if found is not None:
+                    break
+        return found if found is not None else self._fallbacks.get(key)
+
+
+_NAMESPACES = ("torch.nn.functional", "torch", "torch.special", "torch.linalg", "torch.fft")
+
+#: Torch callables whose name is an op of another meaning here: never answered by name.
+#: (``torch.nn.functional.unfold`` is im2col; the ``unfold`` rule is ``Tensor.unfold``'s windows.)
+_FALSE_NAMESAKES = {("torch.nn.functional", "unfold"), ("torch.nn.functional", "fold")}
+
+
+def _false_namesake(func: Any) -> bool:
+    module = sys.modules.get("torch.nn.functional")
+    return module is not None and any(getattr(module, n, None) is func for m, n in _FALSE_NAMESAKES)
+
+
+def _bound_names(func: Any) -> list[str]:
+    """The names ``func`` is bound to in torch's public namespaces, when they differ from its ``__name__``."""
+    out = []
+    for module_name in _NAMESPACES:
+        module = sys.modules.get(module_name)
+        for attr, value in (vars(module).items() if module is not None else ()):
+            if value is func and attr != getattr(func, "__name__", None) and not attr.startswith("_"):
+                out.append(attr)
+    return out
 
 
 def _entry(op: str | Callable[..., Any], context: bool) -> Entry:
@@ -241,7 +291,7 @@ def adapt(entry: Entry, name: str, args: tuple, kwargs: dict) -> tuple[tuple, di
             kept[k] = v
         elif k in ("input", "self") and not args:
             args = (v,)
-        elif k in _IGNORED or v is None or v is False or (k == "approximate" and v == "none"):
+        elif k in _IGNORED or v is None or v is False or (k == "memory_format" and v == "preserve_format"):
             continue
         else:
             raise UnsupportedTorchOpError(

@@ -53,6 +53,7 @@ def torch_namespace():
     overrides = {"pad": F.pad, "max_pool2d": F.max_pool2d, "avg_pool2d": F.avg_pool2d, "linear": F.linear,
                  "scan": scan, "map": torch_map, "switch": switch}
     overrides.update({name: getattr(F, name) for name, where in TORCH_NAMES.items() if where == "F"})
+    overrides["linalg_vector_norm"] = torch.linalg.vector_norm
 
     class _Torch:
         def __getattr__(self, name: str) -> Any:

@@ -99,7 +99,7 @@ def test_conv_on_symbolic_sizes_agrees_with_static_everywhere_the_guards_hold() 
         (lambda x, w: ops.avg_pool2d(x, 2, divisor_override=0), "divisor must be not zero"),
         (lambda x, w: ops.pad(x, (1, 2, 3)), "padding length must be divisible by 2"),
         (lambda x, w: ops.pad(x, (-3, -3)), "plus negative padding -3 and -3 resulted in a negative output size"),
-        (lambda x, w: ops.pad(x, (1, 1), mode="reflect"), "only mode='constant' is supported"),
+        (lambda x, w: ops.pad(x, (1, 1), mode="reflect"), "Padding size 2 is not supported for 4D input tensor"),
     ],
 )
 def test_errors_name_the_op_arguments_and_condition(fn, match) -> None:

@@ -32,7 +32,9 @@ TL = types.SimpleNamespace(**{name: getattr(F if name in FUNCTIONAL else torch, 
     "argmin log_softmax ge ne le zeros ones empty rand randn full arange zeros_like ones_like empty_like "
     "rand_like randn_like full_like nonzero masked_select unique int64 float32 bool channels_last contiguous_format "
     "as_strided").split() + sorted(FUNCTIONAL)},
-                          **{name: getattr(F if where == "F" else torch, name) for name, where in TORCH_NAMES.items()})
+                          **{name: getattr(F if where == "F" else torch, name) for name, where in TORCH_NAMES.items()
+                             if where in ("F", "torch")},
+                          linalg_vector_norm=torch.linalg.vector_norm)
 
 
 def torch_inputs(case: Case, rng: torch.Generator) -> list:

@@ -126,6 +126,21 @@ BACKEND_ROWS: list[tuple] = [
      (f(2, 3, 5, 6), f(3, 4, 3, 3), f(4)), (f(3, 3, 4, 7), f(3, 4, 3, 3), f(4))),
     ("conv_transpose groups, 1d", lambda T, x, w, y, v: (T.conv_transpose2d(x, w, groups=2), T.conv_transpose1d(y, v, stride=3, padding=1, output_padding=2)),
      (f(2, 4, 5, 5), f(4, 3, 2, 2), f(2, 3, 6), f(3, 5, 4)), (f(3, 4, 3, 6), f(4, 3, 2, 2), f(2, 3, 9), f(3, 5, 4))),
+    ("float math", lambda T, x: (T.rsqrt(x), T.erf(x), T.erfc(x), T.log1p(x), T.expm1(x), T.log2(x), T.log10(x), T.exp2(x),
+                                 T.reciprocal(x), T.atan(x), T.sinh(x), T.cosh(x), T.asinh(x)), (p(4, 3),), (p(5, 2),)),
+    ("bounded math", lambda T, x: (T.asin(x * 0.4), T.acos(x * 0.4), T.atanh(x * 0.4)), (p(4, 3),), (p(5, 2),)),
+    ("rounding", lambda T, x: (T.floor(x), T.ceil(x), T.round(x * 3), T.trunc(x), T.frac(x), T.square(x), T.sign(x), T.sgn(x),
+                               T.round(x, decimals=1)), (f(4, 3),), (f(6, 5),)),
+    ("divisions", lambda T, x, y: (x // y, x % y, T.fmod(x, y), 7.0 // x, x % 2.5, T.atan2(x, y)), (p(4, 3), p(3)), (p(6, 5), p(5))),
+    ("int divisions", lambda T, k: (k // 3, k % 4, T.fmod(k - 5, 3), T.remainder(k - 5, 3)), (i(20, 4, 3),), (i(20, 5, 2),)),
+    ("norms", lambda T, x: (T.norm(x), T.norm(x, dim=-1), x.norm(1, 0, True), T.linalg_vector_norm(x, 3, (0, 1)),
+                            T.normalize(x, dim=-1), T.normalize(x.t(), 1.0, 0)), (f(4, 3),), (f(6, 5),)),
+    ("pad modes", lambda T, x: (T.pad(x, (1, 2), mode="reflect"), T.pad(x, (2, 1), mode="replicate"), T.pad(x, (2, 3), mode="circular"),
+                                T.pad(x, (1, 1, 0, 1), mode="reflect")), (f(2, 4, 5),), (f(3, 4, 6),)),
+    ("lstm/gru/rnn cells", lambda T, x, h, c, wi, wh, b, gi, gh, ri, rh: (T.lstm_cell(x, (h, c), wi, wh, b, b), T.gru_cell(x, h, gi, gh),
+                                                                         T.rnn_tanh_cell(x, h, ri, rh), T.rnn_relu_cell(x, h, ri, rh)),
+     (f(3, 6), f(3, 8), f(3, 8), f(32, 6), f(32, 8), f(32), f(24, 6), f(24, 8), f(8, 6), f(8, 8)),
+     (f(5, 6), f(5, 8), f(5, 8), f(32, 6), f(32, 8), f(32), f(24, 6), f(24, 8), f(8, 6), f(8, 8))),
 ]
 
 

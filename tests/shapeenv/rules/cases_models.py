@@ -31,13 +31,19 @@ TORCH_NAMES = {
     **{n: "torch" for n in ("masked_fill tril triu clamp clip clamp_min clamp_max float16 float64 int32 uint8 "
                             "bitwise_and bitwise_or bitwise_xor bitwise_not logical_and logical_or logical_xor "
                             "logical_not cumsum cumprod sort argsort topk var std var_mean std_mean repeat_interleave "
-                            "index_put einsum").split()},
+                            "index_put einsum rsqrt erf erfc log1p expm1 log2 log10 exp2 reciprocal asin acos atan sinh "
+                            "cosh asinh atanh floor ceil round trunc frac square sign sgn floor_divide remainder fmod "
+                            "atan2 norm lstm_cell gru_cell rnn_tanh_cell rnn_relu_cell").split()},
+    "normalize": "F", "linalg_vector_norm": "torch.linalg.vector_norm",
 }
 
 
 def _set(x, index, value):
     x[index] = value
     return x
+
+FLOAT_MATH = "rsqrt erf erfc log1p expm1 log2 log10 exp2 reciprocal asin acos atan sinh cosh asinh atanh"
+ROUNDING = "floor ceil round trunc frac square sign sgn"
 
 ACTIVATIONS = "gelu silu softplus hardswish hardsigmoid leaky_relu elu selu celu mish relu6 hardtanh logsigmoid softsign"
 
@@ -416,6 +422,47 @@ ROWS: list[tuple] = [
                                                           L.conv_transpose1d(x[0], w),
                                                           L.conv_transpose1d(x.transpose(0, 1).contiguous().transpose(0, 1), w))),
     ("conv-t1d-cl", [(2, 10, 3), (3, 5, 4)], lambda L, x, w: L.conv_transpose1d(x.transpose(1, 2), w)),
+    # -- more pointwise math, divisions, norms --------------------------------------------------------------
+    *[(f"{n}-t-int", [(4, 3), (4, 3)], (lambda n: lambda L, x, i: (getattr(L, n)(x.t()), getattr(L, n)(i.t())))(n), F32, I64)
+      for n in FLOAT_MATH.split() + ROUNDING.split()],
+    *[(f"{n}-bool", [(4, 3)], (lambda n: lambda L, x: getattr(L, n)(x))(n), B) for n in ("rsqrt", "floor", "square", "sign")],
+    ("math-methods", [(4, 3)], lambda L, x: (x.rsqrt(), x.erf(), x.log1p(), x.reciprocal(), x.floor(), x.round(), x.square(),
+                                            x.sign(), x.frac(), x.atan(), x.exp2())),
+    ("floor-divide", [(4, 3), (3,)], lambda L, x, y: (x // y, x // 2, L.floor_divide(x.t(), 2), x.floor_divide(y)), I64, F32),
+    ("floor-divide-int", [(4, 3)], lambda L, x: (x // 2, L.floor_divide(x.t(), 3)), I64),
+    ("floor-divide-float", [(4, 3)], lambda L, x: (x // 2, 3.0 // x, x.t() // 0.5)),
+    ("remainder", [(4, 3), (3,)], lambda L, x, y: (x % y, x % 3, 7 % x, L.remainder(x.t(), 2), x.remainder(y), L.fmod(x, 2),
+                                                  x.fmod(y)), F32, F32),
+    ("remainder-int-float", [(4, 3)], lambda L, x: (x % 2.5, L.fmod(x, 1.5)), I64),
+    ("remainder-bool", [(4, 3)], lambda L, x: x % 2, B),
+    ("atan2", [(4, 3), (3,)], lambda L, x, y: (L.atan2(x, y), x.t().atan2(y[:, None])), I64, I64),
+    ("atan2-scalar", [(4, 3)], lambda L, x: L.atan2(x, 2.0)),
+    ("norms", [(4, 3, 5)], lambda L, x: (L.norm(x), L.norm(x, dim=-1), x.norm(2, 1, True), L.linalg_vector_norm(x, 2, (0, 2)),
+                                         L.linalg_vector_norm(x.transpose(0, 2), 1, -1, True))),
+    ("norm-int", [(4, 3)], lambda L, x: L.norm(x, dim=0), I64),
+    ("normalize", [(4, 3)], lambda L, x: (L.normalize(x), L.normalize(x.t(), dim=0), L.normalize(x, 1.0, -1))),
+    ("normalize-cl", [(2, 3, 4, 5)], lambda L, x: (L.normalize(_cl(L, x), dim=1), L.normalize(x.transpose(1, 3), dim=-1))),
+    ("normalize-bad-dim", [(4, 3)], lambda L, x: L.normalize(x, dim=2)),
+    # -- pad modes ------------------------------------------------------------------------------------------
+    ("pad-reflect", [(2, 3, 5)], lambda L, x: (L.pad(x, (1, 2), mode="reflect"), L.pad(x.transpose(1, 2), (1, 1), mode="reflect"),
+                                              L.pad(x, (1, 1, 1, 1), mode="reflect"), L.pad(x, (-1, 1), mode="reflect"))),
+    ("pad-reflect-big", [(2, 3, 5)], lambda L, x: L.pad(x, (5, 2), mode="reflect")),
+    ("pad-reflect-1d", [(5,)], lambda L, x: L.pad(x, (1, 1), mode="reflect")),
+    ("pad-replicate", [(2, 3, 5, 5)], lambda L, x: (L.pad(x, (1, 2, 3, 4), mode="replicate"), L.pad(x[0], (2, 0), mode="replicate"))),
+    ("pad-replicate-empty", [(2, 0, 3)], lambda L, x: L.pad(x, (1, 1), mode="replicate")),
+    ("pad-circular", [(2, 3, 5)], lambda L, x: (L.pad(x, (1, 2), mode="circular"), L.pad(x, (5, 5), mode="circular"))),
+    ("pad-circular-big", [(2, 3, 5)], lambda L, x: L.pad(x, (6, 2), mode="circular")),
+    ("pad-reflect-3d", [(1, 2, 3, 4, 5)], lambda L, x: L.pad(x, (1, 1, 1, 1, 1, 1), mode="reflect")),
+    ("pad-mode-bad", [(2, 3, 5)], lambda L, x: L.pad(x, (1, 1), mode="mirror")),
+    ("pad-const-t", [(4, 3)], lambda L, x: L.pad(x.t(), (1, 1))),
+    # -- recurrent cells ----------------------------------------------------------------------------------
+    ("lstm-cell", [(3, 6), (3, 8), (3, 8), (32, 6), (32, 8), (32,), (32,)],
+     lambda L, x, h, c, wi, wh, bi, bh: (L.lstm_cell(x, (h, c), wi, wh, bi, bh), L.lstm_cell(x.t().t(), (h, c), wi, wh))),
+    ("lstm-cell-bad-input", [(3, 6), (3, 8), (3, 8), (32, 5), (32, 8)], lambda L, x, h, c, wi, wh: L.lstm_cell(x, (h, c), wi, wh)),
+    ("lstm-cell-bad-batch", [(3, 6), (2, 8), (3, 8), (32, 6), (32, 8)], lambda L, x, h, c, wi, wh: L.lstm_cell(x, (h, c), wi, wh)),
+    ("lstm-cell-1d", [(6,), (8,), (8,), (32, 6), (32, 8)], lambda L, x, h, c, wi, wh: L.lstm_cell(x, (h, c), wi, wh)),
+    ("gru-rnn-cells", [(3, 6), (3, 8), (24, 6), (24, 8), (8, 6), (8, 8), (8,)],
+     lambda L, x, h, wi, wh, vi, vh, b: (L.gru_cell(x, h, wi, wh), L.rnn_tanh_cell(x, h, vi, vh, b, b), L.rnn_relu_cell(x, h, vi, vh))),
 ]
 
 #: rows whose output sizes are data-dependent (unbacked): compared by the values torch gives

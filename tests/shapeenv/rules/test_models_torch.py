@@ -45,12 +45,16 @@ SIGNATURE_EXTRAS = {
 
 
 def _torch_callable(name: str):
+    if name == "linalg_vector_norm":
+        return torch.linalg.vector_norm
     return getattr(F if TORCH_NAMES.get(name, "F" if hasattr(F, name) else "torch") == "F" else torch, name)
 
 
 def _doc_signature(fn, name: str) -> inspect.Signature | None:
     """The signature in the first lines of a builtin's docstring (``name(input, dim, *, dtype=None) -> Tensor``)."""
     doc = (fn.__doc__ or "").strip()
+    if name.startswith("linalg_"):
+        doc = doc.replace(name.replace("_", ".", 1), name, 1)
     if not doc.startswith(name + "("):
         return None
     depth, end = 0, None
@@ -103,8 +107,13 @@ def test_signature_is_torchs(name: str) -> None:
     assert _shape(ours) == _shape(theirs), f"{name}: ours {ours} vs torch {theirs}"
 
 
-def test_signatures_are_compared_for_most_ops() -> None:
-    assert len(SIGNED) >= len(ops_nn.__all__) - 12, sorted(set(ops_nn.__all__) - set(SIGNED))
+#: torch documents no Python signature for these (their case rows call them as torch code does)
+UNDOCUMENTED = {"masked_fill", "clamp_min", "clamp_max", "index_put", "index_put_", "lstm_cell", "gru_cell",
+                "rnn_tanh_cell", "rnn_relu_cell"}
+
+
+def test_every_op_is_signature_checked_or_explained() -> None:
+    assert set(ops_nn.__all__) - set(SIGNED) == UNDOCUMENTED | set(SIGNATURE_EXTRAS)
 
 
 # -- random sizes against torch -------------------------------------------------------------------------

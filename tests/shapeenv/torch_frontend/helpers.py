@@ -54,6 +54,9 @@ def symbol_map(ours, ep) -> dict:
             e = _expr(a)
             if isinstance(e, sympy.Symbol):
                 mapping[e] = _expr(b, ours.env)
+            elif len(e.free_symbols) == 1 and sympy.degree(e, next(iter(e.free_symbols))) == 1:
+                (sym,) = e.free_symbols  # a derived dim: a*root + b, so root = (ours - b) / a
+                mapping.setdefault(sym, sympy.solve(sympy.Eq(e, _expr(b, ours.env)), sym)[0])
     return mapping
 
 
@@ -96,18 +99,28 @@ def assert_same_as_torch_export(model, args, dynamic_shapes=None, ours_dynamic_s
 
 
 def _samples(program):
-    """A few assignments of the program's symbols within their ranges (the example's hints first)."""
+    """Assignments of the program's symbols its guards accept (the example's hints first, then a few more)."""
     syms = list(program.range_constraints)
-    hints = {s: program.env.symbols[s].hint for s in syms}
-    out = [hints]
-    for k in (0, 1, 3, 7):
+    out = [{s: program.env.symbols[s].hint for s in syms}]
+    for k in range(12):
         values = {}
         for s, r in program.range_constraints.items():
             lo = int(r.lower) if abs(r.lower) != float("inf") else 2
             hi = int(r.upper) if abs(r.upper) != float("inf") else lo + 20
             values[s] = min(lo + k, hi)
-        out.append(values)
+        if all(_holds(g.expr, program.env, values) for g in program.env.guards):
+            out.append(values)
+    assert len(out) >= 3, f"too few sizes accepted by the guards to compare on: {out}"
     return out
+
+
+def _holds(expr, env, values) -> bool:
+    """Whether a recorded guard holds for ``values`` (its symbols as recorded, else after the env's replacements)."""
+    for e in (expr, env.simplify(expr)):
+        value = e.xreplace({s: sympy.Integer(v) for s, v in values.items()})
+        if value in (sympy.true, sympy.false):
+            return bool(value)
+    raise AssertionError(f"guard {expr} is not decided by {values}")
 
 
 def _eval(expr, values):

@@ -202,3 +202,19 @@ def test_recurrent_input_size_mismatch_is_a_shape_error():
     with pytest.raises((ShapeError, AssertionError, RuntimeError)) as e:  # nn.LSTM's own check raises RuntimeError
         st.export(nn.LSTM(4, 6), (torch.randn(3, 2, 5),))
     assert "input.size(-1) must be equal to input_size" in str(e.value) or "lstm" in str(e.value)
+
+
+def test_a_modules_other_method_has_the_module_state_as_inputs():
+    class Head(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = nn.Linear(4, 2)
+
+        def logits(self, x):
+            return self.fc(x).softmax(-1)
+
+    head = Head()
+    p = st.export(head.logits, (torch.randn(3, 4),), dynamic_shapes={"x": {0: Dim("b")}})
+    assert p.name == "logits" and [s.name for s in p.inputs][1:] == [
+        "self._modules['fc']._parameters['weight']", "self._modules['fc']._parameters['bias']"]
+    assert [str(d) for d in p.output_shapes] == ["s0", "2"]
