@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from .rules import activations, attention, bitwise, conv_transpose, einsum as _einsum, embedding as _embedding  # noqa: F401
 from .rules import masking, norms, pointwise_more, pooling, rnn_cells, scans, setitem, statistics  # noqa: F401  (register)
+from .errors import ShapeEnvTypeError
 from .rules.registry import call
 
 __all__ = [
@@ -500,7 +501,7 @@ def atan2(input, other):  # noqa: A002
 def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):  # noqa: A002
     """``torch.norm`` (vector norms; ``out`` must be None)."""
     if out is not None:
-        raise TypeError("norm: out= is not supported on fake tensors")
+        raise ShapeEnvTypeError("norm: out= is not supported on fake tensors", fix="y = norm(...) instead of out=y")
     return call("norm", input, p, dim, keepdim, dtype)
 
 
@@ -512,7 +513,7 @@ def linalg_vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None):  # noq
 def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):  # noqa: A002
     """``F.normalize`` (``out`` must be None)."""
     if out is not None:
-        raise TypeError("normalize: out= is not supported on fake tensors")
+        raise ShapeEnvTypeError("normalize: out= is not supported on fake tensors", fix="y = normalize(...) instead of out=y")
     return call("normalize", input, p, dim, eps)
 
 
