@@ -28,7 +28,7 @@ def test_unsupported_op_names_the_op_the_line_and_the_fix():
     assert isinstance(err, NotImplementedError) and not isinstance(err, TypeError)  # see its docstring
     assert err.op == "torch.nn.functional.grid_sample"
     text = str(err)
-    assert "cannot trace torch.nn.functional.grid_sample" in text
+    assert "cannot trace torch.nn.functional.grid_sample(f32[1, 2, 4, 4], f32[1, 3, 3, 2], mode='bilinear'" in text
     assert "test_dispatch.py:" in text and "in uses_grid_sample" in text
     assert "register_torch_op(torch.nn.functional.grid_sample" in text and "rule('grid_sample')" in text
 
@@ -188,3 +188,22 @@ def test_a_namesake_of_another_meaning_is_not_used():
     assert st.DEFAULT_TABLE.lookup(torch.Tensor.unfold) is not None
     with pytest.raises(UnsupportedTorchOpError, match="torch.nn.functional.unfold"):
         st.export(lambda x: F.unfold(x, 2), (torch.randn(1, 2, 4, 4),))
+
+
+def test_fallback_adapters_until_a_rule_of_their_own():
+    def conv1d_hf(x, w, b):  # Hugging Face GPT-2's Conv1D
+        return torch.addmm(b, x.view(-1, x.size(-1)), w).view(*x.shape[:-1], w.shape[1])
+
+    p = st.export(conv1d_hf, (torch.randn(2, 5, 8), torch.randn(8, 24), torch.randn(24)),
+                  dynamic_shapes=({0: Dim("b"), 1: Dim("t")}, None, None))
+    assert [str(d) for d in p.output_shapes] == ["s0", "s1", "24"]
+    assert st.DEFAULT_TABLE.lookup(torch.addmm).target.endswith("composites.addmm")
+    assert st.DEFAULT_TABLE.lookup(torch.Tensor.type) is not None
+
+
+def test_tensor_type():
+    def f(x):
+        assert x.type() == "torch.FloatTensor"
+        return x.type(torch.float16)
+
+    assert st.export(f, (torch.randn(2),)).outputs.dtype.name == "float16"
