@@ -1,4 +1,4 @@
-"""The recurrent cell rules (shapeenv.rules.recurrent) against torch's lstm_cell / gru_cell / rnn_*_cell."""
+"""The recurrent cell rules (shapeenv.rules.rnn_cells: what nn.LSTMCell / GRUCell / RNNCell call) against torch: shapes, errors, numpy kernel values."""
 
 from __future__ import annotations
 

@@ -39,7 +39,7 @@ from .models import CASES  # noqa: E402
 from .torch_side import compile_guard_log, export_guards, export_outputs, source_symbols, torch_export  # noqa: E402
 
 NAMES = list(CASES)
-DRAWS = 30
+DRAWS = 40
 
 
 class Ours:
