@@ -64,7 +64,9 @@ __all__ = [
 _PREFIX = re.compile(r"^[VIWEDC]\d{4} [\d:.]+ +\d+ \S+:\d+\] ?")
 _COMPILE_ID = re.compile(r"^\[(\d+/\d+(?:_\d+)?)\] ?")
 _ARTIFACT = re.compile(r"^\[__\w+\] ?")
-_TREE = re.compile(r"^(?P<bars>(?:\| )*)\+- (?P<kind>[A-Za-z_]+)(?::(?: (?P<payload>.*))?)?$")
+# A guard line is ``+- KIND: payload``; a structure line is ``+- GuardManager: ...`` or, for the
+# entries of a dict guard manager (``nn.Sequential``, ``ModuleList``), ``+- KeyValueManager pair at index=0``.
+_TREE = re.compile(r"^(?P<bars>(?:\| )*)\+- (?P<kind>[A-Za-z_]+)(?::(?: (?P<payload>.*))?| (?P<rest>[^:]*))?$")
 _TENSOR = re.compile(
     r"^check_tensor\((?P<src>.+?), (?P<type>[\w.]+), DispatchKeySet\((?P<keys>[^)]*)\), (?P<dtype>[\w.]+), "
     r"device=(?P<device>[^,]+), requires_grad=(?P<rg>True|False), size=\[(?P<size>[^\]]*)\], stride=\[(?P<stride>[^\]]*)\]\)$"
@@ -461,7 +463,7 @@ def read_torch_log(text: str | Iterable[str], *, strict: bool = False) -> TorchL
             if m:
                 counts["tree_lines"] += 1
                 kind, payload = m.group("kind"), m.group("payload") or ""
-                if not kind.isupper():  # RootGuardManager, GuardManager, DictGuardManager, ...
+                if not kind.isupper():  # RootGuardManager, GuardManager, DictGuardManager, KeyValueManager, ...
                     current.structure += 1
                     counts["structure_lines"] += 1
                     current.last = n

@@ -5,6 +5,10 @@ after re-execution each listed substring must occur in that cell's text output (
 ``text/plain`` of results and displays, error names and values). Tag the cells whose output the
 markdown around them describes, with the words the text promises.
 
+Notebooks that need torch (notebook metadata ``{"shapeenv": {"needs": ["torch"]}}``) are marked
+``torch``: they run where torch is installed, in ``.ci/run``'s torch stage (``pytest -m torch tests``),
+and are skipped, with the reason, where it is not.
+
 Determinism: a second execution (a fresh kernel, so another hash seed) must give the same text
 outputs, after normalising memory addresses (``0x7f...``) and durations (``26.0 ms``, ``1.5 us``,
 ``compile_seconds=0.2``), which differ from run to run on any machine.
@@ -22,12 +26,27 @@ nbclient = pytest.importorskip("nbclient", reason="install the test extra: pip i
 
 NOTEBOOKS = sorted((Path(__file__).resolve().parents[1] / "notebooks").glob("*.ipynb"))
 
+
+def needs(path: Path) -> list[str]:
+    """The optional packages a notebook says it needs (its metadata ``shapeenv.needs``)."""
+    return list(nbformat.read(path, as_version=4).metadata.get("shapeenv", {}).get("needs", []))
+
+
+def _param(path: Path):
+    """``path`` as a test parameter; a notebook needing torch is marked ``torch`` (the CI stage that installs it)."""
+    return pytest.param(path, id=path.name, marks=[pytest.mark.torch] if "torch" in needs(path) else [])
+
+
+PARAMS = [_param(p) for p in NOTEBOOKS]
+
 _ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
 _DURATION = re.compile(r"\d+(?:\.\d+)?(?:e-?\d+)?\s?(?:ns|us|µs|ms)\b|(?<=seconds=)\d+(?:\.\d+)?(?:e-?\d+)?")
 
 
 def execute(path: Path):
-    """The notebook at ``path``, executed in a fresh kernel."""
+    """The notebook at ``path``, executed in a fresh kernel (skipped when a package it needs is missing)."""
+    for name in needs(path):
+        pytest.importorskip(name, reason=f"{path.name} needs {name}: it runs in .ci/run's torch stage")
     nb = nbformat.read(path, as_version=4)
     client = nbclient.NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}})
     client.execute()  # raises CellExecutionError naming the failing cell
@@ -75,7 +94,7 @@ def test_there_are_notebooks() -> None:
     assert NOTEBOOKS, "notebooks/ should hold at least one notebook"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", PARAMS)
 def test_notebook_executes(path: Path) -> None:
     nb = executed(path)
     for cell in nb.cells:
@@ -84,7 +103,7 @@ def test_notebook_executes(path: Path) -> None:
             assert not errors, f"{path.name}: cell raised {errors[0].get('ename')}: {errors[0].get('evalue')}"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", PARAMS)
 def test_tagged_cells_show_what_their_text_promises(path: Path) -> None:
     nb = executed(path)
     broken = []
@@ -98,7 +117,7 @@ def test_tagged_cells_show_what_their_text_promises(path: Path) -> None:
     assert not broken, f"{path.name}:\n" + "\n\n".join(broken)
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", PARAMS)
 def test_outputs_are_the_same_when_executed_again(path: Path) -> None:
     first, second = executed(path), execute(path)
     cells = [(i, a, b) for i, (a, b) in enumerate(zip(first.cells, second.cells)) if a.cell_type == "code"]

@@ -9,7 +9,9 @@ Optional: it needs torch (``pip install shapeenv[torch]``); nothing else in shap
 * :func:`register_torch_op` ``(torch_callable, op)`` maps a torch callable to a
   :mod:`shapeenv.ops` op, a registered shape rule or an adapter function;
 * ``torch.cond``, ``torch._higher_order_ops.scan`` / ``map`` and ``torch._check`` are
-  this library's ``switch`` / ``scan`` / ``map`` / ``check`` while tracing.
+  this library's ``switch`` / ``scan`` / ``map`` / ``check`` while tracing (:mod:`shapeenv.torch.hops`);
+* ``nn.MultiheadAttention`` and ``nn.LSTM`` / ``GRU`` / ``RNN`` go through adapters built from
+  :mod:`shapeenv.ops` (:mod:`shapeenv.torch.composites`).
 
 How torch code reaches the shape rules (Note [Why a TorchFunctionMode] in
 :mod:`shapeenv.torch.mode`): the model runs under a ``torch.overrides.TorchFunctionMode``

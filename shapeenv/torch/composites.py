@@ -18,6 +18,9 @@ output ``(T, B, D * H_out)`` (a transposed view of it for ``batch_first``, as to
 returns it) and final states shaped like the initial ones; the first layer's input
 projection is applied to the input, so its feature size is checked as torch's kernel
 checks it. Packed sequences are not supported.
+
+``torch.addmm`` / ``torch.baddbmm`` (Hugging Face's ``Conv1D``, attention code) are ``add`` of
+``mm`` / ``bmm``, as fallbacks: a shape rule of their own, once registered, takes over.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ from .. import ops
 from ..errors import ShapeError, UnsupportedTorchOpError
 from .table import DEFAULT, Entry
 
-__all__ = ["multi_head_attention_forward", "recurrent"]
+__all__ = ["multi_head_attention_forward", "recurrent", "addmm", "baddbmm"]
 
 
 def _project(x, weight, bias):
@@ -115,6 +118,20 @@ def recurrent(name: str):
     run.__name__ = name
     return run
 
+
+def addmm(input, mat1, mat2, *, beta=1, alpha=1):
+    """``torch.addmm``: ``beta * input + alpha * (mat1 @ mat2)`` (what Hugging Face's ``Conv1D`` calls)."""
+    return ops.add(input, ops.mm(mat1, mat2))
+
+
+def baddbmm(input, batch1, batch2, *, beta=1, alpha=1):
+    """``torch.baddbmm``: ``beta * input + alpha * (batch1 @ batch2)``, batched."""
+    return ops.add(input, ops.bmm(batch1, batch2))
+
+
+for _func, _fn in ((torch.addmm, addmm), (torch.baddbmm, baddbmm)):  # until a rule of their own exists
+    DEFAULT.register_fallback(_func, Entry(_fn, f"shapeenv.torch.composites.{_fn.__name__}"))
+    DEFAULT.register_fallback(getattr(torch.Tensor, _fn.__name__), Entry(_fn, f"shapeenv.torch.composites.{_fn.__name__}"))
 
 for _name in ("lstm", "gru", "rnn_tanh", "rnn_relu"):
     DEFAULT.register(getattr(torch, _name), Entry(recurrent(_name), f"shapeenv.torch.composites.recurrent({_name!r})"))

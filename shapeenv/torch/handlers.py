@@ -123,6 +123,11 @@ _function(torch.detach, lambda x: x)
 
 
 # -- dtype and device conversion -----------------------------------------------------------------
+_TENSOR_TYPES = {"float32": "FloatTensor", "float64": "DoubleTensor", "float16": "HalfTensor", "bfloat16": "BFloat16Tensor",
+                 "int64": "LongTensor", "int32": "IntTensor", "int16": "ShortTensor", "int8": "CharTensor",
+                 "uint8": "ByteTensor", "bool": "BoolTensor"}
+
+
 def _is_dtype_name(value: Any) -> bool:
     return isinstance(value, str) and value in DTYPES
 
@@ -154,6 +159,8 @@ def _device_move(kind: str):
 
 _method("to", _to, context=True)
 _method("type_as", lambda x, other: x.to(other.dtype))
+_method("type", lambda x, dtype=None, non_blocking=False: x.to(dtype) if dtype is not None
+        else f"torch.{_TENSOR_TYPES.get(x.dtype.name, 'Tensor')}")
 _method("cuda", _device_move("cuda"), context=True)
 _method("cpu", _device_move("cpu"), context=True)
 _method("bfloat16", lambda x: x.to("bfloat16"))

@@ -37,7 +37,7 @@ from symint import SymBool, SymFloat, SymInt
 
 from ..errors import ShapeEnvError, UnsupportedTorchOpError
 from ..fake.tensor import FakeTensor
-from ..rules.registry import is_tensor
+from ..rules.registry import describe, is_tensor
 from .convert import TORCH_DIR, as_dtype, to_ours, torch_site, user_site
 from .table import DEFAULT, TorchOpTable, adapt, torch_name
 from .tensor import TracedTensor, unwrap, wrap
@@ -74,7 +74,7 @@ class ShapeTraceMode(TorchFunctionMode):
         if entry is None:
             if not _has_tensor(args) and not _has_tensor(kwargs):
                 return _passthrough(func, args, kwargs)
-            raise unsupported(func)
+            raise unsupported(func, args=args, kwargs=kwargs)
         name = torch_name(func)
         self.device = _device_of(args, kwargs)
         a, k = adapt(entry, name, unwrap(args, self.real), unwrap(kwargs, self.real))
@@ -142,7 +142,8 @@ def _has_symbolic(value: Any) -> bool:
 def _passthrough(func, args: tuple, kwargs: dict) -> Any:
     """A torch call without tensors (grad mode, default dtype, ...): run it, unless it needs our symbolic sizes."""
     if _has_symbolic(args) or _has_symbolic(kwargs):
-        raise unsupported(func, "its arguments include symbolic sizes, which torch's own implementation cannot take")
+        raise unsupported(func, "its arguments include symbolic sizes, which torch's own implementation cannot take",
+                          args=args, kwargs=kwargs)
     return func(*args, **kwargs)
 
 
@@ -160,20 +161,34 @@ def _device_of(args: tuple, kwargs: dict) -> torch.device:
     return torch.device("cpu")
 
 
-def unsupported(func, why: str | None = None) -> UnsupportedTorchOpError:
-    """The error for a torch call nothing answers: the op, the user's line, and how to add it."""
+def _arg_text(value: Any) -> str:
+    if isinstance(value, TracedTensor):
+        return describe(value.fake)
+    if isinstance(value, torch.Tensor):
+        return f"tensor{list(value.shape)}"
+    if isinstance(value, (list, tuple)) and len(value) <= 8:
+        inner = ", ".join(_arg_text(v) for v in value)
+        return f"[{inner}]" if isinstance(value, list) else f"({inner}{',' if len(value) == 1 else ''})"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def unsupported(func, why: str | None = None, args: tuple = (), kwargs: dict | None = None) -> UnsupportedTorchOpError:
+    """The error for a torch call nothing answers: the op and its arguments, the user's line, and how to add it."""
     name = torch_name(func)
+    call_text = ", ".join([_arg_text(a) for a in args] + [f"{k}={_arg_text(v)}" for k, v in (kwargs or {}).items()])
     short = name.rsplit(".", 1)[-1]
     where = user_site(2)
     inside = torch_site(2)
     at = f" (inside {inside})" if inside and inside != where else ""
     reason = why or "no entry in the dispatch table and no shapeenv op of that name"
     return UnsupportedTorchOpError(
-        f"shapeenv.torch cannot trace {name}: {reason}{at}",
+        f"shapeenv.torch cannot trace {name}({call_text}): {reason}{at}",
         op=name,
         where=where,
-        fix=(f"register a shape rule and map the op to it: @shapeenv.rules.registry.rule({short!r}) def {short}_rule(x, ...): "
-             f"return <fake result built with shapeenv.ops>; then shapeenv.torch.register_torch_op({name}, {short!r})"),
+        fix=(f"add a shape rule of that name, which {name} then reaches by name: "
+             f"@shapeenv.rules.registry.rule({short!r}) def {short}(...): return <a fake tensor built with shapeenv.ops>; "
+             f"or map it to an adapter: shapeenv.torch.register_torch_op({name}, lambda *args, **kwargs: ...)"),
     )
 
 

@@ -126,6 +126,7 @@ class TorchOpTable:
         self.base = base
         self._explicit: dict[Any, Entry] = {}
         self._methods: dict[str, Entry] = {}  # by method name, for every spelling of it (__add__, add, ...)
+        self._fallbacks: dict[Any, Entry] = {}  # used only when no op of the name exists
         self._resolved: dict[Any, tuple[Entry | None, int]] = {}
 
     def register(self, torch_callable: Any, op: str | Callable[..., Any], *, context: bool = False,
@@ -142,6 +143,15 @@ class TorchOpTable:
             self._explicit[key_of(torch_callable)] = entry
         if method is not None:
             self._methods[method] = entry
+        self._resolved = {}
+
+    def register_fallback(self, torch_callable: Any, entry: Entry) -> None:
+        """Answer ``torch_callable`` with ``entry`` only while no shape rule or op of its name exists.
+
+        For adapters composed of other ops (``torch.addmm`` as ``add`` of ``mm``): a rule of the
+        op's own, once registered, takes over.
+        """
+        self._fallbacks[key_of(torch_callable)] = entry
         self._resolved = {}
 
     def forget(self) -> None:
@@ -185,8 +195,8 @@ class TorchOpTable:
         if isinstance(key, tuple):
             return self._methods.get(key[1])
         name = getattr(func, "__name__", None)
-        if not isinstance(name, str):
-            return None
+        if not isinstance(name, str) or _false_namesake(func):
+            return self._fallbacks.get(key)
         if is_method(func):
             if name in self._methods:
                 return self._methods[name]
@@ -204,10 +214,19 @@ class TorchOpTable:
                 found = _by_name(alias)
                 if found is not None:
                     break
-        return found
+        return found if found is not None else self._fallbacks.get(key)
 
 
 _NAMESPACES = ("torch.nn.functional", "torch", "torch.special", "torch.linalg", "torch.fft")
+
+#: Torch callables whose name is an op of another meaning here: never answered by name.
+#: (``torch.nn.functional.unfold`` is im2col; the ``unfold`` rule is ``Tensor.unfold``'s windows.)
+_FALSE_NAMESAKES = {("torch.nn.functional", "unfold"), ("torch.nn.functional", "fold")}
+
+
+def _false_namesake(func: Any) -> bool:
+    module = sys.modules.get("torch.nn.functional")
+    return module is not None and any(getattr(module, n, None) is func for m, n in _FALSE_NAMESAKES)
 
 
 def _bound_names(func: Any) -> list[str]:

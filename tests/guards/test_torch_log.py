@@ -149,3 +149,18 @@ def test_unknown_kinds_are_skipped_or_fatal_in_strict_mode() -> None:
 def test_a_float_nan_guard_is_skipped_not_fatal() -> None:
     [entry] = read_torch_log("TREE_GUARD_MANAGER:\n+- LAMBDA_GUARD: not math.isnan(L['s'])  # y = x * s").entries
     assert entry.skipped_counts() == {"LAMBDA_GUARD (float NaN check)": 1} and not entry.guards
+
+
+def test_a_dict_guard_managers_key_value_lines_do_not_end_the_tree() -> None:
+    # torch 2.13 prints one "KeyValueManager pair at index=N" line per entry of a module dict
+    # (nn.Sequential, nn.ModuleList): a structure line, after which the tree goes on.
+    text = """TREE_GUARD_MANAGER:
++- RootGuardManager
+| +- GuardManager: source=L['self']._modules['mlp']._modules, accessed_by=DictGetItemGuardAccessor('_modules'), type=<class 'dict'>
+| | +- DictGuardManager: source=L['self']._modules['mlp']._modules, type=<class 'dict'>
+| | | +- KeyValueManager pair at index=0
+| | | | +- ValueManager: GuardManager: source=L['self']._modules['mlp']._modules['0']
++- LAMBDA_GUARD: 2 <= L['x'].size()[0]  # b, t, d = x.size()"""
+    [entry] = read_torch_log(text).entries
+    assert [g.text for g in entry.guards] == ["2 <= L['x'].size()[0]"]
+    assert entry.structure_lines == 5

@@ -126,3 +126,33 @@ def test_models_compile_and_serve_their_own_results():
             x = make(n)
             assert torch.equal(f(x), model(x))
         assert len(f.cache_info().entries) == 2
+
+
+def test_multihead_attention_with_boolean_masks():
+    mha = nn.MultiheadAttention(8, 2, batch_first=True).eval()
+
+    def f(x, padding, causal):
+        return mha(x, x, x, key_padding_mask=padding, attn_mask=causal, need_weights=False)[0]
+
+    b, s = Dim("b"), Dim("s")
+    x, padding = torch.randn(2, 5, 8), torch.zeros(2, 5, dtype=torch.bool)
+    causal = torch.triu(torch.ones(5, 5, dtype=torch.bool), diagonal=1)
+    assert_same_as_torch_export(f, (x, padding, causal), dynamic_shapes=({0: b, 1: s}, {0: b, 1: s}, {0: s, 1: s}))
+
+
+def test_cond_router_with_parameters_in_the_branches():
+    class Router(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.small, self.big = nn.Linear(4, 4), nn.Sequential(nn.Linear(4, 16), nn.ReLU(), nn.Linear(16, 4))
+
+        def forward(self, x):
+            return torch.cond(x.shape[0] > 8, lambda t: self.big(t), lambda t: self.small(t), (x,))
+
+    p = st.export(Router(), (torch.randn(4, 4),), dynamic_shapes={"x": {0: Dim("n")}})
+    assert [str(d) for d in p.output_shapes] == ["s0", "4"]
+    (switch,) = [n for n in p.graph.nodes if n.op == "switch"]
+    assert len(switch.subgraphs) == 2
+    f = st.compile(Router())
+    for n in (4, 12):
+        assert f(torch.randn(n, 4)).shape == (n, 4)
