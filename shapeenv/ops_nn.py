@@ -18,7 +18,8 @@ from .rules.registry import call
 
 __all__ = [
     "gelu", "silu", "softplus", "hardswish", "hardsigmoid", "leaky_relu", "elu", "selu", "celu", "mish", "relu6",
-    "hardtanh", "logsigmoid", "softsign", "dropout",
+    "hardtanh", "logsigmoid", "softsign", "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
+    "feature_alpha_dropout",
     "masked_fill", "tril", "triu", "clamp", "clip", "clamp_min", "clamp_max",
     "layer_norm", "rms_norm", "group_norm", "batch_norm", "instance_norm",
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "logical_and", "logical_or", "logical_xor", "logical_not",
@@ -106,6 +107,31 @@ def softsign(input):  # noqa: A002
 def dropout(input, p=0.5, training=True, inplace=False):  # noqa: A002
     """``F.dropout`` (the input itself when ``training=False`` or ``p == 0``)."""
     return call("dropout", input, p, training, inplace)
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):  # noqa: A002
+    """``F.dropout1d`` (channel-wise)."""
+    return call("dropout1d", input, p, training, inplace)
+
+
+def dropout2d(input, p=0.5, training=True, inplace=False):  # noqa: A002
+    """``F.dropout2d`` (channel-wise)."""
+    return call("dropout2d", input, p, training, inplace)
+
+
+def dropout3d(input, p=0.5, training=True, inplace=False):  # noqa: A002
+    """``F.dropout3d`` (channel-wise)."""
+    return call("dropout3d", input, p, training, inplace)
+
+
+def alpha_dropout(input, p=0.5, training=False, inplace=False):  # noqa: A002
+    """``F.alpha_dropout``."""
+    return call("alpha_dropout", input, p, training, inplace)
+
+
+def feature_alpha_dropout(input, p=0.5, training=False, inplace=False):  # noqa: A002
+    """``F.feature_alpha_dropout``."""
+    return call("feature_alpha_dropout", input, p, training, inplace)
 
 
 # -- masks and bounds (shapeenv.rules.masking) -------------------------------------------------------

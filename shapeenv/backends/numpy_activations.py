@@ -148,6 +148,41 @@ def dropout(input: np.ndarray, p: Any = 0.5, training: bool = True, inplace: boo
 eager_kernel("dropout")(dropout)  # eager calls draw from a fresh generator, as torch's unseeded eager dropout
 
 
+def _feature_dropout(input: np.ndarray, p: Any, training: bool, inplace: bool, rng: Any, alpha: bool,
+                     feature: bool) -> np.ndarray:
+    if not training or p == 0 or input.size == 0:
+        return input
+    if p == 1:
+        return _out(input, np.zeros_like(input), inplace)
+    rng = rng if rng is not None else np.random.default_rng()
+    shape = input.shape[:2] + (1,) * (input.ndim - 2) if feature else input.shape
+    keep = (rng.random(shape) >= p).astype(np.float64)
+    if alpha:  # ATen: b = (keep - 1) * alpha * a + alpha * a * p; out = input * keep * a + b
+        alpha_, a = 1.7580993408473766, 1.0 / math.sqrt((1.7580993408473766 ** 2 * p + 1) * (1 - p))
+        return _out(input, input * keep * a + (keep - 1) * alpha_ * a + alpha_ * a * p, inplace)
+    return _out(input, input * keep / (1.0 - p), inplace)
+
+
+def _channel_kernel(name: str, unsqueeze: Any, alpha: bool, feature: bool, training_default: bool) -> None:
+    def run(input: np.ndarray, p: Any = 0.5, training: bool = training_default, inplace: bool = False, *,
+            _rng: np.random.Generator | None = None) -> np.ndarray:
+        x = input[None] if unsqueeze(input.ndim) else input
+        out = _feature_dropout(x, p, training, inplace, _rng, alpha, feature)
+        return out[0] if unsqueeze(input.ndim) else out
+
+    run.__name__ = run.__qualname__ = name
+    run.__doc__ = f"``F.{name}``."
+    kernel(name)(run)
+    eager_kernel(name)(run)
+
+
+_channel_kernel("dropout1d", lambda n: n == 2, False, True, True)
+_channel_kernel("dropout2d", lambda n: False, False, True, True)
+_channel_kernel("dropout3d", lambda n: n != 5, False, True, True)
+_channel_kernel("alpha_dropout", lambda n: False, True, False, False)
+_channel_kernel("feature_alpha_dropout", lambda n: False, True, True, False)
+
+
 # -- masks and bounds ---------------------------------------------------------------------------------
 def _value(value: Any) -> Any:
     return np.asarray(value).item() if isinstance(value, np.ndarray) else value

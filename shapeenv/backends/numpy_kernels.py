@@ -36,7 +36,8 @@ __all__ = ["KERNELS", "RANDOM_OPS", "kernel", "np_dtype", "axis", "as_sizes"]
 
 Kernel = Callable[..., Any]
 KERNELS: dict[str, Kernel] = {}
-RANDOM_OPS = frozenset({"rand", "randn", "rand_like", "randn_like", "dropout"})  # these take the program's generator as _rng
+RANDOM_OPS = frozenset({"rand", "randn", "rand_like", "randn_like", "dropout", "dropout1d", "dropout2d", "dropout3d",
+                        "alpha_dropout", "feature_alpha_dropout"})  # these take the program's generator as _rng
 
 
 def kernel(*names: str) -> Callable[[Kernel], Kernel]:

@@ -39,6 +39,26 @@ for _name, _fn in {"bitwise_and": np.bitwise_and, "bitwise_or": np.bitwise_or, "
     _binary(_name, _fn)
 
 
+def _inplace_binary(name: str, fn: Any) -> None:
+    def run(input: np.ndarray, other: Any) -> np.ndarray:
+        fn(input, other, out=input)
+        return input
+
+    run.__doc__ = f"``torch.Tensor.{name}``."
+    kernel(name)(run)
+
+
+for _name, _fn in {"bitwise_and_": np.bitwise_and, "bitwise_or_": np.bitwise_or, "bitwise_xor_": np.bitwise_xor}.items():
+    _inplace_binary(_name, _fn)
+
+
+@kernel("logical_not_")
+def logical_not_(input: np.ndarray) -> np.ndarray:
+    """``input.logical_not_()``."""
+    input[...] = np.logical_not(input)
+    return input
+
+
 @kernel("bitwise_not")
 def bitwise_not(input: np.ndarray) -> np.ndarray:
     """``~input``."""

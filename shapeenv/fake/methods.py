@@ -520,6 +520,31 @@ class TensorMethods:
     def __invert__(self):
         return call("bitwise_not", self)
 
+    def __iand__(self, other):
+        return call("bitwise_and_", self, other)
+
+    def __ior__(self, other):
+        return call("bitwise_or_", self, other)
+
+    def __ixor__(self, other):
+        return call("bitwise_xor_", self, other)
+
+    def bitwise_and_(self, other):
+        """In-place ``self &= other``."""
+        return call("bitwise_and_", self, other)
+
+    def bitwise_or_(self, other):
+        """In-place ``self |= other``."""
+        return call("bitwise_or_", self, other)
+
+    def bitwise_xor_(self, other):
+        """In-place ``self ^= other``."""
+        return call("bitwise_xor_", self, other)
+
+    def logical_not_(self):
+        """In-place logical not."""
+        return call("logical_not_", self)
+
     def bitwise_and(self, other):
         """``self & other`` (bool and integer tensors)."""
         return call("bitwise_and", self, other)

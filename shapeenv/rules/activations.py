@@ -31,7 +31,8 @@ from .elementwise import pointwise_strides
 from .registry import rule
 
 __all__ = ["gelu", "silu", "softplus", "hardswish", "hardsigmoid", "leaky_relu", "elu", "selu", "celu", "mish",
-           "relu6", "hardtanh", "logsigmoid", "softsign", "dropout"]
+           "relu6", "hardtanh", "logsigmoid", "softsign", "dropout", "dropout1d", "dropout2d", "dropout3d",
+           "alpha_dropout", "feature_alpha_dropout"]
 
 
 def _pointwise(op: str, x: FakeTensor, *, floats_only: bool = True, inplace: bool = False,
@@ -240,3 +241,105 @@ def dropout(input: FakeTensor, p: Any = 0.5, training: bool = True, inplace: boo
         return input
     noise = new_tensor(input.env, input.shape, input.dtype, like_strides(input))  # empty_like(input).bernoulli_()
     return FakeTensor(input.env, input.shape, input.dtype, stride=pointwise_strides(input.shape, [input, noise]))
+
+
+def _dropout_like(op: str, input: FakeTensor, p: Any, training: bool, inplace: bool, feature: bool) -> FakeTensor:
+    """ATen's ``_dropout_impl``; ``feature``: one noise draw per ``(N, C)`` (shape ``(N, C, 1, ...)``)."""
+    check_tensor(input, op)
+    if isinstance(p, bool) or not isinstance(p, (int, float)):
+        raise ShapeError(f"{op}: p must be a float, got {p!r}")
+    if p < 0.0 or p > 1.0:
+        raise ShapeError(f"{op}: dropout probability has to be between 0 and 1, but got {p}")
+    if not training or p == 0 or decide(input.numel() == 0):
+        return input
+    if p != 1 and not input.dtype.is_floating_point:
+        raise ShapeError(f"{op}: result type Float can't be cast to the desired output type {input.dtype} "
+                         "(dropout with 0 < p < 1 needs a floating-point input)", fix="convert the input first: x.float()")
+    if p != 1 and feature and input.ndim < 2:
+        raise ShapeError(f"{op}: Feature dropout requires at least 2 dimensions in the input, got {input.ndim}")
+    if inplace:
+        input.storage.version += 1
+        return input
+    if p == 1:  # input * zeros(())
+        return FakeTensor(input.env, input.shape, input.dtype, stride=pointwise_strides(input.shape, [input]))
+    if feature:
+        noise = new_tensor(input.env, input.shape[:2] + (1,) * (input.ndim - 2), input.dtype)
+    else:
+        noise = new_tensor(input.env, input.shape, input.dtype, like_strides(input))
+    return FakeTensor(input.env, input.shape, input.dtype, stride=pointwise_strides(input.shape, [input, noise]))
+
+
+def _unbatched(op: str, input: FakeTensor, p: Any, training: bool, inplace: bool) -> FakeTensor:
+    """Feature dropout on ``input.unsqueeze(0)``, squeezed back: a view of the input when nothing is dropped."""
+    wide = FakeTensor(input.env, (1,) + input.shape, input.dtype,
+                      stride=((input.shape[0] * input.stride(0)) if input.ndim else 1,) + input.stride(),
+                      storage=input.storage, storage_offset=input.storage_offset())
+    out = _dropout_like(op, wide, p, training, inplace, True)
+    if inplace and out is wide:  # unsqueeze_ / squeeze_ on the input itself
+        return input
+    return FakeTensor(input.env, input.shape, input.dtype, stride=out.stride()[1:], storage=out.storage,
+                      storage_offset=out.storage_offset())
+
+
+@rule("dropout1d")
+def dropout1d(input: FakeTensor, p: Any = 0.5, training: bool = True, inplace: bool = False) -> FakeTensor:
+    """``F.dropout1d``: channel-wise on ``(N, C, L)``, or on an unbatched ``(C, L)`` (unsqueezed first, as torch does).
+
+    >>> from shapeenv import ShapeEnv
+    >>> x = ShapeEnv().fake_tensor((3, 5)); y = dropout1d(x, training=False); y is x, y.is_view_of(x)
+    (False, True)
+    """
+    check_tensor(input, "dropout1d")
+    if input.ndim not in (2, 3):
+        raise ShapeError(f"dropout1d: Expected 2D or 3D input, but received a {input.ndim}D input. Note that dropout1d "
+                         "exists to provide channel-wise dropout on inputs with 1 spatial dimension")
+    if input.ndim == 2:
+        return _unbatched("dropout1d", input, p, training, inplace)
+    return _dropout_like("dropout1d", input, p, training, inplace, True)
+
+
+@rule("dropout2d")
+def dropout2d(input: FakeTensor, p: Any = 0.5, training: bool = True, inplace: bool = False) -> FakeTensor:
+    """``F.dropout2d``: channel-wise over dims 0 and 1 of the input as it is (torch 2.13 no longer unsqueezes a 3-d input).
+
+    >>> from shapeenv import ShapeEnv
+    >>> x = ShapeEnv().fake_tensor((2, 3, 4, 5)); dropout2d(x, training=False) is x
+    True
+    """
+    return _dropout_like("dropout2d", input, p, training, inplace, True)
+
+
+@rule("dropout3d")
+def dropout3d(input: FakeTensor, p: Any = 0.5, training: bool = True, inplace: bool = False) -> FakeTensor:
+    """``F.dropout3d``: channel-wise on ``(N, C, D, H, W)``; any other rank is unsqueezed first (a view in eval mode).
+
+    >>> from shapeenv import ShapeEnv
+    >>> dropout3d(ShapeEnv().fake_tensor((2, 3, 4, 5, 6)), 0.2).shape
+    (s0, s1, s2, s3, s4)
+    """
+    check_tensor(input, "dropout3d")
+    if input.ndim != 5:
+        return _unbatched("dropout3d", input, p, training, inplace)
+    return _dropout_like("dropout3d", input, p, training, inplace, True)
+
+
+@rule("alpha_dropout")
+def alpha_dropout(input: FakeTensor, p: Any = 0.5, training: bool = False, inplace: bool = False) -> FakeTensor:
+    """``F.alpha_dropout(input, p=0.5, training=False, inplace=False)`` (note: ``training`` defaults to False).
+
+    >>> from shapeenv import ShapeEnv
+    >>> x = ShapeEnv().fake_tensor((2, 3)); alpha_dropout(x) is x, alpha_dropout(x, 0.5, True) is x
+    (True, False)
+    """
+    return _dropout_like("alpha_dropout", input, p, training, inplace, False)
+
+
+@rule("feature_alpha_dropout")
+def feature_alpha_dropout(input: FakeTensor, p: Any = 0.5, training: bool = False, inplace: bool = False) -> FakeTensor:
+    """``F.feature_alpha_dropout``: channel-wise ``alpha_dropout`` (``training`` defaults to False).
+
+    >>> from shapeenv import ShapeEnv
+    >>> feature_alpha_dropout(ShapeEnv().fake_tensor((2, 3, 4)), 0.5, True).shape
+    (s0, s1, s2)
+    """
+    return _dropout_like("feature_alpha_dropout", input, p, training, inplace, True)

@@ -9,6 +9,16 @@ query's: they must divide them, and key and value must have the same number.
 ``(..., L, S)``; ``is_causal`` may not be combined with a mask. ``dropout_p`` must lie in
 ``[0, 1]``; ``scale`` (a float or None) does not change shapes.
 
+Note [SDPA kernel selection]
+    The output's layout depends on the kernel torch's CPU dispatch selects (measured on torch
+    2.13): the flash kernel, laying the output out like the query (``empty_like``: a
+    ``(B, T, H, D)``-major query from ``x.view(B, T, H, D).transpose(1, 2)`` gives such an output),
+    is taken for 4-d query/key/value with equal head dims, equal batch and head counts (fewer
+    key/value heads with ``enable_gqa``), unit last-dim strides, non-empty sequences, no dropout,
+    and no mask or a 2-d/4-d one; otherwise the math path writes a contiguous result. The size
+    conditions are decided as torch's selection decides them (a guard only when the hints alone
+    tell).
+
 >>> from shapeenv import ShapeEnv
 >>> env = ShapeEnv(); q = env.fake_tensor((2, 8, 5, 16), name="q"); kv = env.fake_tensor((2, 2, 7, 16), name="kv")
 >>> scaled_dot_product_attention(q, kv, kv, is_causal=True, enable_gqa=True).shape
@@ -22,7 +32,8 @@ from typing import Any
 from ..errors import ShapeError
 from ..fake.dtypes import bool_
 from ..fake.tensor import FakeTensor
-from .common import check_tensor, fmt_shape, known_true, new_tensor, require
+from ..fake import layout
+from .common import check_tensor, decide, fmt_shape, known_true, new_tensor, require
 from .elementwise import broadcast_shapes
 from .registry import rule
 
@@ -82,4 +93,23 @@ def scaled_dot_product_attention(query: FakeTensor, key: FakeTensor, value: Fake
             raise ShapeError(f"{OP}: attn_mask of shape {fmt_shape(attn_mask.shape)} has more dims than the attention "
                              f"scores {fmt_shape(batch + (L, S))}")
         batch = scores[:-2]
-    return new_tensor(query.env, batch + (L, value.shape[-1]), query.dtype)
+    shape = batch + (L, value.shape[-1])
+    flash = _flash_cpu(query, key, value, attn_mask, dropout_p, enable_gqa)
+    return new_tensor(query.env, shape, query.dtype, layout.like_strides(query.shape, query.stride()) if flash else None)
+
+
+def _flash_cpu(query: FakeTensor, key: FakeTensor, value: FakeTensor, attn_mask: Any, dropout_p: float,
+               enable_gqa: bool) -> bool:
+    """Whether torch's CPU dispatch picks the flash kernel (which lays the output out like the query) over the math
+    path (contiguous); see Note [SDPA kernel selection]."""
+    if not (query.ndim == key.ndim == value.ndim == 4) or dropout_p > 0:
+        return False
+    if attn_mask is not None and attn_mask.ndim not in (2, 4):
+        return False
+    same = [query.shape[-1] == key.shape[-1], key.shape[-1] == value.shape[-1], query.shape[0] == key.shape[0],
+            key.shape[0] == value.shape[0], key.shape[1] == value.shape[1]]
+    if not enable_gqa:
+        same.append(query.shape[1] == key.shape[1])
+    same += [t.stride(-1) == 1 for t in (query, key, value)]
+    same += [query.shape[-2] != 0, key.shape[-2] != 0]
+    return all(decide(c) for c in same)

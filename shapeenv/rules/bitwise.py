@@ -25,7 +25,9 @@ from .promotion import result_type
 from .registry import is_tensor, rule
 
 __all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "logical_and", "logical_or", "logical_xor",
-           "logical_not"]
+           "logical_not", "bitwise_and_", "bitwise_or_", "bitwise_xor_", "logical_not_"]
+
+_KIND_RANK = {"bool": 0, "int": 1, "float": 2}
 
 
 def _operands(op: str, a: Any, b: Any) -> list:
@@ -144,3 +146,61 @@ def logical_not(input: FakeTensor) -> FakeTensor:
     """
     check_tensor(input, "logical_not")
     return FakeTensor(input.env, input.shape, bool_, stride=pointwise_strides(input.shape, [input]))
+
+
+def _bitwise_inplace(op: str, a: FakeTensor, b: Any) -> FakeTensor:
+    """``a op= b``: ``b`` broadcasts to ``a``'s shape and the result dtype casts to ``a``'s (a bool ``&= 3`` fails)."""
+    check_tensor(a, op)
+    out = _bitwise(op, a, b)
+    if len(out.shape) != a.ndim or any(s is not t and not (isinstance(s, int) and s == t) for s, t in zip(out.shape, a.shape)):
+        raise ShapeError(f"{op}: output with shape {list(a.shape)} doesn't match the broadcast shape {list(out.shape)}")
+    if _KIND_RANK[out.dtype.kind] > _KIND_RANK[a.dtype.kind]:
+        raise ShapeError(f"{op}: result type {out.dtype} can't be cast to the desired output type {a.dtype}")
+    a.storage.version += 1
+    return a
+
+
+@rule("bitwise_and_")
+def bitwise_and_(input: FakeTensor, other: Any) -> FakeTensor:
+    """``input &= other`` in place.
+
+    >>> from shapeenv import ShapeEnv
+    >>> m = ShapeEnv().fake_tensor((2, 3), "bool"); bitwise_and_(m, m[0]) is m, m.version
+    (True, 1)
+    """
+    return _bitwise_inplace("bitwise_and_", input, other)
+
+
+@rule("bitwise_or_")
+def bitwise_or_(input: FakeTensor, other: Any) -> FakeTensor:
+    """``input |= other`` in place.
+
+    >>> from shapeenv import ShapeEnv
+    >>> m = ShapeEnv().fake_tensor((2, 3), "bool"); bitwise_or_(m, True).dtype
+    bool
+    """
+    return _bitwise_inplace("bitwise_or_", input, other)
+
+
+@rule("bitwise_xor_")
+def bitwise_xor_(input: FakeTensor, other: Any) -> FakeTensor:
+    """``input ^= other`` in place.
+
+    >>> from shapeenv import ShapeEnv
+    >>> k = ShapeEnv().fake_tensor((2,), "int32"); bitwise_xor_(k, 1).dtype
+    int32
+    """
+    return _bitwise_inplace("bitwise_xor_", input, other)
+
+
+@rule("logical_not_")
+def logical_not_(input: FakeTensor) -> FakeTensor:
+    """``input.logical_not_()`` in place (the input keeps its dtype).
+
+    >>> from shapeenv import ShapeEnv
+    >>> m = ShapeEnv().fake_tensor((2,), "bool"); logical_not_(m) is m
+    True
+    """
+    check_tensor(input, "logical_not_")
+    input.storage.version += 1
+    return input

@@ -45,7 +45,15 @@ def multi_head_attention_forward(query, key, value, embed_dim_to_check, num_head
                                  use_separate_proj_weight=False, q_proj_weight=None, k_proj_weight=None,
                                  v_proj_weight=None, static_k=None, static_v=None, average_attn_weights=True,
                                  is_causal=False):
-    """The shapes of ``torch.nn.functional.multi_head_attention_forward`` (see the module docstring)."""
+    """The shapes of ``torch.nn.functional.multi_head_attention_forward`` (see the module docstring).
+
+    >>> from shapeenv import ShapeEnv
+    >>> env = ShapeEnv(); q = env.fake_tensor((5, 2, 8), dynamic={0}, name="q")
+    >>> w, b, ow, ob = (env.fake_tensor(s, dynamic=False, name=n) for s, n in (((24, 8), "w"), ((24,), "b"), ((8, 8), "ow"), ((8,), "ob")))
+    >>> out, weights = multi_head_attention_forward(q, q, q, 8, 2, w, b, None, None, False, 0.0, ow, ob)
+    >>> out.shape, weights.shape
+    ((s0, 2, 8), (2, s0, s0))
+    """
     if bias_k is not None or bias_v is not None or add_zero_attn or static_k is not None or static_v is not None:
         raise UnsupportedTorchOpError(
             "multi_head_attention_forward with bias_k/bias_v, add_zero_attn or static_k/static_v is not supported",
@@ -120,7 +128,13 @@ def recurrent(name: str):
 
 
 def addmm(input, mat1, mat2, *, beta=1, alpha=1):
-    """``torch.addmm``: ``beta * input + alpha * (mat1 @ mat2)`` (what Hugging Face's ``Conv1D`` calls)."""
+    """``torch.addmm``: ``beta * input + alpha * (mat1 @ mat2)`` (what Hugging Face's ``Conv1D`` calls).
+
+    >>> from shapeenv import ShapeEnv
+    >>> env = ShapeEnv(); x, w, b = (env.fake_tensor(s, dynamic=False, name=n) for s, n in (((5, 8), "x"), ((8, 3), "w"), ((3,), "b")))
+    >>> addmm(b, x, w).shape
+    (5, 3)
+    """
     return ops.add(input, ops.mm(mat1, mat2))
 
 

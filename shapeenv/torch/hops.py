@@ -61,7 +61,11 @@ _depth = [0]
 
 
 def active_mode():
-    """The :class:`~shapeenv.torch.mode.ShapeTraceMode` of the trace running on this thread, or None."""
+    """The :class:`~shapeenv.torch.mode.ShapeTraceMode` of the trace running on this thread, or None.
+
+    >>> active_mode() is None   # no trace runs here
+    True
+    """
     stack = getattr(_local, "stack", None)
     return stack[-1] if stack else None
 

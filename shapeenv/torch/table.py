@@ -83,7 +83,12 @@ def key_of(func: Any) -> Any:
 
 
 def is_method(func: Any) -> bool:
-    """Whether ``func`` is a ``torch.Tensor`` method (``torch.Tensor.add``, ``Tensor.__rsub__``) or property getter."""
+    """Whether ``func`` is a ``torch.Tensor`` method (``torch.Tensor.add``, ``Tensor.__rsub__``) or property getter.
+
+    >>> import torch
+    >>> is_method(torch.Tensor.add), is_method(torch.add), is_method(torch.Tensor.shape.__get__)
+    (True, False, True)
+    """
     if isinstance(key_of(func), tuple):
         return True
     qual = getattr(func, "__qualname__", "") or ""
@@ -275,6 +280,10 @@ def adapt(entry: Entry, name: str, args: tuple, kwargs: dict) -> tuple[tuple, di
 
     Raises:
         UnsupportedTorchOpError: an argument the op does not take, with a value that matters.
+
+    >>> entry = Entry(lambda x, dim: None, "softmax")
+    >>> adapt(entry, "torch.softmax", ("x",), {"dim": -1, "_stacklevel": 3, "dtype": None})
+    (('x',), {'dim': -1})
     """
     fn = entry.fn.func if isinstance(entry.fn, functools.partial) else entry.fn
     sig = _signature(fn)

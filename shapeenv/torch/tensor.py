@@ -32,7 +32,13 @@ __all__ = ["TracedTensor", "wrap", "unwrap", "hint_of"]
 
 
 def hint_of(size: Any) -> int:
-    """A concrete int for a size: its value, its SymInt's hint, or 2 for a data-dependent size (never read)."""
+    """A concrete int for a size: its value, its SymInt's hint, or 2 for a data-dependent size (never read).
+
+    >>> from shapeenv import ShapeEnv
+    >>> from guards import Source
+    >>> hint_of(ShapeEnv().create_symint(7, Source.size("x", 0))), hint_of(3)
+    (7, 3)
+    """
     if isinstance(size, SymInt):
         hint = size.node.hint
         return int(hint) if hint is not None else 2
@@ -79,7 +85,14 @@ def _short(args: Any) -> str:
 
 
 def wrap(value: Any, device: torch.device | None = None) -> Any:
-    """Fake tensors (nested in lists, tuples, dicts) as :class:`TracedTensor` s, SymInts as torch's; others unchanged."""
+    """Fake tensors (nested in lists, tuples, dicts) as :class:`TracedTensor` s, SymInts as torch's; others unchanged.
+
+    >>> from shapeenv import ShapeEnv
+    >>> x = ShapeEnv().fake_tensor((4, 3), name="x")
+    >>> t, n = wrap((x, x.shape[0]))
+    >>> t, type(n).__name__, unwrap(t, real=None) is x
+    (TracedTensor(f32[s0, s1]), 'SymInt', True)
+    """
     if is_tensor(value):
         return TracedTensor(value, device)
     if isinstance(value, (SymInt, SymFloat, SymBool)):

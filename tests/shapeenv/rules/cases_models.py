@@ -24,7 +24,7 @@ def _cl(L, x):
 #: where torch keeps each name used by the rows: ``F`` (torch.nn.functional) or ``torch``
 TORCH_NAMES = {
     **{n: "F" for n in ("gelu silu softplus hardswish hardsigmoid leaky_relu elu selu celu mish relu6 hardtanh "
-                        "relu logsigmoid softsign dropout layer_norm rms_norm group_norm batch_norm instance_norm").split()},
+                        "relu logsigmoid softsign dropout dropout1d dropout2d dropout3d alpha_dropout feature_alpha_dropout layer_norm rms_norm group_norm batch_norm instance_norm").split()},
     **{n: "F" for n in ("embedding embedding_bag one_hot scaled_dot_product_attention adaptive_avg_pool1d "
                         "adaptive_avg_pool2d adaptive_max_pool1d adaptive_max_pool2d avg_pool1d max_pool1d interpolate "
                         "conv_transpose1d conv_transpose2d").split()},
@@ -36,6 +36,11 @@ TORCH_NAMES = {
                             "atan2 norm lstm_cell gru_cell rnn_tanh_cell rnn_relu_cell").split()},
     "normalize": "F", "linalg_vector_norm": "torch.linalg.vector_norm",
 }
+
+
+def _iand(x, y):
+    x &= y
+    return x
 
 
 def _set(x, index, value):
@@ -78,6 +83,16 @@ ROWS: list[tuple] = [
     ("dropout-bad-p", [(4, 3)], lambda L, x: L.dropout(x, 1.5)),
     ("dropout-empty", [(0, 3)], lambda L, x: L.dropout(x, 0.5)),
     ("dropout-inplace", [(4, 3)], lambda L, x: L.dropout(x, 0.5, True, True)),
+    *[(f"{n}-{rank}d-{mode}", [shape], (lambda n, mode: lambda L, x: getattr(L, n)(x, {"train": 0.3, "eval": 0.3, "p1": 1.0}[mode],
+                                                                                 mode != "eval"))(n, mode))
+      for n in ("dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout")
+      for rank, shape in ((1, (5,)), (2, (4, 5)), (3, (3, 4, 5)), (4, (2, 3, 4, 5)), (5, (1, 2, 3, 4, 5)))
+      for mode in ("train", "eval", "p1")],
+    ("dropout2d-transposed", [(3, 4, 5)], lambda L, x: (L.dropout2d(x.transpose(0, 2), 0.3), L.dropout1d(x.transpose(0, 2), 0.3),
+                                                       L.dropout3d(x.transpose(0, 2), 0.3, False))),
+    ("dropout2d-cl", [(2, 3, 4, 5)], lambda L, x: (L.dropout2d(_cl(L, x), 0.3), L.alpha_dropout(_cl(L, x), 0.3, True))),
+    ("dropout-variants-int", [(2, 3, 4)], lambda L, x: L.dropout2d(x, 0.3), I64),
+    ("dropout-variants-inplace", [(2, 3, 4)], lambda L, x: (L.dropout2d(x, 0.3, True, True), L.dropout1d(x[0], 0.3, True, True))),
     # -- masked_fill --------------------------------------------------------------------------------
     ("masked-fill", [(3, 4), (3, 4)], lambda L, x, m: L.masked_fill(x, m, 0.0), F32, B),
     ("masked-fill-t", [(4, 3), (3, 4)], lambda L, x, m: x.t().masked_fill(m, float("-inf")), F32, B),
@@ -196,6 +211,10 @@ ROWS: list[tuple] = [
     ("invert-float", [(4, 3)], lambda L, a: ~a),
     ("bitwise-methods", [(2, 3), (3,)], lambda L, a, b: (a.bitwise_and(b), a.bitwise_or(b), a.bitwise_xor(b), a.bitwise_not()), I64, I64),
     ("bitwise-mismatch", [(2, 3), (2,)], lambda L, a, b: a & b, B, B),
+    ("bitwise-inplace", [(3, 4), (4,), (3, 4)], lambda L, m, n, k: (_iand(m, n), m.bitwise_or_(True), m.bitwise_xor_(n),
+                                                                 m.logical_not_(), _iand(k, 3)), B, B, I64),
+    ("bitwise-inplace-cast", [(3, 4)], lambda L, m: _iand(m, 3), B),
+    ("bitwise-inplace-grow", [(4,), (3, 4)], lambda L, m, n: _iand(m, n), B, B),
     ("logical", [(4, 3), (3,)], lambda L, a, b: (L.logical_and(a.t(), b[:, None]), L.logical_or(a, b), L.logical_xor(a, a),
                                                L.logical_not(a.t()), a.logical_and(b), a.logical_not())),
     ("logical-scalar", [(4, 3)], lambda L, a: L.logical_xor(a, 0)),
@@ -344,6 +363,21 @@ ROWS: list[tuple] = [
     ("sdpa-2d", [(5, 8), (6, 8), (6, 7)], lambda L, q, k, v: L.scaled_dot_product_attention(q, k, v)),
     ("sdpa-half", [(2, 5, 8), (2, 6, 8), (2, 6, 7)], lambda L, q, k, v: L.scaled_dot_product_attention(q, k, v), F16, F16, F16),
     ("sdpa-dtypes", [(2, 5, 8), (2, 6, 8), (2, 6, 7)], lambda L, q, k, v: L.scaled_dot_product_attention(q, k, v), F32, F64, F32),
+    ("sdpa-flash-transposed-heads", [(2, 8, 16)], lambda L, x: L.scaled_dot_product_attention(
+        *([x.view(2, x.shape[1], 4, 4).transpose(1, 2)] * 3), is_causal=True)),
+    ("sdpa-flash-like-query", [(2, 5, 4, 8), (4, 2, 5, 8), (2, 4, 6, 8), (2, 4, 6, 8)],
+     lambda L, qt, qh, k, v: (L.scaled_dot_product_attention(qt.transpose(1, 2), k, v),
+                              L.scaled_dot_product_attention(qh.transpose(0, 1), k, v, attn_mask=L.zeros(5, 6)),
+                              L.scaled_dot_product_attention(qt.transpose(1, 2), k, v, attn_mask=L.ones(1, 1, 5, 6, dtype=L.bool)),
+                              L.scaled_dot_product_attention(qt.transpose(1, 2), k[:, :2], v[:, :2], enable_gqa=True),
+                              L.scaled_dot_product_attention(qt.transpose(1, 2)[..., :1], k[..., :1], v[..., :1]))),
+    ("sdpa-math-contiguous", [(2, 5, 4, 8), (2, 4, 6, 8), (2, 4, 6, 8), (2, 4, 6, 7), (2, 4, 8, 5)],
+     lambda L, qt, k, v, v7, qe: (L.scaled_dot_product_attention(qt.transpose(1, 2), k, v7),
+                                  L.scaled_dot_product_attention(qt.transpose(1, 2), k, v, dropout_p=0.1),
+                                  L.scaled_dot_product_attention(qt.transpose(1, 2), k[:1], v[:1]),
+                                  L.scaled_dot_product_attention(qt.transpose(1, 2), k, v, attn_mask=L.zeros(4, 5, 6)),
+                                  L.scaled_dot_product_attention(qe.transpose(2, 3), k, v),
+                                  L.scaled_dot_product_attention(qt.transpose(1, 2)[0], k[0], v[0]))),
     ("sdpa-int-mask", [(2, 5, 8), (2, 6, 8), (2, 6, 7), (5, 6)],
      lambda L, q, k, v, m: L.scaled_dot_product_attention(q, k, v, attn_mask=m), F32, F32, F32, I64),
     # -- adaptive pools, 1-d pools ------------------------------------------------------------------------

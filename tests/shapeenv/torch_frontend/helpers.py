@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import inspect
 
+import pytest
 import sympy
-import torch
 
-import shapeenv.torch as st
-from shapeenv.rules.registry import is_tensor
-from symint import SymInt
+torch = pytest.importorskip("torch", reason="the torch frontend needs torch (pip install torch==2.13.0)")
+
+import shapeenv.torch as st  # noqa: E402
+from shapeenv.rules.registry import is_tensor  # noqa: E402
+from symint import SymInt  # noqa: E402
 
 
 def _expr(value, env=None):
