@@ -12,7 +12,7 @@ callables map to them by name: activations, dropout, masks and bounds, normalisa
 from __future__ import annotations
 
 from .rules import activations, attention, bitwise, conv_transpose, einsum as _einsum, embedding as _embedding  # noqa: F401
-from .rules import masking, norms, pointwise_more, pooling, rnn_cells, scans, setitem, statistics  # noqa: F401  (register)
+from .rules import masking, model_math, norms, pointwise_more, pooling, rnn_cells, scans, setitem, statistics  # noqa: F401  (register)
 from .errors import ShapeEnvTypeError
 from .rules.registry import call
 
@@ -30,6 +30,7 @@ __all__ = [
     "rsqrt", "erf", "erfc", "log1p", "expm1", "log2", "log10", "exp2", "reciprocal", "asin", "acos", "atan", "sinh", "cosh",
     "asinh", "atanh", "floor", "ceil", "round", "trunc", "frac", "square", "sign", "sgn", "floor_divide", "remainder",
     "fmod", "atan2", "norm", "linalg_vector_norm", "normalize", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
+    "outer", "logsumexp", "roll", "diff", "isnan", "isinf", "isfinite", "all", "any", "lerp",
 ]
 
 
@@ -562,3 +563,54 @@ def rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):  # noqa: A002
 def rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None):  # noqa: A002
     """``torch.rnn_relu_cell``."""
     return call("rnn_relu_cell", input, hx, w_ih, w_hh, b_ih, b_hh)
+
+
+# -- more math (shapeenv.rules.model_math) -------------------------------------------------------------
+def outer(input, vec2):  # noqa: A002
+    """``torch.outer``: the outer product of two 1-d tensors."""
+    return call("outer", input, vec2)
+
+
+def logsumexp(input, dim, keepdim=False):  # noqa: A002
+    """``torch.logsumexp`` (``dim`` required)."""
+    return call("logsumexp", input, dim, keepdim)
+
+
+def roll(input, shifts, dims=None):  # noqa: A002
+    """``torch.roll``."""
+    return call("roll", input, shifts, dims)
+
+
+def diff(input, n=1, dim=-1, prepend=None, append=None):  # noqa: A002
+    """``torch.diff``: ``n`` forward differences along ``dim``."""
+    return call("diff", input, n, dim, prepend, append)
+
+
+def isnan(input):  # noqa: A002
+    """``torch.isnan``."""
+    return call("isnan", input)
+
+
+def isinf(input):  # noqa: A002
+    """``torch.isinf``."""
+    return call("isinf", input)
+
+
+def isfinite(input):  # noqa: A002
+    """``torch.isfinite``."""
+    return call("isfinite", input)
+
+
+def all(input, dim=None, keepdim=False):  # noqa: A001,A002
+    """``torch.all`` (also with ``dim``/``keepdim``)."""
+    return call("all", input, dim, keepdim)
+
+
+def any(input, dim=None, keepdim=False):  # noqa: A001,A002
+    """``torch.any`` (also with ``dim``/``keepdim``)."""
+    return call("any", input, dim, keepdim)
+
+
+def lerp(input, end, weight):  # noqa: A002
+    """``torch.lerp``."""
+    return call("lerp", input, end, weight)

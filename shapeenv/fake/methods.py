@@ -17,11 +17,12 @@ from symint import SymFloat, SymInt
 
 from ..errors import ShapeEnvTypeError
 from ..rules.registry import call
+from .methods_more import MoreTensorMethods
 
 __all__ = ["TensorMethods"]
 
 
-class TensorMethods:
+class TensorMethods(MoreTensorMethods):
     """Torch-named methods that dispatch to the op registry (see the module docstring)."""
 
     __slots__ = ()

@@ -144,6 +144,17 @@ BACKEND_ROWS: list[tuple] = [
                                                                          T.rnn_tanh_cell(x, h, ri, rh), T.rnn_relu_cell(x, h, ri, rh)),
      (f(3, 6), f(3, 8), f(3, 8), f(32, 6), f(32, 8), f(32), f(24, 6), f(24, 8), f(8, 6), f(8, 8)),
      (f(5, 6), f(5, 8), f(5, 8), f(32, 6), f(32, 8), f(32), f(24, 6), f(24, 8), f(8, 6), f(8, 8))),
+    ("outer/logsumexp/roll", lambda T, x, v: (T.outer(x[0], v), T.logsumexp(x, 1), T.logsumexp(x.t(), 0, keepdim=True),
+                                              T.roll(x, 1), T.roll(x, (1, -2), (0, 1)), x.roll(2, 0)),
+     (f(4, 3), f(5)), (f(6, 5), f(7))),
+    ("diff", lambda T, x, p, b: (T.diff(x), T.diff(x, 2, 0), T.diff(x, 1, 0, prepend=p, append=p), T.diff(b, dim=0),
+                                 T.diff(x, 0)),
+     (f(4, 3), f(2, 3), b(4, 3)), (f(6, 3), f(2, 3), b(5, 2))),
+    ("isnan/all/any", lambda T, x: (T.isnan(T.log(x)), T.isinf(1 / (x * 0)), x.isfinite(), (x > 0).all(), (x > 0).any(1),
+                                    T.all(x > -1, 0, keepdim=True), T.any(x)),
+     (f(4, 3),), (f(5, 2),)),
+    ("lerp", lambda T, x, e, w: (T.lerp(x, e, 0.3), T.lerp(x, e, w), x.clone().lerp_(e, 0.7)), (f(4, 3), f(3), p(4, 1)),
+     (f(6, 5), f(5), p(6, 1))),
 ]
 
 

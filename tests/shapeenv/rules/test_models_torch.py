@@ -41,6 +41,8 @@ SIGNATURE_EXTRAS = {
     "std": "as var", "var_mean": "as var", "std_mean": "as var",
     "repeat_interleave": "repeats=None: also torch's repeat_interleave(repeats) overload (the documented first form)",
     "einsum": "torch's wrapper is einsum(*args); ours spells its documented form einsum(equation, *operands)",
+    "all": "torch documents only all(input); ours also takes its dim/keepdim overloads (torch.all(x, 1, keepdim=True))",
+    "any": "as all",
 }
 
 
