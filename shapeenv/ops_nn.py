@@ -12,7 +12,8 @@ callables map to them by name: activations, dropout, masks and bounds, normalisa
 from __future__ import annotations
 
 from .rules import activations, attention, bitwise, conv_transpose, einsum as _einsum, embedding as _embedding  # noqa: F401
-from .rules import masking, model_math, norms, pointwise_more, pooling, rnn_cells, scans, setitem, statistics  # noqa: F401  (register)
+from .rules import masking, norms, pointwise_more, pooling, rnn_cells, scans, setitem, statistics  # noqa: F401  (register)
+from .rules import losses, model_layout, model_math  # noqa: F401  (register)
 from .errors import ShapeEnvTypeError
 from .rules.registry import call
 
@@ -31,6 +32,8 @@ __all__ = [
     "asinh", "atanh", "floor", "ceil", "round", "trunc", "frac", "square", "sign", "sgn", "floor_divide", "remainder",
     "fmod", "atan2", "norm", "linalg_vector_norm", "normalize", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
     "outer", "logsumexp", "roll", "diff", "isnan", "isinf", "isfinite", "all", "any", "lerp",
+    "pixel_shuffle", "pixel_unshuffle", "meshgrid", "cosine_similarity",
+    "mse_loss", "l1_loss", "smooth_l1_loss", "cross_entropy", "nll_loss",
 ]
 
 
@@ -614,3 +617,52 @@ def any(input, dim=None, keepdim=False):  # noqa: A001,A002
 def lerp(input, end, weight):  # noqa: A002
     """``torch.lerp``."""
     return call("lerp", input, end, weight)
+
+
+# -- rearranging and comparing (shapeenv.rules.model_layout) -------------------------------------------
+def pixel_shuffle(input, upscale_factor):  # noqa: A002
+    """``F.pixel_shuffle``: ``(*, C * r * r, H, W) -> (*, C, H * r, W * r)``."""
+    return call("pixel_shuffle", input, upscale_factor)
+
+
+def pixel_unshuffle(input, downscale_factor):  # noqa: A002
+    """``F.pixel_unshuffle``: ``(*, C, H * r, W * r) -> (*, C * r * r, H, W)``."""
+    return call("pixel_unshuffle", input, downscale_factor)
+
+
+def meshgrid(*tensors, indexing=None):
+    """``torch.meshgrid`` (``indexing`` "ij", the default, or "xy")."""
+    return call("meshgrid", *tensors, indexing=indexing)
+
+
+def cosine_similarity(x1, x2, dim=1, eps=1e-8):
+    """``F.cosine_similarity``."""
+    return call("cosine_similarity", x1, x2, dim, eps)
+
+
+# -- losses (shapeenv.rules.losses) ----------------------------------------------------------------------
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):  # noqa: A002
+    """``F.mse_loss``."""
+    return call("mse_loss", input, target, size_average, reduce, reduction, weight)
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean", weight=None):  # noqa: A002
+    """``F.l1_loss``."""
+    return call("l1_loss", input, target, size_average, reduce, reduction, weight)
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):  # noqa: A002
+    """``F.smooth_l1_loss``."""
+    return call("smooth_l1_loss", input, target, size_average, reduce, reduction, beta)
+
+
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,  # noqa: A002
+                  reduction="mean", label_smoothing=0.0):
+    """``F.cross_entropy`` (class indices or class probabilities)."""
+    return call("cross_entropy", input, target, weight, size_average, ignore_index, reduce, reduction, label_smoothing)
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None,  # noqa: A002
+             reduction="mean"):
+    """``F.nll_loss``."""
+    return call("nll_loss", input, target, weight, size_average, ignore_index, reduce, reduction)

@@ -59,7 +59,7 @@ from .errors import BackendError, InputMismatchError, KernelError, MissingKernel
 from ..rules.common import is_contiguous as _provably_contiguous
 from .numpy_kernels import KERNELS, RANDOM_OPS, element_strides, in_layout, np_dtype
 from . import numpy_nn  # noqa: F401  (registers the reduction, window and creation kernels)
-from . import numpy_activations, numpy_misc, numpy_model_math, numpy_norms, numpy_windows  # noqa: F401  (the ops real models use)
+from . import numpy_activations, numpy_losses, numpy_misc, numpy_model_math, numpy_norms, numpy_windows  # noqa: F401  (the ops real models use)
 
 __all__ = ["numpy_backend", "NumpyBackend", "NumpyProgram", "missing_kernels", "HOPS"]
 

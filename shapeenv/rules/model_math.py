@@ -49,7 +49,7 @@ def outer(input: FakeTensor, vec2: FakeTensor) -> FakeTensor:  # noqa: A002
     """``torch.outer(input, vec2)``: ``(len(input), len(vec2))``.
 
     >>> from shapeenv import ShapeEnv
-    >>> env = ShapeEnv(); outer(env.fake_tensor((3,)), env.fake_tensor((5,), "int64")).dtype
+    >>> env = ShapeEnv(); outer(env.fake_tensor((3,), name="a"), env.fake_tensor((5,), "int64", name="b")).dtype
     float32
     """
     for what, t in (("self", input), ("vec2", vec2)):
@@ -252,7 +252,7 @@ def lerp(input: FakeTensor, end: FakeTensor, weight: Any) -> FakeTensor:  # noqa
     """``torch.lerp(input, end, weight)``.
 
     >>> from shapeenv import ShapeEnv
-    >>> env = ShapeEnv(); lerp(env.fake_tensor((3,)), env.fake_tensor((4, 3)), 0.5).shape
+    >>> env = ShapeEnv(); lerp(env.fake_tensor((3,), name="a"), env.fake_tensor((4, 3), name="b"), 0.5).shape
     (s1, s0)
     """
     tensors = _lerp_operands("lerp", input, end, weight)

@@ -155,6 +155,25 @@ BACKEND_ROWS: list[tuple] = [
      (f(4, 3),), (f(5, 2),)),
     ("lerp", lambda T, x, e, w: (T.lerp(x, e, 0.3), T.lerp(x, e, w), x.clone().lerp_(e, 0.7)), (f(4, 3), f(3), p(4, 1)),
      (f(6, 5), f(5), p(6, 1))),
+    ("pixel_shuffle/unshuffle", lambda T, x: (T.pixel_shuffle(x, 2), T.pixel_unshuffle(x, 1), T.pixel_unshuffle(T.pixel_shuffle(x, 2), 2),
+                                              T.pixel_shuffle(x[0], 2)),
+     (f(2, 8, 3, 5),), (f(3, 12, 4, 2),)),
+    ("meshgrid/cosine_similarity", lambda T, a, b, x, y: (T.meshgrid(a, b, indexing="ij"), T.meshgrid(a, b, indexing="xy"),
+                                                          T.cosine_similarity(x, y), T.cosine_similarity(x, y[0], dim=-1)),
+     (f(3), f(4), f(4, 3), f(4, 3)), (f(5), f(2), f(6, 7), f(6, 7))),
+    ("pointwise losses", lambda T, x, y: (T.mse_loss(x, y), T.mse_loss(x, y, reduction="none"), T.l1_loss(x, y, reduction="sum"),
+                                          T.l1_loss(x.t(), y.t(), reduction="none"), T.smooth_l1_loss(x * 3, y, beta=0.5),
+                                          T.smooth_l1_loss(x, y, reduction="none"), T.mse_loss(x, y, weight=y * y)),
+     (f(4, 3), f(4, 3)), (f(6, 5), f(6, 5))),
+    ("cross_entropy/nll_loss", lambda T, x, t, w, z, u, p: (
+        T.cross_entropy(x, t), T.cross_entropy(x, t, reduction="none"), T.cross_entropy(x, t, w, reduction="sum"),
+        T.cross_entropy(x, t, ignore_index=1), T.cross_entropy(x, t, w, label_smoothing=0.1),
+        T.cross_entropy(x, t, label_smoothing=0.2, reduction="none"), T.cross_entropy(x, T.softmax(p, 1)),
+        T.cross_entropy(x, T.softmax(p, 1), reduction="none", label_smoothing=0.1),
+        T.cross_entropy(z, u, reduction="none"), T.cross_entropy(z, u), T.nll_loss(T.log_softmax(x, 1), t),
+        T.nll_loss(T.log_softmax(z, 1), u, reduction="none"), T.nll_loss(T.log_softmax(x, 1), t, w, ignore_index=0)),
+     (f(4, 5), i(5, 4), p(5), f(2, 5, 3, 4), i(5, 2, 3, 4), f(4, 5)),
+     (f(7, 5), i(5, 7), p(5), f(3, 5, 2, 3), i(5, 3, 2, 3), f(7, 5))),
 ]
 
 
