@@ -35,7 +35,7 @@ from ..errors import ShapeError
 from ..fake import layout
 from ..fake.dtypes import bool_, float32, uint8
 from ..fake.tensor import FakeTensor
-from .common import canonical_dim, canonical_dims, check_tensor, fmt_shape, like_strides, new_tensor, require, smax
+from .common import canonical_dim, canonical_dims, check_tensor, fmt_shape, is_contiguous, like_strides, new_tensor, require, smax
 from .elementwise import _result_dtype, broadcast_shapes, pointwise_strides
 from .reductions import reduced_shape
 from .registry import is_tensor, rule
@@ -151,10 +151,15 @@ def diff(input: FakeTensor, n: int = 1, dim: int = -1, prepend: Any = None, appe
         base = cat(parts, d)
     if n == 0:
         return base if base is not input else new_tensor(input.env, input.shape, input.dtype, like_strides(input))
-    shape, strides = tuple(base.shape), tuple(base.stride())
+    shape = base.shape[:d] + (smax(base.shape[d] - n, 0),) + base.shape[d + 1:]
+    if is_contiguous(base):  # a row-major input narrowed along one dim keeps its order: TensorIterator's result is dense
+        return new_tensor(input.env, shape, base.dtype)
+    if base.ndim == 4 and layout.is_contiguous(base.shape, base.stride(), "channels_last"):
+        return new_tensor(input.env, shape, base.dtype, layout.channels_last_strides(shape))
+    strides = tuple(base.stride())
     for k in range(1, n + 1):
-        shape = shape[:d] + (smax(base.shape[d] - k, 0),) + shape[d + 1:]
-        strides = layout.elementwise_strides(shape, [(shape, strides)])
+        step = base.shape[:d] + (smax(base.shape[d] - k, 0),) + base.shape[d + 1:]
+        strides = layout.elementwise_strides(step, [(step, strides)])
     return new_tensor(input.env, shape, base.dtype, strides)
 
 
