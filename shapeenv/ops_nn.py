@@ -33,7 +33,8 @@ __all__ = [
     "fmod", "atan2", "norm", "linalg_vector_norm", "normalize", "lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell",
     "outer", "logsumexp", "roll", "diff", "isnan", "isinf", "isfinite", "all", "any", "lerp",
     "pixel_shuffle", "pixel_unshuffle", "meshgrid", "cosine_similarity",
-    "mse_loss", "l1_loss", "smooth_l1_loss", "cross_entropy", "nll_loss",
+    "mse_loss", "l1_loss", "smooth_l1_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
+    "binary_cross_entropy_with_logits", "kl_div",
 ]
 
 
@@ -666,3 +667,19 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
              reduction="mean"):
     """``F.nll_loss``."""
     return call("nll_loss", input, target, weight, size_average, ignore_index, reduce, reduction)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):  # noqa: A002
+    """``F.binary_cross_entropy``."""
+    return call("binary_cross_entropy", input, target, weight, size_average, reduce, reduction)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None,  # noqa: A002
+                                     reduction="mean", pos_weight=None):
+    """``F.binary_cross_entropy_with_logits``."""
+    return call("binary_cross_entropy_with_logits", input, target, weight, size_average, reduce, reduction, pos_weight)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):  # noqa: A002
+    """``F.kl_div``."""
+    return call("kl_div", input, target, size_average, reduce, reduction, log_target)

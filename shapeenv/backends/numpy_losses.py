@@ -177,3 +177,42 @@ def cross_entropy(input: np.ndarray, target: np.ndarray, weight: Any = None, siz
     safe = np.where(valid, np.asarray(t).astype(np.int64), 0)
     denom = np.sum(np.where(valid, (np.ones(c) if weight is None else np.asarray(weight, np.float64))[safe], 0.0))
     return np.asarray(np.sum(loss) / denom)
+
+
+@kernel("binary_cross_entropy")
+def binary_cross_entropy(input: np.ndarray, target: np.ndarray, weight: Any = None, size_average: Any = None,
+                         reduce: Any = None, reduction: str = "mean") -> np.ndarray:
+    """``F.binary_cross_entropy`` (the logs clamped at -100, as torch)."""
+    r = reduction_of("binary_cross_entropy", size_average, reduce, reduction)
+    x, y = np.asarray(input, np.float64), np.asarray(target, np.float64)
+    loss = -(y * np.maximum(np.log(x), -100) + (1 - y) * np.maximum(np.log1p(-x), -100))
+    return _reduce(loss if weight is None else loss * np.asarray(weight), r)
+
+
+@kernel("binary_cross_entropy_with_logits")
+def binary_cross_entropy_with_logits(input: np.ndarray, target: np.ndarray, weight: Any = None,
+                                     size_average: Any = None, reduce: Any = None, reduction: str = "mean",
+                                     pos_weight: Any = None) -> np.ndarray:
+    """``F.binary_cross_entropy_with_logits`` (stable: ``log(1 + exp(-|x|))``)."""
+    r = reduction_of("binary_cross_entropy_with_logits", size_average, reduce, reduction)
+    x, y = np.asarray(input, np.float64), np.asarray(target, np.float64)
+    log_sig = np.minimum(x, 0) - np.log1p(np.exp(-np.abs(x)))  # log(sigmoid(x))
+    log_sig_neg = log_sig - x  # log(1 - sigmoid(x))
+    pw = 1.0 if pos_weight is None else np.asarray(pos_weight, np.float64)
+    loss = -(pw * y * log_sig + (1 - y) * log_sig_neg)
+    return _reduce(loss if weight is None else loss * np.asarray(weight), r)
+
+
+@kernel("kl_div")
+def kl_div(input: np.ndarray, target: np.ndarray, size_average: Any = None, reduce: Any = None,
+           reduction: str = "mean", log_target: bool = False) -> np.ndarray:
+    """``F.kl_div``: ``target * (log(target) - input)`` (0 where ``target`` is 0), ``batchmean`` per row."""
+    r = reduction_of("kl_div", size_average, reduce, reduction, ("none", "mean", "sum", "batchmean"))
+    x, y = np.broadcast_arrays(np.asarray(input, np.float64), np.asarray(target, np.float64))
+    if log_target:
+        loss = np.exp(y) * (y - x)
+    else:
+        loss = np.where(y > 0, y * (np.log(np.where(y > 0, y, 1)) - x), 0.0)
+    if r == "batchmean":
+        return np.asarray(np.sum(loss) / (x.shape[0] if x.ndim else 1))
+    return _reduce(loss, r)

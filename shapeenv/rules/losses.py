@@ -16,6 +16,13 @@ an error, so no size is asked about.
   ``(N, d1, ...)``. Deciding which is a guard on the sizes' equality, as torch's check is. ``weight``
   has ``C`` elements of the input's dtype. ``"none"`` gives a contiguous ``(N, d1, ...)``.
 * ``nll_loss``: the class-index form of ``cross_entropy`` (on log-probabilities).
+* ``binary_cross_entropy(input, target, weight=None, ...)``: ``target`` has exactly the input's shape
+  and dtype; ``weight`` broadcasts to the input's shape (it may not grow it); the input's dtype.
+* ``binary_cross_entropy_with_logits(..., pos_weight=None)``: ``target`` has the input's shape; the
+  dtype is the promoted one of two floating-point tensors; ``weight``/``pos_weight`` broadcast to the
+  input's shape.
+* ``kl_div(input, target, ..., reduction="mean", log_target=False)``: ``input`` and ``target``
+  broadcast; floating point only; ``"batchmean"`` is a reduction too.
 
 >>> from shapeenv import ShapeEnv
 >>> env = ShapeEnv(); x = env.fake_tensor((8, 10), name="x"); t = env.fake_tensor((8,), "int64", name="t")
@@ -34,12 +41,13 @@ from .common import check_tensor, fmt_shape, decide, new_tensor, require
 from .elementwise import _result_dtype, broadcast_shapes, pointwise_strides
 from .registry import rule
 
-__all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "cross_entropy", "nll_loss"]
+__all__ = ["mse_loss", "l1_loss", "smooth_l1_loss", "cross_entropy", "nll_loss", "binary_cross_entropy",
+           "binary_cross_entropy_with_logits", "kl_div"]
 
 REDUCTIONS = ("none", "mean", "sum")
 
 
-def reduction_of(op: str, size_average: Any, reduce: Any, reduction: Any) -> str:
+def reduction_of(op: str, size_average: Any, reduce: Any, reduction: Any, allowed: tuple = REDUCTIONS) -> str:
     """The reduction, the legacy flags first (torch's ``_Reduction.legacy_get_string``).
 
     >>> reduction_of("mse_loss", None, False, "mean"), reduction_of("mse_loss", False, None, "mean")
@@ -49,7 +57,7 @@ def reduction_of(op: str, size_average: Any, reduce: Any, reduction: Any) -> str
         size_average = True if size_average is None else size_average
         reduce = True if reduce is None else reduce
         return ("mean" if size_average else "sum") if reduce else "none"
-    if reduction not in REDUCTIONS:
+    if reduction not in allowed:
         raise ShapeError(f"{op}: {reduction} is not a valid value for reduction",
                          fix='pass reduction="none", "mean" or "sum"')
     return reduction
@@ -218,3 +226,98 @@ def nll_loss(input: FakeTensor, target: FakeTensor, weight: Any = None, size_ave
     return _class_indices("nll_loss", input, target, weight, r)
 
 
+
+
+def _same_shape(op: str, input: FakeTensor, target: FakeTensor, message: str) -> None:
+    text = lambda: f"{op}: {message} (target {fmt_shape(target.shape)}, input {fmt_shape(input.shape)})"  # noqa: E731
+    if target.ndim != input.ndim:
+        raise ShapeError(text(), fix="reshape the target to the input's shape: target.view_as(input)")
+    for a, b in zip(target.shape, input.shape):
+        require(a == b, text, lambda: "reshape the target to the input's shape: target.view_as(input)")
+
+
+def _fits_input(op: str, input: FakeTensor, extra: Any, what: str) -> list:
+    if extra is None:
+        return []
+    check_tensor(extra, op, what)
+    shape = broadcast_shapes(input.shape, extra.shape, op=op)
+    if len(shape) != input.ndim or any(s is not t and not (isinstance(s, int) and s == t) for s, t in zip(shape, input.shape)):
+        raise ShapeError(f"{op}: output with shape {fmt_shape(input.shape)} doesn't match the broadcast shape "
+                         f"{fmt_shape(shape)} (the {what})", fix=f"give the {what} a shape that broadcasts to the input's")
+    return [extra]
+
+
+def _float_input(op: str, input: FakeTensor, target: FakeTensor) -> None:
+    check_tensor(input, op)
+    check_tensor(target, op, "target")
+    if not input.dtype.is_floating_point:
+        raise ShapeError(f"{op}: not implemented for {input.dtype} inputs", fix="convert the input first: input.float()")
+
+
+@rule("binary_cross_entropy")
+def binary_cross_entropy(input: FakeTensor, target: FakeTensor, weight: Any = None, size_average: Any = None,  # noqa: A002
+                         reduce: Any = None, reduction: str = "mean") -> FakeTensor:
+    """``F.binary_cross_entropy`` (probabilities in ``input``).
+
+    >>> from shapeenv import ShapeEnv
+    >>> x = ShapeEnv().fake_tensor((4, 3)); binary_cross_entropy(x, x, reduction="none").shape
+    (s0, s1)
+    """
+    r = reduction_of("binary_cross_entropy", size_average, reduce, reduction)
+    _float_input("binary_cross_entropy", input, target)
+    _same_shape("binary_cross_entropy", input, target, "Using a target size that is different to the input size is "
+                "deprecated. Please ensure they have the same size.")
+    if target.dtype != input.dtype:
+        raise ShapeError(f"binary_cross_entropy: Found dtype {target.dtype} but expected {input.dtype} (the target)",
+                         fix=f"convert the target first: target.to({input.dtype})")
+    extra = _fits_input("binary_cross_entropy", input, weight, "weight")
+    if r != "none":
+        return new_tensor(input.env, (), input.dtype)
+    return new_tensor(input.env, input.shape, input.dtype, pointwise_strides(input.shape, [input, target, *extra]))
+
+
+@rule("binary_cross_entropy_with_logits")
+def binary_cross_entropy_with_logits(input: FakeTensor, target: FakeTensor, weight: Any = None,  # noqa: A002
+                                     size_average: Any = None, reduce: Any = None, reduction: str = "mean",
+                                     pos_weight: Any = None) -> FakeTensor:
+    """``F.binary_cross_entropy_with_logits``.
+
+    >>> from shapeenv import ShapeEnv
+    >>> env = ShapeEnv(); x = env.fake_tensor((4, 3), name="x")
+    >>> binary_cross_entropy_with_logits(x, env.fake_tensor((4, 3), "float64", name="y"), reduction="none").dtype
+    float64
+    """
+    op = "binary_cross_entropy_with_logits"
+    r = reduction_of(op, size_average, reduce, reduction)
+    _float_input(op, input, target)
+    _same_shape(op, input, target, "Target size must be the same as input size")
+    if not target.dtype.is_floating_point:
+        raise ShapeError(f"{op}: result type {input.dtype} can't be cast to the desired output type {target.dtype} "
+                         f"(the target)", fix="convert the target first: target.float()")
+    extra = _fits_input(op, input, weight, "weight") + _fits_input(op, input, pos_weight, "pos_weight")
+    dtype = _result_dtype(input, target)
+    if r != "none":
+        return new_tensor(input.env, (), dtype)
+    return new_tensor(input.env, input.shape, dtype, pointwise_strides(input.shape, [input, target, *extra]))
+
+
+@rule("kl_div")
+def kl_div(input: FakeTensor, target: FakeTensor, size_average: Any = None, reduce: Any = None,  # noqa: A002
+           reduction: str = "mean", log_target: bool = False) -> FakeTensor:
+    """``F.kl_div`` (log-probabilities in ``input``).
+
+    >>> from shapeenv import ShapeEnv
+    >>> x = ShapeEnv().fake_tensor((4, 3)); kl_div(x, x, reduction="batchmean").shape
+    ()
+    """
+    r = reduction_of("kl_div", size_average, reduce, reduction, REDUCTIONS + ("batchmean",))
+    check_tensor(input, "kl_div")
+    check_tensor(target, "kl_div", "target")
+    if not (input.dtype.is_floating_point and target.dtype.is_floating_point):
+        raise ShapeError(f"kl_div: Integral inputs not supported (input {input.dtype}, target {target.dtype})",
+                         fix="convert them first: input.float(), target.float()")
+    shape = broadcast_shapes(input.shape, target.shape, op="kl_div")
+    dtype = _result_dtype(input, target)
+    if r != "none":
+        return new_tensor(input.env, (), dtype)
+    return new_tensor(input.env, shape, dtype, pointwise_strides(shape, [input, target]))

@@ -174,6 +174,12 @@ BACKEND_ROWS: list[tuple] = [
         T.nll_loss(T.log_softmax(z, 1), u, reduction="none"), T.nll_loss(T.log_softmax(x, 1), t, w, ignore_index=0)),
      (f(4, 5), i(5, 4), p(5), f(2, 5, 3, 4), i(5, 2, 3, 4), f(4, 5)),
      (f(7, 5), i(5, 7), p(5), f(3, 5, 2, 3), i(5, 3, 2, 3), f(7, 5))),
+    ("bce/bce_with_logits/kl_div", lambda T, x, y, w: (
+        T.binary_cross_entropy(T.sigmoid(x), T.sigmoid(y)), T.binary_cross_entropy(T.sigmoid(x), T.sigmoid(y), w, reduction="none"),
+        T.binary_cross_entropy_with_logits(x * 30, T.sigmoid(y)), T.binary_cross_entropy_with_logits(x, T.sigmoid(y), w, pos_weight=w, reduction="sum"),
+        T.kl_div(T.log_softmax(x, 1), T.softmax(y, 1), reduction="batchmean"), T.kl_div(x, y, reduction="none", log_target=True),
+        T.kl_div(x, T.softmax(y, 1)), T.kl_div(x, T.relu(y), reduction="none")),
+     (f(4, 3), f(4, 3), p(3)), (f(6, 5), f(6, 5), p(5))),
 ]
 
 

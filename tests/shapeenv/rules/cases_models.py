@@ -36,7 +36,7 @@ TORCH_NAMES = {
                             "atan2 norm lstm_cell gru_cell rnn_tanh_cell rnn_relu_cell outer logsumexp roll diff isnan isinf "
                             "isfinite all any lerp").split()},
     **{n: "F" for n in ("pixel_shuffle pixel_unshuffle cosine_similarity mse_loss l1_loss smooth_l1_loss cross_entropy "
-                        "nll_loss").split()},
+                        "nll_loss binary_cross_entropy binary_cross_entropy_with_logits kl_div").split()},
     "meshgrid": "torch",
     "normalize": "F", "linalg_vector_norm": "torch.linalg.vector_norm",
 }
@@ -643,6 +643,36 @@ ROWS: list[tuple] = [
     ("nll-loss-weight-bad", [(4, 5), (4,), (4,)], lambda L, x, t, w: L.nll_loss(x, t, w), F32, I64, F32),
     ("nll-loss-weight-f64", [(4, 5), (4,), (5,)], lambda L, x, t, w: L.nll_loss(x, t, w), F32, I64, F64),
     ("nll-loss-int", [(4, 5), (4,)], lambda L, x, t: L.nll_loss(x, t), I64, I64),
+    ("bce", [(4, 3), (4, 3), (3,)], lambda L, x, y, w: (L.binary_cross_entropy(x.sigmoid(), y.sigmoid()),
+                                                     L.binary_cross_entropy(x.t().sigmoid(), y.t().sigmoid(), reduction="none"),
+                                                     L.binary_cross_entropy(x.sigmoid(), y.sigmoid(), w, reduction="none"),
+                                                     L.binary_cross_entropy(x.sigmoid(), y.sigmoid(), reduction="sum"))),
+    ("bce-half", [(4, 3)], lambda L, x: L.binary_cross_entropy(x.sigmoid(), x.sigmoid(), reduction="none"), F16),
+    ("bce-weight-f64", [(4, 3), (3,)], lambda L, x, w: L.binary_cross_entropy(x.sigmoid(), x.sigmoid(), w, reduction="none"), F32, F64),
+    ("bce-broadcast-target", [(4, 3), (3,)], lambda L, x, y: L.binary_cross_entropy(x.sigmoid(), y.sigmoid())),
+    ("bce-target-f64", [(4, 3), (4, 3)], lambda L, x, y: L.binary_cross_entropy(x.sigmoid(), y), F32, F64),
+    ("bce-target-int", [(4, 3), (4, 3)], lambda L, x, y: L.binary_cross_entropy(x.sigmoid(), y), F32, I64),
+    ("bce-weight-grows", [(4, 3), (2, 4, 3)], lambda L, x, w: L.binary_cross_entropy(x.sigmoid(), x.sigmoid(), w, reduction="none")),
+    ("bce-weight-bad", [(4, 3), (2,)], lambda L, x, w: L.binary_cross_entropy(x.sigmoid(), x.sigmoid(), w, reduction="none")),
+    ("bce-logits", [(4, 3), (4, 3), (3,), (3, 4)], lambda L, x, y, pw, w: (
+        L.binary_cross_entropy_with_logits(x, y), L.binary_cross_entropy_with_logits(x.t(), y.t(), reduction="none"),
+        L.binary_cross_entropy_with_logits(x, y, pos_weight=pw, reduction="none"),
+        L.binary_cross_entropy_with_logits(x.t(), y.t(), w, reduction="none"),
+        L.binary_cross_entropy_with_logits(x, y, reduction="sum", pos_weight=pw))),
+    ("bce-logits-target-f64", [(4, 3), (4, 3)], lambda L, x, y: (L.binary_cross_entropy_with_logits(x, y, reduction="none"),
+                                                              L.binary_cross_entropy_with_logits(x, y)), F32, F64),
+    ("bce-logits-target-int", [(4, 3), (4, 3)], lambda L, x, y: L.binary_cross_entropy_with_logits(x, y, reduction="none"), F32, I64),
+    ("bce-logits-int", [(4, 3)], lambda L, x: L.binary_cross_entropy_with_logits(x, x.float()), I64),
+    ("bce-logits-broadcast-target", [(4, 3), (3,)], lambda L, x, y: L.binary_cross_entropy_with_logits(x, y)),
+    ("bce-logits-pos-weight-grows", [(4, 3), (2, 4, 3)], lambda L, x, w: L.binary_cross_entropy_with_logits(x, x, pos_weight=w)),
+    ("bce-logits-weight-grows", [(4, 3), (2, 4, 3)], lambda L, x, w: L.binary_cross_entropy_with_logits(x, x, w, reduction="none")),
+    ("kl-div", [(4, 3), (4, 3)], lambda L, x, y: (L.kl_div(x, y.softmax(1), reduction="batchmean"), L.kl_div(x.t(), y.t(), reduction="none"),
+                                                L.kl_div(x, y), L.kl_div(x, y, reduction="sum"), L.kl_div(x, y, reduction="none", log_target=True),
+                                                L.kl_div(x, y[0], reduction="none"))),
+    ("kl-div-f64", [(4, 3), (4, 3)], lambda L, x, y: L.kl_div(x, y, reduction="none"), F32, F64),
+    ("kl-div-int", [(4, 3), (4, 3)], lambda L, x, y: L.kl_div(x, y, reduction="none"), F32, I64),
+    ("kl-div-bad-reduction", [(4, 3)], lambda L, x: L.kl_div(x, x, reduction="avg")),
+    ("kl-div-mismatch", [(4, 3), (2,)], lambda L, x, y: L.kl_div(x, y)),
 ]
 
 #: rows whose output sizes are data-dependent (unbacked): compared by the values torch gives
