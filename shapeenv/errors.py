@@ -90,7 +90,12 @@ class UnknownDimSpecError(ShapeEnvError, AttributeError):
 
 
 class TorchInteropError(ShapeEnvError, TypeError):
-    """A torch function was called on this library's fake tensors, which are not ``torch.Tensor`` s."""
+    """torch and this library's values were mixed where they cannot be.
+
+    A torch function called on this library's fake tensors (which are not ``torch.Tensor`` s;
+    trace torch code with :mod:`shapeenv.torch`), or a symbolic size of torch's own ShapeEnv
+    reaching ``shapeenv.torch`` (tracing inside ``torch.compile`` / ``torch.export``).
+    """
 
 
 class UnsupportedTorchOpError(ShapeEnvError, NotImplementedError):

@@ -55,9 +55,6 @@ ALLOWED = {
     # Invariants no user input can break: reaching them is a bug of the library, said as such.
     "shapeenv/core/facts.py:Facts.replace_form": "invariant: callers never pass a value containing the symbol",
     "shapeenv/compile/function.py:CompiledFunction._compile": "invariant: traced guards accept their own inputs",
-    # The torch frontend is written by another engineer; its one bare raise is theirs to convert (a
-    # TorchInteropError is a TypeError).
-    "shapeenv/torch/symbolic.py:to_ours": "in shapeenv.torch, owned by the torch frontend (to convert)",
 }
 
 

@@ -85,7 +85,8 @@ class ProducedGuards:
         self._error: BaseException | None = None
         self._listeners: list[Callable[[GuardSet], None]] = []
         self._lock = threading.Lock()
-        self._done = threading.Event()
+        self._done = threading.Event()  # set once the set is final and every listener has run
+        self._finished = False  # set (under the lock) when the set is final, before the listeners run
         self._claimed = False  # someone (the worker or a waiter) runs the simplification
         if not len(reduced):  # nothing to simplify
             self._finish(reduced, None, None)
@@ -143,7 +144,7 @@ class ProducedGuards:
         It runs in the thread that installs the set; it is never called if the reduced set is kept.
         """
         with self._lock:
-            if not self._done.is_set():
+            if not self._finished:
                 self._listeners.append(listener)
                 return
             installed = self._simplified and self._current is not self.reduced
@@ -167,10 +168,13 @@ class ProducedGuards:
                 self._current = out  # one reference assignment: readers see the old or the new set
                 self._simplified = True
             listeners, self._listeners = self._listeners, []
-            self._done.set()
-        if proven and out is not self.reduced:
-            for listener in listeners:
-                listener(out)
+            self._finished = True  # later on_simplified calls run their listener at once
+        try:
+            if proven and out is not self.reduced:
+                for listener in listeners:  # outside the lock: a listener may read this object
+                    listener(out)
+        finally:
+            self._done.set()  # after the listeners: a waiter sees every swap they make (e.g. a cache entry's guards)
 
     def __repr__(self) -> str:
         state = "simplified" if self._simplified else "done (reduced kept)" if self.done else "simplifying"

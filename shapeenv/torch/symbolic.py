@@ -33,6 +33,7 @@ import torch
 import symint
 from symint import SymBool, SymFloat, SymInt
 
+from ..errors import TorchInteropError
 from ..api import check, guard_or_false, guard_or_true, guard_size_oblivious, statically_known_true
 
 __all__ = ["TorchSymNode", "to_torch", "to_ours"]
@@ -55,14 +56,16 @@ def to_ours(value: Any) -> Any:
     """A torch symbolic value made by :func:`to_torch` back as this library's (anything else unchanged).
 
     Raises:
-        TypeError: a torch SymInt of another ShapeEnv (torch's own), which this library cannot reason about.
+        TorchInteropError: a torch SymInt of another ShapeEnv (torch's own), which this library cannot reason about.
     """
     if isinstance(value, (torch.SymInt, torch.SymFloat, torch.SymBool)):
         node = value.node
         if isinstance(node, TorchSymNode):
             return node.value
-        raise TypeError(f"{value} is a symbolic value of torch's own ShapeEnv, not of shapeenv's; trace with "
-                        "shapeenv.torch only (not inside torch.compile / torch.export)")
+        raise TorchInteropError(
+            f"{value} is a symbolic value of torch's own ShapeEnv, not of shapeenv's",
+            fix="trace with shapeenv.torch.export / shapeenv.torch.compile only, not inside torch.compile or torch.export",
+        )
     return value
 
 

@@ -143,3 +143,18 @@ def test_export_returns_before_simplifying(background, monkeypatch):
     simplified = p.simplified_guards()
     assert held.calls == 1 and p.produced.proof is Verdict.YES
     assert p.guards.equivalent(simplified).verdict is Verdict.YES
+
+
+def test_waiters_return_after_the_listeners_have_run():
+    """``wait()`` and ``done`` come after every listener: a caller never sees the new set without the swaps it causes."""
+    held = Held()
+    p = ProducedGuards(RAW, background=True, simplifier=held)
+    seen = []
+    p.on_simplified(lambda out: seen.append((p.done, out is p.current)))
+    held.release.set()
+    final = p.wait()
+    assert seen == [(False, True)]  # ran before `done`, with the new set already current
+    assert p.done and final is p.current and final is not RAW
+    late = []
+    p.on_simplified(lambda out: late.append(out))  # registered after the end: runs at once
+    assert late == [final]

@@ -78,3 +78,17 @@ def test_a_torch_symint_of_another_shapeenv_is_refused():
     s = TorchShapeEnv().create_unbacked_symint()
     with pytest.raises(TypeError, match="torch's own ShapeEnv"):
         to_ours(s)
+
+
+def test_a_symint_of_torchs_own_shapeenv_is_refused_with_a_typed_error():
+    from torch._dynamo.source import LocalSource
+    from torch.fx.experimental.symbolic_shapes import DimDynamic, ShapeEnv as TorchShapeEnv
+
+    from shapeenv.errors import TorchInteropError
+
+    env = TorchShapeEnv()
+    sym = env.create_symbol(5, LocalSource("n"), dynamic_dim=DimDynamic.DYNAMIC)
+    theirs = env.create_symintnode(sym, hint=5, source=LocalSource("n"))
+    with pytest.raises(TorchInteropError, match="torch's own ShapeEnv") as info:
+        to_ours(theirs)
+    assert isinstance(info.value, TypeError) and "torch.compile" in info.value.fix
