@@ -457,6 +457,17 @@ def getitem(t: Any, index: Any) -> Any:
     """
     if isinstance(t, (tuple, list)):
         return t[index]
+    view, rest = split_index(t, index)
+    return view[rest]
+
+
+def split_index(t: np.ndarray, index: Any) -> tuple[np.ndarray, tuple]:
+    """``t`` with the integer indices of ``index`` applied as ``select`` (torch's order), and the rest of the index.
+
+    >>> view, rest = split_index(np.zeros((2, 3, 4)), (1, slice(None), np.array([0, 2])))
+    >>> view.shape, len(rest)
+    ((3, 4), 2)
+    """
     items = list(index) if isinstance(index, tuple) else [index]
     items = [i.astype(np.bool_) if isinstance(i, np.ndarray) and i.dtype == np.uint8 else i for i in items]
     consumed = sum(_consumed(i) for i in items)
@@ -472,7 +483,7 @@ def getitem(t: Any, index: Any) -> Any:
         d += t.ndim - consumed if item is Ellipsis else _consumed(item)
     for dim, i in reversed(selects):  # highest dim first, so the others keep their position
         t = select(t, dim, i)
-    return t[tuple(rest)] if rest else t[...]
+    return t, tuple(rest) if rest else (Ellipsis,)
 
 
 @kernel("index_select")

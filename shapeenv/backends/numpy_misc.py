@@ -20,8 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from .numpy_kernels import KERNELS, axis, kernel, np_dtype, select  # noqa: F401  (KERNELS: for the doctest)
-from .numpy_kernels import _consumed  # the getitem kernel's count of the dims an index item consumes
+from .numpy_kernels import KERNELS, axis, kernel, np_dtype, split_index  # noqa: F401  (KERNELS: for the doctest)
 
 __all__: list[str] = []
 
@@ -246,28 +245,10 @@ def repeat_interleave(input: np.ndarray, repeats: Any = None, dim: Any = None, o
 
 
 # -- writes through an index -------------------------------------------------------------------------
-def _target(t: np.ndarray, index: Any) -> tuple[np.ndarray, tuple]:
-    """A view of ``t`` with the integer indices selected (torch's order), and the rest of the index."""
-    items = list(index) if isinstance(index, tuple) else [index]
-    items = [i.astype(np.bool_) if isinstance(i, np.ndarray) and i.dtype == np.uint8 else i for i in items]
-    consumed = sum(_consumed(i) for i in items)
-    rest, selects, d = [], [], 0
-    for item in items:
-        if isinstance(item, (int, np.integer)) and not isinstance(item, (bool, np.bool_)):
-            selects.append((d, int(item)))
-            d += 1
-            continue
-        rest.append(item)
-        d += t.ndim - consumed if item is Ellipsis else _consumed(item)
-    for dim, i in reversed(selects):
-        t = select(t, dim, i)
-    return t, tuple(rest) if rest else (Ellipsis,)
-
-
 @kernel("setitem")
 def setitem(input: np.ndarray, index: Any, value: Any) -> np.ndarray:
     """``input[index] = value`` in place."""
-    view, rest = _target(input, index)
+    view, rest = split_index(input, index)
     view[rest] = value
     return input
 

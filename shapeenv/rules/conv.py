@@ -32,7 +32,7 @@ from ..fake import layout
 from .common import check_size, check_tensor, fmt_shape, known_false, known_true, new_tensor, require
 from .registry import rule
 
-__all__ = ["conv1d", "conv2d", "max_pool2d", "avg_pool2d", "pad", "pool_output_size", "conv_output_size"]
+__all__ = ["check_conv_operands", "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "pad", "pool_output_size", "conv_output_size"]
 
 
 def _tuple(value: Any, n: int, op: str, what: str) -> tuple:
@@ -70,20 +70,36 @@ def pool_output_size(size: Any, kernel: Any, stride: Any, padding: Any, dilation
     return sym_ite(starts_outside, out - 1, out)
 
 
-def _conv(op: str, n: int, x: FakeTensor, weight: FakeTensor, bias: FakeTensor | None,
-          stride: Any, padding: Any, dilation: Any, groups: int) -> FakeTensor:
+def check_conv_operands(op: str, n: int, x: FakeTensor, weight: FakeTensor, groups: Any, weight_dims: str) -> None:
+    """The checks every ``n``-d convolution makes of its input, weight and ``groups`` (torch's messages).
+
+    ``weight_dims`` words the weight's expected dims for the message.
+
+    >>> from shapeenv import ShapeEnv
+    >>> env = ShapeEnv()
+    >>> try:
+    ...     check_conv_operands("conv2d", 2, env.fake_tensor((1, 3, 8, 8), name="x"),
+    ...                         env.fake_tensor((4, 3, 3), dynamic=False, name="w"), 1, "out_channels, in_channels/groups, *kernel")
+    ... except ShapeError as e:
+    ...     print(e.message)
+    conv2d: expected a 4D weight (out_channels, in_channels/groups, *kernel), got [4, 3, 3]
+    """
     check_tensor(x, op, "input")
     check_tensor(weight, op, "weight")
     if x.ndim not in (n + 1, n + 2):
         raise ShapeError(f"{op}: expected {n + 1}D (unbatched) or {n + 2}D (batched) input, but got input of size "
                          f"{fmt_shape(x.shape)}")
     if weight.ndim != n + 2:
-        raise ShapeError(f"{op}: expected a {n + 2}D weight (out_channels, in_channels/groups, *kernel), got "
-                         f"{fmt_shape(weight.shape)}")
+        raise ShapeError(f"{op}: expected a {n + 2}D weight ({weight_dims}), got {fmt_shape(weight.shape)}")
     if x.dtype != weight.dtype:
         raise ShapeError(f"{op}: input type ({x.dtype}) and weight type ({weight.dtype}) should be the same")
     if isinstance(groups, bool) or not isinstance(groups, int) or groups <= 0:
         raise ShapeError(f"{op}: groups must be a positive int, got {groups!r}")
+
+
+def _conv(op: str, n: int, x: FakeTensor, weight: FakeTensor, bias: FakeTensor | None,
+          stride: Any, padding: Any, dilation: Any, groups: int) -> FakeTensor:
+    check_conv_operands(op, n, x, weight, groups, "out_channels, in_channels/groups, *kernel")
     batched = x.ndim == n + 2
     xb = x.shape if batched else (1,) + x.shape
     c_out, c_in_per_group = weight.shape[0], weight.shape[1]

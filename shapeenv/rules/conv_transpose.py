@@ -24,6 +24,7 @@ from ..errors import ShapeError
 from ..fake import layout
 from ..fake.tensor import FakeTensor
 from .common import check_size, check_tensor, fmt_shape, new_tensor, require
+from .conv import check_conv_operands
 from .registry import rule
 
 __all__ = ["conv_transpose1d", "conv_transpose2d", "conv_transpose_output_size"]
@@ -50,18 +51,7 @@ def _tuple(value: Any, n: int, op: str, what: str) -> tuple:
 
 def _conv_transpose(op: str, n: int, x: FakeTensor, weight: FakeTensor, bias: Any, stride: Any, padding: Any,
                     output_padding: Any, groups: Any, dilation: Any) -> FakeTensor:
-    check_tensor(x, op, "input")
-    check_tensor(weight, op, "weight")
-    if x.ndim not in (n + 1, n + 2):
-        raise ShapeError(f"{op}: expected {n + 1}D (unbatched) or {n + 2}D (batched) input, but got input of size "
-                         f"{fmt_shape(x.shape)}")
-    if weight.ndim != n + 2:
-        raise ShapeError(f"{op}: expected a {n + 2}D weight (in_channels, out_channels/groups, *kernel), got "
-                         f"{fmt_shape(weight.shape)}")
-    if x.dtype != weight.dtype:
-        raise ShapeError(f"{op}: input type ({x.dtype}) and weight type ({weight.dtype}) should be the same")
-    if isinstance(groups, bool) or not isinstance(groups, int) or groups <= 0:
-        raise ShapeError(f"{op}: groups must be a positive int, got {groups!r}")
+    check_conv_operands(op, n, x, weight, groups, "in_channels, out_channels/groups, *kernel")
     batched = x.ndim == n + 2
     xb = x.shape if batched else (1,) + x.shape
     strides = _tuple(stride, n, op, "stride")
