@@ -32,10 +32,15 @@ from ..fake import layout
 from .common import check_size, check_tensor, fmt_shape, known_false, known_true, new_tensor, require
 from .registry import rule
 
-__all__ = ["check_conv_operands", "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "pad", "pool_output_size", "conv_output_size"]
+__all__ = ["check_conv_operands", "size_tuple", "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "pad", "pool_output_size", "conv_output_size"]
 
 
-def _tuple(value: Any, n: int, op: str, what: str) -> tuple:
+def size_tuple(value: Any, n: int, op: str, what: str) -> tuple:
+    """``value`` (an int, or a list/tuple of 1 or ``n``) as ``n`` sizes, as torch reads ``stride=``, ``padding=``...
+
+    >>> size_tuple(2, 3, "conv3d", "stride"), size_tuple([1, 2], 2, "conv2d", "padding")
+    ((2, 2, 2), (1, 2))
+    """
     items = tuple(value) if isinstance(value, (list, tuple)) else (value,)
     if len(items) == 1:
         items = items * n
@@ -104,8 +109,8 @@ def _conv(op: str, n: int, x: FakeTensor, weight: FakeTensor, bias: FakeTensor |
     xb = x.shape if batched else (1,) + x.shape
     c_out, c_in_per_group = weight.shape[0], weight.shape[1]
     kernel = weight.shape[2:]
-    strides = _tuple(stride, n, op, "stride")
-    dilations = _tuple(dilation, n, op, "dilation")
+    strides = size_tuple(stride, n, op, "stride")
+    dilations = size_tuple(dilation, n, op, "dilation")
     for v in strides + dilations:
         require(v > 0, lambda: f"{op}: stride and dilation must be positive, got stride={strides}, dilation={dilations}")
     same = padding == "same"
@@ -116,7 +121,7 @@ def _conv(op: str, n: int, x: FakeTensor, weight: FakeTensor, bias: FakeTensor |
             raise ShapeError(f"{op}: padding='same' is not supported for strided convolutions (stride={strides})")
         pads: tuple = (0,) * n
     else:
-        pads = _tuple(padding, n, op, "padding")
+        pads = size_tuple(padding, n, op, "padding")
         for p in pads:
             require(p >= 0, lambda: f"{op}: negative padding is not supported, got {pads}")
     require(c_out % groups == 0, lambda: (
@@ -182,10 +187,10 @@ def _pool2d(op: str, x: FakeTensor, kernel_size: Any, stride: Any, padding: Any,
     for size in x.shape[-3:]:
         require(size != 0, lambda: (f"{op}: expected 3D or 4D (batch mode) tensor with optional 0 dim batch size "
                                     f"for input, but got: {fmt_shape(x.shape)}"))
-    kernel = _tuple(kernel_size, 2, op, "kernel_size")
-    strides = kernel if stride is None or (isinstance(stride, (list, tuple)) and not stride) else _tuple(stride, 2, op, "stride")
-    pads = _tuple(padding, 2, op, "padding")
-    dilations = _tuple(dilation, 2, op, "dilation")
+    kernel = size_tuple(kernel_size, 2, op, "kernel_size")
+    strides = kernel if stride is None or (isinstance(stride, (list, tuple)) and not stride) else size_tuple(stride, 2, op, "stride")
+    pads = size_tuple(padding, 2, op, "padding")
+    dilations = size_tuple(dilation, 2, op, "dilation")
     for what, values in (("kernel size", kernel), ("stride", strides), ("dilation", dilations)):
         for v in values:
             require(v > 0, lambda what=what, values=values: f"{op}: {what} should be greater than zero, got {values}")

@@ -23,8 +23,8 @@ from typing import Any
 from ..errors import ShapeError
 from ..fake import layout
 from ..fake.tensor import FakeTensor
-from .common import check_size, check_tensor, fmt_shape, new_tensor, require
-from .conv import check_conv_operands
+from .common import check_tensor, fmt_shape, new_tensor, require
+from .conv import check_conv_operands, size_tuple
 from .registry import rule
 
 __all__ = ["conv_transpose1d", "conv_transpose2d", "conv_transpose_output_size"]
@@ -40,24 +40,15 @@ def conv_transpose_output_size(size: Any, kernel: Any, stride: Any, padding: Any
     return (size - 1) * stride - 2 * padding + dilation * (kernel - 1) + output_padding + 1
 
 
-def _tuple(value: Any, n: int, op: str, what: str) -> tuple:
-    items = tuple(value) if isinstance(value, (list, tuple)) else (value,)
-    if len(items) == 1:
-        items = items * n
-    if len(items) != n:
-        raise ShapeError(f"{op}: {what} must be an int or a tuple of {n} ints, got {value!r}")
-    return tuple(check_size(v, op, what) for v in items)
-
-
 def _conv_transpose(op: str, n: int, x: FakeTensor, weight: FakeTensor, bias: Any, stride: Any, padding: Any,
                     output_padding: Any, groups: Any, dilation: Any) -> FakeTensor:
     check_conv_operands(op, n, x, weight, groups, "in_channels, out_channels/groups, *kernel")
     batched = x.ndim == n + 2
     xb = x.shape if batched else (1,) + x.shape
-    strides = _tuple(stride, n, op, "stride")
-    pads = _tuple(padding, n, op, "padding")
-    out_pads = _tuple(output_padding, n, op, "output_padding")
-    dilations = _tuple(dilation, n, op, "dilation")
+    strides = size_tuple(stride, n, op, "stride")
+    pads = size_tuple(padding, n, op, "padding")
+    out_pads = size_tuple(output_padding, n, op, "output_padding")
+    dilations = size_tuple(dilation, n, op, "dilation")
     for v in strides + dilations:
         require(v > 0, lambda: f"{op}: stride and dilation must be positive, got stride={strides}, dilation={dilations}")
     for p in pads + out_pads:
