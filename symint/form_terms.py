@@ -62,7 +62,6 @@ class Atom:
         self.symbols = symbols
         self._sympy = None
 
-
     def __repr__(self) -> str:
         return f"Atom({self.sympy()})"
 
@@ -85,8 +84,6 @@ def make_atom(kind: str, args: tuple, name: str | None = None) -> Atom:
         digest = _digest(b"sym", name.encode())
         symbols = frozenset((name,))
     elif kind == "opaque":
-        import sympy  # only for the opaque fallback
-
         digest = _digest(b"opaque", sympy.srepr(args[0]).encode())
         symbols = frozenset(s.name for s in args[0].free_symbols)
     else:
@@ -117,7 +114,6 @@ class Mono:
         self._hash = hash(self.key)
         self.symbols = frozenset().union(*(a.symbols for a, _ in factors)) if factors else frozenset()
         self._sympy = None
-
 
     def single_atom(self) -> Atom | None:
         """The atom when this monomial is one atom to the first power, else None."""
@@ -245,7 +241,6 @@ class Form:
                 s = frozenset().union(*(m.symbols for m, _ in terms))
             self._symbols = s
         return s
-
 
     def __repr__(self) -> str:
         return f"Form({self.sympy()})"
