@@ -58,6 +58,7 @@ from symint.substitute import substitute
 from valueranges import ValueRanges, ValueRangeError, bound
 
 from .divisibility import drop_divided
+from .finite_domain import reduce_finite
 from .errors import SolverError
 from .validate import need_config, need_guardset
 from .guard import Guard
@@ -260,7 +261,7 @@ class _Simplifier:
             emitted = self._emit(facts)
             self._drop_implied(emitted, use_z3)
             if not use_z3:
-                return self._assemble([e for e in emitted if not e.dropped], Verdict.YES, ())
+                return self._assemble(self._settle([e for e in emitted if not e.dropped]), Verdict.YES, ())
         except _Contradiction as exc:
             if not use_z3:
                 return self.gs, self._report(proof=Verdict.YES, reverted=("the guards look contradictory; kept as they are",))
@@ -463,7 +464,7 @@ class _Simplifier:
         keep += [_Emitted(old[i], frozenset([i])) for i in back]
         if self._unsatisfiable([e.expr for e in keep]):  # equivalent to the input, so the input is too
             return self._false("the guards contradict each other (Z3)")
-        return self._assemble(keep, proof, tuple(messages))
+        return self._assemble(self._settle(keep), proof, tuple(messages))
 
     def _unsatisfiable(self, exprs: list[sympy.Basic]) -> bool:
         """One last check: contradictions the cheap passes cannot see (``Eq(Mod(s, 4), 1)``, ``Eq(Mod(s, 2), 0)``)."""
@@ -555,6 +556,52 @@ class _Simplifier:
         dropped = tuple((g, why(i, "implied by the other guards")) for i, g in enumerate(old) if i not in represented)
         report = self._report(dropped=dropped, rewritten=tuple(rewritten), proof=proof, reverted=reverted)
         return self.gs.with_guards(guards), report
+
+    def _settle(self, keep: list[_Emitted], rounds: int = 3) -> list[_Emitted]:
+        """Pass 6a, then the cheap passes again while it pins new symbols (a bounded number of rounds).
+
+        A symbol the finite pass pins (``Eq(s, 5)``) is substituted into the guards that
+        also mention unbounded symbols, which often become plain bounds to merge. Every
+        step is exact, so the result stays equivalent to what it started from.
+        """
+        for _ in range(rounds):
+            reduced = self._finite_pass(keep)
+            pinned = {e.expr for e in reduced} - {e.expr for e in keep}
+            if not any(_classify(e).kind == "exact" for e in pinned) or not all(e.origins for e in reduced):
+                return reduced
+            items = [(e.expr, o) for e in reduced for o in sorted(e.origins)]
+            try:
+                facts = _Facts(self.domain, items)
+            except _Contradiction:
+                return reduced
+            previous = self.facts
+            self.facts = facts
+            self.mapping = {**self.mapping, **facts.mapping}
+            emitted = self._emit(facts)
+            self._drop_implied(emitted, use_z3=False)
+            self.facts = previous
+            self.reasons.update(facts.reasons)
+            keep = [e for e in emitted if not e.dropped]
+        return self._finite_pass(keep)
+
+    def _finite_pass(self, keep: list[_Emitted]) -> list[_Emitted]:
+        """Pass 6a: the guards over small finite ranges, reduced by enumeration (exact; Note [Reducing over finite ranges])."""
+        exprs = [e.expr for e in keep]
+        result = reduce_finite(exprs, self.domain)
+        if not result.dropped and not result.added:
+            return keep
+        by_expr = {e.expr: e for e in keep}
+        for k in result.dropped:
+            note = f"implied within the finite ranges of its symbols ({result.points} points enumerated)"
+            self.reasons.update((o, note) for o in keep[k].origins)
+        out = []
+        added = dict(result.added)
+        for expr in result.exprs:
+            found = by_expr.get(expr)
+            if found is None:
+                found = _Emitted(expr, frozenset().union(*(keep[k].origins for k in added[expr])))
+            out.append(found)
+        return out
 
     def _report(self, **fields) -> SimplifyReport:
         subs = tuple(sorted(self.mapping.items(), key=lambda kv: _sym_key(kv[0])))

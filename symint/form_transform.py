@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from .form import Atom, Form, add, atom_form, ceildiv, const, floordiv, max_, min_, mod, mul, pow_nat, pow_sym
+from .form import Atom, Form, atom_form, ceildiv, const, floordiv, form_from_dict, max_, min_, mod, mul, pow_nat, pow_sym
 
 __all__ = ["transform", "rebuild_atom"]
 
@@ -51,7 +51,7 @@ def transform(form: Form, on_atom: Callable[[Atom], Form | None], memo: dict) ->
 
     ``memo`` caches results for this ``on_atom`` (the caller keeps it while the mapping is unchanged).
 
-    >>> from symint.form import sym
+    >>> from symint.form import add, sym
     >>> x, y = sym("x"), sym("y")
     >>> subst = {"x": add(y, const(1))}
     >>> def on_atom(a):
@@ -64,28 +64,31 @@ def transform(form: Form, on_atom: Callable[[Atom], Form | None], memo: dict) ->
         return found
     if form.is_const:
         return form
-    result = const(form.const)
+    # Unchanged terms go straight into the coefficients; only changed ones are multiplied out,
+    # so no intermediate sums are built (and interned).
+    coeffs: dict = {}
+    const_ = form.const
     changed = False
     for m, c in form.terms:
+        news = [_transform_atom(atom, on_atom, memo) for atom, _ in m.factors]
+        if not any(n is not None for n in news):
+            coeffs[m] = coeffs.get(m, 0) + c
+            continue
+        changed = True
         term = const(c)
-        for atom, p in m.factors:
-            new = _transform_atom(atom, on_atom, memo)
-            if new is not None:
-                changed = True
-                term = mul(term, pow_nat(new, p))
-            else:
-                term = mul(term, pow_nat(atom_form(atom), p))
-        result = add(result, term)
-    if not changed:
-        result = form
+        for (atom, p), new in zip(m.factors, news):
+            term = mul(term, pow_nat(atom_form(atom) if new is None else new, p))
+        const_ += term.const
+        for tm, tc in term.terms:
+            coeffs[tm] = coeffs.get(tm, 0) + tc
+    result = form_from_dict(coeffs, const_) if changed else form
     memo[form] = result
     return result
 
 
 def _transform_atom(atom: Atom, on_atom: Callable[[Atom], Form | None], memo: dict) -> Form | None:
-    key = ("atom", atom)
-    if key in memo:
-        return memo[key]
+    if atom in memo:  # atoms and forms are distinct objects with identity hashes: one table holds both
+        return memo[atom]
     new = None
     if atom.kind not in ("sym", "opaque"):
         args = [transform(a, on_atom, memo) for a in atom.args]
@@ -99,5 +102,5 @@ def _transform_atom(atom: Atom, on_atom: Callable[[Atom], Form | None], memo: di
             new = on_atom(atom)
     else:
         new = on_atom(atom)
-    memo[key] = new
+    memo[atom] = new
     return new

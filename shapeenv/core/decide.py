@@ -183,7 +183,7 @@ class Decider:
         if hint is None:
             raise self._data_dependent(b.sympy(), e.sympy())
         guard = e if hint else B.not_(e)
-        env.record_guard_form(guard, b if hint else B.not_(b), self._why(e, reason))
+        env.record_guard_form(guard, b if hint else B.not_(b), self._why(e, reason), undecided=True)
         return bool(hint)
 
     def guard_value(self, expr: sympy.Basic, hint, *, reason: str):

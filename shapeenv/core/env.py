@@ -424,7 +424,7 @@ class ShapeEnv:
                 return
         record = AssertRecord(recorded, message, Provenance(stated, user_frame(), self.current_op(), "runtime assert"))
         try:
-            self.facts.learn_form(form)
+            self.facts.learn_form(form, undecided=True)
         except ContradictionError as e:
             raise CheckFailedError(f"check({cond.node.expr}) contradicts what is known: {e}{what}") from e
         self.runtime_asserts.append(record)
@@ -436,14 +436,17 @@ class ShapeEnv:
             if not info.backed and not info.size_like and self.facts.range_of(sym).lower >= 0:
                 info.size_like = True
 
-    def record_guard_form(self, guard, stated, why: str) -> None:
-        """Record the boolean form ``guard`` (already simplified, true for the hints) as a guard."""
+    def record_guard_form(self, guard, stated, why: str, undecided: bool = False) -> None:
+        """Record the boolean form ``guard`` (already simplified, true for the hints) as a guard.
+
+        ``undecided``: the facts were just asked about ``guard`` and did not decide it.
+        """
         if self.assumptions:  # inside `with env.assuming(c)`: see shapeenv.core.assuming
             self.record_guard(guard.sympy(), stated, why)
             return
         record = GuardRecord(guard, Provenance(stated, user_frame(), self.current_op(), why))
         self.guards.append(record)
-        self.facts.learn_form(guard)
+        self.facts.learn_form(guard, undecided)
         log.info("guard %s", record)
 
     def record_guard(self, expr: sympy.Basic, stated: sympy.Basic, why: str) -> None:

@@ -478,8 +478,13 @@ class Facts:
         """
         self.learn_form(B.bool_from_sympy(fact))
 
-    def learn_form(self, fact: BoolForm) -> None:
-        """Take the boolean form ``fact`` as true from now on (see :meth:`learn`)."""
+    def learn_form(self, fact: BoolForm, undecided: bool = False) -> None:
+        """Take the boolean form ``fact`` as true from now on (see :meth:`learn`).
+
+        ``undecided``: the caller has just asked :meth:`decide` about ``fact`` (with the
+        example's answer as ``expect``) and got None, so it is not asked again.
+        """
+        version = self.version
         e = self.simplify_bool(fact)
         if e is B.TRUE:
             return
@@ -492,16 +497,16 @@ class Facts:
         if e.kind == "rel":
             if self._learn_relation(e):
                 return
-        self._remember(e)
+        self._remember(e, ask=not undecided or self.version != version)  # a range learnt above may decide it
 
-    def _remember(self, e: BoolForm) -> bool:
+    def _remember(self, e: BoolForm, ask: bool = True) -> bool:
         e = self.simplify_bool(e)
         if e is B.TRUE:
             return False
         key = e.norm if e.kind == "rel" else e
         if e is B.FALSE or self._known.get(key) is False:
             raise ContradictionError(f"{e.sympy()} contradicts the known facts")
-        if e.kind == "rel":
+        if e.kind == "rel" and ask:
             answer = self._decide(e, self._ranges, True, True)
             if answer is True:
                 return False
