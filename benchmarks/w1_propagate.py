@@ -144,6 +144,9 @@ def worker(engine: str, program_path: Path, use_z3: bool) -> dict:
     import guards.z3_solver  # noqa: F401
     import guards.z3_translate  # noqa: F401
     import shapeenv  # noqa: F401
+    # sympy imports sympy.tensor.tensor (~30 ms) inside the first Add it builds: an import,
+    # paid here for both engines (torch would pay it in its replay, ours in produce)
+    import sympy.tensor.tensor  # noqa: F401
 
     program = json.loads(program_path.read_text())
     if engine == "torch":

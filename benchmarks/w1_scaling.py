@@ -52,6 +52,7 @@ def small_worker(engine: str, path: Path) -> dict:
     import guards.z3_solver  # noqa: F401  (imports are paid before timing)
     import guards.z3_translate  # noqa: F401
     import shapeenv  # noqa: F401
+    import sympy.tensor.tensor  # noqa: F401  (sympy's lazy import at its first Add: see w1_propagate.worker)
     import w1_propagate as w
 
     programs = json.loads(path.read_text())

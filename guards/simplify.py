@@ -17,7 +17,11 @@ The passes, cheapest first:
    ``Eq(s, expr)`` and the ranges of ``expr``, else whatever Z3 proves implied by
    the guards sharing its symbols (small problems, see Note [Local premises] in
    ``guards.prove``; a guard that would need a large or slow proof is kept);
-6. order canonically: equalities, then bounds per symbol, then the rest, sorted;
+6. over symbols with small finite ranges, decide the guards by enumerating the points
+   (:mod:`guards.finite_domain`): ranges shrink to what is admitted, a symbol with one
+   value left is pinned, and only enough guards to exclude the rest are kept; when
+   something got pinned, passes 2-5 run again (without Z3) to substitute it. Then order
+   canonically: equalities, then bounds per symbol, then the rest, sorted;
 7. prove that the result accepts exactly the inputs (within the domain) the input
    accepts (see Note [Proof of equivalence]); a group of interacting symbols whose
    proof fails or runs out of its limits keeps its original guards, and the report says so.
@@ -171,7 +175,9 @@ def reduce_exact(gs: GuardSetLike) -> tuple[GuardSetLike, SimplifyReport]:
     one range per symbol with the bounds the domain and divisibility already imply left
     out (``x >= 4`` makes ``x >= 2`` go; ``Eq(Mod(x, 8), 0)`` makes ``Eq(Mod(x, 4), 0)`` go),
     guards that interval reasoning proves true within those ranges dropped, bounds that
-    a definition ``Eq(s, expr)`` and the ranges of ``expr`` imply dropped, canonical order. When the cheap passes see a contradiction (which only Z3 may confirm), the
+    a definition ``Eq(s, expr)`` and the ranges of ``expr`` imply dropped, the guards over
+    small finite ranges reduced by enumeration (Note [Reducing over finite ranges]),
+    canonical order. When the cheap passes see a contradiction (which only Z3 may confirm), the
     input is returned unchanged. The report's ``proof`` is ``YES`` by construction
     (``z3_checks`` is 0).
 

@@ -42,10 +42,23 @@ from .core.settings import ShapeEnvSettings
 from .core.deferred import ProducedGuards
 from .core.symbols import DimDynamic
 
-try:  # numpy is optional; with it, shapeenv.ops also runs eagerly on real arrays (numpy kernels)
-    from . import backends as _backends  # noqa: F401
-except ImportError:  # pragma: no cover - exercised only without numpy
-    _backends = None
+
+
+def _load_backends() -> None:
+    """numpy is optional; with it, shapeenv.ops also runs eagerly on real arrays (numpy kernels).
+
+    Imported on first use, not here: a program that never passes real arrays does not pay
+    for importing numpy (nor for the thread pool it starts).
+    """
+    try:
+        from . import backends  # noqa: F401
+    except ImportError:  # pragma: no cover - exercised only without numpy
+        pass
+
+
+from .rules.registry import on_first_eager_use as _on_first_eager_use
+
+_on_first_eager_use(_load_backends)
 
 __all__ = [
     "ShapeEnv",

@@ -62,6 +62,7 @@ from guards.cache import CacheEntry, GuardedCache
 from guards.explain import explain_inputs
 
 from ..program import ExportedProgram
+from ..rules.registry import load_eager_kernels
 from ..core.provenance import user_frame
 from ..stance import Stance, stance_now
 from .binding import INLINE, Binder, Call, describe_key, key_differences
@@ -194,9 +195,11 @@ class CompiledFunction:
 
     def _call_fn(self, *args: Any, **kwargs: Any) -> Any:
         """The function itself on real inputs, numpy arrays wrapped with torch's methods (Note [Eager runs])."""
-        eager = sys.modules.get("shapeenv.backends.eager")  # loaded with numpy (see shapeenv/__init__)
-        if eager is not None and _has_numpy_array((args, kwargs)):
-            return eager.wrap_call(self._fn, args, kwargs)
+        if _has_numpy_array((args, kwargs)):
+            load_eager_kernels()  # imports shapeenv.backends on first use (see shapeenv/__init__)
+            eager = sys.modules.get("shapeenv.backends.eager")
+            if eager is not None:
+                return eager.wrap_call(self._fn, args, kwargs)
         return self._fn(*args, **kwargs)
 
     def _miss(self, args: tuple, kwargs: dict, call: Call, stance: Stance) -> Any:

@@ -22,7 +22,21 @@ __all__ = ["rule", "call", "registered", "eager_kernel", "env_of", "is_tensor", 
 
 Rule = Callable[..., Any]
 _RULES: dict[str, Rule] = {}  # filled once, at import time, by the @rule decorators of shapeenv.rules.*
-_EAGER: dict[str, Callable[..., Any]] = {}  # filled once, at import time, by shapeenv.backends (real arrays)
+_EAGER: dict[str, Callable[..., Any]] = {}  # filled by shapeenv.backends when it is imported (real arrays)
+#: Called once, the first time real arrays reach an op: imports shapeenv.backends (so numpy is
+#: imported only by programs that use it). Set by ``shapeenv/__init__``.
+_EAGER_LOADERS: list[Callable[[], None]] = []
+
+
+def load_eager_kernels() -> None:
+    """Import the eager kernels now if they are not loaded yet (a no-op without numpy)."""
+    while _EAGER_LOADERS:
+        _EAGER_LOADERS.pop()()
+
+
+def on_first_eager_use(loader: Callable[[], None]) -> None:
+    """Run ``loader`` the first time an op is called on real arrays (it registers the eager kernels)."""
+    _EAGER_LOADERS.append(loader)
 
 
 def rule(name: str) -> Callable[[Rule], Rule]:
@@ -173,8 +187,10 @@ def call(name: str, *args: Any, **kwargs: Any) -> Any:
     if env is None and kwargs.get("env") is not None:  # creation ops with plain-int sizes
         env = kwargs["env"]
     if env is None:
-        eager = _EAGER.get(name)
         running = current_eager()
+        if _EAGER_LOADERS and (running is not None or _has_real_array((args, kwargs))):
+            load_eager_kernels()
+        eager = _EAGER.get(name)
         if eager is not None and (_has_real_array((args, kwargs)) or running is not None):
             wrapper = _wrapper_type((args, kwargs)) or running
             if wrapper is None:
