@@ -29,6 +29,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
+sys.path.insert(1, str(ROOT))  # the library itself, installed or not
 GENERATOR = ROOT.parent / "shared" / "workloads" / "gen_w1.py"
 SEEDS = {100: 101, 1000: 1001, 10000: 10001, 30000: 30001}
 
