@@ -48,7 +48,7 @@ from symint import build
 from symint.functions import CeilDiv, FloorDiv, Max, Min, Mod, PowByNatural
 from valueranges import ValueRanges
 
-from .simplify_facts import _classify, _sym_key
+from .simplify_facts import _canonical_key, _classify, _sym_key
 
 __all__ = ["FiniteLimits", "FiniteReduction", "reduce_finite"]
 
@@ -147,7 +147,7 @@ def reduce_finite(
 
 
 def _default_cost(e: sympy.Basic) -> tuple:
-    return (_size(e), str(e))
+    return (_size(e), _canonical_key(e)[3])  # the text, printed once and cached for the final sort too
 
 
 def _size(e: sympy.Basic) -> int:
