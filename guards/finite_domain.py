@@ -53,6 +53,7 @@ from .simplify_facts import _canonical_key, _classify, _sym_key
 __all__ = ["FiniteLimits", "FiniteReduction", "reduce_finite"]
 
 INF = math.inf
+_MAX_HOLES = 16  # per symbol: more values missing than this and no Ne(s, v) is offered
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +67,7 @@ class FiniteLimits:
     """
 
     max_points: int = 1 << 12
-    max_evaluations: int = 1 << 20
+    max_evaluations: int = 1 << 18
     max_exponent: int = 64
 
 
@@ -284,9 +285,12 @@ def _reduce_component(exprs, indices, symbols, definitions, ranges, domain, size
     # range that no admitted point takes (true wherever the guards hold, so implied).
     options = [(cost(exprs[i]), exprs[i], masks[i]) for i in masks]
     for k, s in enumerate(symbols):
+        if not holes[k] or len(holes[k]) > _MAX_HOLES:  # many holes: the guards state them better
+            continue
+        at = _masks_by_value(points, k)
         for v in holes[k]:
             hole = build.ne(s, v)
-            options.append((cost(hole), hole, _mask([p[k] != v for p in points])))
+            options.append((cost(hole), hole, full & ~at[v]))
     options.sort(key=lambda t: t[0])
     uncovered = box & ~admitted
     keep: list[sympy.Basic] = []
@@ -301,6 +305,14 @@ def _reduce_component(exprs, indices, symbols, definitions, ranges, domain, size
         options.remove(best)
     keep += [exprs[i] for i in indices if i not in masks]  # not evaluated: untouched
     return bounds, keep
+
+
+def _masks_by_value(points: list[tuple], k: int) -> dict[int, int]:
+    """For each value of coordinate ``k``, the bitmask of the points that have it."""
+    out: dict[int, int] = {}
+    for i, p in enumerate(points):
+        out[p[k]] = out.get(p[k], 0) | (1 << i)
+    return out
 
 
 def _shrunk_bounds(symbols, points, admitted, ranges, domain):
