@@ -597,8 +597,8 @@ class _Simplifier:
         if not result.dropped and not result.added:
             return keep
         by_expr = {e.expr: e for e in keep}
+        note = f"implied within the finite ranges of its symbols ({result.points} points enumerated)"
         for k in result.dropped:
-            note = f"implied within the finite ranges of its symbols ({result.points} points enumerated)"
             self.reasons.update((o, note) for o in keep[k].origins)
         out = []
         added = dict(result.added)

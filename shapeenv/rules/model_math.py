@@ -37,7 +37,7 @@ from ..fake.dtypes import bool_, float32, uint8
 from ..fake.tensor import FakeTensor
 from .common import canonical_dim, canonical_dims, check_tensor, fmt_shape, is_contiguous, like_strides, new_tensor, require, smax
 from .elementwise import _result_dtype, broadcast_shapes, pointwise_strides
-from .reductions import reduced_shape
+from .reductions import reduced_dims, reduced_shape
 from .registry import is_tensor, rule
 from .shape_ops import cat
 
@@ -203,10 +203,7 @@ def isfinite(input: FakeTensor) -> FakeTensor:  # noqa: A002
 
 def _all_any(op: str, input: FakeTensor, dim: Any, keepdim: bool) -> FakeTensor:
     check_tensor(input, op)
-    if dim is None or (isinstance(dim, (list, tuple)) and not dim):
-        dims = list(range(input.ndim))
-    else:
-        dims = canonical_dims(dim, input.ndim, op)
+    dims = reduced_dims(input, dim, op)
     return new_tensor(input.env, reduced_shape(input, dims, bool(keepdim)), uint8 if input.dtype == uint8 else bool_)
 
 

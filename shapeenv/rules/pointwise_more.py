@@ -21,10 +21,10 @@ from typing import Any
 from ..errors import ShapeError
 from ..fake.dtypes import bool_, float32, int64
 from ..fake.tensor import FakeTensor
-from .common import as_dtype_arg, canonical_dims, check_tensor, new_tensor
+from .common import as_dtype_arg, check_tensor, new_tensor
 from .elementwise import broadcast_shapes, pointwise_strides
 from .promotion import result_type
-from .reductions import reduced_shape
+from .reductions import reduced_dims, reduced_shape
 from .registry import is_tensor, rule
 
 __all__ = ["FLOAT_UNARY", "ROUNDING", "floor_divide", "remainder", "fmod", "atan2", "square", "sign", "sgn",
@@ -192,11 +192,7 @@ def atan2(input: FakeTensor, other: FakeTensor) -> FakeTensor:
 
 def _norm_shape(op: str, input: FakeTensor, dim: Any, keepdim: bool) -> tuple:
     check_tensor(input, op)
-    if dim is None or (isinstance(dim, (list, tuple)) and not dim):
-        dims = list(range(input.ndim))
-    else:
-        dims = canonical_dims(dim, input.ndim, op)
-    return reduced_shape(input, dims, bool(keepdim))
+    return reduced_shape(input, reduced_dims(input, dim, op), bool(keepdim))
 
 
 def _norm_dtype(op: str, input: FakeTensor, dtype: Any):

@@ -30,7 +30,14 @@ MaxResult = namedtuple("max", ["values", "indices"])
 MinResult = namedtuple("min", ["values", "indices"])
 
 
-def _reduced_dims(t: FakeTensor, dim: Any, op: str) -> list[int]:
+def reduced_dims(t: FakeTensor, dim: Any, op: str) -> list[int]:
+    """The dimensions a reduction over ``dim`` removes: all of them for None or an empty list.
+
+    >>> from shapeenv import ShapeEnv
+    >>> t = ShapeEnv().fake_tensor((2, 3, 4), dynamic=False)
+    >>> reduced_dims(t, None, "sum"), reduced_dims(t, -1, "sum"), reduced_dims(t, (0, 2), "sum")
+    ([0, 1, 2], [2], [0, 2])
+    """
     if dim is None or (isinstance(dim, (list, tuple)) and not dim):
         return list(range(t.ndim))
     return canonical_dims(dim, t.ndim, op)
@@ -71,7 +78,7 @@ def sum_(t: FakeTensor, dim: Any = None, keepdim: bool = False, dtype: Any = Non
     int64
     """
     check_tensor(t, "sum")
-    dims = _reduced_dims(t, dim, "sum")
+    dims = reduced_dims(t, dim, "sum")
     return new_tensor(t.env, reduced_shape(t, dims, keepdim), _sum_dtype(t, as_dtype_arg(dtype, "sum")))
 
 
@@ -88,7 +95,7 @@ def mean(t: FakeTensor, dim: Any = None, keepdim: bool = False, dtype: Any = Non
     if not out_dtype.is_floating_point:
         raise ShapeError(f"mean: could not infer output dtype; the input dtype must be floating point, got {t.dtype} "
                          "(pass dtype=float32 or convert the input)")
-    dims = _reduced_dims(t, dim, "mean")
+    dims = reduced_dims(t, dim, "mean")
     return new_tensor(t.env, reduced_shape(t, dims, keepdim), out_dtype)
 
 
@@ -132,7 +139,7 @@ def min_(t: FakeTensor, dim: Any = None, keepdim: bool = False) -> Any:
 
 def _amax_amin(op: str, t: FakeTensor, dim: Any, keepdim: bool) -> FakeTensor:
     check_tensor(t, op)
-    dims = _reduced_dims(t, dim, op)
+    dims = reduced_dims(t, dim, op)
     _nonempty(t, None if len(dims) == t.ndim else dims, op)
     return new_tensor(t.env, reduced_shape(t, dims, keepdim), t.dtype)
 
