@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 
 from . import form as F
-from .form_terms import make_form
+from .form_terms import make_form, sorted_terms, symbol_set
 
 __all__ = ["BoolForm", "Norm", "TRUE", "FALSE", "rel", "and_", "or_", "not_", "bool_const", "opaque_bool", "OPS"]
 
@@ -52,10 +52,11 @@ class Norm:
     def negated(self) -> "Norm":
         """The normal form of the negation (``not p <= 0`` is ``1 - p <= 0``)."""
         if self._negated is None:
-            if self.op == "<=":
-                self._negated = _norm("<=", F.sub(F.const(1), self.p))
+            p = self.p
+            if self.op == "<=":  # 1 - p keeps the coefficients' gcd of 1: already normal
+                self._negated = _intern_norm("<=", make_form(tuple((m, -c) for m, c in p.terms), 1 - p.const))
             else:
-                self._negated = _norm("!=" if self.op == "==" else "==", self.p)
+                self._negated = _intern_norm("!=" if self.op == "==" else "==", p)
         return self._negated
 
     def holds_for(self, value: int) -> bool:
@@ -66,42 +67,59 @@ class Norm:
         return f"Norm({self.p.sympy()} {self.op} 0)"
 
 
-_NORMS: dict[tuple, "Norm | bool"] = {}
+_NORMS: dict[tuple, Norm] = {}
 
 
-def _norm(op: str, p: "F.Form") -> "Norm | bool":
-    """The interned normal form of ``p op 0`` (``op`` in ``<=``, ``==``, ``!=``), or a bool if constant."""
-    key = (op, p)
-    found = _NORMS.get(key)
-    if found is not None:
-        return found
-    result = _normalise(op, p)
-    _NORMS[key] = result
-    return result
-
-
-def _normalise(op: str, p: "F.Form") -> "Norm | bool":
-    if p.is_const:
-        return p.const <= 0 if op == "<=" else (p.const == 0 if op == "==" else p.const != 0)
-    g = 0
-    for _, c in p.terms:
-        g = math.gcd(g, c)
-    if op == "<=":
-        if g > 1:
-            # g*q + c <= 0  <=>  q <= floor(-c / g)  <=>  q + ceil(c / g) <= 0
-            p = make_form(tuple((m, c // g) for m, c in p.terms), -((-p.const) // g))
-    else:
-        if p.const % g:
-            return op == "!="  # g*q == -c has no integer solution
-        sign = -1 if p.terms[0][1] < 0 else 1
-        if g > 1 or sign < 0:
-            k = g * sign
-            p = make_form(tuple((m, c // k) for m, c in p.terms), p.const // k)
-    key = ("n", op, p)
+def _intern_norm(op: str, p: "F.Form") -> Norm:
+    """The interned :class:`Norm` of ``p op 0`` for an already normal ``p``."""
+    key = (op, p.uid)  # Note [Keys the garbage collector skips] (symint.form_terms)
     found = _NORMS.get(key)
     if found is None:
         found = _NORMS[key] = Norm(op, p)
     return found
+
+
+def _relation_norm(op: str, lhs: "F.Form", rhs: "F.Form") -> "Norm | bool":
+    """The normal form of ``lhs op rhs`` (a bool when it is constant), building only the final form.
+
+    ``<``, ``<=``, ``>``, ``>=`` become ``sign*(lhs - rhs) + k <= 0``; then the coefficients
+    are divided by their gcd ``g`` (``g*q + c <= 0`` iff ``q + ceil(c / g) <= 0``). For
+    ``==``/``!=`` the gcd must divide the constant (``2*x == 3`` has no integer solution)
+    and the first term's coefficient is made positive.
+    """
+    if op == "<" or op == "<=":
+        sign, k, nop = 1, 1 if op == "<" else 0, "<="
+    elif op == ">" or op == ">=":
+        sign, k, nop = -1, 1 if op == ">" else 0, "<="
+    elif op == "==" or op == "!=":
+        sign, k, nop = 1, 0, op
+    else:
+        raise ValueError(f"unknown relation {op!r}; expected one of {OPS}")
+    coeffs = dict(lhs.terms) if sign == 1 else {m: -c for m, c in lhs.terms}
+    for m, c in rhs.terms:
+        coeffs[m] = coeffs.get(m, 0) - sign * c
+    const_ = sign * (lhs.const - rhs.const) + k
+    terms = sorted_terms(coeffs)
+    if not terms:
+        return const_ <= 0 if nop == "<=" else (const_ == 0) == (nop == "==")
+    g = 0
+    for _, c in terms:
+        g = math.gcd(g, c)
+        if g == 1:
+            break
+    if nop == "<=":
+        if g > 1:
+            terms = [(m, c // g) for m, c in terms]
+            const_ = -((-const_) // g)
+    else:
+        if const_ % g:
+            return nop == "!="
+        if terms[0][1] < 0:
+            g = -g
+        if g != 1:
+            terms = [(m, c // g) for m, c in terms]
+            const_ //= g
+    return _intern_norm(nop, make_form(tuple(terms), const_))
 
 
 class BoolForm:
@@ -196,27 +214,15 @@ def rel(op: str, lhs: "F.Form", rhs: "F.Form") -> BoolForm:
     >>> rel("==", F.sym("x"), F.sym("x")) is TRUE, rel("!=", F.sym("x"), F.const(1)).sympy()
     (True, Ne(x, 1))
     """
-    key = (op, lhs, rhs)
+    key = (op, lhs.uid, rhs.uid)
     found = _RELS.get(key)
     if found is not None:
         return found
-    diff = F.sub(lhs, rhs)
-    if op == "<":
-        norm = _norm("<=", F.add(diff, F.const(1)))
-    elif op == "<=":
-        norm = _norm("<=", diff)
-    elif op == ">":
-        norm = _norm("<=", F.sub(F.const(1), diff))
-    elif op == ">=":
-        norm = _norm("<=", F.neg(diff))
-    elif op in ("==", "!="):
-        norm = _norm(op, diff)
-    else:
-        raise ValueError(f"unknown relation {op!r}; expected one of {OPS}")
+    norm = _relation_norm(op, lhs, rhs)
     if isinstance(norm, bool):  # the sides differ by a constant, or 2*x == 3 has no integer solution
         found = bool_const(norm)
     else:
-        found = BoolForm("rel", (op, lhs, rhs), norm, lhs.symbols | rhs.symbols)
+        found = BoolForm("rel", (op, lhs, rhs), norm, symbol_set(lhs.symbols | rhs.symbols))
     if len(_RELS) > (1 << 17):
         _RELS.clear()
     _RELS[key] = found
@@ -230,7 +236,7 @@ def _connective(kind: str, args: tuple[BoolForm, ...]) -> BoolForm:
     key = (kind, args)
     found = _CONNECTIVES.get(key)
     if found is None:
-        found = BoolForm(kind, args, symbols=frozenset().union(*(a.symbols for a in args)))
+        found = BoolForm(kind, args, symbols=symbol_set(frozenset().union(*(a.symbols for a in args))))
         _CONNECTIVES[key] = found
     return found
 

@@ -81,7 +81,7 @@ from .limits import MAX_EXPONENT
 
 
 def _memo2(table: dict, a: Form, b: Form, build: Callable[[Form, Form], Form]) -> Form:
-    key = (a, b)
+    key = a.uid << 32 | b.uid  # Note [Keys the garbage collector skips] (symint.form_terms)
     found = table.get(key)
     if found is None:
         found = build(a, b)
@@ -92,6 +92,7 @@ def _memo2(table: dict, a: Form, b: Form, build: Callable[[Form, Form], Form]) -
 
 
 _ADD: dict = {}
+_SUB: dict = {}
 _MUL: dict = {}
 _SCALE: dict = {}
 _FLOORDIV: dict = {}
@@ -129,7 +130,7 @@ def scale(a: Form, k: int) -> Form:
     """
     if k == 1:
         return a
-    key = (a, k)
+    key = (a.uid, k)
     found = _SCALE.get(key)
     if found is None:
         if k == 0:
@@ -147,13 +148,22 @@ def neg(a: Form) -> Form:
     return scale(a, -1)
 
 
+def _sub(a: Form, b: Form) -> Form:
+    if b.is_const:
+        return const(a.const - b.const) if a.is_const else make_form(a.terms, a.const - b.const)
+    coeffs = dict(a.terms)
+    for m, c in b.terms:
+        coeffs[m] = coeffs.get(m, 0) - c
+    return form_from_dict(coeffs, a.const - b.const)
+
+
 def sub(a: Form, b: Form) -> Form:
-    """``a - b``.
+    """``a - b`` (built directly: ``-b`` is not built on the way).
 
     >>> sub(sym("x"), sym("x")) is const(0)
     True
     """
-    return add(a, scale(b, -1))
+    return _memo2(_SUB, a, b, _sub)
 
 
 def _mul(a: Form, b: Form) -> Form:

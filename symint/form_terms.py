@@ -15,6 +15,7 @@ Python semantics.
 from __future__ import annotations
 
 import hashlib
+import itertools
 
 import sympy
 
@@ -30,9 +31,35 @@ MAX_TERMS = 4096
 MAX_BITS = MAX_INTEGER_BITS
 MEMO_LIMIT = 1 << 17  # entries of one operation memo table before it is cleared
 
+# Note [Keys the garbage collector skips]
+#     A tuple holding an interned object (``(form_a, form_b)``, ``((mono, 3), ...)``) is tracked
+#     by Python's cyclic garbage collector for as long as it lives, and the interning and memo
+#     tables keep such keys for the life of the process: every full collection then walks them
+#     all (measured on W1: two full collections were a third of a cold replay). So keys are built
+#     from serial numbers (``uid``, an int given at creation): an int, or a tuple of ints, which
+#     the collector stops tracking at its first look. Values are shared too: a monomial-coefficient
+#     pair, a tuple of terms and a set of symbol names exist once, whatever number of forms hold
+#     them. Interned objects are never freed, so a serial number always names the same object.
+_SERIALS = itertools.count(1)
+
 
 class FormLimitError(ExpressionLimitError):
     """A construction would build an unreasonably large form (too many terms, huge integers or exponents)."""
+
+
+_SYMBOL_SETS: dict[frozenset, frozenset] = {}
+
+
+def symbol_set(names: frozenset) -> frozenset:
+    """The shared frozenset equal to ``names`` (see Note [Keys the garbage collector skips]).
+
+    >>> symbol_set(frozenset({"a"})) is symbol_set(frozenset(["a"]))
+    True
+    """
+    found = _SYMBOL_SETS.get(names)
+    if found is None:
+        found = _SYMBOL_SETS[names] = names
+    return found
 
 
 def _digest(*parts: bytes) -> bytes:
@@ -50,7 +77,7 @@ class Atom:
     's0'
     """
 
-    __slots__ = ("kind", "args", "name", "key", "digest", "_hash", "symbols", "_sympy")
+    __slots__ = ("kind", "args", "name", "key", "digest", "symbols", "_sympy", "uid")
 
     def __init__(self, kind: str, args: tuple, name: str | None, digest: bytes, symbols: frozenset):
         self.kind = kind
@@ -58,9 +85,9 @@ class Atom:
         self.name = name
         self.digest = digest
         self.key = (0, name) if kind == "sym" else (1, digest)
-        self._hash = hash(self.key)
-        self.symbols = symbols
+        self.symbols = symbol_set(symbols)
         self._sympy = None
+        self.uid = next(_SERIALS)
 
     def __repr__(self) -> str:
         return f"Atom({self.sympy()})"
@@ -76,7 +103,7 @@ _ATOMS: dict[tuple, Atom] = {}
 
 
 def make_atom(kind: str, args: tuple, name: str | None = None) -> Atom:
-    key = (kind, name, args)
+    key = (kind, name, tuple(a.uid for a in args)) if kind != "opaque" else (kind, name, args)
     found = _ATOMS.get(key)
     if found is not None:
         return found
@@ -104,16 +131,16 @@ class Mono:
     (2, [('a', 2)])
     """
 
-    __slots__ = ("factors", "key", "digest", "degree", "_hash", "symbols", "_sympy")
+    __slots__ = ("factors", "key", "digest", "degree", "symbols", "_sympy", "uid")
 
     def __init__(self, factors: tuple[tuple[Atom, int], ...]):
         self.factors = factors
         self.key = tuple((a.key, p) for a, p in factors)
         self.digest = _digest(b"mono", *(a.digest + p.to_bytes(4, "little") for a, p in factors))
         self.degree = sum(p for _, p in factors)
-        self._hash = hash(self.key)
-        self.symbols = frozenset().union(*(a.symbols for a, _ in factors)) if factors else frozenset()
+        self.symbols = symbol_set(frozenset().union(*(a.symbols for a, _ in factors)) if factors else frozenset())
         self._sympy = None
+        self.uid = next(_SERIALS)
 
     def single_atom(self) -> Atom | None:
         """The atom when this monomial is one atom to the first power, else None."""
@@ -126,17 +153,18 @@ _MONOS: dict[tuple, Mono] = {}
 
 
 def make_mono(factors: tuple[tuple[Atom, int], ...]) -> Mono:
-    found = _MONOS.get(factors)
+    key = tuple((a.uid, p) for a, p in factors)
+    found = _MONOS.get(key)
     if found is None:
-        found = _MONOS[factors] = Mono(factors)
+        found = _MONOS[key] = Mono(factors)
     return found
 
 
-_MONO_MUL: dict[tuple[Mono, Mono], Mono] = {}
+_MONO_MUL: dict[int, Mono] = {}
 
 
 def mono_mul(a: Mono, b: Mono) -> Mono:
-    key = (a, b)
+    key = a.uid << 32 | b.uid
     found = _MONO_MUL.get(key)
     if found is not None:
         return found
@@ -148,7 +176,7 @@ def mono_mul(a: Mono, b: Mono) -> Mono:
     result = make_mono(tuple(sorted(powers.items(), key=lambda item: item[0].key)))
     if len(_MONO_MUL) > MEMO_LIMIT:
         _MONO_MUL.clear()
-    _MONO_MUL[key] = _MONO_MUL[(b, a)] = result
+    _MONO_MUL[key] = _MONO_MUL[b.uid << 32 | a.uid] = result
     return result
 
 
@@ -170,13 +198,13 @@ class Form:
     (3, False, frozenset({'x'}), 7)
     """
 
-    __slots__ = ("terms", "const", "_digest", "_hash", "_symbols", "is_const", "_sympy", "_linear", "_symdiv", "__weakref__")
+    __slots__ = ("terms", "const", "uid", "_digest", "_symbols", "is_const", "_sympy", "_linear", "_symdiv", "__weakref__")
 
     def __init__(self, terms: tuple[tuple[Mono, int], ...], const_: int):
         self.terms = terms
         self.const = const_
+        self.uid = next(_SERIALS)
         self._digest = None
-        self._hash = hash((terms, const_))
         self._symbols = None
         self.is_const = not terms
         self._sympy = None
@@ -238,7 +266,7 @@ class Form:
             elif len(terms) == 1:
                 s = terms[0][0].symbols
             else:
-                s = frozenset().union(*(m.symbols for m, _ in terms))
+                s = symbol_set(frozenset().union(*(m.symbols for m, _ in terms)))
             self._symbols = s
         return s
 
@@ -291,26 +319,71 @@ class Form:
         return evaluate_form(self, values)
 
 
-_FORMS: dict[tuple, Form] = {}
+_FORMS: dict[tuple[int, int], Form] = {}  # (terms number, constant) -> form
+_TERMS_NUMBER: dict[tuple, int] = {}  # a tuple of terms -> its number
+_TERMS: list[tuple] = []  # number -> the shared tuple of terms
+_PAIRS: dict[tuple[int, int], tuple] = {}  # (monomial uid, coefficient) -> the shared pair
+
+
+def _intern_terms(terms: tuple[tuple[Mono, int], ...]) -> int:
+    if len(terms) > MAX_TERMS:
+        raise FormLimitError(f"an expression with {len(terms)} terms exceeds the limit of {MAX_TERMS}")
+    if any(c.bit_length() > MAX_BITS for _, c in terms):
+        raise FormLimitError(f"an integer with more than {MAX_BITS} bits would be built")
+    pairs = _PAIRS
+    shared = []
+    for pair in terms:
+        key = (pair[0].uid, pair[1])
+        found = pairs.get(key)
+        if found is None:
+            found = pairs[key] = pair
+        shared.append(found)
+    shared = tuple(shared)
+    number = _TERMS_NUMBER[shared] = len(_TERMS)
+    _TERMS.append(shared)
+    return number
 
 
 def make_form(terms: tuple[tuple[Mono, int], ...], const_: int) -> Form:
-    key = (terms, const_)
+    number = _TERMS_NUMBER.get(terms)
+    if number is None:
+        number = _intern_terms(terms)
+    key = (number, const_)
     found = _FORMS.get(key)
     if found is None:
-        if len(terms) > MAX_TERMS:
-            raise FormLimitError(f"an expression with {len(terms)} terms exceeds the limit of {MAX_TERMS}")
-        if const_.bit_length() > MAX_BITS or any(c.bit_length() > MAX_BITS for _, c in terms):
+        if const_.bit_length() > MAX_BITS:
             raise FormLimitError(f"an integer with more than {MAX_BITS} bits would be built")
-        found = _FORMS[key] = Form(terms, const_)
+        found = _FORMS[key] = Form(_TERMS[number], const_)
     return found
 
 
+def _mono_key(term: tuple) -> tuple:
+    return term[0].key
+
+
+def sorted_terms(coeffs: dict[Mono, int]) -> list[tuple[Mono, int]]:
+    """The nonzero ``(monomial, coefficient)`` items of ``coeffs`` in canonical order.
+
+    >>> from symint.form import sym
+    >>> [(m.factors[0][0].name, c) for m, c in sorted_terms({sym("b").terms[0][0]: 2, sym("a").terms[0][0]: 1})]
+    [('a', 1), ('b', 2)]
+    """
+    terms = [t for t in coeffs.items() if t[1]]
+    if len(terms) > 1:
+        terms.sort(key=_mono_key)
+    return terms
+
+
 def form_from_dict(coeffs: dict[Mono, int], const_: int) -> Form:
+    """The form ``const_ + sum(c * m)`` of a coefficient dict (zero coefficients dropped).
+
+    >>> from symint.form import sym
+    >>> form_from_dict({sym("a").terms[0][0]: 2}, 1).sympy()
+    2*a + 1
+    """
     if ONE_MONO in coeffs:  # the empty product (e.g. x*y / (x*y)) is the constant term
         const_ += coeffs.pop(ONE_MONO)
-    terms = tuple(sorted(((m, c) for m, c in coeffs.items() if c), key=lambda t: t[0].key))
-    return make_form(terms, const_)
+    return make_form(tuple(sorted_terms(coeffs)), const_)
 
 
 _CONSTS: dict[int, Form] = {}
