@@ -23,7 +23,7 @@ import math
 from . import form as F
 from .form_terms import make_form, sorted_terms, symbol_set
 
-__all__ = ["BoolForm", "Norm", "TRUE", "FALSE", "rel", "and_", "or_", "not_", "bool_const", "opaque_bool", "OPS"]
+__all__ = ["BoolForm", "Norm", "TRUE", "FALSE", "rel", "relation_norm", "normalise", "and_", "or_", "not_", "bool_const", "opaque_bool", "OPS"]
 
 #: The relation operators, as sympy spells them.
 OPS = ("==", "!=", "<", "<=", ">", ">=")
@@ -82,10 +82,8 @@ def _intern_norm(op: str, p: "F.Form") -> Norm:
 def _relation_norm(op: str, lhs: "F.Form", rhs: "F.Form") -> "Norm | bool":
     """The normal form of ``lhs op rhs`` (a bool when it is constant), building only the final form.
 
-    ``<``, ``<=``, ``>``, ``>=`` become ``sign*(lhs - rhs) + k <= 0``; then the coefficients
-    are divided by their gcd ``g`` (``g*q + c <= 0`` iff ``q + ceil(c / g) <= 0``). For
-    ``==``/``!=`` the gcd must divide the constant (``2*x == 3`` has no integer solution)
-    and the first term's coefficient is made positive.
+    ``<``, ``<=``, ``>``, ``>=`` become ``sign*(lhs - rhs) + k <= 0``; ``==``/``!=`` become
+    ``lhs - rhs op 0``; :func:`_normal_norm` normalises the coefficients.
     """
     if op == "<" or op == "<=":
         sign, k, nop = 1, 1 if op == "<" else 0, "<="
@@ -95,31 +93,57 @@ def _relation_norm(op: str, lhs: "F.Form", rhs: "F.Form") -> "Norm | bool":
         sign, k, nop = 1, 0, op
     else:
         raise ValueError(f"unknown relation {op!r}; expected one of {OPS}")
-    coeffs = dict(lhs.terms) if sign == 1 else {m: -c for m, c in lhs.terms}
-    for m, c in rhs.terms:
-        coeffs[m] = coeffs.get(m, 0) - sign * c
     const_ = sign * (lhs.const - rhs.const) + k
-    terms = sorted_terms(coeffs)
+    if rhs.is_const:  # the terms are lhs's (or their negation), already in canonical order
+        terms = lhs.terms if sign == 1 else [(m, -c) for m, c in lhs.terms]
+    elif lhs.is_const:
+        terms = rhs.terms if sign == -1 else [(m, -c) for m, c in rhs.terms]
+    else:
+        coeffs = dict(lhs.terms) if sign == 1 else {m: -c for m, c in lhs.terms}
+        for m, c in rhs.terms:
+            coeffs[m] = coeffs.get(m, 0) - sign * c
+        terms = sorted_terms(coeffs)
+    return _normal_norm(nop, terms, const_)
+
+
+def _normal_norm(op: str, terms, const_: int) -> "Norm | bool":
+    """The interned normal form of ``sum(terms) + const_ op 0`` (terms in canonical order, nonzero).
+
+    For ``<=`` the coefficients are divided by their gcd ``g`` (``g*q + c <= 0`` iff
+    ``q + ceil(c / g) <= 0``). For ``==``/``!=`` the gcd must divide the constant (``2*x == 3``
+    has no integer solution) and the first coefficient is made positive. Dividing every
+    coefficient by the same number keeps the order, which depends on the monomials only.
+    """
     if not terms:
-        return const_ <= 0 if nop == "<=" else (const_ == 0) == (nop == "==")
+        return const_ <= 0 if op == "<=" else (const_ == 0) == (op == "==")
     g = 0
     for _, c in terms:
         g = math.gcd(g, c)
         if g == 1:
             break
-    if nop == "<=":
+    if op == "<=":
         if g > 1:
             terms = [(m, c // g) for m, c in terms]
             const_ = -((-const_) // g)
     else:
         if const_ % g:
-            return nop == "!="
+            return op == "!="
         if terms[0][1] < 0:
             g = -g
         if g != 1:
             terms = [(m, c // g) for m, c in terms]
             const_ //= g
-    return _intern_norm(nop, make_form(tuple(terms), const_))
+    return _intern_norm(op, make_form(terms if type(terms) is tuple else tuple(terms), const_))
+
+
+def normalise(op: str, p: "F.Form") -> "Norm | bool":
+    """The normal form of ``p op 0`` (``op`` in ``<=``, ``==``, ``!=``), or a bool if it folds.
+
+    >>> from symint import form as F
+    >>> normalise("<=", F.add(F.scale(F.sym("x"), 2), F.const(1))).p.sympy()
+    x + 1
+    """
+    return _normal_norm(op, p.terms, p.const)
 
 
 class BoolForm:
@@ -227,6 +251,21 @@ def rel(op: str, lhs: "F.Form", rhs: "F.Form") -> BoolForm:
         _RELS.clear()
     _RELS[key] = found
     return found
+
+
+def relation_norm(op: str, lhs: "F.Form", rhs: "F.Form") -> "Norm | bool":
+    """The normal form of ``lhs op rhs`` (a bool when it folds), without building the relation.
+
+    For facts that are only ever used in normal form (``rel(op, lhs, rhs).norm`` builds
+    and keeps a :class:`BoolForm` too).
+
+    >>> from symint import form as F
+    >>> relation_norm("<", F.sym("x"), F.sym("y")) is rel("<", F.sym("x"), F.sym("y")).norm
+    True
+    >>> relation_norm("<", F.sym("x"), F.add(F.sym("x"), F.const(1)))
+    True
+    """
+    return _relation_norm(op, lhs, rhs)
 
 
 _CONNECTIVES: dict[tuple, BoolForm] = {}

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Callable, Iterable
 
-from .form import Atom, Form, atom_form, ceildiv, const, floordiv, form_from_dict, max_, min_, mod, mul, pow_nat, pow_sym
+from .form import Atom, Form, atom_form, ceildiv, const, floordiv, form_from_dict, max_, min_, mod, mul, pow_nat, pow_sym, scale
 
 __all__ = ["transform", "rebuild_atom"]
 
@@ -75,9 +75,12 @@ def transform(form: Form, on_atom: Callable[[Atom], Form | None], memo: dict) ->
             coeffs[m] = coeffs.get(m, 0) + c
             continue
         changed = True
-        term = const(c)
-        for (atom, p), new in zip(m.factors, news):
-            term = mul(term, pow_nat(atom_form(atom) if new is None else new, p))
+        if len(news) == 1 and m.factors[0][1] == 1:  # c * atom, the common case
+            term = scale(news[0], c)
+        else:
+            term = const(c)
+            for (atom, p), new in zip(m.factors, news):
+                term = mul(term, pow_nat(atom_form(atom) if new is None else new, p))
         const_ += term.const
         for tm, tc in term.terms:
             coeffs[tm] = coeffs.get(tm, 0) + tc

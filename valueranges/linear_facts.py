@@ -31,7 +31,7 @@ import math
 from typing import Iterable
 
 from symint import form as F
-from symint.boolform import Norm
+from symint.boolform import Norm, relation_norm
 
 from .form_bound import bound_form, mono_bound
 
@@ -52,28 +52,26 @@ def atom_facts(atom: "F.Atom", ranges, memo: dict) -> list[Norm]:
     >>> [str(n) for n in atom_facts(m, {}, {})]
     ['Norm(a - Max(a, b) <= 0)', 'Norm(b - Max(a, b) <= 0)']
     """
-    from symint.boolform import rel
-
     out = []
     me = F.atom_form(atom)
     kind = atom.kind
     if kind in ("max", "min"):
         for arg in atom.args:
-            r = rel("<=", arg, me) if kind == "max" else rel("<=", me, arg)
-            if r.kind == "rel":
-                out.append(r.norm)
+            n = relation_norm("<=", arg, me) if kind == "max" else relation_norm("<=", me, arg)
+            if not isinstance(n, bool):
+                out.append(n)
     elif kind in ("floordiv", "mod"):
         x, b = atom.args
         if bound_form(b, ranges, memo)[0] >= 1:
             q = me if kind == "floordiv" else F.floordiv(x, b)
             bq = F.mul(b, q)
-            for r in (rel("<=", bq, x), rel("<=", x, F.sub(F.add(bq, b), F.const(1)))):
-                if r.kind == "rel":
-                    out.append(r.norm)
+            for n in (relation_norm("<=", bq, x), relation_norm("<=", x, F.sub(F.add(bq, b), F.const(1)))):
+                if not isinstance(n, bool):
+                    out.append(n)
             if kind == "mod":
-                r = rel("==", x, F.add(bq, me))
-                if r.kind == "rel":
-                    out.append(r.norm)
+                n = relation_norm("==", x, F.add(bq, me))
+                if not isinstance(n, bool):
+                    out.append(n)
     return out
 
 

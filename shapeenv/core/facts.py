@@ -279,7 +279,8 @@ class Facts:
         kind = b.kind
         if kind == "rel":
             op, lhs, rhs = b.args
-            result = B.rel(op, self.simplify_form(lhs), self.simplify_form(rhs))
+            lhs2, rhs2 = self.simplify_form(lhs), self.simplify_form(rhs)
+            result = b if lhs2 is lhs and rhs2 is rhs else B.rel(op, lhs2, rhs2)
             if result.kind == "rel" and result.norm.op != "<=":
                 result = self._drop_nonzero_factors(result)
                 if result.kind == "rel":
@@ -661,12 +662,12 @@ class Facts:
     def _resimplify_known(self, names: set[str]) -> None:
         """Re-simplify the linear and known facts that mention a symbol in ``names`` (the rest cannot change)."""
         def rewrite(n: Norm) -> Norm | None:
-            s = B.rel(n.op, self.simplify_form(n.p), F.const(0))
-            if s.kind == "const":
-                if not s.value:
+            s = B.normalise(n.op, self.simplify_form(n.p))
+            if isinstance(s, bool):
+                if not s:
                     raise ContradictionError(f"{n} became False after new replacements, contradicting a known fact")
                 return None
-            return s.norm
+            return s
 
         self._linear.rewrite(lambda n: not n.p.symbols.isdisjoint(names), rewrite)
         old, self._known = self._known, {}
@@ -675,12 +676,12 @@ class Facts:
                 if key.p.symbols.isdisjoint(names):
                     self._known[key] = truth
                     continue
-                s = B.rel(key.op, self.simplify_form(key.p), F.const(0))
-                if s.kind == "const":
-                    if s.value != truth:
-                        raise ContradictionError(f"{key} became {s.value} after new replacements, contradicting a known fact")
+                s = B.normalise(key.op, self.simplify_form(key.p))
+                if isinstance(s, bool):
+                    if s != truth:
+                        raise ContradictionError(f"{key} became {s} after new replacements, contradicting a known fact")
                     continue
-                self._known[s.norm] = truth
+                self._known[s] = truth
             else:
                 if key.symbols.isdisjoint(names):
                     self._known[key] = truth
