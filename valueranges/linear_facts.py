@@ -154,35 +154,57 @@ class LinearFacts:
         steps = [self.budget]
         frontier = [(dict(p.terms), p.const, ())]
         for level in range(self.depth):
+            last = level + 1 == self.depth
             found = []
             for terms, const_, used in frontier:
-                for r_terms, r_const, i in self._step(terms, const_, used, steps, ranges, memo):
-                    if _upper(r_terms, r_const, ranges, memo) <= 0:
+                for upper, size, k, lam, i in self._step(terms, const_, used, steps, ranges, memo):
+                    if upper <= 0:
                         return True
-                    if level + 1 < self.depth:
-                        found.append((len(r_terms), len(found), r_terms, r_const, used + (i,)))
+                    if not last:
+                        found.append((size, len(found), terms, const_, used, k, lam, i))
                 if steps[0] <= 0:
                     return False
-            found.sort(key=lambda t: (t[0], t[1]))
-            frontier = [(t, c, used) for _, _, t, c, used in found[:4]]
+            found.sort(key=_fewest_terms)
+            frontier = [self._combine(terms, const_, k, lam, i) + (used + (i,),)
+                        for _, _, terms, const_, used, k, lam, i in found[:4]]
             if not frontier:
                 return False
         return False
 
+    def _combine(self, terms: dict, const_: int, k: int, lam: int, i: int) -> tuple[dict, int]:
+        """``k*p - lam*f`` for ``p`` given by ``terms`` and ``const_`` and the fact ``f`` number ``i``."""
+        fact = self.facts[i]
+        out = {mono: coeff * k for mono, coeff in terms.items()} if k != 1 else dict(terms)
+        for mono, coeff in fact.p.terms:
+            v = out.get(mono, 0) - lam * coeff
+            if v:
+                out[mono] = v
+            else:
+                out.pop(mono, None)
+        return out, const_ * k - lam * fact.p.const
+
     def _step(self, terms: dict, const_: int, used: tuple, steps: list, ranges, memo):
-        """Each ``|d|*p - lam*f`` (a term dict and a constant) cancelling a term of ``p`` with a fact not in ``used``.
+        """Each way to cancel a term of ``p`` (``terms`` and ``const_``) with a fact not in ``used``:
+        ``(upper bound of |d|*p - lam*f, its number of terms, |d|, lam, fact number)``.
 
         Only terms that make the upper bound infinite are worth cancelling when there
-        are any (no combination proves a bound while one of them remains).
+        are any (no combination proves a bound while one of them remains). The bound of
+        each candidate is computed from ``p``'s by adjusting the terms the fact touches.
         """
         index = self._index
         targets = []
+        finite = const_  # the upper bound of p, split into its finite part and its number of infinite terms
+        infinite = 0
         for m, c in terms.items():
             b = memo.get(m)
             if b is None:
                 b = memo[m] = mono_bound(m, ranges, memo)
-            if (b[1] if c > 0 else b[0]) in (INF, -INF):
+            end = b[1] if c > 0 else b[0]
+            if end == INF or end == -INF:
                 targets.append((m, c))
+                infinite += 1
+            else:
+                finite += c * end
         for m, c in targets or list(terms.items()):
             for i, d in index.get(m, _EMPTY):
                 if i in used:
@@ -195,27 +217,35 @@ class LinearFacts:
                 steps[0] -= 1
                 k = abs(d)
                 lam = c * (1 if d > 0 else -1) if fact.op == "==" else abs(c)
-                out = {mono: coeff * k for mono, coeff in terms.items()} if k != 1 else dict(terms)
+                fin, inf, size = finite * k - lam * fact.p.const, infinite, len(terms)
                 for mono, coeff in fact.p.terms:
-                    v = out.get(mono, 0) - lam * coeff
-                    if v:
-                        out[mono] = v
+                    old = terms.get(mono, 0) * k
+                    new = old - lam * coeff
+                    if old:
+                        b = memo[mono]
+                        end = b[1] if old > 0 else b[0]
+                        if end == INF or end == -INF:
+                            inf -= 1
+                        else:
+                            fin -= old * end
                     else:
-                        out.pop(mono, None)
-                yield out, const_ * k - lam * fact.p.const, i
+                        size += 1
+                    if new:
+                        b = memo.get(mono)
+                        if b is None:
+                            b = memo[mono] = mono_bound(mono, ranges, memo)
+                        end = b[1] if new > 0 else b[0]
+                        if end == INF or end == -INF:
+                            inf += 1
+                        else:
+                            fin += new * end
+                    else:
+                        size -= 1
+                yield (INF if inf else fin), size, k, lam, i
 
 
-def _upper(terms: dict, const_: int, ranges, memo: dict):
-    """The upper interval bound of ``const_ + sum(coeff * mono)``."""
-    hi = const_
-    for m, c in terms.items():
-        b = memo.get(m)
-        if b is None:
-            b = memo[m] = mono_bound(m, ranges, memo)
-        hi += c * b[1] if c > 0 else c * b[0]
-        if hi == INF:
-            return INF
-    return hi
+def _fewest_terms(candidate: tuple) -> tuple:
+    return candidate[0], candidate[1]
 
 
 def propagate(fact: Norm, ranges) -> list[tuple[str, object, object]]:
