@@ -103,7 +103,7 @@ _ATOMS: dict[tuple, Atom] = {}
 
 
 def make_atom(kind: str, args: tuple, name: str | None = None) -> Atom:
-    key = (kind, name, tuple(a.uid for a in args)) if kind != "opaque" else (kind, name, args)
+    key = (kind, name, *(a.uid for a in args)) if kind != "opaque" else (kind, name, args)
     found = _ATOMS.get(key)
     if found is not None:
         return found
@@ -153,7 +153,7 @@ _MONOS: dict[tuple, Mono] = {}
 
 
 def make_mono(factors: tuple[tuple[Atom, int], ...]) -> Mono:
-    key = tuple((a.uid, p) for a, p in factors)
+    key = tuple(n for a, p in factors for n in (a.uid, p))  # flat: see Note [Keys the garbage collector skips]
     found = _MONOS.get(key)
     if found is None:
         found = _MONOS[key] = Mono(factors)

@@ -199,3 +199,50 @@ def test_a_monomial_divided_by_itself_is_a_constant_not_a_term() -> None:
     q = F.floordiv(F.scale(F.mul(x, y), 2), y)
     assert q is F.scale(x, 2)
     assert F.floordiv(F.scale(y, 2), y).is_const and F.floordiv(F.scale(y, 2), y).const == 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(a=_tree(), b=_tree(), op=st.sampled_from(sorted(RELATIONS)))
+def test_normal_forms_built_directly_are_the_relations_own(a, b, op) -> None:
+    try:
+        fa, fb = _form(a), _form(b)
+    except ZeroDivisionError:
+        return
+    r = B.rel(op, fa, fb)
+    n = B.relation_norm(op, fa, fb)
+    if r.kind == "const":
+        assert n is r.value, (a, op, b, n)
+        return
+    assert n is r.norm, (a, op, b, n, r.norm)
+    assert B.normalise(n.op, n.p) is n                     # a normal form is its own normal form
+    assert n.negated().negated() is n                      # negation is an involution on normal forms
+    assert B.normalise(n.op, F.scale(n.p, 3)) is n or n.op != "<="  # a common factor goes away
+
+
+def test_interning_tables_hold_no_keys_the_garbage_collector_tracks() -> None:
+    # Note [Keys the garbage collector skips]: the interning and memo tables live as long as the
+    # process, so their keys must be ints or tuples of ints (untracked after a collection), never
+    # tuples of forms, which every full collection would walk again.
+    import gc
+
+    from symint import form_terms as FT
+
+    x, y = F.sym("x"), F.sym("y")
+    f = F.add(F.mul(F.floordiv(x, F.const(3)), y), F.max_(x, F.sub(y, F.const(2))))
+    for op in RELATIONS:
+        B.rel(op, f, F.mod(y, x))
+    F.scale(f, 5)
+    gc.collect()
+    tables = {"_FORMS": FT._FORMS, "_MONOS": FT._MONOS, "_MONO_MUL": FT._MONO_MUL, "_PAIRS": FT._PAIRS,
+              "_ADD": F._ADD, "_SUB": F._SUB, "_MUL": F._MUL, "_SCALE": F._SCALE, "_FLOORDIV": F._FLOORDIV,
+              "_MOD": F._MOD, "_MAX": F._MAX, "_NORMS": B._NORMS, "_RELS": B._RELS}
+    for name, table in tables.items():
+        assert table, name
+        tracked = [k for k in table if gc.is_tracked(k)]
+        assert not tracked, (name, tracked[:3])
+    atoms = [k for k in FT._ATOMS if k[0] != "opaque" and gc.is_tracked(k)]  # an opaque atom's key holds its sympy
+    assert not atoms, atoms[:3]
+    # values are shared: one pair object per (monomial, coefficient), one set per set of symbol names
+    pairs = [p for t in FT._TERMS for p in t]
+    assert len({id(p) for p in pairs}) == len({(m.uid, c) for m, c in pairs})
+    assert F.add(x, y).symbols is B.rel("<", x, y).symbols

@@ -161,3 +161,105 @@ def test_rewriting_facts_replaces_each_affected_fact_once() -> None:
     facts.rewrite(lambda n: "x" in n.p.symbols, lambda n: B.rel("<", F.add(x, F.const(1)), y).norm)
     assert len(facts) == 2
     assert [str(n) for n in facts.live()] == ["Norm(y - 8 <= 0)", "Norm(x - y + 2 <= 0)"]
+
+
+def _reference_prove_le0(facts: LinearFacts, p, ranges) -> bool:
+    """The search of ``prove_le0`` written plainly: every candidate built as a dict and bounded from scratch.
+
+    ``LinearFacts.prove_le0`` computes each candidate's bound incrementally and builds only the
+    candidates it keeps; it must try the same candidates, in the same order, within the same budget.
+    """
+    from valueranges.form_bound import mono_bound
+
+    memo: dict = {}
+
+    def bound_of(m):
+        if m not in memo:
+            memo[m] = mono_bound(m, ranges, memo)
+        return memo[m]
+
+    def upper(terms, const_):
+        hi = const_
+        for m, c in terms.items():
+            b = bound_of(m)
+            hi += c * b[1] if c > 0 else c * b[0]
+            if hi == INF:
+                return INF
+        return hi
+
+    if bound_form(p, ranges, memo)[1] <= 0:
+        return True
+    if len(facts) == 0:
+        return False
+    steps = facts.budget
+    frontier = [(dict(p.terms), p.const, ())]
+    for level in range(facts.depth):
+        found = []
+        for terms, const_, used in frontier:
+            targets = [(m, c) for m, c in terms.items() if (bound_of(m)[1] if c > 0 else bound_of(m)[0]) in (INF, -INF)]
+            for m, c in targets or list(terms.items()):
+                for i, d in facts._index.get(m, ()):
+                    fact = facts.facts[i]
+                    if i in used or fact is None or (fact.op == "<=" and (c > 0) != (d > 0)):
+                        continue
+                    if steps <= 0:
+                        break
+                    steps -= 1
+                    k = abs(d)
+                    lam = c * (1 if d > 0 else -1) if fact.op == "==" else abs(c)
+                    out = {mono: coeff * k for mono, coeff in terms.items()}
+                    for mono, coeff in fact.p.terms:
+                        out[mono] = out.get(mono, 0) - lam * coeff
+                        if not out[mono]:
+                            del out[mono]
+                    out_const = const_ * k - lam * fact.p.const
+                    if upper(out, out_const) <= 0:
+                        return True
+                    found.append((len(out), len(found), out, out_const, used + (i,)))
+                else:
+                    continue
+                break
+            if steps <= 0:
+                return False
+        found.sort(key=lambda t: (t[0], t[1]))
+        frontier = [(t, c, used) for _, _, t, c, used in found[:4]]
+        if not frontier:
+            return False
+    return False
+
+
+def _fact_forms():
+    """Linear facts over x, y and one atom each of Max and FloorDiv (so that some terms are unbounded)."""
+    x, y = F.sym("x"), F.sym("y")
+    parts = [x, y, F.max_(x, y), F.floordiv(x, F.const(3)), F.mul(x, y)]
+    return st.builds(
+        lambda cs, c: _sum([F.scale(t, k) for t, k in zip(parts, cs)] + [F.const(c)]),
+        st.lists(st.integers(-3, 3), min_size=len(parts), max_size=len(parts)), st.integers(-8, 8),
+    )
+
+
+def _sum(forms):
+    total = F.const(0)
+    for f in forms:
+        total = F.add(total, f)
+    return total
+
+
+_OPEN_RANGE = st.one_of(RANGE, st.integers(-5, 5).map(lambda lo: (lo, INF)), st.integers(-5, 5).map(lambda hi: (-INF, hi)))
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    facts=st.lists(st.tuples(st.sampled_from(["<=", "=="]), _fact_forms()), max_size=14),
+    query=_fact_forms(), rx=_OPEN_RANGE, ry=_OPEN_RANGE,
+    budget=st.integers(1, 40), depth=st.integers(1, 3),
+)
+def test_prove_le0_agrees_with_the_plain_search(facts, query, rx, ry, budget, depth) -> None:
+    norms = []
+    for op, p in facts:
+        n = B.relation_norm(op, p, F.const(0))
+        if not isinstance(n, bool):
+            norms.append(n)
+    lf = LinearFacts(norms, budget=budget, depth=depth)
+    ranges = {"x": rx, "y": ry}
+    assert lf.prove_le0(query, ranges, {}) == _reference_prove_le0(lf, query, ranges), (norms, query, ranges)
