@@ -446,7 +446,7 @@ class ShapeEnv:
             return
         record = GuardRecord(guard, Provenance(stated, user_frame(), self.current_op(), why))
         self.guards.append(record)
-        self.facts.learn_form(guard, undecided)
+        self.facts.learn_form(guard, undecided, consistent=True)  # a guard holds for the hints, as every fact does
         log.info("guard %s", record)
 
     def record_guard(self, expr: sympy.Basic, stated: sympy.Basic, why: str) -> None:

@@ -479,11 +479,20 @@ class Facts:
         """
         self.learn_form(B.bool_from_sympy(fact))
 
-    def learn_form(self, fact: BoolForm, undecided: bool = False) -> None:
+    def learn_form(self, fact: BoolForm, undecided: bool = False, consistent: bool = False) -> None:
         """Take the boolean form ``fact`` as true from now on (see :meth:`learn`).
 
         ``undecided``: the caller has just asked :meth:`decide` about ``fact`` (with the
         example's answer as ``expect``) and got None, so it is not asked again.
+        ``consistent``: the caller knows a point where ``fact`` and every known fact hold
+        (the traced example's hints, for a recorded guard), so ``fact`` cannot contradict
+        them and only whether it is already implied is asked (half the search).
+
+        >>> from symint import form as F
+        >>> facts = Facts(rank=lambda s: (0, s.name))
+        >>> facts.learn_form(B.rel("<", F.sym("a"), F.sym("b")), consistent=True)
+        >>> facts.decide(B.rel("<=", F.sym("a"), F.sym("b")))
+        True
         """
         version = self.version
         e = self.simplify_bool(fact)
@@ -493,14 +502,15 @@ class Facts:
             raise ContradictionError(f"{fact.sympy()} contradicts the known facts (it simplifies to False)")
         if e.kind == "and":
             for part in e.args:
-                self.learn_form(part)
+                self.learn_form(part, consistent=consistent)
             return
         if e.kind == "rel":
             if self._learn_relation(e):
                 return
-        self._remember(e, ask=not undecided or self.version != version)  # a range learnt above may decide it
+        # a range learnt above may decide it
+        self._remember(e, ask=not undecided or self.version != version, expect=True if consistent else None)
 
-    def _remember(self, e: BoolForm, ask: bool = True) -> bool:
+    def _remember(self, e: BoolForm, ask: bool = True, expect: bool | None = None) -> bool:
         e = self.simplify_bool(e)
         if e is B.TRUE:
             return False
@@ -508,7 +518,7 @@ class Facts:
         if e is B.FALSE or self._known.get(key) is False:
             raise ContradictionError(f"{e.sympy()} contradicts the known facts")
         if e.kind == "rel" and ask:
-            answer = self._decide(e, self._ranges, True, True)
+            answer = self._decide(e, self._ranges, True, True, expect)
             if answer is True:
                 return False
             if answer is False:

@@ -118,7 +118,7 @@ def _guard_facts(env: "SymbolTable") -> tuple[Facts, dict[sympy.Symbol, list[str
             causes[sym] = [f"the initial range of {info.sources[0].text()}"]
     for record in env.guards:
         before = (dict(facts.bounds()), dict(facts._repl), {s: set(k) for s, k in facts._div.items()})
-        facts.learn_form(_form_of(record))
+        facts.learn_form(_form_of(record), consistent=True)  # guards hold for the hints, as the ranges do
         after = (facts.bounds(), facts._repl, facts._div)
         changed = set()
         for old, new in zip(before, after):
@@ -184,9 +184,10 @@ def reduce_guards(env: "SymbolTable") -> list[Guard]:
     kept = []
     for record in reversed(env.guards):
         form = facts.simplify_bool(_form_of(record))
-        if form.kind == "const" or kept_facts.decide(form) is True:
+        # every guard and fact here holds for the hints: only "implied" is worth searching for
+        if form.kind == "const" or kept_facts.decide(form, expect=True) is True:
             continue
-        kept_facts.learn_form(form)
+        kept_facts.learn_form(form, consistent=True)
         e = _as_bound(env, facts, form.sympy())
         if e is not sympy.true:
             kept.append(Guard.of(e, str(record.provenance)))
