@@ -131,16 +131,24 @@ class Mono:
     (2, [('a', 2)])
     """
 
-    __slots__ = ("factors", "key", "digest", "degree", "symbols", "_sympy", "uid")
+    __slots__ = ("factors", "key", "_digest", "degree", "symbols", "_sympy", "uid")
 
     def __init__(self, factors: tuple[tuple[Atom, int], ...]):
         self.factors = factors
         self.key = tuple((a.key, p) for a, p in factors)
-        self.digest = _digest(b"mono", *(a.digest + p.to_bytes(4, "little") for a, p in factors))
+        self._digest = None
         self.degree = sum(p for _, p in factors)
         self.symbols = symbol_set(frozenset().union(*(a.symbols for a, _ in factors)) if factors else frozenset())
         self._sympy = None
         self.uid = next(_SERIALS)
+
+    @property
+    def digest(self) -> bytes:
+        """A structural digest (built on first use: only a form's digest needs it)."""
+        d = self._digest
+        if d is None:
+            d = self._digest = _digest(b"mono", *(a.digest + p.to_bytes(4, "little") for a, p in self.factors))
+        return d
 
     def single_atom(self) -> Atom | None:
         """The atom when this monomial is one atom to the first power, else None."""
