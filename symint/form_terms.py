@@ -40,6 +40,8 @@ MEMO_LIMIT = 1 << 17  # entries of one operation memo table before it is cleared
 #     the collector stops tracking at its first look. Values are shared too: a monomial-coefficient
 #     pair, a tuple of terms and a set of symbol names exist once, whatever number of forms hold
 #     them. Interned objects are never freed, so a serial number always names the same object.
+#     A binary operation's memo key packs two serial numbers into one int (``a.uid << 32 | b.uid``):
+#     exact while fewer than 2**32 objects are interned, far beyond what memory holds.
 _SERIALS = itertools.count(1)
 
 
