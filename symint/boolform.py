@@ -75,7 +75,7 @@ def _intern_norm(op: str, p: "F.Form") -> Norm:
     key = (op, p.uid)  # Note [Keys the garbage collector skips] (symint.form_terms)
     found = _NORMS.get(key)
     if found is None:
-        found = _NORMS[key] = Norm(op, p)
+        found = _NORMS.setdefault(key, Norm(op, p))  # atomic: Note [Interning from several threads] (symint.form_terms)
     return found
 
 
@@ -249,8 +249,7 @@ def rel(op: str, lhs: "F.Form", rhs: "F.Form") -> BoolForm:
         found = BoolForm("rel", (op, lhs, rhs), norm, symbol_set(lhs.symbols | rhs.symbols))
     if len(_RELS) > (1 << 17):
         _RELS.clear()
-    _RELS[key] = found
-    return found
+    return _RELS.setdefault(key, found)
 
 
 def relation_norm(op: str, lhs: "F.Form", rhs: "F.Form") -> "Norm | bool":
@@ -275,8 +274,7 @@ def _connective(kind: str, args: tuple[BoolForm, ...]) -> BoolForm:
     key = (kind, args)
     found = _CONNECTIVES.get(key)
     if found is None:
-        found = BoolForm(kind, args, symbols=symbol_set(frozenset().union(*(a.symbols for a in args))))
-        _CONNECTIVES[key] = found
+        found = _CONNECTIVES.setdefault(key, BoolForm(kind, args, symbols=symbol_set(frozenset().union(*(a.symbols for a in args)))))
     return found
 
 

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import hashlib
 import itertools
+import threading
 
 import sympy
 
@@ -43,6 +44,17 @@ MEMO_LIMIT = 1 << 17  # entries of one operation memo table before it is cleared
 #     A binary operation's memo key packs two serial numbers into one int (``a.uid << 32 | b.uid``):
 #     exact while fewer than 2**32 objects are interned, far beyond what memory holds.
 _SERIALS = itertools.count(1)
+
+# Note [Interning from several threads]
+#     A guard set is simplified in a worker thread while tracing goes on (shapeenv.core.deferred),
+#     and both build forms. An interned object is built first and then published with
+#     ``table.setdefault(key, new)``: if another thread published an equal one first, that one is
+#     returned and the new one dropped, so equal structures stay one object. ``setdefault`` is one
+#     atomic step when hashing and comparing the key run no Python code (ints, strings, tuples of
+#     them, objects with the default hash), which holds for every key here but an opaque atom's
+#     (it holds a sympy expression): those are published under a lock. A tuple of terms gets its
+#     number the same way, stored under the number before the number is published.
+_OPAQUE_LOCK = threading.Lock()
 
 
 class FormLimitError(ExpressionLimitError):
@@ -119,8 +131,10 @@ def make_atom(kind: str, args: tuple, name: str | None = None) -> Atom:
         digest = _digest(kind.encode(), *(a.digest for a in args))
         symbols = frozenset().union(*(a.symbols for a in args))
     atom = Atom(kind, args, name, digest, symbols)
-    _ATOMS[key] = atom
-    return atom
+    if kind != "opaque":
+        return _ATOMS.setdefault(key, atom)  # atomic: Note [Interning from several threads]
+    with _OPAQUE_LOCK:
+        return _ATOMS.setdefault(key, atom)
 
 
 # -- monomials ----------------------------------------------------------------------------------------
@@ -166,7 +180,7 @@ def make_mono(factors: tuple[tuple[Atom, int], ...]) -> Mono:
     key = tuple(n for a, p in factors for n in (a.uid, p))  # flat: see Note [Keys the garbage collector skips]
     found = _MONOS.get(key)
     if found is None:
-        found = _MONOS[key] = Mono(factors)
+        found = _MONOS.setdefault(key, Mono(factors))  # atomic: Note [Interning from several threads]
     return found
 
 
@@ -331,7 +345,7 @@ class Form:
 
 _FORMS: dict[tuple[int, int], Form] = {}  # (terms number, constant) -> form
 _TERMS_NUMBER: dict[tuple, int] = {}  # a tuple of terms -> its number
-_TERMS: list[tuple] = []  # number -> the shared tuple of terms
+_TERMS: dict[int, tuple] = {}  # number -> the shared tuple of terms
 _PAIRS: dict[tuple[int, int], tuple] = {}  # (monomial uid, coefficient) -> the shared pair
 
 
@@ -346,11 +360,14 @@ def _intern_terms(terms: tuple[tuple[Mono, int], ...]) -> int:
         key = (pair[0].uid, pair[1])
         found = pairs.get(key)
         if found is None:
-            found = pairs[key] = pair
+            found = pairs.setdefault(key, pair)  # atomic: an int key runs no Python code
         shared.append(found)
     shared = tuple(shared)
-    number = _TERMS_NUMBER[shared] = len(_TERMS)
-    _TERMS.append(shared)
+    candidate = next(_SERIALS)
+    _TERMS[candidate] = shared  # stored before the number is published (Note [Interning from several threads])
+    number = _TERMS_NUMBER.setdefault(shared, candidate)
+    if number != candidate:  # another thread numbered an equal tuple first
+        del _TERMS[candidate]
     return number
 
 
@@ -363,7 +380,7 @@ def make_form(terms: tuple[tuple[Mono, int], ...], const_: int) -> Form:
     if found is None:
         if const_.bit_length() > MAX_BITS:
             raise FormLimitError(f"an integer with more than {MAX_BITS} bits would be built")
-        found = _FORMS[key] = Form(_TERMS[number], const_)
+        found = _FORMS.setdefault(key, Form(_TERMS[number], const_))  # atomic: Note [Interning from several threads]
     return found
 
 

@@ -243,6 +243,52 @@ def test_interning_tables_hold_no_keys_the_garbage_collector_tracks() -> None:
     atoms = [k for k in FT._ATOMS if k[0] != "opaque" and gc.is_tracked(k)]  # an opaque atom's key holds its sympy
     assert not atoms, atoms[:3]
     # values are shared: one pair object per (monomial, coefficient), one set per set of symbol names
-    pairs = [p for t in FT._TERMS for p in t]
+    pairs = [p for t in FT._TERMS.values() for p in t]
     assert len({id(p) for p in pairs}) == len({(m.uid, c) for m, c in pairs})
     assert F.add(x, y).symbols is B.rel("<", x, y).symbols
+
+
+def test_forms_built_by_several_threads_at_once_are_one_object_with_the_right_terms() -> None:
+    # Note [Interning from several threads]: the deferred simplification builds forms in a worker
+    # thread while tracing builds them in the caller's. Fresh names, so that every thread races to
+    # intern the same new atoms, monomials, tuples of terms and forms.
+    import random
+    import sys
+    import threading
+
+    names = [f"race{i}" for i in range(6)]
+    rng = random.Random(5)
+    recipes = [(rng.randrange(6), rng.randrange(6), rng.randrange(1, 5), rng.randrange(-3, 4)) for _ in range(300)]
+
+    def build():
+        out = []
+        for i, j, k, c in recipes:
+            a, b = F.sym(names[i]), F.sym(names[j])
+            f = F.add(F.mul(F.scale(a, k), b), F.floordiv(F.add(a, F.const(c)), F.const(k + 1)))
+            out.append((f, B.rel("<", f, F.max_(a, b)).norm))
+        return out
+
+    results: list = [None] * 4
+    start = threading.Barrier(len(results))
+
+    def worker(n: int) -> None:
+        start.wait()
+        results[n] = build()
+
+    old = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)
+    try:
+        threads = [threading.Thread(target=worker, args=(n,)) for n in range(len(results))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(old)
+    values = {n: v for n, v in zip(names, (3, -2, 5, 7, -4, 2))}
+    for (i, j, k, c), *built in zip(recipes, *results):
+        a, b = values[names[i]], values[names[j]]
+        expected = k * a * b + (a + c) // (k + 1)
+        for f, norm in built:
+            assert f is built[0][0] and norm is built[0][1], (i, j, k, c)
+            assert f.value(values) == expected, (f, expected)
