@@ -72,7 +72,7 @@ def symbol_set(names: frozenset) -> frozenset:
     """
     found = _SYMBOL_SETS.get(names)
     if found is None:
-        found = _SYMBOL_SETS[names] = names
+        found = _SYMBOL_SETS.setdefault(names, names)  # atomic: Note [Interning from several threads]
     return found
 
 
