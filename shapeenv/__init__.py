@@ -41,7 +41,7 @@ from .core.provenance import AssertRecord, GuardRecord, Provenance
 from .core.settings import ShapeEnvSettings
 from .core.deferred import ProducedGuards
 from .core.symbols import DimDynamic
-
+from .rules.registry import on_first_eager_use as _on_first_eager_use
 
 
 def _load_backends() -> None:
@@ -55,8 +55,6 @@ def _load_backends() -> None:
     except ImportError:  # pragma: no cover - exercised only without numpy
         pass
 
-
-from .rules.registry import on_first_eager_use as _on_first_eager_use
 
 _on_first_eager_use(_load_backends)
 

@@ -79,11 +79,18 @@ def _intern_norm(op: str, p: "F.Form") -> Norm:
     return found
 
 
-def _relation_norm(op: str, lhs: "F.Form", rhs: "F.Form") -> "Norm | bool":
-    """The normal form of ``lhs op rhs`` (a bool when it is constant), building only the final form.
+def relation_norm(op: str, lhs: "F.Form", rhs: "F.Form") -> "Norm | bool":
+    """The normal form of ``lhs op rhs`` (a bool when it folds), building only the final form.
 
     ``<``, ``<=``, ``>``, ``>=`` become ``sign*(lhs - rhs) + k <= 0``; ``==``/``!=`` become
-    ``lhs - rhs op 0``; :func:`_normal_norm` normalises the coefficients.
+    ``lhs - rhs op 0``; :func:`_normal_norm` normalises the coefficients. :func:`rel` keeps it
+    in the relation it builds; facts used only in normal form call this directly.
+
+    >>> from symint import form as F
+    >>> relation_norm("<", F.sym("x"), F.sym("y")) is rel("<", F.sym("x"), F.sym("y")).norm
+    True
+    >>> relation_norm("<", F.sym("x"), F.add(F.sym("x"), F.const(1)))
+    True
     """
     if op == "<" or op == "<=":
         sign, k, nop = 1, 1 if op == "<" else 0, "<="
@@ -242,7 +249,7 @@ def rel(op: str, lhs: "F.Form", rhs: "F.Form") -> BoolForm:
     found = _RELS.get(key)
     if found is not None:
         return found
-    norm = _relation_norm(op, lhs, rhs)
+    norm = relation_norm(op, lhs, rhs)
     if isinstance(norm, bool):  # the sides differ by a constant, or 2*x == 3 has no integer solution
         found = bool_const(norm)
     else:
@@ -250,21 +257,6 @@ def rel(op: str, lhs: "F.Form", rhs: "F.Form") -> BoolForm:
     if len(_RELS) > (1 << 17):
         _RELS.clear()
     return _RELS.setdefault(key, found)
-
-
-def relation_norm(op: str, lhs: "F.Form", rhs: "F.Form") -> "Norm | bool":
-    """The normal form of ``lhs op rhs`` (a bool when it folds), without building the relation.
-
-    For facts that are only ever used in normal form (``rel(op, lhs, rhs).norm`` builds
-    and keeps a :class:`BoolForm` too).
-
-    >>> from symint import form as F
-    >>> relation_norm("<", F.sym("x"), F.sym("y")) is rel("<", F.sym("x"), F.sym("y")).norm
-    True
-    >>> relation_norm("<", F.sym("x"), F.add(F.sym("x"), F.const(1)))
-    True
-    """
-    return _relation_norm(op, lhs, rhs)
 
 
 _CONNECTIVES: dict[tuple, BoolForm] = {}

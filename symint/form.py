@@ -102,15 +102,20 @@ _MAX: dict = {}
 _MIN: dict = {}
 
 
-def _add(a: Form, b: Form) -> Form:
-    if a.is_const:
-        return const(a.const + b.const) if b.is_const else make_form(b.terms, b.const + a.const)
+def _sum(a: Form, b: Form, k: int) -> Form:
+    """``a + k*b`` for ``k`` in (1, -1), in one pass over the terms (``k*b`` is not built on the way)."""
     if b.is_const:
-        return make_form(a.terms, a.const + b.const)
+        return const(a.const + k * b.const) if a.is_const else make_form(a.terms, a.const + k * b.const)
+    if a.is_const and k == 1:
+        return make_form(b.terms, b.const + a.const)
     coeffs = dict(a.terms)
     for m, c in b.terms:
-        coeffs[m] = coeffs.get(m, 0) + c
-    return form_from_dict(coeffs, a.const + b.const)
+        coeffs[m] = coeffs.get(m, 0) + k * c
+    return form_from_dict(coeffs, a.const + k * b.const)
+
+
+def _add(a: Form, b: Form) -> Form:
+    return _sum(a, b, 1)
 
 
 def add(a: Form, b: Form) -> Form:
@@ -149,12 +154,7 @@ def neg(a: Form) -> Form:
 
 
 def _sub(a: Form, b: Form) -> Form:
-    if b.is_const:
-        return const(a.const - b.const) if a.is_const else make_form(a.terms, a.const - b.const)
-    coeffs = dict(a.terms)
-    for m, c in b.terms:
-        coeffs[m] = coeffs.get(m, 0) - c
-    return form_from_dict(coeffs, a.const - b.const)
+    return _sum(a, b, -1)
 
 
 def sub(a: Form, b: Form) -> Form:

@@ -52,28 +52,20 @@ def atom_facts(atom: "F.Atom", ranges, memo: dict) -> list[Norm]:
     >>> [str(n) for n in atom_facts(m, {}, {})]
     ['Norm(a - Max(a, b) <= 0)', 'Norm(b - Max(a, b) <= 0)']
     """
-    out = []
     me = F.atom_form(atom)
     kind = atom.kind
+    norms = []
     if kind in ("max", "min"):
-        for arg in atom.args:
-            n = relation_norm("<=", arg, me) if kind == "max" else relation_norm("<=", me, arg)
-            if not isinstance(n, bool):
-                out.append(n)
+        norms = [relation_norm("<=", arg, me) if kind == "max" else relation_norm("<=", me, arg) for arg in atom.args]
     elif kind in ("floordiv", "mod"):
         x, b = atom.args
         if bound_form(b, ranges, memo)[0] >= 1:
             q = me if kind == "floordiv" else F.floordiv(x, b)
             bq = F.mul(b, q)
-            for n in (relation_norm("<=", bq, x), relation_norm("<=", x, F.sub(F.add(bq, b), F.const(1)))):
-                if not isinstance(n, bool):
-                    out.append(n)
+            norms = [relation_norm("<=", bq, x), relation_norm("<=", x, F.sub(F.add(bq, b), F.const(1)))]
             if kind == "mod":
-                n = relation_norm("==", x, F.add(bq, me))
-                if not isinstance(n, bool):
-                    out.append(n)
-    return out
-
+                norms.append(relation_norm("==", x, F.add(bq, me)))
+    return [n for n in norms if not isinstance(n, bool)]  # a bool: the fact folded to a constant
 
 class LinearFacts:
     """Facts ``f <= 0`` / ``f == 0`` indexed by monomial, for :meth:`prove_le0`.

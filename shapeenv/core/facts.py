@@ -671,8 +671,11 @@ class Facts:
 
     def _resimplify_known(self, names: set[str]) -> None:
         """Re-simplify the linear and known facts that mention a symbol in ``names`` (the rest cannot change)."""
+        def resimplified(n: Norm) -> Norm | bool:
+            return B.normalise(n.op, self.simplify_form(n.p))
+
         def rewrite(n: Norm) -> Norm | None:
-            s = B.normalise(n.op, self.simplify_form(n.p))
+            s = resimplified(n)
             if isinstance(s, bool):
                 if not s:
                     raise ContradictionError(f"{n} became False after new replacements, contradicting a known fact")
@@ -686,7 +689,7 @@ class Facts:
                 if key.p.symbols.isdisjoint(names):
                     self._known[key] = truth
                     continue
-                s = B.normalise(key.op, self.simplify_form(key.p))
+                s = resimplified(key)
                 if isinstance(s, bool):
                     if s != truth:
                         raise ContradictionError(f"{key} became {s} after new replacements, contradicting a known fact")
