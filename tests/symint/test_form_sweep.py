@@ -28,7 +28,7 @@ def _build(recipe):
         return F.const(recipe[1])
     a, b = _build(recipe[1]), _build(recipe[2])
     if op == "floordiv":
-        return F.floordiv(a, F.const(abs(recipe[2][1]) + 1) if recipe[2][0] == "const" else b)
+        return F.floordiv(a, F.const(abs(recipe[2][1]) % 13 + 1 if recipe[2][0] == "const" else 3))
     return {"add": F.add, "mul": F.mul, "max": F.max_, "min": F.min_, "sub": F.sub}[op](a, b)
 
 
