@@ -326,9 +326,12 @@ class GuardSet:
             OSError: the file cannot be read.
         """
         text = read_guard_file(path)
-        if text.lstrip().startswith("{"):
-            return cls.from_json(text)
-        return cls.parse(text, dialect, origin=str(path))
+        try:
+            if text.lstrip().startswith("{"):
+                return cls.from_json(text)
+            return cls.parse(text, dialect, origin=str(path))
+        except GuardParseError as exc:
+            raise exc.in_file(path) from None
 
     @classmethod
     def from_torch_log(cls, text: str | Iterable[str], *, strict: bool = False) -> list["GuardSet"]:
