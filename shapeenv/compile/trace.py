@@ -50,6 +50,7 @@ from guards import Guard, GuardSet
 from symint import SymBool, SymInt, build
 from symint.evaluate import UnboundSymbolError, evaluate
 
+from ..core.settings import ShapeEnvSettings
 from ..errors import DynamicShapesTypeError
 from ..export import ExportConstraintError, export
 from ..program import ExportedProgram, is_tensor_like
@@ -132,6 +133,8 @@ def trace_call(fn: Callable, call: Call, plan: Plan, name: str, args: tuple | No
 
 
 _PLAIN = (int, float, complex, str, bytes, bool, type(None))
+#: A compiled function's traces: ``str(n)`` of a SymInt in the user's code specialises (Note [Printing a SymInt]).
+_SETTINGS = ShapeEnvSettings(specialize_printing=True)
 
 
 def _is_object(value: Any) -> bool:
@@ -147,7 +150,7 @@ def _export_planned(fn: Callable, plan: Plan, name: str, args: tuple, kwargs: di
         shapes = {n: plan.spec_for(n, v) for n, v in zip(top_names, args)}
         shapes.update({k: plan.spec_for(k, v) for k, v in kwargs.items()})
         try:
-            return export(fn, ex_args, shapes, ex_kwargs, name=name), plan
+            return export(fn, ex_args, shapes, ex_kwargs, name=name, settings=_SETTINGS), plan
         except ExportConstraintError as e:
             weak = [v.source for v in e.violations if v.source in plan.decisions and not plan.decisions[v.source].strong]
             strong = [v for v in e.violations if v.source not in weak]
