@@ -49,7 +49,7 @@ from typing import Callable, Sequence
 from ..dynamism import SourcePatterns
 from .binding import describe_key
 from .budget import Fallback, GuardBudget
-from .errors import RecompileError, RecompileLimitWarning
+from .errors import RecompileError, RecompileLimitWarning, UnguardedReadWarning
 from .function import Backend, CompiledFunction
 from .info import CacheInfo, EntryInfo, RecompileReason, Suggestion, suggest_dynamic
 from .persist import StorableBackend
@@ -66,6 +66,7 @@ __all__ = [
     "suggest_dynamic",
     "RecompileError",
     "RecompileLimitWarning",
+    "UnguardedReadWarning",
     "Backend",
     "StorableBackend",
     "GuardBudget",

@@ -196,7 +196,7 @@ class _Freezer:
 
 def _value_type(t: type) -> bool:
     """Hashable with an ``__eq__`` of its own and no instance ``__dict__``: a value type (a dtype, a Fraction)."""
-    return t.__hash__ is not None and t.__eq__ is not object.__eq__ and "__dict__" not in dir(t) and not hasattr(t, "__slots__")
+    return t.__hash__ is not None and t.__eq__ is not object.__eq__ and not t.__dictoffset__ and not hasattr(t, "__slots__")
 
 
 def _attributes(v: Any) -> list[tuple[str, Any]] | None:
@@ -463,10 +463,10 @@ class Recorder:
                 for root, attrs in cells:
                     if root == var:
                         self._chain(_cell_reader(cell), text, key, attrs)
-            if code.co_argcount or code.co_kwonlyargcount:
+            if f.__defaults__ is not None:  # a function without defaults gets all its arguments from the call
                 self._add(("defaults", id(f)), f"{label}.__defaults__", _attr_reader(lambda _, f=f: f, "__defaults__"),
                           f.__defaults__)
-            if code.co_kwonlyargcount:
+            if f.__kwdefaults__ is not None:
                 self._add(("kwdefaults", id(f)), f"{label}.__kwdefaults__",
                           _attr_reader(lambda _, f=f: f, "__kwdefaults__"), f.__kwdefaults__)
 
