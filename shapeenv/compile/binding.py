@@ -13,7 +13,13 @@ Note [The cache key]
     3-d input), per constant leaf (float, str, bool, None, ...) its type and value,
     and the marks of marked inputs (``mark_dynamic`` & co., which change what is
     traced; a ``hint_override`` too). Int leaves are keyed by type only: their
-    values are guarded (``n == 3`` or, once dynamic, a range).
+    values are guarded (``n == 3`` or, once dynamic, a range). The *layout* of the
+    call is keyed too, since leaf names do not show it: the type, length and keys of
+    every container argument (a list, a tuple and a ``{0: .., 1: ..}`` dict of the
+    same arrays name the same leaves ``xs[0]``, ``xs[1]``), and which leaves are one
+    array passed twice (traced as one fake tensor, so ``x is y`` holds in the trace
+    as it does in the call; Dynamo's aliasing guard). What the function reads besides
+    its inputs is checked per entry (:mod:`shapeenv.compile.reads`).
 
     The common call, positional arrays and ints, is keyed by :meth:`Binder.fast`
     without walking pytrees; every other call goes through :meth:`Binder.bind`,

@@ -71,11 +71,13 @@ import contextlib
 import dis
 import enum
 import gc
+import operator
 import sys
 import sysconfig
 import types
 import warnings
 from dataclasses import dataclass, field
+from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
@@ -159,7 +161,7 @@ class _Freezer:
         if self.budget < 0 or depth > DEPTH_LIMIT:
             self.opaque.append(f"{where} ({'too many items' if self.budget < 0 else 'nested too deep'})")
             return _Id(v)
-        if t in (tuple, list) or isinstance(v, (tuple, list)):
+        if isinstance(v, (tuple, list)):
             return (t, tuple([self.freeze(x, f"{where}[{i}]", depth + 1) for i, x in enumerate(v)]))
         if isinstance(v, dict):
             return (t, tuple([(self.freeze(k, where, depth + 1), self.freeze(x, f"{where}[{k!r}]", depth + 1))
@@ -239,20 +241,25 @@ class Probe:
     expected: Any = field(repr=False)
     mode: int = _EQ
     shown: Any = field(default=None, repr=False)
+    path: tuple = field(default=(), repr=False)
 
     @classmethod
     def of(cls, what: str, read: Callable[[Mapping[str, Any]], Any], value: Any,
-           freezer: _Freezer | None = None) -> "Probe":
-        """The probe of a read of ``value``, with the check that fits it."""
+           freezer: _Freezer | None = None, path: tuple = ()) -> "Probe":
+        """The probe of a read of ``value``, with the check that fits it; ``path``: ``(globals dict, name,
+        dotted attributes)`` for a read of a global (or an attribute chain on one), which lets the combined
+        check read many at once (Note [How a read is checked]).
+
+        >>> Probe.of("global N", lambda inputs: 3, 3).kind, Probe.of("global L", lambda inputs: [3], [3]).kind
+        ('EQUALS_MATCH', 'STATE')
+        """
         t = type(value)
-        if t in _EQ_TYPES or isinstance(value, enum.Enum):
-            return cls(what, read, value, _EQ, value)
-        if _bound(value) or _value_type(t):
-            return cls(what, read, value, _EQ, value)
+        if t in _EQ_TYPES or isinstance(value, enum.Enum) or _bound(value) or _value_type(t):
+            return cls(what, read, value, _EQ, value, path)
         if isinstance(value, (_ID_TYPES, types.BuiltinFunctionType)) or is_tensor_like(value):
-            return cls(what, read, value, _ID, value)
+            return cls(what, read, value, _ID, value, path)
         freezer = freezer if freezer is not None else _Freezer()
-        return cls(what, read, freezer.freeze(value, what), _STATE, value)
+        return cls(what, read, freezer.freeze(value, what), _STATE, value, path)
 
     @property
     def kind(self) -> str:
@@ -288,37 +295,45 @@ def _short(v: Any) -> str:
 
 
 def _first_change(where: str, old: Any, new: Any) -> str | None:
-    """``L['o'].v == 2 failed: got 7``: the first attribute or item whose snapshot differs (None: the whole value)."""
-    if not (isinstance(old, tuple) and isinstance(new, tuple) and len(old) >= 2 and len(new) >= 2):
+    """``L['o'].v == 2 failed: got 7``: the first attribute, key or item whose snapshot differs (None: say the
+    whole value)."""
+    if not (type(old) is tuple and type(new) is tuple and len(old) >= 2 and len(new) >= 2):
         return None
     if old[0] is not new[0]:
-        return f"{where}: type {getattr(old[0], '__qualname__', old[0])} failed: got {getattr(new[0], '__qualname__', new[0])}"
-    a, b = old[1], new[1]
-    if len(old) == 3 and isinstance(a, tuple) and isinstance(b, tuple):  # an object: (type, attributes, class state)
-        olds, news = dict(a), dict(b)
-        for name in list(olds) + [n for n in news if n not in olds]:
-            if olds.get(name, MISSING) != news.get(name, MISSING):
-                return _first_change(f"{where}.{name}", olds.get(name, MISSING), news.get(name, MISSING)) or \
-                    f"{where}.{name} == {_thaw(olds.get(name, MISSING))} failed: got {_thaw(news.get(name, MISSING))}"
-        for (ka, name, x), item in zip(old[2], new[2] + ((None, None, None),) * len(old[2])):
-            if item[1] != name or item[2] != x:
-                return f"{ka}.{name} == {_thaw(x)} failed: got {_thaw(item[2]) if item[1] == name else 'something else'}"
+        return f"type({where}) is {_thaw(_Id(old[0]))} failed: got {_thaw(_Id(new[0]))}"
+    cls, a, b = old[0], old[1], new[1]
+    if type(a) is not tuple or type(b) is not tuple:
         return None
-    if isinstance(a, tuple) and isinstance(b, tuple) and old[0] in (list, tuple) or (isinstance(old[0], type) and issubclass(old[0], (list, tuple)) and isinstance(a, tuple) and isinstance(b, tuple)):
+    if len(old) == 3:  # an object: (type, attributes, class state)
+        return _first_named(where + ".", dict(a), dict(b)) or _first_named(
+            "", {f"{k}.{n}": x for k, n, x in old[2]}, {f"{k}.{n}": x for k, n, x in new[2]})
+    if issubclass(cls, dict):
+        return _first_named(where, {f"[{_thaw(k)}]": x for k, x in a}, {f"[{_thaw(k)}]": x for k, x in b})
+    if issubclass(cls, (list, tuple)):
         if len(a) != len(b):
             return f"len({where}) == {len(a)} failed: got {len(b)}"
-        for i, (x, y) in enumerate(zip(a, b)):
-            if x != y:
-                return _first_change(f"{where}[{i}]", x, y) or f"{where}[{i}] == {_thaw(x)} failed: got {_thaw(y)}"
+        return _first_named(where, {f"[{i}]": x for i, x in enumerate(a)}, {f"[{i}]": x for i, x in enumerate(b)})
+    return None
+
+
+def _first_named(prefix: str, old: dict, new: dict) -> str | None:
+    for name in dict.fromkeys([*old, *new]):
+        x, y = old.get(name, MISSING), new.get(name, MISSING)
+        if x != y:
+            return _first_change(prefix + name, x, y) or f"{prefix}{name} == {_thaw(x)} failed: got {_thaw(y)}"
     return None
 
 
 def _thaw(frozen: Any) -> str:
+    """A snapshot in words: the value for plain values and identities, ``<list>`` for a container or object."""
     if isinstance(frozen, _Id):
-        return _short(frozen.value)
-    if isinstance(frozen, tuple) and len(frozen) == 2 and frozen[0] in _EQ_TYPES:
+        v = frozen.value
+        return v.__qualname__ if isinstance(v, type) else _short(v)
+    if type(frozen) is tuple and len(frozen) == 2 and frozen[0] in _EQ_TYPES:
         return repr(frozen[1])
-    return "<" + str(getattr(frozen[0], "__qualname__", "value")) + ">" if isinstance(frozen, tuple) and frozen else repr(frozen)
+    if type(frozen) is tuple and frozen and isinstance(frozen[0], type):
+        return f"<{frozen[0].__qualname__}>"
+    return repr(frozen)
 
 
 @dataclass(frozen=True, slots=True)
@@ -356,15 +371,78 @@ class Reads:
         return len(self.probes)
 
 
+#: Up to this many probes, checking each in turn is cheaper than the grouped reads (0.4 µs for 3 probes
+#: against 0.6 µs: an ``itemgetter`` and ``all(map(...))`` cost more than they save on few reads).
+_FEW = 6
+
+
 def _combined(probes: tuple[Probe, ...]) -> Callable[[Mapping[str, Any]], bool]:
-    """One function checking every probe: identities first (cheapest), then equalities, then snapshots."""
-    ids = tuple((p.read, p.expected) for p in probes if p.mode == _ID)
-    eqs = tuple((p.read, p.expected, type(p.expected)) for p in probes if p.mode == _EQ)
-    states = tuple((p.read, p.expected) for p in probes if p.mode == _STATE)
+    """One function checking every probe (each in turn when there are few).
+
+    Reads of globals and of attribute chains on them are read many at once (an ``itemgetter`` per globals
+    dict, an ``attrgetter`` per global with chains) and pass if each value *is* the one the trace read:
+    an unchanged global still holds the same object, so this fast path decides almost every hit. When some
+    value is another object (or a read fails), every probe is checked exactly (:func:`_exact`).
+    """
+    exact = _exact(probes)
+    if len(probes) <= _FEW:
+        return exact
+    names: dict[int, tuple[dict, list[str], list[Any]]] = {}
+    chains: dict[tuple[int, str], tuple[dict, str, list[str], list[Any]]] = {}
+    rest = []
+    for p in probes:
+        if not p.path or p.mode == _STATE or p.expected is MISSING:  # (getters raise on what is missing)
+            rest.append(p)
+            continue
+        g, name, dotted = p.path
+        if dotted:
+            chains.setdefault((id(g), name), (g, name, [], []))
+            chains[(id(g), name)][2].append(dotted)
+            chains[(id(g), name)][3].append(p.expected)
+        else:
+            names.setdefault(id(g), (g, [], []))
+            names[id(g)][1].append(name)
+            names[id(g)][2].append(p.expected)
+    groups = tuple((itemgetter(*ns, ns[0]), g, tuple(exp) + (exp[0],)) for g, ns, exp in names.values())
+    chained = tuple((g, name, attrgetter(*ds, ds[0]), tuple(exp) + (exp[0],)) for g, name, ds, exp in chains.values())
+    others = _exact(tuple(rest)) if rest else None
+    is_ = operator.is_
 
     def check(inputs: Mapping[str, Any]) -> bool:
+        try:
+            for get, g, exp in groups:
+                if not all(map(is_, get(g), exp)):
+                    return exact(inputs)
+            for g, name, get, exp in chained:
+                if not all(map(is_, get(g[name]), exp)):
+                    return exact(inputs)
+        except Exception:  # noqa: BLE001 - a read that fails now: the exact check says what it means
+            return exact(inputs)
+        return others is None or others(inputs)
+
+    return check
+
+
+def _exact(probes: tuple[Probe, ...]) -> Callable[[Mapping[str, Any]], bool]:
+    """Every probe checked as its mode says: identities first (cheapest), then equalities, then snapshots."""
+    plain = [p for p in probes if p.path and not p.path[2] and p.mode != _STATE]  # a global: read inline
+    gids = tuple((p.path[0].get, p.path[1], p.expected) for p in plain if p.mode == _ID)
+    geqs = tuple((p.path[0].get, p.path[1], p.expected, type(p.expected)) for p in plain if p.mode == _EQ)
+    ids = tuple((p.read, p.expected) for p in probes if p.mode == _ID and p not in plain)
+    eqs = tuple((p.read, p.expected, type(p.expected)) for p in probes if p.mode == _EQ and p not in plain)
+    states = tuple((p.read, p.expected) for p in probes if p.mode == _STATE)
+    missing = MISSING
+
+    def check(inputs: Mapping[str, Any]) -> bool:
+        for get, name, exp in gids:
+            if get(name, missing) is not exp:
+                return False
         for read, exp in ids:
             if read(inputs) is not exp:
+                return False
+        for get, name, exp, t in geqs:
+            v = get(name, missing)
+            if v is not exp and (type(v) is not t or v != exp):
                 return False
         for read, exp, t in eqs:
             v = read(inputs)
@@ -422,10 +500,10 @@ class Recorder:
         return chained(frame, event, arg) if chained is not None else None
 
     # -- probes ------------------------------------------------------------------------------------
-    def _add(self, key: tuple, what: str, read: Callable, value: Any) -> None:
+    def _add(self, key: tuple, what: str, read: Callable, value: Any, path: tuple = ()) -> None:
         if key not in self._seen:
             self._seen.add(key)
-            self._probes.append(Probe.of(what, read, value, self._freezer))
+            self._probes.append(Probe.of(what, read, value, self._freezer, path))
             self._note_function(value)
             self._note_function(getattr(value, "__func__", None))
 
@@ -447,11 +525,11 @@ class Recorder:
                 cells.append((root, attrs))
                 continue
             if root in g or root not in b:
-                read, text, key = _global_reader(g, root), f"global {root}", ("global", id(g), root)
+                read, text, key, where = _global_reader(g, root), f"global {root}", ("global", id(g), root), g
             else:
                 self._add(("global", id(g), root), f"global {root}", _global_reader(g, root), MISSING)
-                read, text, key = _global_reader(b, root), f"builtin {root}", ("builtin", id(b), root)
-            self._chain(read, text, key, attrs)
+                read, text, key, where = _global_reader(b, root), f"builtin {root}", ("builtin", id(b), root), b
+            self._chain(read, text, key, attrs, (where, root))
         for f in self._freezer.functions:
             self._note_function(f)
         self._freezer.functions.clear()
@@ -470,11 +548,14 @@ class Recorder:
                 self._add(("kwdefaults", id(f)), f"{label}.__kwdefaults__",
                           _attr_reader(lambda _, f=f: f, "__kwdefaults__"), f.__kwdefaults__)
 
-    def _chain(self, read: Callable, text: str, key: tuple, attrs: tuple[str, ...]) -> None:
-        self._add(key, text, read, read({}))
+    def _chain(self, read: Callable, text: str, key: tuple, attrs: tuple[str, ...], where: tuple = ()) -> None:
+        """Probe a read and each prefix of its attribute chain; ``where``: ``(globals dict, name)`` of a global."""
+        self._add(key, text, read, read({}), (*where, "") if where else ())
+        dotted = []
         for attr in attrs:
+            dotted.append(attr)
             read, text, key = _attr_reader(read, attr), f"{text}.{attr}", key + (attr,)
-            self._add(key, text, read, read({}))
+            self._add(key, text, read, read({}), (*where, ".".join(dotted)) if where else ())
 
     def _function_of(self, code: types.CodeType, frame: types.FrameType) -> list[types.FunctionType]:
         """The functions that may be running ``code``: known from the reads, else (for a closure) the referrers
