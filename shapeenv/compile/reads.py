@@ -172,9 +172,11 @@ class _Freezer:
             return (t, self.freeze(getattr(v, "__func__", v.__name__), where, depth + 1), _Id(v.__self__))
         if isinstance(v, enum.Enum) or _value_type(t):
             return (t, v)
+        if t is object:  # a bare object() has no state: its identity is all there is
+            return _Id(v)
         state = _attributes(v)
         if state is None:
-            self.opaque.append(f"{where} (a {t.__qualname__}, whose state is not visible)")
+            self.opaque.append(f"{where} (of type {t.__qualname__}, whose state is not visible)")
             return _Id(v)
         parts = [(name, self.freeze(x, f"{where}.{name}", depth + 1)) for name, x in state]
         return (t, tuple(parts), self._class_state(t, where, depth))
@@ -561,7 +563,7 @@ class Recorder:
         """The functions that may be running ``code``: known from the reads, else (for a closure) the referrers
         of the code whose cells hold what the frame's free variables hold; none for a function made in the trace."""
         found = self._functions.get(code)
-        if found or not code.co_freevars or any(code in c.co_consts for c in self.codes if c is not code):
+        if found or not code.co_freevars or any(k is code for c in self.codes for k in c.co_consts):
             return found or []
         local = frame.f_locals
         out = []
@@ -591,9 +593,17 @@ class Recorder:
                 f"{name}: the trace read {', '.join(opaque)}; these are checked by identity only, so changing them "
                 f"in place is not seen by the cache (call reset() on the compiled function after doing so)",
                 UnguardedReadWarning,
-                stacklevel=3,
+                stacklevel=_user_level(),
             )
         return Reads.of(probes, opaque) if probes else NO_READS
+
+
+def _user_level() -> int:
+    """The ``stacklevel`` of the innermost caller outside this library, for a warning from the caller of this."""
+    frame, level = sys._getframe(2), 2
+    while frame is not None and library_code(frame):
+        frame, level = frame.f_back, level + 1
+    return level
 
 
 def _method_of(frame: types.FrameType, code: types.CodeType) -> types.FunctionType | None:
