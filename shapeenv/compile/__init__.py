@@ -9,6 +9,11 @@ constants, or with shape specs (tuples, :class:`~shapeenv.program.TensorSpec`):
   array does not reuse an entry traced for a contiguous one (the dispatch index
   of :class:`guards.cache.GuardedCache` hashes on the sizes entries pin, so
   lookup does not scan every entry);
+* the entry also checks what its trace read besides the inputs: the globals, module
+  attributes, closure cells and defaults of the user's code that ran, and the state
+  of object arguments (:mod:`shapeenv.compile.reads`; Dynamo's GLOBAL, CLOSURE,
+  ID_MATCH and EQUALS_MATCH guards); the key covers container types, lengths and
+  keys, and arrays passed twice (:mod:`shapeenv.compile.binding`);
 * on a hit it runs the entry's artifact on the real inputs (with shape specs it
   returns the output shapes);
 * on a miss it traces ``fn`` with :func:`shapeenv.export`, passes the program to

@@ -501,7 +501,7 @@ class CompiledFunction:
             EntryInfo(
                 r.index, describe_key(r.key), caches[r.key].entries[r.entry.index].guards, caches[r.key].hits(r.entry),
                 r.reason, r.dynamic,
-                r.label, r.seconds, r.program, r.notes,
+                r.label, r.seconds, r.program, r.notes, tuple(r.reads.describe()),
             )
             for r in records
         )

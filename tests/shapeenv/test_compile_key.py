@@ -196,8 +196,9 @@ def test_a_read_whose_state_cannot_be_seen_is_named_in_a_warning() -> None:
         return x + len(OPAQUE)
 
     OPAQUE[0] = types.SimpleNamespace(inner=threading.Lock())  # a C object with no visible state
-    with pytest.warns(UnguardedReadWarning, match=r"global OPAQUE\[0\]\.inner"):
+    with pytest.warns(UnguardedReadWarning, match=r"global OPAQUE\[0\]\.inner") as caught:
         compile(f, backend=numpy_backend)(a())
+    assert caught[0].filename == __file__  # at the user's call
 
 
 def test_a_function_that_reads_nothing_gets_no_extra_check() -> None:
@@ -214,6 +215,8 @@ def test_reads_describe_their_checks_in_dynamo_terms() -> None:
     assert isinstance(reads, Reads)
     assert "global config: ID_MATCH <module 'config'>" in reads.describe()
     assert "global config.SCALE: EQUALS_MATCH 2" in reads.describe()
+    assert f.cache_info().entries[0].reads == tuple(reads.describe())
+    assert "  reads:\n    global config: ID_MATCH" in f.cache_info().entries[0].format()
 
 
 # -- the fuzz: mutate globals, closures, defaults and attributes between calls -----------------------
