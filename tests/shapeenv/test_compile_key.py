@@ -94,6 +94,31 @@ def test_a_changed_closure_cell_is_not_served_the_old_program() -> None:
     assert "closure cell k" in f.recompile_reasons()[-1].text and "got 5" in f.recompile_reasons()[-1].text
 
 
+def make_scaler(k):
+    def scale(x):
+        return x * k
+
+    def set_k(v):
+        nonlocal k
+        k = v
+
+    return scale, set_k
+
+
+scaler, set_scaler = make_scaler(2)
+
+
+def test_a_closure_cell_of_a_called_function_is_read() -> None:
+    f = compile(lambda x: scaler(x) + 1, backend=numpy_backend)
+    same(f(a()), a() * 2 + 1)
+    set_scaler(6)
+    try:
+        same(f(a()), a() * 6 + 1)
+        assert "closure cell k of make_scaler.<locals>.scale == 2 failed: got 6" in f.recompile_reasons()[-1].text
+    finally:
+        set_scaler(2)
+
+
 # -- 3. defaults and keyword defaults ------------------------------------------------------------------
 def test_changed_defaults_are_not_served_the_old_program() -> None:
     def h(x, s=2, *, t=1):
