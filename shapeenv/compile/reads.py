@@ -198,8 +198,16 @@ class _Freezer:
         return tuple(out)
 
 
+#: Immutable C types compared by identity (they have no ``__eq__`` of their own): interned singletons.
+_INTERNED = frozenset({("torch", "dtype"), ("torch", "layout"), ("torch", "memory_format")})
+
+
 def _value_type(t: type) -> bool:
-    """Hashable with an ``__eq__`` of its own and no instance ``__dict__``: a value type (a dtype, a Fraction)."""
+    """Hashable with an ``__eq__`` of its own and no instance ``__dict__`` (a numpy dtype, a Fraction, a
+    ``torch.device``), or one of the interned immutable C types (``torch.float32``): a value, compared by
+    ``==`` (the same object, for the interned ones)."""
+    if (t.__module__, t.__qualname__) in _INTERNED:
+        return True
     return t.__hash__ is not None and t.__eq__ is not object.__eq__ and not t.__dictoffset__ and not hasattr(t, "__slots__")
 
 
