@@ -15,8 +15,10 @@ Note [How reads are recorded]
     1. *Which code ran*: while the function is traced, a ``sys.settrace`` hook (chained to
        any tracer already installed, e.g. coverage) notes every code object that starts,
        with its globals, keeping the user's code (not this library, torch, the standard
-       library or site-packages). It asks for no line events, so it costs one call per
-       frame and only during a trace, never on a cache hit.
+       library or site-packages). It asks for no line events and costs nothing on a cache
+       hit, but a trace runs in CPython 3.11's tracing mode: an op-heavy trace takes ~1.6x
+       as long (30 -> 48 ms for 60 ops). On 3.12+, ``sys.monitoring`` ``PY_START``
+       returning ``DISABLE`` for library code would remove most of that.
     2. *What that code reads*: each such code object's bytecode is scanned for the loads
        whose value does not come from the call: ``LOAD_GLOBAL name`` (from the frame's
        globals, else the builtins), ``LOAD_DEREF`` of a free variable (a closure cell of
