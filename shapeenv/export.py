@@ -232,6 +232,7 @@ class _Inputs:
         self.inputs: list[InputSpec] = []
         self.declared: list[Declared] = []
         self.ties: list = []  # (stride source, traced value) per input stride: the layout guards
+        self.made: dict[int, tuple] = {}  # id of a real input array -> (its fake, meta, the array)
 
     def make(self, name: str, value: Any, spec: Any, where: str) -> Any:
         if is_tensor_like(value):
@@ -253,9 +254,14 @@ class _Inputs:
         return value
 
     def _tensor(self, name: str, value: Any, spec: Any, where: str):
+        real = not (isinstance(value, TensorSpec) or is_shape_tuple(value))
+        first = self.made.get(id(value)) if real else None
+        if first is not None:  # the same array passed twice: one fake tensor, so `x is y` holds as it does eagerly
+            self.graph.placeholder(name, first[1])
+            self.inputs.append(InputSpec(name, "tensor", first[1], first[0]))
+            return first[0]
         shape, dtype = shape_and_dtype(value)
         dims = _per_dim(spec, len(shape), where, shape)
-        real = not (isinstance(value, TensorSpec) or is_shape_tuple(value))
         strides = array_strides(value) if real else None
         offset = array_storage_offset(value) if real and strides is not None else None
         fake, ties = make_input_tensor(self.env, shape, dtype, dims, name, strides, offset)
@@ -272,6 +278,8 @@ class _Inputs:
         meta = format_dims(fake, self.env)
         self.graph.placeholder(name, meta, fake)
         self.inputs.append(InputSpec(name, "tensor", meta, fake))
+        if real:
+            self.made[id(value)] = (fake, meta, value)  # the value is kept, so its id is not reused meanwhile
         return fake
 
     def _int(self, name: str, value: int, spec: Any, where: str):

@@ -51,7 +51,7 @@ from .explain import explain_symbol
 from .facts import Facts
 from .deferred import ProducedGuards
 from .produce import ProduceReport, produce_guards, produce_guards_deferred, produce_guards_with_report
-from .provenance import AssertRecord, GuardRecord, Provenance, user_frame
+from .provenance import AssertRecord, GuardRecord, Provenance, library_code, user_frame
 from .settings import ShapeEnvSettings
 from .symbols import DimDynamic, SymbolInfo
 
@@ -311,6 +311,16 @@ class ShapeEnv:
         if form is not None:
             return self.decider.guard_int_form(form, node.hint, reason=reason)
         return self.decider.guard_value(node.expr, node.hint, reason=reason)
+
+    def specializes_printing(self, frame) -> bool:
+        """Whether ``str``/``repr``/``format`` of a SymInt called from ``frame`` gives its value, with a guard
+        (Note [Printing a SymInt] in ``symint.values``): with ``settings.specialize_printing``, in the user's code.
+
+        >>> import sys
+        >>> ShapeEnv().specializes_printing(sys._getframe())
+        False
+        """
+        return self.settings.specialize_printing and not library_code(frame)
 
     def evaluate(self, value: SymBool | bool) -> bool:
         """``bool(value)``: decide statically, else by the hint while recording a guard."""
