@@ -398,7 +398,7 @@ class SymInt:
     def __format__(self, spec: str) -> str:
         if _specialises(self, sys._getframe(1)):
             return format(int(self.node.concrete("str")), spec)
-        return format(str(self.node.expr), spec)
+        return format(str(self.node.current_expr()), spec)
 
 
 def _specialises(v: "SymInt", frame) -> bool:
