@@ -118,6 +118,21 @@ def test_tagged_cells_show_what_their_text_promises(path: Path) -> None:
 
 
 @pytest.mark.parametrize("path", PARAMS)
+def test_cells_that_draw_a_figure_show_it(path: Path) -> None:
+    """A cell that makes a matplotlib figure must leave it in the notebook as an image (not Agg + show)."""
+    nb = executed(path)
+    draws = ("plt.subplots(", "plt.figure(", "plt.plot(")
+    blank = [
+        i
+        for i, cell in enumerate(nb.cells)
+        if cell.cell_type == "code"
+        and any(d in cell.source for d in draws)
+        and not any("image/png" in o.get("data", {}) for o in cell.get("outputs", []))
+    ]
+    assert not blank, f"{path.name}: cells {blank} draw a figure but show no image/png output"
+
+
+@pytest.mark.parametrize("path", PARAMS)
 def test_outputs_are_the_same_when_executed_again(path: Path) -> None:
     first, second = executed(path), execute(path)
     cells = [(i, a, b) for i, (a, b) in enumerate(zip(first.cells, second.cells)) if a.cell_type == "code"]
