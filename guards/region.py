@@ -402,15 +402,24 @@ def plot_region(gs: GuardSet, xdim: Source, ydim: Source | None = None, *, xs: S
         _, ax = plt.subplots(figsize=(5, 4 if ydim is not None else 1.6))
     if ydim is None:
         ok = set(scan_dim(gs, xdim, xs, base))
-        ax.scatter([x for x in xs if x in ok], [0] * len(ok), marker="s", color="tab:green", label="reused")
-        ax.scatter([x for x in xs if x not in ok], [0] * (len(xs) - len(ok)), marker="x", color="tab:red", label="recompiles")
+        ax.scatter([x for x in xs if x in ok], [0] * len(ok), marker="s", color="tab:blue", label="reused")
+        ax.scatter([x for x in xs if x not in ok], [0] * (len(xs) - len(ok)), marker="x", color="tab:orange", label="recompiles")
         ax.set_yticks([])
         ax.legend(loc="upper right", fontsize="small")
     else:
         grid = region_grid(gs, xdim, ydim, xs, ys, base)
-        ax.imshow([[1 if ok else 0 for ok in row] for row in grid], origin="lower", cmap="RdYlGn", vmin=0, vmax=1,
+        from matplotlib.colors import ListedColormap
+        from matplotlib.patches import Patch
+
+        # Colour-blind safe: blue (reused) / orange (recompiles), and the recompiling cells hatched.
+        cells = [[1 if ok else 0 for ok in row] for row in grid]
+        ax.imshow(cells, origin="lower", cmap=ListedColormap(["tab:orange", "tab:blue"]), vmin=0, vmax=1,
                   extent=(xs[0] - 0.5, xs[-1] + 0.5, ys[0] - 0.5, ys[-1] + 0.5), aspect="auto")  # fmt: skip
+        ax.contourf(list(xs), list(ys), cells, levels=[-0.5, 0.5], colors="none", hatches=["xx"])
+        ax.legend(handles=[Patch(facecolor="tab:blue", label="reused"),
+                           Patch(facecolor="tab:orange", hatch="xx", label="recompiles")],
+                  loc="upper right", fontsize="small")  # fmt: skip
         ax.set_ylabel(ydim.torch_text())
     ax.set_xlabel(xdim.torch_text())
-    ax.set_title("inputs that reuse this entry (green)")
+    ax.set_title("inputs that reuse this entry (blue)")
     return ax
