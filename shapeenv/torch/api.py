@@ -21,6 +21,7 @@ on the torch tensor), and torch's own (``torch._dynamo.mark_dynamic`` / ``maybe_
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from typing import Any, Callable, Mapping, Sequence
 
@@ -91,7 +92,9 @@ def export(
         table: a dispatch table other than the process-wide one.
 
     Returns:
-        The program; parameters and buffers are static inputs named by torch's sources.
+        The program; parameters and buffers are static inputs named by torch's sources, bound to
+        the module: ``p.accepts(x)``, ``p.bindings(x)`` and ``p.explain_inputs(x)`` read them from
+        the module as it is at the call (Note [Bound inputs] in :mod:`shapeenv.program`).
 
     Raises:
         UnsupportedTorchOpError: the model calls a torch op with no shape rule (the message names it
@@ -103,6 +106,8 @@ def export(
     >>> p = export(torch.nn.Linear(3, 2), (torch.randn(4, 3),), dynamic_shapes={"input": {0: Dim("b")}})
     >>> p.output_shapes, p.guards.to_text("torch").splitlines()[1]
     ((s0, 2), "L['self']._parameters['weight'].size()[0] == 2")
+    >>> p.accepts(torch.randn(9, 3)), p.accepts(torch.randn(9, 4))
+    (True, False)
     """
     if isinstance(args, list):
         args = tuple(args)
@@ -112,7 +117,8 @@ def export(
     fn = TorchFunction(model, name, table)
     kwargs = dict(kwargs or {})
     specs = _by_name(fn, args, kwargs, dynamic_shapes)
-    return se_export(fn, args, specs, {**kwargs, **fn.state()}, name=fn.__name__, settings=settings)
+    program = se_export(fn, args, specs, {**kwargs, **fn.state()}, name=fn.__name__, settings=settings)
+    return dataclasses.replace(program, bound_inputs=fn.state) if fn.is_module else program
 
 
 class TorchCompiled:
