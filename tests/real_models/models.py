@@ -52,8 +52,7 @@ class Case:
             ``"mask"`` (an attention mask: ones, with trailing zeros in the first row when it is
             longer than 2, a padded sequence).
         example: the sizes the programs are traced with.
-        maxima: dim name -> the Dim's max.
-        minima: dim name -> the Dim's min where it is not 1 (an audio model's conv kernels need samples).
+        maxima: dim name -> the Dim's max (its min is 1).
     """
 
     name: str
@@ -63,7 +62,6 @@ class Case:
     kinds: Mapping[str, str] = field(default_factory=dict)
     example: Mapping[str, int] = field(default_factory=lambda: {"batch": 2})
     maxima: Mapping[str, int] = field(default_factory=lambda: {"batch": MAX_BATCH})
-    minima: Mapping[str, int] = field(default_factory=dict)
     vocab: int = 96
 
     @property
@@ -79,10 +77,10 @@ class Case:
         return self.build_fn().eval()
 
     def dynamic_shapes(self) -> dict[str, dict[int, Any]]:
-        """``torch.export.Dim(name, min=1, max=...)`` (or the case's min) for each dynamic dim, by input name (one Dim object per name)."""
+        """``torch.export.Dim(name, min=1, max=...)`` for each dynamic dim, by input name (one Dim object per name)."""
         from torch.export import Dim
 
-        made = {name: Dim(name, min=self.minima.get(name, 1), max=hi) for name, hi in self.maxima.items()}
+        made = {name: Dim(name, min=1, max=hi) for name, hi in self.maxima.items()}
         return {inp: {i: made[d] for i, d in enumerate(pattern) if isinstance(d, str)} for inp, pattern in self.inputs.items()}
 
     def kwargs(self, sizes: Mapping[str, int] | None = None, seed: int = 0) -> dict[str, Any]:
@@ -107,11 +105,11 @@ class Case:
         return out
 
     def draw(self, rng: random.Random) -> dict[str, int]:
-        """Random sizes inside the Dims' ranges: the min, the max, or uniform in a small box (to stay fast)."""
+        """Random sizes inside the Dims' ranges: 1, the max, or uniform in [1, 12] (to stay fast)."""
         out = {}
         for name, hi in self.maxima.items():
-            lo, r = self.minima.get(name, 1), rng.random()
-            out[name] = lo if r < 0.2 else hi if r < 0.3 else rng.randint(lo, min(hi, max(12, 2 * lo)))
+            r = rng.random()
+            out[name] = 1 if r < 0.2 else hi if r < 0.3 else rng.randint(1, min(hi, 12))
         return out
 
 
