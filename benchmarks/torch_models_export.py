@@ -1,6 +1,6 @@
 """Export time, ``shapeenv.torch.export`` vs ``torch.export.export``, on the real models of ``tests/real_models``.
 
-Both run in this one process, side by side, on the same model objects, example inputs and
+Both run in this one process, side by side, on twin models (built alike, one per exporter), the same inputs and
 ``torch.export.Dim(min=1, max=...)`` specs (``tests/real_models/models.py``: torchvision, timm and
 transformers models in tiny configs, random init). Imports are paid first, and each exporter
 exports each model once untimed (torch's first export also warms its dispatcher caches, ours its
@@ -63,13 +63,16 @@ def main(argv: list[str]) -> int:
     rows, refused = [], []
     for name in names:
         case = CASES[name]
-        model, kwargs, specs = case.build(), case.kwargs(), case.dynamic_shapes()
+        kwargs, specs = case.kwargs(), case.dynamic_shapes()
+        models = {"ours": case.build(), "torch": case.build()}  # one each (seeded alike): a trace cannot disturb the other
         failed = []
-        for label, fn in (("shapeenv", ours), ("torch", theirs)):
+        for key, fn in (("ours", ours), ("torch", theirs)):
             try:
-                fn(model, kwargs, specs)  # warm-up
+                fn(models[key], kwargs, specs)  # warm-up
             except Exception as e:  # noqa: BLE001 - a refusal is reported, not timed
-                failed.append(f"{label}: {type(e).__name__}: {str(e).splitlines()[0][:90]}")
+                lines = str(e).splitlines()
+                why = next((line.strip() for line in lines if line.strip().startswith("- ")), lines[0] if lines else "")
+                failed.append(f"{'shapeenv' if key == 'ours' else 'torch'}: {type(e).__name__}: {why[:110]}")
         if failed:
             refused.append((name, failed))
             continue
@@ -77,7 +80,7 @@ def main(argv: list[str]) -> int:
         for _ in range(opts.runs):
             for key, fn in (("ours", ours), ("torch", theirs)):
                 t0 = time.perf_counter()
-                fn(model, kwargs, specs)
+                fn(models[key], kwargs, specs)
                 times[key].append(time.perf_counter() - t0)
         rows.append((name, case.library, statistics.median(times["ours"]), statistics.median(times["torch"])))
 
