@@ -109,7 +109,7 @@ def export(
     if not isinstance(args, tuple):
         raise SignatureError(f"args must be a tuple of example inputs, got {type(args).__name__}",
                              fix="wrap a single input in a tuple: shapeenv.torch.export(model, (x,))")
-    fn = TorchFunction(model, name, table)
+    fn = TorchFunction(model, name, table, exporting=True)
     kwargs = dict(kwargs or {})
     specs = _by_name(fn, args, kwargs, dynamic_shapes)
     return se_export(fn, args, specs, {**kwargs, **fn.state()}, name=fn.__name__, settings=settings)

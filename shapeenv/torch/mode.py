@@ -52,16 +52,19 @@ class ShapeTraceMode(TorchFunctionMode):
         env: the ShapeEnv of the trace (fake tensors created for constants live there).
         params: ``id(real tensor) -> fake tensor`` for the module's parameters and buffers.
         table: the dispatch table (default: the process-wide one of :func:`register_torch_op`).
+        exporting: the trace is an export (``torch.compiler.is_exporting()`` answers True in it,
+            Note [Library trace paths] in :mod:`shapeenv.torch.hops`).
 
     Attributes:
-        env: as given.
+        env, exporting: as given.
         device: the device of the call being handled (the first traced tensor's, or ``device=``).
     """
 
     def __init__(self, env, params: Mapping[int, Any] | None = None, table: TorchOpTable | None = None,
-                 keep: tuple = ()):
+                 keep: tuple = (), exporting: bool = False):
         super().__init__()
         self.env = env
+        self.exporting = exporting
         self.table = table if table is not None else DEFAULT
         self._params = dict(params or {})
         self._keep = keep  # the real tensors of _params, so their ids stay theirs during the trace

@@ -87,10 +87,11 @@ class TorchFunction:
         name: the program's name (default: the module's class name or the function's name).
         table: the dispatch table (default: the process-wide one).
         training_key: pass the module's ``training`` flag as an input (a cache key constant).
+        exporting: traces are exports (``torch.compiler.is_exporting()`` is True in them); else compiles.
     """
 
     def __init__(self, target: Callable, name: str | None = None, table: TorchOpTable | None = None,
-                 training_key: bool = False):
+                 training_key: bool = False, exporting: bool = False):
         if not callable(target):
             raise SignatureError(f"shapeenv.torch needs an nn.Module or a function, got {target!r}",
                                  fix="pass the model itself: shapeenv.torch.export(model, (x,))")
@@ -107,6 +108,7 @@ class TorchFunction:
         self.__wrapped__ = forward  # what a store fingerprints: the user's code
         self._table = table
         self._training_key = training_key and self.is_module
+        self.exporting = exporting
         try:
             sig = inspect.signature(forward)
         except (TypeError, ValueError):
@@ -137,7 +139,7 @@ class TorchFunction:
             raise SignatureError(f"{self.__name__}: tracing needs at least one tensor input or parameter")
         reals = module_state(self.module) if self.module is not None else {}
         params = {id(reals[k]): fake for k, fake in state.items() if k in reals and is_tensor(fake)}
-        mode = ShapeTraceMode(env, params, self._table, keep=tuple(reals.values()))
+        mode = ShapeTraceMode(env, params, self._table, keep=tuple(reals.values()), exporting=self.exporting)
         device = _device_of(reals)
         with patched(mode), mode:
             mode.device = device
