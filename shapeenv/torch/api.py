@@ -35,6 +35,7 @@ from ..program import ExportedProgram
 from ..core.settings import ShapeEnvSettings
 from .dims import translate
 from .program import STATE_PATTERN, TorchFunction, _is_state
+from .pytrees import flatten_inputs
 from .table import TorchOpTable
 
 __all__ = ["export", "compile", "TorchCompiled"]
@@ -110,7 +111,7 @@ def export(
         raise SignatureError(f"args must be a tuple of example inputs, got {type(args).__name__}",
                              fix="wrap a single input in a tuple: shapeenv.torch.export(model, (x,))")
     fn = TorchFunction(model, name, table, exporting=True)
-    kwargs = dict(kwargs or {})
+    (args, kwargs), fn.template = flatten_inputs((args, dict(kwargs or {})))
     specs = _by_name(fn, args, kwargs, dynamic_shapes)
     return se_export(fn, args, specs, {**kwargs, **fn.state()}, name=fn.__name__, settings=settings)
 

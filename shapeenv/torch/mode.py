@@ -69,6 +69,7 @@ class ShapeTraceMode(TorchFunctionMode):
         self._params = dict(params or {})
         self._keep = keep  # the real tensors of _params, so their ids stay theirs during the trace
         self._constants: dict[int, tuple[torch.Tensor, FakeTensor]] = {}
+        self._literals: dict[int, tuple[FakeTensor, int, Any]] = {}
         self.device = torch.device("cpu")
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
@@ -107,6 +108,23 @@ class ShapeTraceMode(TorchFunctionMode):
                           stride=tuple(tensor.stride()), storage_offset=tensor.storage_offset(), name=None)
         self._constants[id(tensor)] = (tensor, fake)  # keeps the tensor alive: its id stays its own
         return fake
+
+    def remember_literal(self, fake: FakeTensor, data: Any) -> None:
+        """``fake`` was made by ``torch.tensor(data)`` from Python numbers: :meth:`literal` answers ``data``.
+
+        Note [Literal tensors]: torch's FakeTensor keeps the value of a tensor built from Python
+        scalars, so ``torch.tensor([4096]).item()`` is ``4096`` under torch.export (transformers
+        rebuilds a sliding-window cache layer that way). Here too, until an in-place op writes to
+        the tensor (its storage's version moves); any other op's result has no value.
+        """
+        self._literals[id(fake)] = (fake, fake.version, data)
+
+    def literal(self, fake: Any) -> Any:
+        """The Python data ``fake`` was built from (see :meth:`remember_literal`), or None."""
+        known = self._literals.get(id(fake))
+        if known is None or known[0] is not fake or known[1] != fake.version:
+            return None
+        return known[2]
 
     @property
     def constants(self) -> tuple[torch.Tensor, ...]:

@@ -24,10 +24,11 @@ from typing import Any, Callable
 
 import torch
 
-from ..errors import SignatureError
+from ..errors import SignatureError, TorchInteropError
 from ..rules.registry import env_of, is_tensor
 from .hops import patched
 from .mode import ShapeTraceMode
+from .pytrees import Template, flatten_output, holder_of_traced
 from .table import TorchOpTable
 from .tensor import TracedTensor, unwrap, wrap
 
@@ -109,6 +110,8 @@ class TorchFunction:
         self._table = table
         self._training_key = training_key and self.is_module
         self.exporting = exporting
+        #: registered pytree objects among the inputs that the caller flattened (:mod:`shapeenv.torch.pytrees`)
+        self.template = Template(())
         try:
             sig = inspect.signature(forward)
         except (TypeError, ValueError):
@@ -143,8 +146,20 @@ class TorchFunction:
         device = _device_of(reals)
         with patched(mode), mode:
             mode.device = device
-            out = self.target(*wrap(args, device), **wrap(kwargs, device))
-        return _outputs(unwrap(out, mode.real))
+            args, kwargs = self.template.rebuild(wrap(args, device), wrap(kwargs, device))
+            out = flatten_output(self.target(*args, **kwargs))
+        out = unwrap(out, mode.real)
+        holder = holder_of_traced(out, lambda v: isinstance(v, TracedTensor)) if self.exporting else None
+        if holder is not None:
+            kind = type(holder)
+            raise TorchInteropError(
+                f"{self.__name__} returned a {kind.__module__}.{kind.__qualname__} holding traced tensors; "
+                "it is not a registered pytree node, so its tensors cannot be outputs of the program "
+                "(torch.export refuses it too)",
+                fix=f"register it with torch.utils._pytree.register_pytree_node({kind.__qualname__}, ...) (for "
+                    "transformers' DynamicCache: transformers.integrations.executorch."
+                    "register_dynamic_cache_export_support()), or return tensors only (use_cache=False)")
+        return _outputs(out)
 
     def __repr__(self) -> str:
         return f"<shapeenv.torch function {self.__name__}{self.__signature__}>"

@@ -26,7 +26,7 @@ from shapeenv.errors import ShapeError  # noqa: E402
 from shapeenv.rules.registry import is_tensor  # noqa: E402
 from symint import SymInt  # noqa: E402
 
-from .helpers import assert_same_as_torch_export  # noqa: E402
+from .helpers import as_module, assert_same_as_torch_export  # noqa: E402
 
 
 def _transformers():
@@ -218,3 +218,83 @@ def _predicted(program, kwargs) -> dict:
     return {k: tuple(int(sympy.sympify(program.env.simplify(d.node.expr) if isinstance(d, SymInt) else d).xreplace(values))
                      for d in v.shape)
             for k, v in program.outputs.items() if is_tensor(v)}
+
+
+# -- KV caches: transformers' DynamicCache as a torch pytree (a prefill, then a decode step) ------------------
+@pytest.fixture
+def cache_pytree():
+    """``DynamicCache`` registered as a pytree node, as transformers' export integration registers it."""
+    _transformers()
+    from transformers.integrations.executorch import register_dynamic_cache_export_support
+
+    register_dynamic_cache_export_support()
+
+
+class _Holder:
+    def __init__(self, t):
+        self.keys = [t]
+
+
+def test_unregistered_object_output_is_refused_as_torch_export_does():
+    def f(x):
+        return x + 1, _Holder(x * 2)
+
+    with pytest.raises(TypeError, match="(?s)_Holder holding traced tensors.*register_pytree_node"):
+        st.export(f, (torch.randn(3, 4),))
+    with pytest.raises(RuntimeError, match="not a known type"):
+        torch.export.export(as_module(f), (torch.randn(3, 4),))
+
+
+@pytest.mark.parametrize("name", DECODERS)
+def test_prefill_then_decode_with_dynamic_cache(name, cache_pytree):
+    model = _model(name)
+    b, s, p = Dim("B", min=MIN, max=16), Dim("S", min=MIN, max=64), Dim("P", min=MIN, max=64)
+    ids = torch.randint(1, 100, (3, 7))
+    prefill, _ = assert_same_as_torch_export(model, (), {"input_ids": {0: b, 1: s}, "use_cache": None},
+                                             kwargs={"input_ids": ids, "use_cache": True})
+    (key,), (value,) = prefill.output_shapes["cache"]
+    assert key == value == prefill.output_shapes["last_hidden_state"][:2][:1] + key[1:]
+    with torch.no_grad():
+        cache = model(input_ids=ids, use_cache=True).cache
+    n = len(cache.layers)
+    decode, _ = assert_same_as_torch_export(
+        model, (), {"input_ids": {0: b}, "cache": [[{0: b, 2: p}] * n, [{0: b, 2: p}] * n], "use_cache": None},
+        kwargs={"input_ids": ids[:, :1], "cache": cache, "use_cache": True})
+    past = decode.inputs[1].value.shape[2]  # cache[0][0]: the cached length
+    assert decode.output_shapes["cache"][0][0][2] == past + 1
+    assert decode.output_shapes["last_hidden_state"][1] == 1
+
+
+class _Greedy(torch.nn.Module):
+    """A ``generate``-style loop torch.export can trace: a prefill, then a fixed number of greedy decode steps."""
+
+    def __init__(self, lm, steps: int = 2):
+        super().__init__()
+        self.lm, self.steps = lm, steps
+
+    def forward(self, input_ids):
+        out = self.lm(input_ids=input_ids, use_cache=True)
+        tokens = [out.logits[:, -1:].argmax(-1)]
+        for _ in range(self.steps):
+            out = self.lm(input_ids=tokens[-1], cache=out.cache, use_cache=True)
+            tokens.append(out.logits[:, -1:].argmax(-1))
+        return torch.cat(tokens, dim=1)
+
+
+def test_generate_style_loop(cache_pytree):
+    tr = _transformers()
+    torch.manual_seed(0)
+    lm = tr.LlamaForCausalLM(tr.LlamaConfig(num_hidden_layers=1, hidden_size=32, num_attention_heads=2,
+                                            num_key_value_heads=1, intermediate_size=64, vocab_size=100)).eval()
+    loop = _Greedy(lm)
+    ids = torch.randint(1, 100, (3, 7))
+    specs = {"input_ids": {0: Dim("B", min=MIN, max=16), 1: Dim("S", min=MIN, max=64)}}
+    ours, _ = assert_same_as_torch_export(loop, (ids,), specs)
+    assert ours.output_shapes[1] == 3
+    compiled = st.compile(loop)
+    with torch.no_grad():
+        for batch, length in ((3, 7), (2, 5), (4, 9)):
+            x = torch.randint(1, 100, (batch, length))
+            expected = lm.generate(x, max_new_tokens=3, do_sample=False)[:, length:]
+            assert torch.equal(loop(x), expected)  # the loop is greedy generation
+            assert torch.equal(compiled(x), expected)
