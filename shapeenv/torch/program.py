@@ -18,9 +18,11 @@ Called on fake inputs, a :class:`TorchFunction` runs the torch code under a
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import inspect
-from typing import Any, Callable
+from typing import Any, Callable, Iterator
 
 import torch
 
@@ -28,7 +30,7 @@ from ..errors import SignatureError, TorchInteropError
 from ..rules.registry import env_of, is_tensor
 from .hops import patched
 from .mode import ShapeTraceMode
-from .pytrees import Template, flatten_output, holder_of_traced
+from .pytrees import REGISTER_FIX, Template, flatten_output, holder_of
 from .table import TorchOpTable
 from .tensor import TracedTensor, unwrap, wrap
 
@@ -38,6 +40,8 @@ __all__ = ["TorchFunction", "module_state", "state_source", "STATE_PATTERN", "TR
 STATE_PATTERN = r"self\.(_modules|_parameters|_buffers)\[.*"
 #: The input name of the module's ``training`` flag (a constant of each cache entry's key).
 TRAINING = "self.training"
+#: The compiled call running in this context: ``(function, template, args, kwargs)`` (see :meth:`TorchFunction.calling`).
+_CALL: contextvars.ContextVar = contextvars.ContextVar("shapeenv_torch_call", default=None)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -130,13 +134,35 @@ class TorchFunction:
             out[TRAINING] = bool(self.module.training)
         return out
 
+    @contextlib.contextmanager
+    def calling(self, template: Template, args: tuple, kwargs: dict) -> Iterator[None]:
+        """One call of a compiled function whose inputs were flattened by ``template`` (:mod:`shapeenv.torch.pytrees`).
+
+        Note [Pytree inputs of a compiled call]: the guarded cache sees the flattened inputs
+        (a ``DynamicCache``'s tensors are its inputs); a trace during the call rebuilds the
+        objects from their traced children (so it never writes traced tensors into the
+        caller's objects), and running the model calls it with the caller's own objects, so
+        in-place updates (``cache.update``) reach them as in eager torch. The flatten context
+        (a cache's layout) is not part of the cache key: a model keeps one layout.
+        """
+        token = _CALL.set((self, template, args, kwargs))
+        try:
+            yield
+        finally:
+            _CALL.reset(token)
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         user = {k: v for k, v in kwargs.items() if not _is_state(k)}
+        call = _CALL.get()
+        call = call if call is not None and call[0] is self else None
         if _has_fake(args) or _has_fake(user) or _has_fake(kwargs):
-            return self._trace(args, user, {k: v for k, v in kwargs.items() if _is_state(k)})
+            return self._trace(args, user, {k: v for k, v in kwargs.items() if _is_state(k)},
+                               self.template if call is None else call[1])
+        if call is not None:
+            return self.target(*call[2], **call[3])
         return self.target(*args, **user)
 
-    def _trace(self, args: tuple, kwargs: dict, state: dict) -> Any:
+    def _trace(self, args: tuple, kwargs: dict, state: dict, template: Template) -> Any:
         env = env_of(args, kwargs, state)
         if env is None:
             raise SignatureError(f"{self.__name__}: tracing needs at least one tensor input or parameter")
@@ -146,19 +172,17 @@ class TorchFunction:
         device = _device_of(reals)
         with patched(mode), mode:
             mode.device = device
-            args, kwargs = self.template.rebuild(wrap(args, device), wrap(kwargs, device))
+            args, kwargs = template.rebuild(wrap(args, device), wrap(kwargs, device))
             out = flatten_output(self.target(*args, **kwargs))
         out = unwrap(out, mode.real)
-        holder = holder_of_traced(out, lambda v: isinstance(v, TracedTensor)) if self.exporting else None
+        holder = holder_of(out, lambda v: isinstance(v, TracedTensor)) if self.exporting else None
         if holder is not None:
             kind = type(holder)
             raise TorchInteropError(
                 f"{self.__name__} returned a {kind.__module__}.{kind.__qualname__} holding traced tensors; "
                 "it is not a registered pytree node, so its tensors cannot be outputs of the program "
                 "(torch.export refuses it too)",
-                fix=f"register it with torch.utils._pytree.register_pytree_node({kind.__qualname__}, ...) (for "
-                    "transformers' DynamicCache: transformers.integrations.executorch."
-                    "register_dynamic_cache_export_support()), or return tensors only (use_cache=False)")
+                fix=f"{REGISTER_FIX}, or return tensors only (use_cache=False)")
         return _outputs(out)
 
     def __repr__(self) -> str:

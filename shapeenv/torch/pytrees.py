@@ -11,8 +11,8 @@ and an output into its leaves. This module does the same for ``shapeenv.torch``:
   :meth:`Template.rebuild` calls the type's ``unflatten`` on the traced children, so the
   model receives a ``DynamicCache`` of traced tensors, as under torch.export;
 * :func:`flatten_output` turns each registered object among the traced outputs into the list
-  of its children; :func:`holder_of_traced` finds an unregistered object that holds traced
-  tensors (torch.export refuses those; so does :func:`shapeenv.torch.export`).
+  of its children; :func:`holder_of` finds an unregistered object that holds tensors
+  (:func:`refuse_opaque_inputs`; torch.export refuses those too).
 
 Note [Which pytree nodes are flattened here]
     Lists, tuples (named ones too), dicts and their subclasses are containers
@@ -34,7 +34,14 @@ from typing import Any, Callable
 
 import torch.utils._pytree as pytree
 
-__all__ = ["Template", "flatten_inputs", "flatten_output", "holder_of_traced", "is_custom_node"]
+from ..errors import TorchInteropError
+
+__all__ = ["Template", "flatten_inputs", "flatten_output", "holder_of", "is_custom_node", "refuse_opaque_inputs",
+           "REGISTER_FIX"]
+
+#: How to make an object's tensors inputs or outputs (the fix of the errors below).
+REGISTER_FIX = ("register its type with torch.utils._pytree.register_pytree_node (for transformers' DynamicCache: "
+                "transformers.integrations.executorch.register_dynamic_cache_export_support())")
 
 
 def is_custom_node(value: Any) -> bool:
@@ -131,14 +138,14 @@ def flatten_output(value: Any) -> Any:
     return value
 
 
-def holder_of_traced(value: Any, is_traced: Callable[[Any], bool], depth: int = 4) -> Any:
-    """An object (not a plain container) among ``value`` whose attributes hold a traced tensor, or None.
+def holder_of(value: Any, is_traced: Callable[[Any], bool], depth: int = 4) -> Any:
+    """An object (not a plain container) among ``value`` whose attributes hold a value ``is_traced`` picks, or None.
 
     Looks ``depth`` levels into attributes, lists, tuples and dicts.
 
     >>> class Box:
     ...     def __init__(self, x): self.x = x
-    >>> type(holder_of_traced([Box([7])], lambda v: v == 7)).__name__
+    >>> type(holder_of([Box([7])], lambda v: v == 7)).__name__
     'Box'
     """
 
@@ -165,3 +172,23 @@ def holder_of_traced(value: Any, is_traced: Callable[[Any], bool], depth: int = 
         return None
 
     return find(value)
+
+
+def refuse_opaque_inputs(name: str, flat: Any) -> None:
+    """Raise if flattened inputs still hold an object with tensors inside (a trace would write into it).
+
+    Raises:
+        TorchInteropError: names the object's type and how to register it.
+
+    >>> import torch
+    >>> refuse_opaque_inputs("f", ((torch.zeros(2), [1]), {}))
+    """
+    import torch
+
+    holder = holder_of(flat, lambda v: isinstance(v, torch.Tensor))
+    if holder is not None:
+        kind = type(holder)
+        raise TorchInteropError(
+            f"{name}: an input is a {kind.__module__}.{kind.__qualname__} holding tensors, which is not a registered "
+            "pytree node: its tensors cannot become inputs of the trace (torch.export refuses it too), and the "
+            "trace would write traced tensors into it", fix=REGISTER_FIX)

@@ -298,3 +298,46 @@ def test_generate_style_loop(cache_pytree):
             expected = lm.generate(x, max_new_tokens=3, do_sample=False)[:, length:]
             assert torch.equal(loop(x), expected)  # the loop is greedy generation
             assert torch.equal(compiled(x), expected)
+
+
+def test_unregistered_object_input_is_refused_and_left_alone():
+    def f(x, holder):
+        holder.keys.append(x * 2)  # what a cache update does
+        return x + holder.keys[0]
+
+    holder = _Holder(torch.zeros(3, 4))
+    with pytest.raises(TypeError, match="(?s)_Holder holding tensors.*register_pytree_node"):
+        st.compile(f)(torch.randn(3, 4), holder)
+    assert len(holder.keys) == 1  # no traced tensor was written into the caller's object
+
+
+@pytest.mark.parametrize("name", ["llama", "mistral"])
+def test_compiled_decode_steps_equal_eager(name, cache_pytree):
+    import copy
+
+    model = _model(name)
+    compiled = st.compile(model)
+    with torch.no_grad():
+        for batch, length in ((3, 7), (2, 9), (4, 5)):
+            ids = torch.randint(1, 100, (batch, length))
+            cache = model(input_ids=ids, use_cache=True).cache
+            mine = copy.deepcopy(cache)
+            expected = model(input_ids=ids[:, -1:], cache=cache, use_cache=True)
+            got = compiled(input_ids=ids[:, -1:], cache=mine, use_cache=True)
+            torch.testing.assert_close(got.last_hidden_state, expected.last_hidden_state)
+            assert got.cache is mine and mine.layers[0].keys.shape[2] == length + 1  # updated in place, as eagerly
+    assert len(compiled.cache_info().entries) == 2
+
+
+def test_literal_tensor_item_is_its_value():
+    """``torch.tensor([w]).item()`` is ``w`` (transformers rebuilds a sliding-window layer so), until written to."""
+
+    def f(x):
+        n = torch.tensor([2]).item()
+        written = torch.tensor([3])
+        written.add_(1)
+        return x[:n], written.item()
+
+    p = st.export(f, (torch.randn(5, 4),))
+    assert p.output_shapes[0] == (2, 4)
+    assert isinstance(p.outputs[1], SymInt) and not p.outputs[1].node.expr.is_number
