@@ -245,7 +245,7 @@ def test_unregistered_object_output_is_refused_as_torch_export_does():
         torch.export.export(as_module(f), (torch.randn(3, 4),))
 
 
-@pytest.mark.parametrize("name", DECODERS)
+@pytest.mark.parametrize("name", ["gpt2", "llama", "mistral"])  # Qwen2's cache is Llama's
 def test_prefill_then_decode_with_dynamic_cache(name, cache_pytree):
     model = _model(name)
     b, s, p = Dim("B", min=MIN, max=16), Dim("S", min=MIN, max=64), Dim("P", min=MIN, max=64)
