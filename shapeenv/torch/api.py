@@ -35,7 +35,7 @@ from ..program import ExportedProgram
 from ..core.settings import ShapeEnvSettings
 from .dims import translate
 from .program import STATE_PATTERN, TorchFunction, _is_state
-from .pytrees import flatten_inputs, refuse_opaque_inputs
+from .pytrees import flatten_inputs, plain_leaves, refuse_opaque_inputs
 from .table import TorchOpTable
 
 __all__ = ["export", "compile", "TorchCompiled"]
@@ -138,6 +138,8 @@ class TorchCompiled:
                     or getattr(value, "_dynamo_static_indices", None):
                 _adopt_torch_marks(value)
         state = self.function.state()
+        if plain_leaves(args, kwargs):
+            return self.compiled(*args, **kwargs, **state) if state else self.compiled(*args, **kwargs)
         (flat_args, flat_kwargs), template = flatten_inputs((args, kwargs))
         refuse_opaque_inputs(self.__name__, (flat_args, flat_kwargs))
         if template.empty:

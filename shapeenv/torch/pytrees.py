@@ -32,12 +32,15 @@ import collections
 from dataclasses import dataclass
 from typing import Any, Callable
 
+import torch
 import torch.utils._pytree as pytree
 
 from ..errors import TorchInteropError
 
-__all__ = ["Template", "flatten_inputs", "flatten_output", "holder_of", "is_custom_node", "refuse_opaque_inputs",
+__all__ = ["Template", "plain_leaves", "flatten_inputs", "flatten_output", "holder_of", "is_custom_node", "refuse_opaque_inputs",
            "REGISTER_FIX"]
+
+_LEAVES = (torch.Tensor, int, float, str, type(None))
 
 #: How to make an object's tensors inputs or outputs (the fix of the errors below).
 REGISTER_FIX = ("register its type with torch.utils._pytree.register_pytree_node (for transformers' DynamicCache: "
@@ -92,6 +95,21 @@ class Template:
             return v if node is None else pytree.SUPPORTED_NODES[node.kind].unflatten_fn(list(v), node.context)
 
         return tuple(walk(a, (0, i)) for i, a in enumerate(args)), {k: walk(v, (1, k)) for k, v in kwargs.items()}
+
+
+def plain_leaves(args: tuple, kwargs: dict) -> bool:
+    """Whether every input is a tensor, a number, a string or None (nothing to flatten or refuse: the fast path).
+
+    >>> plain_leaves((1, "a"), {"b": None}), plain_leaves(([1],), {})
+    (True, False)
+    """
+    for v in args:
+        if not isinstance(v, _LEAVES):
+            return False
+    for v in kwargs.values():
+        if not isinstance(v, _LEAVES):
+            return False
+    return True
 
 
 def flatten_inputs(value: tuple[tuple, dict]) -> tuple[tuple[tuple, dict], Template]:
@@ -162,6 +180,8 @@ def holder_of(value: Any, is_traced: Callable[[Any], bool], depth: int = 4) -> A
         return isinstance(attrs, dict) and any(holds(c, d - 1) for c in attrs.values())
 
     def find(v: Any) -> Any:
+        if is_traced(v):
+            return None  # a leaf is not a holder (a tensor's own attributes are not looked into)
         if isinstance(v, (list, tuple)):
             return next((h for h in map(find, v) if h is not None), None)
         if isinstance(v, dict):
@@ -183,8 +203,6 @@ def refuse_opaque_inputs(name: str, flat: Any) -> None:
     >>> import torch
     >>> refuse_opaque_inputs("f", ((torch.zeros(2), [1]), {}))
     """
-    import torch
-
     holder = holder_of(flat, lambda v: isinstance(v, torch.Tensor))
     if holder is not None:
         kind = type(holder)
