@@ -41,7 +41,7 @@ from symint.form_transform import transform
 from symint.substitute import substitute
 from valueranges import ValueRanges, bound
 from valueranges.form_bound import bound_form
-from valueranges.linear_facts import LinearFacts, atom_facts, decide_norm, propagate
+from valueranges.linear_facts import LinearFacts, atom_facts, decide_norm, propagate, tighten_bound
 
 from .division_bounds import atom_bounds_of_fact, ceil_div, division_preimage, floor_div
 from .errors import ContradictionError
@@ -324,6 +324,24 @@ class Facts:
         if ranges is None:
             return bound_form(f, self._ranges, self._bound_memo, self._opaque_bound(self._ranges))
         return bound_form(f, ranges, {}, self._opaque_bound(ranges))
+
+    def tight_bound(self, f: "F.Form") -> tuple:
+        """``(lo, hi)`` of ``f`` using everything :meth:`decide` uses: intervals, then the linear facts
+        (relations and the definitions of ``//``, ``%``, max, min), searched by
+        :func:`~valueranges.linear_facts.tighten_bound` (budgeted, deterministic).
+
+        >>> facts = Facts(rank=lambda s: (0, s.name))
+        >>> a = F.sym("a")
+        >>> facts.tight_bound(F.sub(a, F.scale(F.floordiv(a, F.const(2)), 2)))
+        (0, 1)
+        """
+        f = self.simplify_form(f)
+        lo, hi = self.bound_form(f)
+        if lo == hi:
+            return lo, hi
+        if not self._add_atom_facts(f, self._ranges, self._bound_memo) and f.symbols.isdisjoint(self.related):
+            return lo, hi  # Note [Questions intervals answer exactly]
+        return tighten_bound(f, self._linear, self._ranges, self._bound_memo, (lo, hi))
 
     def decide(self, b: BoolForm, ranges: dict | None = None, use_facts: bool = True, expect: bool | None = None) -> bool | None:
         """True/False if the facts decide ``b``, else None. Records nothing.
