@@ -27,6 +27,8 @@ from typing import Mapping
 from symint import form as F
 from symint.form_terms import make_form
 
+from .modular import mod_bound_by_residue
+
 __all__ = ["bound_form", "bound_atom", "mono_bound", "Bound", "interval_mul", "UNBOUNDED"]
 
 INF = math.inf
@@ -132,6 +134,10 @@ def bound_atom(atom: "F.Atom", ranges: Mapping[str, Bound], memo: dict, opaque=N
             result = (-hi, -lo)
         elif kind == "mod":
             result = _mod_bound(args[0], args[1])
+            d = atom.args[1]
+            if d.is_const and d.const > 1 and result[1] - result[0] + 1 >= d.const and not atom.args[0].is_const:
+                lo, hi = mod_bound_by_residue(atom.args[0], d.const, None, memo)  # (320n + 255) % 256 is in [63, 255]
+                result = (max(result[0], lo), min(result[1], hi))
         elif kind == "max":
             result = (max(a[0] for a in args), max(a[1] for a in args))
         elif kind == "min":

@@ -45,6 +45,7 @@ from valueranges.linear_facts import LinearFacts, atom_facts, decide_norm, propa
 
 from .division_bounds import atom_bounds_of_fact, ceil_div, division_preimage, floor_div
 from .errors import ContradictionError
+from .residues import Residues
 
 __all__ = ["Facts"]
 
@@ -70,6 +71,7 @@ class Facts:
         self._repl: dict[str, F.Form] = {}
         self._ranges: dict[str, tuple] = {}
         self._div: dict[str, set[int]] = {}
+        self._residues = Residues()
         self._known: dict[object, bool] = {}
         self._linear = LinearFacts()
         self._atoms_seen: set = set()
@@ -87,12 +89,12 @@ class Facts:
         """Everything known, to :meth:`restore` later (for scoped facts, ``shapeenv.core.assuming``)."""
         return (
             dict(self._repl), dict(self._ranges), {k: set(v) for k, v in self._div.items()}, dict(self._known),
-            LinearFacts(self._linear.live()), set(self._atoms_seen), set(self.related),
+            LinearFacts(self._linear.live()), set(self._atoms_seen), set(self.related), self._residues.copy(),
         )
 
     def restore(self, state: tuple) -> None:
         """Go back to a :meth:`snapshot` (the version only grows, and every cache is dropped)."""
-        self._repl, self._ranges, self._div, self._known, self._linear, self._atoms_seen, self.related = state
+        self._repl, self._ranges, self._div, self._known, self._linear, self._atoms_seen, self.related, self._residues = state
         self._changed_substitution()
 
     def on_new_fact(self, listener: Callable[[BoolForm], None]) -> None:
@@ -206,6 +208,10 @@ class Facts:
                 if inner is not None and inner.kind == "sym" and k.is_const and k.const != 0:
                     if any(m % k.const == 0 for m in self._div.get(inner.name, ())):
                         return F.const(0)
+                    if self._residues:
+                        value = self._residues.mod_value(inner.name, k.const)
+                        if value is not None:
+                            return F.const(value)
             if not k.is_const:
                 return self._cancel_common_factor(kind, a, k)
             return None
@@ -265,7 +271,7 @@ class Facts:
         """
         if f.is_const:
             return f
-        if not self._div and f.symbols.isdisjoint(self._repl) and not f.has_symbolic_division:
+        if not self._div and not self._residues and f.symbols.isdisjoint(self._repl) and not f.has_symbolic_division:
             return f
         return transform(f, self._on_atom, self._subst_memo)
 
@@ -626,14 +632,29 @@ class Facts:
         return preimage is not None and self._narrow(*preimage, n)
 
     def _learn_divisibility(self, p: "F.Form") -> bool:
-        atom = p.atom()
+        """``Mod(s, k) == r`` for a symbol ``s``: divisibility (r = 0) or a congruence (see ``core.residues``)."""
+        if len(p.terms) != 1 or p.terms[0][1] not in (1, -1):
+            return False
+        atom = p.terms[0][0].single_atom()
         if atom is None or atom.kind != "mod":
             return False
         a, k = atom.args
         inner = a.atom()
         if inner is None or inner.kind != "sym" or not k.is_const or k.const == 0:
             return False
-        self._div.setdefault(inner.name, set()).add(abs(k.const))
+        residue = -p.const * p.terms[0][1]
+        if residue:
+            if not (0 < residue < k.const or k.const < residue < 0):
+                return False  # impossible: left to the known facts, which report the contradiction
+            divisors = self._div.get(inner.name)
+            if divisors:
+                self._residues.learn(inner.name, math.lcm(*divisors), 0)
+            if not self._residues.learn(inner.name, k.const, residue):
+                return True
+        else:
+            self._div.setdefault(inner.name, set()).add(abs(k.const))
+            if self._residues.of(inner.name) is not None:
+                self._residues.learn(inner.name, k.const, 0)
         self.related.add(inner.name)
         self._changed_substitution()
         self._resimplify_known({inner.name})
@@ -777,6 +798,8 @@ class Facts:
         for name, ks in self._div.items():
             for k in sorted(ks):
                 yield build.eq(build.mod(build.symbol_expr(name), k), 0)
+        for name, (k, r) in self._residues.items():
+            yield build.eq(build.mod(build.symbol_expr(name), k), r)
         yield from (e for e, truth in self.known.items() if truth)
 
 
