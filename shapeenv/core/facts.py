@@ -41,6 +41,7 @@ from symint.form_transform import transform
 from symint.substitute import substitute
 from valueranges import ValueRanges, bound
 from valueranges.form_bound import bound_form
+from valueranges.rewrite import simplify as rewrite_form, simplify_bool
 from valueranges.linear_facts import LinearFacts, atom_facts, decide_norm, propagate, tighten_bound
 
 from .division_bounds import atom_bounds_of_fact, ceil_div, division_preimage, floor_div
@@ -345,6 +346,12 @@ class Facts:
         lo, hi = self.bound_form(f)
         if lo == hi:
             return lo, hi
+        if _has_function_atoms(f):
+            g = rewrite_form(f, self._ranges)  # min(x, y) - min(x + 10, y + 10) is -10
+            glo, ghi = self.bound_form(g)
+            f, lo, hi = g, max(lo, glo), min(hi, ghi)
+            if lo == hi:
+                return lo, hi
         if not self._add_atom_facts(f, self._ranges, self._bound_memo) and f.symbols.isdisjoint(self.related):
             return lo, hi  # Note [Questions intervals answer exactly]
         return tighten_bound(f, self._linear, self._ranges, self._bound_memo, (lo, hi))
@@ -357,7 +364,23 @@ class Facts:
         answer when known (only it can be provable, so only it is searched for).
         """
         s = self.simplify_bool(b)
-        return self._decide(s, self._ranges if ranges is None else ranges, use_facts, ranges is None, expect)
+        r = self._ranges if ranges is None else ranges
+        answer = self._decide(s, r, use_facts, ranges is None, expect)
+        if answer is None and s.kind == "rel" and _has_function_atoms(s.norm.p):
+            rewritten = self._rewritten(s, r, ranges is None)  # TVM's rules (valueranges.rewrite), then ask again
+            if rewritten is not s:
+                answer = self._decide(rewritten, r, use_facts, ranges is None, expect)
+        return answer
+
+    def _rewritten(self, s: BoolForm, ranges, own_ranges: bool) -> BoolForm:
+        """``s`` after :func:`valueranges.rewrite.simplify_bool` (cached with the simplifications)."""
+        key = ("rewritten", s)
+        found = self._bool_memo.get(key) if own_ranges else None
+        if found is None:
+            found = simplify_bool(s, ranges)
+            if own_ranges:
+                self._bool_memo[key] = found
+        return found
 
     def _decide(self, s: BoolForm, ranges, use_facts: bool, own_ranges: bool, expect: bool | None = None) -> bool | None:
         kind = s.kind
@@ -801,6 +824,11 @@ class Facts:
         for name, (k, r) in self._residues.items():
             yield build.eq(build.mod(build.symbol_expr(name), k), r)
         yield from (e for e, truth in self.known.items() if truth)
+
+
+def _has_function_atoms(f: "F.Form") -> bool:
+    """Whether a max, min, floor division or modulo occurs at the top of ``f`` (what the rewrite rules act on)."""
+    return any(a.kind in ("max", "min", "floordiv", "mod") for m, _ in f.terms for a, _ in m.factors)
 
 
 def _without_common_factor(r: BoolForm) -> BoolForm:
