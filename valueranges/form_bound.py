@@ -86,28 +86,38 @@ def _corner(x, y):
     return x // y
 
 
-def _floordiv_bound(a: Bound, b: Bound) -> Bound:
+def _nonzero_parts(b: Bound) -> list:
+    """The divisor range without 0, as its negative and positive parts (Note [Zero divisors] in
+    :mod:`valueranges.division`: dividing by 0 raises, so it gives no value)."""
     blo, bhi = b
-    if blo > 0 or bhi < 0:
+    parts = []
+    if blo <= -1:
+        parts.append((blo, min(bhi, -1)))
+    if bhi >= 1:
+        parts.append((max(blo, 1), bhi))
+    return parts
+
+
+def _floordiv_bound(a: Bound, b: Bound) -> Bound:
+    lo, hi = INF, -INF
+    for blo, bhi in _nonzero_parts(b):
         # For a divisor of one sign, a // b is monotone in each argument: the extremes are corners.
         candidates = [c for x in a for y in (blo, bhi) if (c := _corner(x, y)) is not None]
-        return (min(candidates), max(candidates))
-    return UNBOUNDED
+        if len(candidates) < 4:
+            return UNBOUNDED
+        lo, hi = min(lo, *candidates), max(hi, *candidates)
+    return (lo, hi) if lo <= hi else UNBOUNDED
 
 
 def _mod_bound(a: Bound, b: Bound) -> Bound:
-    blo, bhi = b
-    if blo > 0:
-        hi = bhi - 1
-        if a[0] >= 0:
-            return (0, min(a[1], hi))
-        return (0, hi)
-    if bhi < 0:
-        lo = blo + 1
-        if a[1] <= 0:
-            return (max(a[0], lo), 0)
-        return (lo, 0)
-    return UNBOUNDED
+    lo, hi = INF, -INF
+    for blo, bhi in _nonzero_parts(b):
+        if blo > 0:
+            part = (0, min(a[1], bhi - 1)) if a[0] >= 0 else (0, bhi - 1)
+        else:
+            part = (max(a[0], blo + 1), 0) if a[1] <= 0 else (blo + 1, 0)
+        lo, hi = min(lo, part[0]), max(hi, part[1])
+    return (lo, hi) if lo <= hi else UNBOUNDED
 
 
 def bound_atom(atom: "F.Atom", ranges: Mapping[str, Bound], memo: dict, opaque=None) -> Bound:

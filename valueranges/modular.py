@@ -8,7 +8,8 @@ identities over the integers (each is checked by brute force in
 * a sum: ``(gcd(c1, c2), b1 + b2)``; a multiple ``k*f``: ``(k*c, k*b)``;
 * a product: ``(gcd(c1*c2, c1*b2, c2*b1), b1*b2)``;
 * ``f // d`` for a constant ``d > 0`` dividing ``coeff``: ``(coeff/d, base // d)``;
-* ``f % d`` for a constant ``d > 0``: ``(gcd(coeff, d), base)`` (the residue survives the mod).
+* ``f % d`` for a constant ``d > 0``: ``(gcd(coeff, d), base)`` (the residue survives the mod);
+* ``max``/``min``: the union of the arguments' sets, ``(gcd(c1, c2, b1 - b2), b1)``.
 
 Its use: ``(320*n + 255) % 256`` is ``255 (mod 64)``, so it lies in ``[63, 255]``, where
 intervals give ``[0, 255]`` (:func:`mod_bound_by_residue`).
@@ -78,7 +79,14 @@ def _atom_set(atom: "F.Atom", residues: Mapping, memo: dict) -> tuple[int, int]:
     if found is not None:
         return found
     result = _NOTHING
-    if kind in ("floordiv", "mod"):
+    if kind in ("max", "min"):  # the value is one of the arguments: the union of their sets
+        sets = [modular_set(a, residues, memo) for a in atom.args]
+        c0, b0 = sets[0]
+        g = c0
+        for c, b in sets[1:]:
+            g = math.gcd(g, c, b - b0)
+        result = _norm(g, b0)
+    elif kind in ("floordiv", "mod"):
         x, d = atom.args
         if d.is_const and d.const > 0:
             c, b = modular_set(x, residues, memo)

@@ -41,6 +41,7 @@ from symint.form_transform import transform
 from symint.substitute import substitute
 from valueranges import ValueRanges, bound
 from valueranges.form_bound import bound_form
+from valueranges.modular import modular_set
 from valueranges.rewrite import simplify as rewrite_form, simplify_bool
 from valueranges.linear_facts import LinearFacts, atom_facts, decide_norm, propagate, tighten_bound
 
@@ -355,6 +356,18 @@ class Facts:
         if not self._add_atom_facts(f, self._ranges, self._bound_memo) and f.symbols.isdisjoint(self.related):
             return lo, hi  # Note [Questions intervals answer exactly]
         return tighten_bound(f, self._linear, self._ranges, self._bound_memo, (lo, hi))
+
+    def modular_set(self, f: "F.Form") -> tuple[int, int]:
+        """``(coeff, base)``: ``f`` is always ``base`` modulo ``coeff``, with the known congruences and divisors.
+
+        >>> facts = Facts(rank=lambda s: (0, s.name))
+        >>> facts.learn_form(B.rel("==", F.mod(F.sym("b"), F.const(4)), F.const(2)))
+        >>> facts.modular_set(F.add(F.sym("b"), F.const(1)))
+        (4, 3)
+        """
+        residues = {n: (math.lcm(*ks), 0) for n, ks in self._div.items()}
+        residues.update(dict(self._residues.items()))
+        return modular_set(self.simplify_form(f), residues)
 
     def decide(self, b: BoolForm, ranges: dict | None = None, use_facts: bool = True, expect: bool | None = None) -> bool | None:
         """True/False if the facts decide ``b``, else None. Records nothing.

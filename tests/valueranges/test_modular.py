@@ -31,10 +31,12 @@ def _holds(f, coeff, base, points):
 def _random_form(rng: random.Random, depth: int) -> F.Form:
     if depth == 0 or rng.random() < 0.25:
         return rng.choice([x, y, k(rng.randint(-9, 9))])
-    op = rng.choice(["add", "scale", "mul", "floordiv", "mod", "lin"])
+    op = rng.choice(["add", "scale", "mul", "floordiv", "mod", "lin", "max", "min"])
     a = _random_form(rng, depth - 1)
     if op == "add":
         return F.add(a, _random_form(rng, depth - 1))
+    if op in ("max", "min"):
+        return (F.max_ if op == "max" else F.min_)(a, _random_form(rng, depth - 1))
     if op == "scale":
         return F.scale(a, rng.choice([2, 3, 4, 6, 8, -4, 12]))
     if op == "mul":
