@@ -188,7 +188,12 @@ def _sums(f: "F.Form") -> "F.Form":
             pa = other.atom()
             if pa is not None and len(other.terms) == 1 and not other.const and other.terms[0][1] == 1:
                 partner, pc, replacement = other.terms[0][0], c, F.add(*atom.args)
-        elif atom.kind == "floordiv" and atom.args[1].is_const and c % atom.args[1].const == 0:
+        elif atom.kind == "mod" and atom.args[1].is_const and atom.args[1].const > 0:
+            u, k = atom.args
+            q = F.floordiv(u, k)  # canonical: FloorDiv(FloorDiv(x, 3), 2) is built as FloorDiv(x, 6)
+            if len(q.terms) == 1 and not q.const and q.terms[0][1] == 1:
+                partner, pc, replacement = q.terms[0][0], c * k.const, u
+        if partner is None and atom.kind == "floordiv" and atom.args[1].is_const and c % atom.args[1].const == 0:
             x, k = atom.args
             r = F.mod(x, k)  # canonical: Mod(x + 3*y, 2) is built as Mod(x + y, 2)
             if len(r.terms) == 1 and not r.const and r.terms[0][1] == 1:
@@ -241,6 +246,10 @@ def _division(atom: "F.Atom", ranges, memo) -> "F.Form":
             nested = _nested_floordiv(x, k)
             if nested is not None:
                 return nested
+            inner = x.atom() if len(x.terms) == 1 and not x.const and x.terms[0][1] == 1 else None
+            if inner is not None and inner.kind == "mod" and inner.args[1].is_const and inner.args[1].const > 0 \
+                    and inner.args[1].const % k == 0:  # (u % (m*k)) // k == (u // k) % m
+                return F.mod(F.floordiv(inner.args[0], d), F.const(inner.args[1].const // k))
         split = _split_by_ranges(x, k, ranges, memo)
         if split is not None:
             q, r, j = split
@@ -250,7 +259,43 @@ def _division(atom: "F.Atom", ranges, memo) -> "F.Form":
         exact = _exact_quotient(x, d)
         if exact is not None:
             return exact if atom.kind == "floordiv" else F.const(0)
+        common = _common_factor(x, d)
+        if common is not None:  # (k*a) // (k*b) == a // b and (k*a) % (k*b) == k*(a % b), for k != 0
+            ka, kb = _divide(x, common), _divide(d, common)
+            return F.floordiv(ka, kb) if atom.kind == "floordiv" else F.mul(common, F.mod(ka, kb))
     return F.atom_form(atom)
+
+
+def _common_factor(x: "F.Form", d: "F.Form") -> "F.Form | None":
+    """The greatest monomial times integer dividing every term of ``x`` and ``d`` (None when it is 1).
+
+    Under Note [Canonical forms] (``symint.functions``) a factor that is 0 is the accepted widening.
+    """
+    if x.const or d.const or x.is_const:
+        return None
+    powers = None
+    g = 0
+    for f in (x, d):
+        for m, c in f.terms:
+            g = math.gcd(g, c)
+            mine = dict(m.factors)
+            powers = mine if powers is None else {a: min(p, mine[a]) for a, p in powers.items() if a in mine}
+    powers = {a: p for a, p in (powers or {}).items() if a.kind == "sym"}
+    if not powers and g == 1:
+        return None
+    return F.mul(F.const(g), _mono_form_from(powers))
+
+
+def _divide(f: "F.Form", k: "F.Form") -> "F.Form":
+    """``f / k`` for a monomial ``k`` that divides every term (exact)."""
+    (km, kc), = k.terms
+    out = F.const(0)
+    for m, c in f.terms:
+        powers = dict(m.factors)
+        for a, p in km.factors:
+            powers[a] -= p
+        out = F.add(out, F.scale(_mono_form_from({a: p for a, p in powers.items() if p}), c // kc))
+    return out
 
 
 def _nested_floordiv(x: "F.Form", k: int) -> "F.Form | None":
@@ -297,7 +342,7 @@ def _exact_quotient(x: "F.Form", d: "F.Form") -> "F.Form | None":
     gens = sorted({sympy.Symbol(n, integer=True) for n in x.symbols | d.symbols}, key=lambda s: s.name)
     px, pd = sympy.Poly(x.sympy(), *gens, domain="ZZ"), sympy.Poly(d.sympy(), *gens, domain="ZZ")
     q, r = px.div(pd)
-    if not r.is_zero or q.is_zero:
+    if not r.is_zero or q.is_zero or not all(c.is_Integer for c in q.coeffs()):
         return None
     return from_sympy(q.as_expr())
 

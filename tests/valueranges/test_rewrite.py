@@ -131,6 +131,8 @@ def test_rule_exact_polynomial_division():
         (F.mul(F.add(a, k(1)), F.add(b, k(2))), F.add(b, k(2))),
         (F.add(F.mul(a, b), a), a),
         (F.add(F.mul(a, a), k(1)), F.add(a, k(1))),  # not exact: kept
+        (F.scale(F.mul(F.mul(a, a), b), 32), F.scale(a, 6)),  # the quotient 16/3*a*b is not integral: kept
+        (F.scale(F.mul(F.mul(a, a), b), 4), F.mul(F.scale(a, 2), b)),  # a common factor cancels
     ]
     for num, den in cases:
         for before in (F.floordiv(num, den), F.mod(num, den)):
