@@ -44,8 +44,9 @@ from symint import form as F
 from symint.form_transform import rebuild_atom
 
 from .form_bound import bound_form
+from .linear_facts import LinearFacts, atom_facts
 
-__all__ = ["simplify", "simplify_bool"]
+__all__ = ["simplify", "simplify_bool", "size"]
 
 INF = math.inf
 _ROUNDS = 3
@@ -69,6 +70,23 @@ def simplify(f: "F.Form", ranges: Mapping[str, tuple] | None = None, memo: dict 
     return f
 
 
+def size(f: "F.Form") -> int:
+    """Terms plus operators: the measure by which a rewrite that may go either way is chosen (smaller wins).
+
+    >>> from symint import form as F
+    >>> size(F.add(F.sym("x"), F.const(1))), size(F.min_(F.sym("x"), F.sym("y")))
+    (2, 3)
+    """
+    n = 1 if f.const else 0
+    for m, c in f.terms:
+        n += 1 + (1 if c not in (1, -1) else 0)
+        for atom, p in m.factors:
+            n += p - 1
+            if atom.kind not in ("sym", "opaque"):
+                n += 1 + sum(size(a) for a in atom.args)
+    return n
+
+
 def _bound(f: "F.Form", ranges, memo) -> tuple:
     return bound_form(f, ranges, memo.setdefault("bounds", {}))
 
@@ -85,9 +103,47 @@ def _form(f: "F.Form", ranges, memo) -> "F.Form":
         for atom, p in m.factors:
             term = F.mul(term, F.pow_nat(_atom(atom, ranges, memo), p))
         out = F.add(out, term)
-    out = _products(_sums(out))
+    out = _push_into_minmax(_uncombine(_products(_sums(out))))
     memo[f] = out
     return out
+
+
+def _uncombine(f: "F.Form") -> "F.Form":
+    """``c*u - c*k*(u // k)`` -> ``c*(u % k)`` (the definition of ``%``), when ``c*u``'s terms are all in the sum."""
+    terms = dict(f.terms)
+    for m, ck in f.terms:
+        atom = m.single_atom()
+        if atom is None or atom.kind != "floordiv" or not atom.args[1].is_const or m not in terms:
+            continue
+        u, k = atom.args[0], atom.args[1].const
+        if ck % k or u.is_const:
+            continue
+        c = -ck // k
+        rest = F.sub(f, F.add(F.scale(u, c), F.scale(F.atom_form(atom), -c * k)))
+        candidate = F.add(rest, F.scale(F.mod(u, F.const(k)), c))
+        if size(candidate) < size(f):
+            return _uncombine(candidate)
+    return f
+
+
+def _push_into_minmax(f: "F.Form") -> "F.Form":
+    """``r + min(a, b)`` -> ``min(a + r, b + r)`` (and ``r - min(a, b)`` -> ``max(r - a, r - b)``) when smaller."""
+    if len(f.terms) < 2 and not (f.terms and f.const):
+        return f
+    for m, c in f.terms:
+        atom = m.single_atom()
+        if atom is None or atom.kind not in ("max", "min") or c not in (1, -1):
+            continue
+        rest = F.sub(f, F.scale(F.atom_form(atom), c))
+        kind = atom.kind if c == 1 else ("min" if atom.kind == "max" else "max")
+        op = F.max_ if kind == "max" else F.min_
+        args = [F.add(rest, F.scale(a, c)) for a in atom.args]
+        candidate = args[0]
+        for a in args[1:]:
+            candidate = op(candidate, a)
+        if size(candidate) < size(f):
+            return candidate
+    return f
 
 
 def _atom(atom: "F.Atom", ranges, memo) -> "F.Form":
@@ -114,10 +170,25 @@ def _atom(atom: "F.Atom", ranges, memo) -> "F.Form":
 
 
 def _dominated(kind: str, a: "F.Form", b: "F.Form", ranges, memo) -> bool:
-    """Whether ``b`` makes ``a`` useless in ``kind(a, b)``: ``b >= a`` for max, ``b <= a`` for min."""
-    d = F.sub(b, a)
-    lo, hi = (d.const, d.const) if d.is_const else _bound(d, ranges, memo)
-    return lo >= 0 if kind == "max" else hi <= 0
+    """Whether ``b`` makes ``a`` useless in ``kind(a, b)``: ``b >= a`` for max, ``b <= a`` for min.
+
+    Structurally (``min(x, max(x, y))``: the max is never below ``x``), by intervals, then by the
+    definitions of the atoms in ``a - b`` (``4*((x + 3) // 4) >= x``) with the linear procedure.
+    """
+    inner = a.atom() if len(a.terms) == 1 and not a.const and a.terms[0][1] == 1 else None
+    other = "min" if kind == "max" else "max"
+    if inner is not None and inner.kind == other and b in inner.args:
+        return True  # max(b, min(b, ...)) is b; min(b, max(b, ...)) is b
+    d = F.sub(b, a) if kind == "max" else F.sub(a, b)  # to show: d >= 0
+    if d.is_const:
+        return d.const >= 0
+    if _bound(d, ranges, memo)[0] >= 0:
+        return True
+    atoms = [at for m, _ in d.terms for at, _ in m.factors if at.kind in ("floordiv", "mod", "max", "min")]
+    if not atoms:
+        return False
+    facts = LinearFacts([n for at in atoms for n in atom_facts(at, ranges, memo.setdefault("bounds", {}))])
+    return facts.prove_le0(F.neg(d), ranges, memo.setdefault("bounds", {}))
 
 
 def _minmax(atom: "F.Atom", ranges, memo) -> "F.Form":
@@ -128,6 +199,14 @@ def _minmax(atom: "F.Atom", ranges, memo) -> "F.Form":
         others = kept + args[i + 1:]
         if not any(_dominated(kind, a, b, ranges, memo) for b in others):
             kept.append(a)
+    if len(kept) == 1:
+        return kept[0]
+    divided = _common_floordiv(kind, kept)
+    if divided is not None:
+        return divided
+    factored = _factor_common_argument(kind, kept)
+    if factored is not None:
+        return factored
     common = _common_part(kept)
     if common is not None:
         kept = [F.sub(a, common) for a in kept]
@@ -136,6 +215,56 @@ def _minmax(atom: "F.Atom", ranges, memo) -> "F.Form":
     for a in kept[1:]:
         result = op(result, a)
     return result if common is None else F.add(result, common)
+
+
+def _factor_common_argument(kind: str, args: list) -> "F.Form | None":
+    """``min(max(x, y), max(x, z))`` -> ``max(x, min(y, z))`` (max distributes over min, and back)."""
+    other = "min" if kind == "max" else "max"
+    inner = []
+    for a in args:
+        atom = a.atom() if len(a.terms) == 1 and not a.const and a.terms[0][1] == 1 else None
+        if atom is None or atom.kind != other:
+            return None
+        inner.append(set(atom.args))
+    shared = set.intersection(*inner)
+    if not shared:
+        return None
+    op, outer_op = (F.max_, F.min_) if kind == "max" else (F.min_, F.max_)
+    rests = []
+    for a_set in inner:
+        rest = sorted(a_set - shared, key=lambda f: f.digest)
+        if not rest:
+            return None
+        r = rest[0]
+        for more in rest[1:]:
+            r = outer_op(r, more)
+        rests.append(r)
+    combined = rests[0]
+    for r in rests[1:]:
+        combined = op(combined, r)
+    out = combined
+    for c in sorted(shared, key=lambda f: f.digest):
+        out = outer_op(out, c)
+    return out
+
+
+def _common_floordiv(kind: str, args: list) -> "F.Form | None":
+    """``min(x // k, y // k)`` -> ``min(x, y) // k`` (``// k`` is monotone: non-decreasing for ``k > 0``,
+    non-increasing for ``k < 0``, where min becomes max)."""
+    divisor, inner = None, []
+    for a in args:
+        atom = a.atom() if len(a.terms) == 1 and not a.const and a.terms[0][1] == 1 else None
+        if atom is None or atom.kind != "floordiv" or not atom.args[1].is_const:
+            return None
+        if divisor is not None and atom.args[1] is not divisor:
+            return None
+        divisor = atom.args[1]
+        inner.append(atom.args[0])
+    op = F.max_ if (kind == "max") == (divisor.const > 0) else F.min_
+    out = inner[0]
+    for a in inner[1:]:
+        out = op(out, a)
+    return F.floordiv(out, divisor)
 
 
 def _common_part(args: list) -> "F.Form | None":
@@ -199,11 +328,87 @@ def _sums(f: "F.Form") -> "F.Form":
             if len(r.terms) == 1 and not r.const and r.terms[0][1] == 1:
                 partner, pc, replacement = r.terms[0][0], c // k.const, x
                 c = pc
+        unmatched = partner is None or terms.get(partner) != pc
+        if unmatched and atom.kind in ("max", "min"):
+            shifted = _shifted_partner(atom, c, terms)
+            if shifted is not None:  # min(x + 10, y + 1) - min(x, y - 9) is 10
+                partner_mono, d = shifted
+                del terms[m], terms[partner_mono]
+                return _sums(F.add(_from_terms(terms), F.const(f.const + c * d)))
+        if unmatched and atom.kind == "mod" and atom.args[1].is_const and atom.args[1].const == 2:
+            for m2, c2 in terms.items():
+                other = m2.single_atom()
+                if m2 is not m and c2 == c and other is not None and other.kind == "mod" and other.args[1] is atom.args[1]:
+                    d = F.sub(other.args[0], atom.args[0])
+                    if d.is_const and d.const % 2:  # x % 2 + (x + 1) % 2 is 1
+                        del terms[m], terms[m2]
+                        return _sums(F.add(_from_terms(terms), F.const(f.const + c)))
+        if unmatched and c > 0 and atom.kind == "floordiv" and atom.args[1].is_const and atom.args[1].const > 0:
+            diff = _floordiv_difference(atom, c, terms)
+            if diff is not None:  # (x + 5)//3 - (x + 2)//3 is ((x + 2) % 3 + 3)//3, which is 1
+                partner_mono, replacement_form = diff
+                del terms[m], terms[partner_mono]
+                return _sums(F.add(F.add(_from_terms(terms), F.const(f.const)), F.scale(replacement_form, c)))
+            split = _split_offset(atom, c, f)
+            if split is not None:
+                return split
         if partner is not None and terms.get(partner) == pc:
             del terms[m], terms[partner]
             terms_form = F.add(_from_terms(terms), F.scale(replacement, c))
             return _sums(F.add(terms_form, F.const(f.const)))
     return f if not changed else f
+
+
+def _floordiv_difference(atom: "F.Atom", c: int, terms: dict) -> tuple | None:
+    """``u // k`` with coefficient ``c`` and ``v // k`` with ``-c``, ``u - v`` a constant ``d``: ``(v // k's
+    monomial, (v % k + d) // k)``, since ``u // k - v // k == (v % k + d) // k``."""
+    u, k = atom.args
+    for m2, c2 in terms.items():
+        other = m2.single_atom()
+        if c2 != -c or other is None or other is atom or other.kind != "floordiv" or other.args[1] is not k:
+            continue
+        d = F.sub(u, other.args[0])
+        if d.is_const:
+            return m2, F.floordiv(F.add(F.mod(other.args[0], k), d), k)
+    return None
+
+
+def _half_of_parity(x: "F.Form", d: "F.Form") -> "F.Form | None":
+    """``(v % 2 + 2q + 1) // 2`` -> ``v % 2 + q`` (the parity is 0 or 1), else None."""
+    if not (d.is_const and d.const == 2 and x.const % 2 and len(x.terms) == 1 and x.terms[0][1] == 1):
+        return None
+    inner = x.terms[0][0].single_atom()
+    if inner is None or inner.kind != "mod" or inner.args[1] is not d:
+        return None
+    return F.add(F.atom_form(inner), F.const((x.const - 1) // 2))
+
+
+def _split_offset(atom: "F.Atom", c: int, f: "F.Form") -> "F.Form | None":
+    """``(v + d) // k`` as ``v // k + (v % k + d) // k``, when that makes ``f`` smaller
+    (``(x + 1) // 2 - x % 2`` is ``x // 2``)."""
+    u, k = atom.args
+    if not u.const:
+        return None
+    v = F.sub(u, F.const(u.const))
+    rest = F.add(F.mod(v, k), F.const(u.const))
+    split = F.add(F.floordiv(v, k), _half_of_parity(rest, k) or F.floordiv(rest, k))
+    candidate = F.add(F.sub(f, F.scale(F.atom_form(atom), c)), F.scale(split, c))
+    return candidate if size(candidate) < size(f) else None
+
+
+def _shifted_partner(atom: "F.Atom", c: int, terms: dict) -> tuple | None:
+    """Another atom of the same kind, with coefficient ``-c``, whose arguments are ``atom``'s shifted by one
+    constant ``d``: ``(its monomial, d)`` (then ``c*atom - c*other == c*d``)."""
+    args = list(atom.args)
+    for m2, c2 in terms.items():
+        other = m2.single_atom()
+        if c2 != -c or other is None or other is atom or other.kind != atom.kind or len(other.args) != len(args):
+            continue
+        for b in other.args:
+            d = F.sub(args[0], b)
+            if d.is_const and {F.sub(a, d) for a in args} == set(other.args):
+                return m2, d.const
+    return None
 
 
 def _products(f: "F.Form") -> "F.Form":
@@ -238,8 +443,34 @@ def _mono_form_from(powers: dict) -> "F.Form":
 # -- floor division and modulo ----------------------------------------------------------------------
 
 
+def _unmod(x: "F.Form", d: "F.Form", exact: bool) -> "F.Form":
+    """``x`` with each ``v % e`` inside (``e`` a multiple of ``d``) replaced: by ``v`` when only ``x``'s residue
+    modulo ``d`` matters (``exact=False``: ``v % e`` is ``v`` modulo ``d``), else by ``v - e*(v // e)``."""
+    out = F.const(x.const)
+    for m, c in x.terms:
+        term = F.const(c)
+        for atom, p in m.factors:
+            new = F.atom_form(atom)
+            if atom.kind == "mod" and p == 1 and (atom.args[1] is d or (
+                    d.is_const and atom.args[1].is_const and atom.args[1].const % d.const == 0)):
+                v, e = atom.args
+                new = v if not exact else F.sub(v, F.mul(e, F.floordiv(v, e)))
+            term = F.mul(term, F.pow_nat(new, p))
+        out = F.add(out, term)
+    return out
+
+
 def _division(atom: "F.Atom", ranges, memo) -> "F.Form":
     x, d = atom.args
+    if any(a.kind == "mod" for m, _ in x.terms for a, _ in m.factors):
+        if atom.kind == "mod":  # (x - x % 9) % 9 is 0: x % 9 is x modulo 9
+            reduced = F.mod(_unmod(x, d, exact=False), d)
+            if size(reduced) < size(F.atom_form(atom)):
+                return reduced
+        else:  # (x - x % 21) // 21 is (21*(x // 21)) // 21
+            reduced = F.floordiv(_unmod(x, d, exact=True), d)
+            if size(reduced) < size(F.atom_form(atom)):
+                return reduced
     if d.is_const and d.const > 0:
         k = d.const
         if atom.kind == "floordiv":
@@ -250,6 +481,16 @@ def _division(atom: "F.Atom", ranges, memo) -> "F.Form":
             if inner is not None and inner.kind == "mod" and inner.args[1].is_const and inner.args[1].const > 0 \
                     and inner.args[1].const % k == 0:  # (u % (m*k)) // k == (u // k) % m
                 return F.mod(F.floordiv(inner.args[0], d), F.const(inner.args[1].const // k))
+        if atom.kind == "floordiv":
+            halved = _half_of_parity(x, d)
+            if halved is not None:
+                return halved
+        small = _small_rest(x, k, ranges, memo)
+        if small is not None:
+            big, rest, g = small  # x = g*big + rest with 0 <= rest < g and g | k
+            if atom.kind == "floordiv":
+                return F.floordiv(big, F.const(k // g))
+            return F.add(F.scale(F.mod(big, F.const(k // g)), g), rest)
         split = _split_by_ranges(x, k, ranges, memo)
         if split is not None:
             q, r, j = split
@@ -307,6 +548,25 @@ def _nested_floordiv(x: "F.Form", k: int) -> "F.Form | None":
         return None
     y, a = inner.args[0], inner.args[1].const
     return F.floordiv(F.add(y, F.const(a * x.const)), F.const(a * k))
+
+
+def _small_rest(x: "F.Form", k: int, ranges, memo) -> tuple | None:
+    """``x = g*Y + R`` with ``g`` a proper divisor of ``k`` (``g > 1``) and ``0 <= R < g`` given the ranges:
+    ``(Y, R, g)``. Then ``x // k == Y // (k/g)`` and ``x % k == g*(Y % (k/g)) + R`` (``(8x + 7) // 16`` is
+    ``x // 2``; ``(32x + y) // 64`` is ``x // 2`` for ``y`` in [0, 31])."""
+    for g in sorted({math.gcd(c, k) for _, c in x.terms}, reverse=True):
+        if g <= 1:
+            continue
+        big = {m: c // g for m, c in x.terms if c % g == 0}
+        if not big:
+            continue
+        rest_terms = {m: c for m, c in x.terms if c % g}
+        q, r = divmod(x.const, g)
+        rest = F.add(_from_terms(rest_terms), F.const(r))
+        lo, hi = _bound(rest, ranges, memo)
+        if lo >= 0 and hi <= g - 1:
+            return F.add(_from_terms(big), F.const(q)), rest, g
+    return None
 
 
 def _split_by_ranges(x: "F.Form", k: int, ranges, memo) -> tuple | None:
@@ -388,6 +648,10 @@ def _relation(b: "B.BoolForm", ranges, memo) -> "B.BoolForm":
     if inverted is not None:
         return inverted
     if n.op == "<=":
+        split = _split_minmax_relation(p)
+        if split is not None and _bool_size(split) < _bool_size(r):
+            return split
+    if n.op == "<=":
         small = _drop_small_rest(p, ranges, memo)
         if small is not None:
             return small
@@ -414,6 +678,28 @@ def _invert_floordiv(op: str, p: "F.Form") -> "B.BoolForm | None":
     q = -K // c
     inside = B.and_(B.rel(">=", x, F.const(k * q)), B.rel("<=", x, F.const(k * q + k - 1)))
     return inside if op == "==" else B.not_(inside)
+
+
+def _bool_size(b: "B.BoolForm") -> int:
+    if b.kind == "const":
+        return 0
+    if b.kind == "rel":
+        return 1 + size(b.norm.p)
+    return 1 + sum(_bool_size(a) for a in b.args) if b.kind in ("and", "or", "not") else 1 << 20
+
+
+def _split_minmax_relation(p: "F.Form") -> "B.BoolForm | None":
+    """``min(a, b) + r <= 0`` is ``a + r <= 0 or b + r <= 0``; ``max``: and; a negated atom swaps them
+    (``min(x, 11) < 10`` is ``x < 10``, the other case being false)."""
+    for m, c in p.terms:
+        atom = m.single_atom()
+        if atom is None or atom.kind not in ("max", "min") or c not in (1, -1):
+            continue
+        rest = F.sub(p, F.scale(F.atom_form(atom), c))
+        cases = [B.rel("<=", F.add(rest, F.scale(a, c)), F.const(0)) for a in atom.args]
+        disjunction = (atom.kind == "min") == (c == 1)
+        return B.or_(*cases) if disjunction else B.and_(*cases)
+    return None
 
 
 def _drop_small_rest(p: "F.Form", ranges, memo) -> "B.BoolForm | None":

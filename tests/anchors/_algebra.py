@@ -67,6 +67,21 @@ class E:
     def eq(self, o):
         return B.rel("==", self.form, _f(o))
 
+    def ne(self, o):
+        return B.rel("!=", self.form, _f(o))
+
+
+def all_(*parts):
+    return B.and_(*parts)
+
+
+def true():
+    return B.bool_const(True)
+
+
+def false():
+    return B.bool_const(False)
+
 
 def var(name: str) -> E:
     return E(F.sym(name))

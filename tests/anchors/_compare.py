@@ -23,7 +23,7 @@ from symint import boolform as B
 from symint import form as F
 from symint.build import symbol_expr
 from valueranges import ValueRanges
-from valueranges.rewrite import simplify, simplify_bool
+from valueranges.rewrite import simplify, simplify_bool, size
 
 INF = math.inf
 SAME, BETTER, WORSE = "same", "better", "worse"
@@ -75,23 +75,12 @@ def judge_bound(expr, ranges, expected, constraints=()):
     return WORSE, ours
 
 
-def size(f: F.Form) -> int:
-    """Terms plus operators, the measure a rewrite must not grow."""
-    n = (1 if f.const else 0)
-    for m, c in f.terms:
-        n += 1 + (1 if c not in (1, -1) else 0)
-        for atom, p in m.factors:
-            n += (p - 1)
-            if atom.kind not in ("sym", "opaque"):
-                n += 1 + sum(size(a) for a in atom.args)
-    return n
-
-
 def judge_form(before, expected, ranges=None, constraints=()):
     """``(status, ours)`` for a simplification case."""
     ranges = ranges or {}
     f, theirs = before.form, expected.form if hasattr(expected, "form") else F.const(expected)
-    ours = simplify(engine(ranges, constraints).simplify_form(f), ranges)
+    eng = engine(ranges, constraints)
+    ours = simplify(eng.simplify_form(f), eng.bounds())
     for env, v in _values(f, ranges, constraints):
         assert ours.value(env) == v, f"wrong: {f.sympy()} -> {ours.sympy()} differs at {env}"
         assert theirs.value(env) == v, f"port error: the anchor's {theirs.sympy()} differs at {env}"
@@ -109,12 +98,18 @@ def bool_size(b) -> int:
     return 1 + sum(bool_size(a) for a in b.args) if b.kind in ("and", "or", "not") else 99
 
 
-def judge_bool(before, expected, ranges=None):
+def judge_bool(before, expected, ranges=None, constraints=()):
     ranges = ranges or {}
     theirs = expected if isinstance(expected, B.BoolForm) else B.bool_const(expected)
-    ours = simplify_bool(before, ranges)
-    names = sorted(before.symbols | ours.symbols | theirs.symbols)
+    eng = engine(ranges, constraints)
+    ours = simplify_bool(eng.simplify_bool(before), eng.bounds())
+    decided = eng.decide(ours) if ours.kind != "const" else None
+    if decided is not None:  # what the engine proves: a constant
+        ours = B.bool_const(decided)
+    names = sorted(before.symbols | ours.symbols | theirs.symbols | {n for c in constraints for n in c.symbols})
     for env in grid(names, ranges):
+        if not all(c.evaluate(env) for c in constraints):
+            continue
         try:
             v = before.evaluate(env)
         except ZeroDivisionError:
