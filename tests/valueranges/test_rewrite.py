@@ -200,3 +200,57 @@ def test_random_relations_keep_their_truth(seed):
             except ZeroDivisionError:
                 continue
             assert got.evaluate(env) == v, (rel.sympy(), ranges, got.sympy(), env)
+
+
+# -- every rule, one family of instances each: the rule fires (the form shrinks) and keeps the values --------
+def _mx(a, b_):
+    return F.max_(a, b_)
+
+
+def _mn(a, b_):
+    return F.min_(a, b_)
+
+
+def _family(c, d):
+    """Instances of each rule for the constants ``c`` (any) and ``d`` (a divisor > 1)."""
+    return {
+        "push into min": F.add(_mn(x, F.sub(y, z)), z),
+        "push into max, negated": F.sub(x, _mx(F.add(x, y), k(c))),
+        "uncombine": F.sub(F.scale(x, c or 1), F.scale(F.floordiv(x, k(d)), (c or 1) * d)),
+        "small rest //": F.floordiv(F.add(F.scale(x, 4 * d), k(3)), k(8 * d)),
+        "small rest %": F.mod(F.add(F.scale(x, 4 * d), k(3)), k(8 * d)),
+        "absorption": _mn(x, _mx(x, F.add(y, k(c)))),
+        "dominance by definitions": _mn(F.scale(F.floordiv(F.add(x, k(d - 1)), k(d)), d), x),
+        "common floordiv": _mx(F.floordiv(x, k(d)), F.floordiv(y, k(d))),
+        "common floordiv, negative divisor": _mn(F.floordiv(x, k(-d)), F.floordiv(y, k(-d))),
+        "distribute": _mn(_mx(x, y), _mx(x, F.add(z, k(c)))),
+        "shifted pair": F.sub(_mn(F.add(x, k(c + 5)), F.add(y, k(c))), _mn(F.add(x, k(5)), y)),
+        "parity pair": F.add(F.mod(x, k(2)), F.mod(F.add(x, k(2 * c + 1)), k(2))),
+        "floordiv difference": F.sub(F.floordiv(F.add(x, k(c + d)), k(d)), F.floordiv(F.add(x, k(c)), k(d))),
+        "split offset": F.sub(F.floordiv(F.add(x, k(1)), k(2)), F.mod(x, k(2))),
+        "half of parity": F.floordiv(F.add(F.mod(x, k(2)), k(2 * abs(c) + 1)), k(2)),
+        "unmod in %": F.mod(F.sub(x, F.mod(x, k(d))), k(d)),
+        "unmod in //": F.floordiv(F.sub(x, F.mod(x, k(d))), k(d)),
+        "common factor": F.floordiv(F.add(F.scale(F.mul(x, y), 2 * d), F.scale(x, 2 * d)), F.mul(F.scale(x, d), z)),
+        "common factor %": F.mod(F.add(F.scale(F.mul(x, y), 2 * d), F.scale(x, 2 * d)), F.mul(F.scale(x, d), z)),
+        "floordiv of mod": F.floordiv(F.mod(x, k(d * 4)), k(d)),
+    }
+
+
+@pytest.mark.parametrize("c", [-3, 0, 1, 4])
+@pytest.mark.parametrize("d", [2, 3, 8])
+def test_each_rule_fires_and_keeps_values(c, d):
+    from valueranges.rewrite import size
+
+    for name, before in _family(c, d).items():
+        after = simplify(before)
+        assert (after is not before and size(after) <= size(before)) or before.is_const, \
+            f"{name}: {before.sympy()} was not rewritten ({after.sympy()})"
+        _same_values(before, after, {"z": (-4, 4)})
+
+
+@pytest.mark.parametrize("kval", [-5, 0, 3, 10])
+def test_relation_split_through_minmax(kval):
+    for before in (B.rel("<", F.min_(x, k(kval + 1)), k(kval)), B.rel(">", F.max_(k(kval - 2), x), k(kval)),
+                   B.rel("<", F.add(x, k(1)), F.max_(k(kval), x)), B.rel(">=", F.min_(x, y), k(kval))):
+        _same_truth(before, simplify_bool(before), {})
