@@ -75,7 +75,7 @@ def size(f: "F.Form") -> int:
 
     >>> from symint import form as F
     >>> size(F.add(F.sym("x"), F.const(1))), size(F.min_(F.sym("x"), F.sym("y")))
-    (2, 3)
+    (2, 4)
     """
     n = 1 if f.const else 0
     for m, c in f.terms:
