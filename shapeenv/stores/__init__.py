@@ -26,7 +26,7 @@ a compiled function keeps its cache in its own memory, as before.
 from .base import MemoryStore, Store
 from .disk import DiskStore
 from .entry import EntryMeta, StoredEntry
-from .errors import NotStorableWarning, StoreConfigError, StoreError, StoreFormatError, StoreUnavailableWarning
+from .errors import DamagedEntryWarning, NotStorableWarning, StoreConfigError, StoreError, StoreFormatError, StoreUnavailableWarning
 from .fingerprint import Unfingerprintable, function_fingerprint
 from .redis_store import RedisStore
 
@@ -42,6 +42,7 @@ __all__ = [
     "StoreConfigError",
     "StoreUnavailableWarning",
     "NotStorableWarning",
+    "DamagedEntryWarning",
     "Unfingerprintable",
     "function_fingerprint",
     "open_store",

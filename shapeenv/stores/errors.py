@@ -12,7 +12,8 @@ from __future__ import annotations
 
 from ..errors import ShapeEnvError
 
-__all__ = ["StoreError", "StoreFormatError", "StoreConfigError", "StoreUnavailableWarning", "NotStorableWarning"]
+__all__ = ["StoreError", "StoreFormatError", "StoreConfigError", "StoreUnavailableWarning", "NotStorableWarning",
+           "DamagedEntryWarning"]
 
 
 class StoreError(ShapeEnvError):
@@ -33,3 +34,7 @@ class StoreUnavailableWarning(UserWarning):
 
 class NotStorableWarning(UserWarning):
     """A compiled function's entries cannot be stored (its fingerprint or artifacts have no stable form)."""
+
+
+class DamagedEntryWarning(UserWarning):
+    """A stored entry did not decode or verify (damaged, tampered with, another version's): it is skipped and traced again."""
