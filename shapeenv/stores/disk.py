@@ -290,7 +290,9 @@ class DiskStore(Store):
                     self._evict(conn)
                 conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                if conn.in_transaction:  # SQLite ends the transaction itself on some errors (SQLITE_FULL)
+                    with contextlib.suppress(sqlite3.Error):
+                        conn.execute("ROLLBACK")
                 raise
         return new
 

@@ -169,7 +169,7 @@ class RedisStore(Store):
         args: list[Any] = [body, head, row]
         for name, value in fields.items():
             args += [name, value]
-        return bool(self._save_script(keys=keys, args=args))
+        return bool(self._save_script(keys=keys, args=args, client=self._client))
 
     @contextlib.contextmanager
     def _lease(self, function: str, key: str) -> Iterator[bool]:
@@ -276,14 +276,15 @@ class RedisStore(Store):
         """Delete orphan heads (of ``name``, if given; unreadable ones always) and, clearing all, stray bodies."""
         removed = 0
         for entry_id in self._orphans():
-            if name is not None:
-                try:
-                    head = self._client.get(self._k("entry", entry_id))
-                    if StoredEntry.decode_head(head, self.secret()).provenance.get("name") != name:
-                        continue
-                except StoreFormatError:
-                    pass
-            removed += bool(self._client.delete(self._k("entry", entry_id), self._k("body", entry_id)))
+            try:
+                head = self._client.get(self._k("entry", entry_id))
+                entry: StoredEntry | None = StoredEntry.decode_head(head, self.secret())
+            except StoreFormatError:
+                entry = None  # not an entry: removed whatever the name, and not counted
+            if name is not None and entry is not None and entry.provenance.get("name") != name:
+                continue
+            deleted = self._client.delete(self._k("entry", entry_id), self._k("body", entry_id))
+            removed += bool(deleted) and entry is not None
         if name is None:
             for k in self._client.scan_iter(match=self._k("body", "*"), count=1000):
                 entry_id = k.decode("utf-8", "replace").rsplit(":", 1)[1]
