@@ -26,7 +26,15 @@ a compiled function keeps its cache in its own memory, as before.
 from .base import MemoryStore, Store
 from .disk import DiskStore
 from .entry import EntryMeta, StoredEntry
-from .errors import DamagedEntryWarning, NotStorableWarning, StoreConfigError, StoreError, StoreFormatError, StoreUnavailableWarning
+from .errors import (
+    DamagedEntryWarning,
+    NotStorableWarning,
+    StoreConfigError,
+    StoreError,
+    StoreFormatError,
+    StoreReadOnlyError,
+    StoreUnavailableWarning,
+)
 from .fingerprint import Unfingerprintable, function_fingerprint
 from .redis_store import RedisStore
 
@@ -40,6 +48,7 @@ __all__ = [
     "StoreError",
     "StoreFormatError",
     "StoreConfigError",
+    "StoreReadOnlyError",
     "StoreUnavailableWarning",
     "NotStorableWarning",
     "DamagedEntryWarning",

@@ -56,7 +56,14 @@ import warnings
 from typing import Iterator
 
 from .entry import EntryMeta, StoredEntry, canonical_json
-from .errors import DamagedEntryWarning, StoreConfigError, StoreError, StoreFormatError, StoreUnavailableWarning
+from .errors import (
+    DamagedEntryWarning,
+    StoreConfigError,
+    StoreError,
+    StoreFormatError,
+    StoreReadOnlyError,
+    StoreUnavailableWarning,
+)
 
 __all__ = ["Store", "MemoryStore"]
 
@@ -150,6 +157,8 @@ class Store(abc.ABC):
 
     def write_problem(self, exc: BaseException) -> str | None:
         """``"disk full"`` or ``"read-only"`` when ``exc`` says so (saves stop, reads go on), else None."""
+        if isinstance(exc, StoreReadOnlyError):
+            return "read-only"
         if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
             return "disk full"
         if isinstance(exc, OSError) and exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):

@@ -59,7 +59,6 @@ True False [1] 1
 from __future__ import annotations
 
 import contextlib
-import errno
 import hashlib
 import os
 import secrets
@@ -72,7 +71,7 @@ from typing import Iterator
 
 from .base import Store
 from .entry import EntryMeta, StoredEntry, canonical_json
-from .errors import StoreConfigError
+from .errors import StoreConfigError, StoreReadOnlyError
 
 try:  # POSIX; elsewhere leases are not taken (Note [Compile leases] in shapeenv.stores.base)
     import fcntl
@@ -276,7 +275,8 @@ class DiskStore(Store):
         with self._lock:
             conn = self._connection()
             if self.read_only:
-                raise OSError(errno.EROFS, f"{self.description} is read-only for this process")
+                raise StoreReadOnlyError(f"{self.description} is read-only for this process",
+                                         fix="open a store in a directory this process can write to save entries")
             conn.execute("BEGIN IMMEDIATE")
             try:
                 cur = conn.execute(

@@ -13,7 +13,7 @@ from __future__ import annotations
 from ..errors import ShapeEnvError
 
 __all__ = ["StoreError", "StoreFormatError", "StoreConfigError", "StoreUnavailableWarning", "NotStorableWarning",
-           "DamagedEntryWarning"]
+           "DamagedEntryWarning", "StoreReadOnlyError"]
 
 
 class StoreError(ShapeEnvError):
@@ -26,6 +26,10 @@ class StoreFormatError(StoreError, ValueError):
 
 class StoreConfigError(StoreError, ValueError):
     """A store was configured wrongly (a bad path, URL or size limit); the message says what to change."""
+
+
+class StoreReadOnlyError(StoreError, PermissionError):
+    """A store this process may only read was asked to save (compiled functions only warn: saves stop)."""
 
 
 class StoreUnavailableWarning(UserWarning):
