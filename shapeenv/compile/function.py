@@ -176,7 +176,7 @@ class CompiledFunction:
             entry = cache.lookup(inputs)
             if entry is not None:
                 if call is not None and call.spec:
-                    return output_shapes(entry.artifact.program, inputs)
+                    return self._shapes(entry, inputs, args, kwargs)
                 return entry.artifact.run(*args, **kwargs)
         return self._miss(args, kwargs, call if call is not None else self._binder.bind(args, kwargs), stance)
 
@@ -209,7 +209,7 @@ class CompiledFunction:
         if entry is None:
             return self._run_eagerly(args, kwargs, call)
         if call.spec:
-            return output_shapes(entry.artifact.program, call.inputs)
+            return self._shapes(entry, call.inputs, args, kwargs)
         return entry.artifact.run(*args, **kwargs)
 
     def _resolve(self, args: tuple, kwargs: dict, call: Call, stance: Stance) -> CacheEntry | None:
@@ -349,6 +349,13 @@ class CompiledFunction:
             cache.replace_guards(entry.index, NEVER)  # Note [A stored entry that fails]: never serves
             entry = cache.lookup(call.inputs)
         return entry
+
+    def _shapes(self, entry: CacheEntry, inputs: Mapping[str, Any], args: tuple, kwargs: dict) -> Any:
+        """The output shapes of a shape-spec call served by ``entry`` (a stored one that fails to load: traced again)."""
+        art = entry.artifact
+        if isinstance(art, StoredArtifact) and not art.ready():
+            return self._retrace_broken(art.entry.id, args, kwargs)
+        return output_shapes(art.program, inputs)
 
     def _retrace_broken(self, entry_id: str, args: tuple, kwargs: dict) -> Any:
         """A call reached a stored entry whose body failed to load: disable it and call again (it traces)."""

@@ -512,3 +512,22 @@ def test_the_disk_store_secret_is_private_and_shared_by_every_process(tmp_path) 
     key = s.secret()
     assert (tmp_path / "secret.key").stat().st_mode & 0o777 == 0o600 and len(key) == 32
     assert DiskStore(tmp_path).secret() == key
+
+
+def test_a_call_reaching_an_installed_entry_that_fails_to_load_traces_again(tmp_path) -> None:
+    store = DiskStore(tmp_path)
+    f = compile(model, store=store, dynamic=True)
+    assert f((6, 3), (3, 2)) == (12, 2) and f((3, 3), (3, 2)) == (3, 2)  # two entries: batch > 4, batch <= 4
+    conn = sqlite3.connect(tmp_path / DB_NAME)
+    (small,) = conn.execute("SELECT id FROM entries ORDER BY seq LIMIT 1 OFFSET 1").fetchone()
+    conn.execute("UPDATE entries SET body = ? WHERE id = ?", (zlib.compress(b'{"lost": 1}'), small))
+    conn.commit()
+    conn.close()
+    g = compile(model, store=DiskStore(tmp_path), dynamic=True)
+    assert g((9, 3), (3, 2)) == (18, 2)  # installs both stored entries, loads the first
+    assert g.cache_info().loaded == 2
+    shapes, caught = calls_without_raising(g, (2, 3), (3, 2))  # reaches the damaged one
+    assert shapes == (2, 2) and any("cannot be loaded" in c for c in caught)
+    assert g.cache_info().compilations == 1  # traced again, the damaged entry disabled
+    shapes, caught = calls_without_raising(g, (4, 3), (3, 2))
+    assert shapes == (4, 2) and caught == [] and g.cache_info().compilations == 1
