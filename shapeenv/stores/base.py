@@ -156,7 +156,8 @@ class Store(abc.ABC):
         return self._secret
 
     def write_problem(self, exc: BaseException) -> str | None:
-        """``"disk full"`` or ``"read-only"`` when ``exc`` says so (saves stop, reads go on), else None."""
+        """``"disk full"`` or ``"read-only"`` (a backend may add its own) when a failed write says so: saves stop,
+        reads go on (Note [A store that fails]); else None."""
         if isinstance(exc, StoreReadOnlyError):
             return "read-only"
         if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
@@ -177,7 +178,7 @@ class Store(abc.ABC):
                 self._no_writes = f"{problem} ({why})"
         if problem is not None:
             message = (f"{self.description}: {problem}, entries are no longer saved ({why}); the stored entries are "
-                       "still served" + ("; free some space or give a larger disk" if problem == "disk full" else ""))
+                       "still served" + ("; free some space" if problem.endswith("full") else ""))
         else:
             message = (f"{self.description} cannot be used ({action} failed: {why}); compiled functions go on with "
                        "their in-process caches only (nothing is read from or written to the store from now on)")

@@ -106,6 +106,8 @@ class RedisStore(Store):
         self.url = url
         self.namespace = namespace
         self.errors = (redis.exceptions.RedisError, OSError)
+        self._refusals = {"read-only": (redis.exceptions.ReadOnlyError, redis.exceptions.NoPermissionError),
+                          "memory full": (redis.exceptions.OutOfMemoryError,)}
         try:
             self._client: Any = redis.Redis.from_url(url, socket_timeout=socket_timeout,
                                                      socket_connect_timeout=socket_timeout)
@@ -134,6 +136,13 @@ class RedisStore(Store):
             return bool(self._client.ping())
         except self.errors:
             return False
+
+    def write_problem(self, exc: BaseException) -> str | None:
+        """``"read-only"`` (a replica, an ACL without writes) or ``"memory full"`` (``maxmemory`` without eviction)."""
+        for problem, kinds in self._refusals.items():
+            if isinstance(exc, kinds):
+                return problem
+        return super().write_problem(exc)
 
     def _load_secret(self) -> bytes:
         if self._given_secret is not None:

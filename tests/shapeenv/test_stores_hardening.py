@@ -531,3 +531,29 @@ def test_a_call_reaching_an_installed_entry_that_fails_to_load_traces_again(tmp_
     assert g.cache_info().compilations == 1  # traced again, the damaged entry disabled
     shapes, caught = calls_without_raising(g, (4, 3), (3, 2))
     assert shapes == (4, 2) and caught == [] and g.cache_info().compilations == 1
+
+
+def test_a_redis_server_that_refuses_writes_keeps_serving(redis_store) -> None:
+    key = b"a secret every client is given"
+    writer = RedisStore(redis_store.url, namespace=redis_store.namespace, secret=key)
+    compile(model, store=writer, backend=numpy_backend)(*inputs(3))
+    user = f"reader-{uuid.uuid4().hex[:8]}"
+    redis_store._client.acl_setuser(user, enabled=True, passwords=["+pw"], keys=[redis_store._k("*")],
+                                    commands=["+@read", "+ping", "+evalsha", "+eval", "+script"])
+    try:
+        url = redis_store.url.replace("redis://", f"redis://{user}:pw@")
+        reader = RedisStore(url, namespace=redis_store.namespace, secret=key)
+        other = compile(model, store=RedisStore(redis_store.url, namespace=redis_store.namespace),
+                        backend=numpy_backend)  # a client without the secret: the signed entry is not its own
+        with pytest.warns(UserWarning, match="signature does not match"):
+            other(*inputs(3))
+        assert other.cache_info().compilations == 1
+        g = compile(model, store=reader, backend=numpy_backend)
+        out, caught = calls_without_raising(g, *inputs(3))
+        np.testing.assert_allclose(out, reference(3), rtol=1e-6)
+        assert g.cache_info().loaded == 1 and caught == []
+        out, caught = calls_without_raising(g, *inputs(7))  # traced; its save is refused
+        np.testing.assert_allclose(out, reference(7), rtol=1e-6)
+        assert len(caught) == 1 and "read-only" in caught[0] and reader.available and not reader.writable
+    finally:
+        redis_store._client.acl_deluser(user)
