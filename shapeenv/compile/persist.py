@@ -27,7 +27,7 @@ Note [A stored entry that fails]
     artifact that fails to load, with any exception (a damaged program, a kernel the
     backend lacks, a recursion too deep), is loaded before its entry serves its first
     call: the entry is then disabled (its guards replaced by ``False``), a
-    :class:`~shapeenv.stores.NotStorableWarning` names it, and the call looks up and
+    :class:`~shapeenv.stores.DamagedEntryWarning` names it, and the call looks up and
     traces again. The fingerprint likewise: any failure to compute it (of any
     exception type) means this miss neither loads nor saves, with one warning.
 
@@ -67,7 +67,7 @@ from ..program import ExportedProgram
 from ..program_io import program_from_json, program_to_json
 from ..stores.base import Store
 from ..stores.entry import StoredEntry, canonical_json
-from ..stores.errors import NotStorableWarning, StoreFormatError
+from ..stores.errors import DamagedEntryWarning, NotStorableWarning, StoreFormatError
 from ..stores.fingerprint import CodeDigests, function_fingerprint
 from .binding import describe_key
 
@@ -335,7 +335,7 @@ class Persistence:
                 gs = GuardSet.of(guards, sources, domain)
                 entry = replace(entry, provenance=_provenance(entry.provenance))
             except Exception as e:  # GuardError, StoreFormatError, or what a malformed record provokes
-                self.store._skip(f"entry {entry.id[:12]}: {type(e).__name__}: {e}")
+                self.store.skip_entry(f"entry {entry.id[:12]}: {type(e).__name__}: {e}")
                 continue
             self._ids.add(entry.id)
             out.append(Loaded(entry, gs, StoredArtifact(entry, self._load_artifact)))
@@ -359,7 +359,7 @@ class Persistence:
                 f"{self._name}: the stored entry {entry.id[:12]} of {self.store.description} cannot be loaded "
                 f"({type(e).__name__}: {_short(e)}); it is not used and the call is traced again. "
                 "Clear the store (shapeenv cache clear PATH)",
-                NotStorableWarning, stacklevel=5,
+                DamagedEntryWarning, stacklevel=5,
             )
             return None, self._broken_run(entry), None  # type: ignore[return-value]
         return artifact, (artifact if callable(artifact) else self._fn), program

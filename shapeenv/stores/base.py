@@ -184,7 +184,7 @@ class Store(abc.ABC):
                        "their in-process caches only (nothing is read from or written to the store from now on)")
         warnings.warn(message, StoreUnavailableWarning, stacklevel=4)
 
-    def _skip(self, why: str) -> None:
+    def skip_entry(self, why: str) -> None:
         """Count one entry that did not decode or verify; the first one warns."""
         with self._state:
             self.skipped += 1
@@ -234,10 +234,10 @@ class Store(abc.ABC):
             try:
                 entry = StoredEntry.decode_head(blob, secret)
             except Exception as e:  # StoreFormatError, or anything a crafted record provokes
-                self._skip(f"{type(e).__name__}: {e}")
+                self.skip_entry(f"{type(e).__name__}: {e}")
                 continue
             if entry.id != entry_id or entry.function != function or entry.key != key:  # never trust an index
-                self._skip(f"entry {entry_id[:12]} is filed under another entry, function or key")
+                self.skip_entry(f"entry {entry_id[:12]} is filed under another entry, function or key")
                 continue
             out.append(entry)
         return out

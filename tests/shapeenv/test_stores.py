@@ -132,7 +132,7 @@ def test_an_entry_whose_body_is_damaged_is_traced_again_with_a_warning(tmp_path)
     conn.commit()
     conn.close()
     g = compile(model, store=DiskStore(tmp_path), backend=numpy_backend)
-    with pytest.warns(NotStorableWarning, match="cannot be loaded"):
+    with pytest.warns(DamagedEntryWarning, match="cannot be loaded"):
         np.testing.assert_allclose(g(*inputs(3)), reference(3), rtol=1e-6)
     assert g.cache_info().compilations == 1  # the damaged entry is disabled, never served: traced again
 
