@@ -487,7 +487,7 @@ def _agrees(pins: tuple[tuple[Source, int], ...], inputs: Any) -> bool:
         try:
             if src.read(inputs[src.base]) != value:
                 return False
-        except (KeyError, IndexError, AttributeError, TypeError, ValueError):
+        except Exception:  # the index's pins are a hint only: the signed head's guards decide
             continue
     return True
 

@@ -214,6 +214,8 @@ class _Hasher:
             return [type(v).__name__, self.value(v.__func__, where)]
         if isinstance(v, property):
             return ["property", self.value(v.fget, where), self.value(v.fset, where), self.value(v.fdel, where)]
+        if _is_numpy_dtype(v):
+            return ["numpy dtype", repr(v)]
         if hasattr(v, "tobytes") and hasattr(v, "shape") and hasattr(v, "dtype"):
             data = v.tobytes()
             return ["array", str(v.dtype), list(map(int, v.shape)), hashlib.sha256(data).hexdigest()]
@@ -321,6 +323,12 @@ def _user_instance(v: Any) -> bool:
         if module == "builtins" or _is_library(module) or _installed(module) or "__slots__" in vars(c):
             return False
     return True
+
+
+def _is_numpy_dtype(v: Any) -> bool:
+    """Whether ``v`` is a numpy dtype object (its repr is its whole content: fields, byte order, shape)."""
+    return str(type(v).__module__).split(".")[0] == "numpy" and all(
+        hasattr(v, a) for a in ("kind", "itemsize", "byteorder", "descr"))
 
 
 def _short_repr(v: Any) -> str:

@@ -333,7 +333,8 @@ def test_item_15_an_entry_copied_from_another_store_is_not_trusted(tmp_path) -> 
     conn.commit()
     conn.close()
     g = compile(_plain, store=DiskStore(tmp_path / "b"), backend=numpy_backend)
-    np.testing.assert_allclose(g(ONES), ONES * 2)
+    with pytest.warns(UserWarning, match="signature does not match"):
+        np.testing.assert_allclose(g(ONES), ONES * 2)
     assert (g.cache_info().loaded, g.cache_info().compilations) == (0, 1)
 
 
@@ -557,3 +558,100 @@ def test_a_redis_server_that_refuses_writes_keeps_serving(redis_store) -> None:
         assert len(caught) == 1 and "read-only" in caught[0] and reader.available and not reader.writable
     finally:
         redis_store._client.acl_deluser(user)
+
+
+# -- the fingerprint follows every kind of read (in one process: what a second process would see) ---------------------
+class _Knob:
+    factor = 2
+
+    def __init__(self):
+        self.offset = 0
+
+    def apply(self, x):
+        return x * self.factor + self.offset
+
+
+_KNOB = _Knob()
+_TABLE = {"scale": 2}
+_WEIGHTS = np.ones(3, np.float32)
+
+
+def _make_cases():
+    import types as _types
+
+    module = _types.ModuleType("se_fingerprint_settings")  # a user module without a file
+    module.SCALE = 2
+    sys.modules[module.__name__] = module
+    cell = [2]
+
+    def closure(x):
+        return x * cell[0]
+
+    def defaults(x, k=2, *, j=1):
+        return x * k * j
+
+    def reads_module(x):
+        return x * se_fingerprint_settings.SCALE  # noqa: F821 - imported by name through sys.modules
+
+    def reads_class(x):
+        return x * _Knob.factor
+
+    def reads_object(x):
+        return _KNOB.apply(x)
+
+    def reads_dict(x):
+        return x * _TABLE["scale"]
+
+    def reads_array(x):
+        return x * _WEIGHTS
+
+    @functools.wraps(closure)
+    def wrapper(x):
+        return x
+
+    def set_attr(obj, name, value):
+        def change():
+            old = getattr(obj, name)
+            setattr(obj, name, value)
+            return lambda: setattr(obj, name, old)
+        return change
+
+    def set_item(obj, key, value):
+        def change():
+            old = obj[key]
+            obj[key] = value
+            return lambda: obj.__setitem__(key, old)
+        return change
+
+    def new_method():
+        old = _Knob.apply
+        _Knob.apply = lambda self, x: x + self.factor
+        return lambda: setattr(_Knob, "apply", old)
+
+    return {
+        "closure cell": (closure, set_item(cell, 0, 3)),
+        "defaults": (defaults, set_attr(defaults, "__defaults__", (3,))),
+        "keyword defaults": (defaults, set_attr(defaults, "__kwdefaults__", {"j": 2})),
+        "user module attribute": (reads_module, set_attr(module, "SCALE", 3)),
+        "class attribute": (reads_class, set_attr(_Knob, "factor", 3)),
+        "method code": (reads_object, new_method),
+        "object attribute": (reads_object, set_attr(_KNOB, "offset", 5)),
+        "dict mutated in place": (reads_dict, set_item(_TABLE, "scale", 3)),
+        "array mutated in place": (reads_array, set_item(_WEIGHTS, 0, 7.0)),
+        "what a wrapper wraps": (wrapper, set_item(cell, 0, 4)),
+    }
+
+
+CASES = _make_cases()
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_the_fingerprint_changes_with_what_the_function_reads(case) -> None:
+    fn, change = CASES[case]
+    before = function_fingerprint(fn, {})
+    undo = change()
+    try:
+        changed = function_fingerprint(fn, {})
+    finally:
+        undo()
+    assert (changed != before, function_fingerprint(fn, {}) == before) == (True, True), case
