@@ -21,10 +21,11 @@ Note [Head and body]
     (Note [Signed entries]).
 
 Note [Signed entries]
-    A head carries ``mac``, the HMAC-SHA256 under the store's secret of everything
-    else in it: key, guards, pins, provenance and the body's SHA-256 (so the body
-    too). :meth:`StoredEntry.decode_head` checks it before reading anything else and
-    :meth:`StoredEntry.with_body` checks the body against the signed digest; an
+    A head is a format tag, then the HMAC-SHA256 under the store's secret of the rest,
+    then the rest: the compressed JSON of key, guards, pins, provenance and the body's
+    SHA-256 (so the body is signed too). :meth:`StoredEntry.decode_head` checks the
+    HMAC before it decompresses or parses anything (a crafted record is never parsed),
+    and :meth:`StoredEntry.with_body` checks the body against the signed digest; an
     entry that fails either is skipped, never used.
 
     Threat model: whoever can write the store's records but cannot read its secret
@@ -61,6 +62,8 @@ __all__ = ["ENTRY_FORMAT", "StoredEntry", "EntryMeta", "canonical_json"]
 
 #: The ``"format"`` tag of a stored entry's head.
 ENTRY_FORMAT = "shapeenv-entry/v3"
+_HEAD_TAG = b"shapeenv-entry/v3\n"  # then the HMAC (32 bytes), then the compressed JSON
+_MAC_SIZE = 32
 
 
 def canonical_json(data: Any) -> str:
@@ -76,15 +79,23 @@ def _sha(data: Any) -> str:
     return hashlib.sha256(canonical_json(data).encode()).hexdigest()
 
 
-def _mac(secret: bytes, doc: dict) -> str:
-    """HMAC-SHA256 (hex) of ``doc`` 's canonical JSON under ``secret`` (Note [Signed entries])."""
-    return hmac.new(secret, canonical_json(doc).encode(), hashlib.sha256).hexdigest()
+def _mac(secret: bytes, payload: bytes) -> bytes:
+    """HMAC-SHA256 of ``payload`` under ``secret`` (Note [Signed entries])."""
+    return hmac.new(secret, payload, hashlib.sha256).digest()
 
 
 def _unzip(blob: bytes, what: str) -> Any:
     try:
-        return json.loads(zlib.decompress(blob).decode())
-    except Exception as e:  # zlib.error, UnicodeDecodeError, JSONDecodeError, RecursionError, MemoryError...
+        raw = zlib.decompress(blob)
+    except Exception as e:  # zlib.error, TypeError, MemoryError
+        raise StoreFormatError(f"a stored entry's {what} is not readable ({type(e).__name__}: {e})") from None
+    return _parse(raw, what)
+
+
+def _parse(raw: bytes, what: str) -> Any:
+    try:
+        return json.loads(raw.decode())
+    except Exception as e:  # UnicodeDecodeError, JSONDecodeError, RecursionError, MemoryError...
         raise StoreFormatError(f"a stored entry's {what} is not readable ({type(e).__name__}: {e})") from None
 
 
@@ -139,13 +150,13 @@ class StoredEntry:
         return self.program is not None
 
     def encode_head(self, secret: bytes) -> bytes:
-        """The head as zlib-compressed canonical JSON, signed with ``secret`` (Note [Signed entries])."""
-        doc = {
+        """The head: a tag, its HMAC under ``secret``, then zlib-compressed canonical JSON (Note [Signed entries])."""
+        payload = zlib.compress(canonical_json({
             "format": ENTRY_FORMAT, "id": self.id, "function": self.function, "key": self.key, "inputs": self.inputs,
             "label": self.label, "guards": self.guards, "pins": [list(p) for p in self.pins],
             "body": self.body_digest, "provenance": self.provenance,
-        }
-        return zlib.compress(canonical_json({**doc, "mac": _mac(secret, doc)}).encode(), 6)
+        }).encode(), 6)
+        return _HEAD_TAG + _mac(secret, payload) + payload
 
     def encode_body(self) -> bytes:
         """The body (program and artifact) as zlib-compressed canonical JSON."""
@@ -161,14 +172,16 @@ class StoredEntry:
             StoreFormatError: not an entry of this format, not signed with ``secret``, malformed, or its
                 content does not match its id.
         """
-        data = _unzip(blob, "head")
-        if not isinstance(data, dict) or data.get("format") != ENTRY_FORMAT:
-            got = data.get("format") if isinstance(data, dict) else type(data).__name__
-            raise StoreFormatError(f"a stored entry has format {got!r:.60}; this version reads {ENTRY_FORMAT!r}")
-        mac = data.pop("mac", None)
-        if not isinstance(mac, str) or not hmac.compare_digest(mac, _mac(secret, data)):
+        blob = bytes(blob)
+        if not blob.startswith(_HEAD_TAG):
+            raise StoreFormatError(f"a stored entry is not in the format this version reads ({ENTRY_FORMAT!r})")
+        mac, payload = blob[len(_HEAD_TAG):len(_HEAD_TAG) + _MAC_SIZE], blob[len(_HEAD_TAG) + _MAC_SIZE:]
+        if not hmac.compare_digest(mac, _mac(secret, payload)):  # checked before anything is parsed
             raise StoreFormatError("a stored entry's signature does not match (damaged, tampered with, "
                                    "or signed by another store's secret)")
+        data = _unzip(payload, "head")
+        if not isinstance(data, dict) or data.get("format") != ENTRY_FORMAT:
+            raise StoreFormatError(f"a signed entry is not in the format this version reads ({ENTRY_FORMAT!r})")
         try:
             entry = cls._checked(data)
         except StoreFormatError:
@@ -200,14 +213,14 @@ class StoredEntry:
         Raises:
             StoreFormatError: the body is unreadable or is not this entry's.
         """
-        data = _unzip(blob, "body")
         try:
-            ok = isinstance(data, dict) and hmac.compare_digest(_sha(data), self.body_digest)
-        except Exception:  # a body too deep to serialise again, say
-            ok = False
-        if not ok:
+            raw = zlib.decompress(blob)
+        except Exception as e:  # zlib.error, TypeError, MemoryError
+            raise StoreFormatError(f"the body stored for entry {self.id[:12]} is not readable ({e})") from None
+        if not hmac.compare_digest(hashlib.sha256(raw).hexdigest(), self.body_digest):  # before it is parsed
             raise StoreFormatError(f"the body stored for entry {self.id[:12]} is not its body")
-        program, artifact = data.get("program"), data.get("artifact")
+        data = _parse(raw, "body")
+        program, artifact = (data.get("program"), data.get("artifact")) if isinstance(data, dict) else (None, None)
         if not isinstance(program, dict) or not isinstance(artifact, (dict, type(None))):
             raise StoreFormatError(f"the body stored for entry {self.id[:12]} is malformed")
         return replace(self, program=program, artifact=artifact)

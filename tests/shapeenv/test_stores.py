@@ -101,9 +101,11 @@ def test_damaged_and_foreign_records_are_skipped_never_used(tmp_path) -> None:
     s = DiskStore(tmp_path)
     s.save(entry(1))
     good = entry(1)
-    data = json.loads(zlib.decompress(good.encode_head(s.secret())))
-    data["guards"] = {"guards": ["s0 >= 0"]}  # content changed, id kept
-    tampered = zlib.compress(json.dumps(data).encode())
+    signed = good.encode_head(s.secret())
+    start = signed.index(b"\n") + 1 + 32  # the format tag, then the HMAC, then the compressed JSON
+    data = json.loads(zlib.decompress(signed[start:]))
+    data["guards"] = {"guards": ["s0 >= 0"]}  # content changed, id and signature kept
+    tampered = signed[:start] + zlib.compress(json.dumps(data).encode())
     foreign = entry(2, function="g" * 64)  # another function's entry under this function's index
     other = entry(3)
     conn = sqlite3.connect(s.db_path)

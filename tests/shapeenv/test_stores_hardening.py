@@ -66,16 +66,27 @@ print(json.dumps({"out": float(out.sum()), "loaded": g.cache_info().loaded,
 """
 
 
+def split_head(head: bytes) -> tuple[bytes, bytes]:
+    """``(what precedes the compressed JSON, the compressed JSON)``: a signed head starts with a tag and its HMAC."""
+    if head.startswith(b"shapeenv-entry/"):
+        start = head.index(b"\n") + 1 + 32
+        return head[:start], head[start:]
+    return b"", head
+
+
 def rewrite_entries(store_dir: Path, change) -> None:
-    """Rewrite every entry's head and body with ``change(head, body)``, recomputing every plain digest."""
+    """Rewrite every entry's head and body with ``change(head, body)``, recomputing every plain digest
+    (what someone who can write the store but does not hold its secret can do: the HMAC is kept as it was)."""
     conn = sqlite3.connect(store_dir / DB_NAME)
     for seq, head, body in conn.execute("SELECT seq, head, body FROM entries").fetchall():
-        h, b = json.loads(zlib.decompress(head)), json.loads(zlib.decompress(body))
+        prefix, payload = split_head(head)
+        h, b = json.loads(zlib.decompress(payload)), json.loads(zlib.decompress(body))
         h, b = change(h, b)
         h["body"] = hashlib.sha256(canonical_json(b).encode()).hexdigest()
         h["id"] = StoredEntry._digest(h["function"], h["key"], h["label"], h["guards"], h["pins"], h["body"])
+        head = prefix + zlib.compress(json.dumps(h).encode())
         conn.execute("UPDATE entries SET id = ?, head = ?, body = ? WHERE seq = ?",
-                     (h["id"], zlib.compress(json.dumps(h).encode()), zlib.compress(canonical_json(b).encode()), seq))
+                     (h["id"], head, zlib.compress(canonical_json(b).encode()), seq))
     conn.commit()
     conn.close()
 
