@@ -58,14 +58,15 @@ __all__ = [
 ]
 
 
-def open_store(spec: str) -> Store:
+def open_store(spec: str, secret: bytes | None = None) -> Store:
     """The store a command-line argument names: a ``redis://`` URL (``#name`` after it: the key
-    namespace, default ``shapeenv``), else a DiskStore directory.
+    namespace, default ``shapeenv``; ``secret``: its signing secret, Note [The Redis secret] in
+    :mod:`shapeenv.stores.redis_store`), else a DiskStore directory (whose secret is beside it).
 
     >>> open_store("redis://127.0.0.1:1/0#tests").description
     "RedisStore('redis://127.0.0.1:1/0', namespace='tests')"
     """
     if spec.startswith(("redis://", "rediss://", "unix://")):
         url, _, namespace = spec.partition("#")
-        return RedisStore(url, namespace=namespace or "shapeenv")
+        return RedisStore(url, namespace=namespace or "shapeenv", secret=secret)
     return DiskStore(spec)

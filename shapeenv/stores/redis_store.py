@@ -31,9 +31,9 @@ Note [Atomic saves]
     *orphan* (a head without meta and index row, left by an older version that wrote
     head and index in separate commands, or by a crash), is completed by the next
     process that traces the entry and saves it, and ``entries()`` (``shapeenv cache ls``)
-    finds orphans by a scan and completes those that verify (deleting the rest);
-    ``clear()`` removes them. An index row or meta field that is not UTF-8 (written by
-    something else) is skipped when loading and removed by ``clear()``.
+    finds orphans by a scan and completes those that verify with its secret;
+    ``clear()`` removes them. An index row or meta field that is not UTF-8 (written
+    by something else) is skipped when loading and removed by ``clear()``.
     (On Redis Cluster the keys of one entry would need one hash slot: not supported.)
 
 Note [The Redis secret]
@@ -210,7 +210,8 @@ class RedisStore(Store):
         return out
 
     def _heal(self) -> None:
-        """Complete the orphans that verify, delete the others (Note [Atomic saves])."""
+        """Complete the orphans that verify with this client's secret (Note [Atomic saves]); the others are
+        left to ``clear()`` (a client given another secret must not delete what it cannot read)."""
         for entry_id in self._orphans():
             head, body = self._client.mget([self._k("entry", entry_id), self._k("body", entry_id)])
             try:
@@ -220,7 +221,6 @@ class RedisStore(Store):
                 if entry.id != entry_id:
                     raise StoreFormatError("filed under another id")
             except StoreFormatError:
-                self._client.delete(self._k("entry", entry_id), self._k("body", entry_id))
                 continue
             self._save(entry, head, body)
 

@@ -437,9 +437,24 @@ def test_item_17_an_orphan_head_of_the_old_protocol_is_listed_healed_and_cleared
     assert redis_store.load("f" * 64, "k" * 64) == []
     assert [m.name for m in redis_store.entries()] == ["orphan"]  # found by the scan, completed
     assert [x.id for _, x in redis_store.load("f" * 64, "k" * 64)] == [e.id]
-    client.set(redis_store._k("entry", "0" * 64), b"garbage")  # an orphan that does not verify: deleted
+    client.set(redis_store._k("entry", "0" * 64), b"garbage")  # an orphan that does not verify: not listed
     client.set(redis_store._k("body", "1" * 64), b"a stray body")
+    assert [m.name for m in redis_store.entries()] == ["orphan"]
     assert redis_store.clear() == 1 and _keys(redis_store, "entry") == [] and _keys(redis_store, "body") == []
+
+
+def test_the_cache_command_reads_a_redis_store_signed_with_a_given_secret(redis_store, tmp_path, capsys) -> None:
+    from shapeenv.stores.cli import main as cache_main
+
+    (tmp_path / "key").write_bytes(b"a secret every client is given\n")
+    writer = RedisStore(redis_store.url, namespace=redis_store.namespace, secret=b"a secret every client is given")
+    compile(model, store=writer, backend=numpy_backend)(*inputs(3))
+    spec = f"{redis_store.url}#{redis_store.namespace}"
+    (meta,) = writer.entries()
+    assert cache_main(["show", spec, meta.id[:8], "--secret-file", str(tmp_path / "key")]) == 0
+    assert "function: model" in capsys.readouterr().out
+    assert cache_main(["show", spec, meta.id[:8]]) == 1  # the server-kept secret is not the one it was signed with
+    assert "signature" in capsys.readouterr().err
 
 
 def test_a_sigkilled_redis_writer_leaves_no_half_written_entry(redis_store) -> None:
