@@ -188,9 +188,10 @@ class _Hasher:
             return [type(v).__name__, [self.value(x, f"{where}[{i}]", names) for i, x in enumerate(v)]]
         if isinstance(v, (set, frozenset)):
             return [type(v).__name__, sorted((self.value(x, where, names) for x in v), key=canonical_json)]
-        if isinstance(v, dict):
+        if isinstance(v, dict):  # a defaultdict's factory answers the keys it lacks
             items = [[self.value(k, where), self.value(x, f"{where}[{k!r}]", names)] for k, x in v.items()]
-            return ["dict", sorted(items, key=canonical_json)]
+            factory = getattr(v, "default_factory", None)
+            return ["dict", sorted(items, key=canonical_json), None if factory is None else self.value(factory, where)]
         if isinstance(v, enum.Enum):
             return ["enum", self.named(type(v), where), v.name]
         if isinstance(v, types.ModuleType):
