@@ -96,13 +96,24 @@ def export(
     *,
     settings: ShapeEnvSettings | None = None,
 ) -> ExportedProgram:
-    """Trace ``fn(*args, **kwargs)`` on fake tensors and return the program (see the module docstring).
+    """Trace ``fn(*args, **kwargs)`` on fake tensors and return the program, like ``torch.export.export``.
+
+    Example inputs are arrays or tensors (anything with ``.shape`` and ``.dtype``), :class:`TensorSpec` s,
+    shape tuples (``(8, 3)``), plain ints, or nested lists/tuples/dicts of those. Branching on a
+    symbolic size records a guard; the program's :attr:`~ExportedProgram.guards` say which inputs
+    it is valid for, :attr:`~ExportedProgram.range_constraints` the range of each symbol.
 
     Args:
         fn: the function to trace; it calls ops from :mod:`shapeenv.ops`, fake tensor methods and
             the higher-order ops on its inputs.
         args: example inputs (a tuple).
-        dynamic_shapes: which dims are symbolic (see the module docstring); None: all static.
+        dynamic_shapes: which dims are symbolic, as in ``torch.export``: per input (by name in a dict,
+            or by position in a tuple) a ``{dim: spec}`` dict or a list with one spec per dim, where a
+            spec is ``Dim("name", min=..., max=...)`` (dims of one name are one symbol),
+            ``Dim.DYNAMIC`` (a symbol of its own), ``Dim.STATIC`` or ``None`` (the example's size),
+            ``Dim.AUTO`` (dynamic unless tracing pins it), a derived dim (``2 * d``, ``d + 1``) or a
+            set-valued dim (``Dim("b", choices=(1, 8, 16))``); an int input takes a ``Dim`` to become
+            symbolic. Dims not mentioned are static. None: everything static.
         kwargs: example keyword inputs.
         name: the program's name (default: ``fn.__name__``).
         settings: the ShapeEnv settings for the trace.
@@ -221,6 +232,7 @@ class _Inputs:
         self.inputs: list[InputSpec] = []
         self.declared: list[Declared] = []
         self.ties: list = []  # (stride source, traced value) per input stride: the layout guards
+        self.made: dict[int, tuple] = {}  # id of a real input array -> (its fake, meta, the array)
 
     def make(self, name: str, value: Any, spec: Any, where: str) -> Any:
         if is_tensor_like(value):
@@ -242,9 +254,14 @@ class _Inputs:
         return value
 
     def _tensor(self, name: str, value: Any, spec: Any, where: str):
+        real = not (isinstance(value, TensorSpec) or is_shape_tuple(value))
+        first = self.made.get(id(value)) if real else None
+        if first is not None:  # the same array passed twice: one fake tensor, so `x is y` holds as it does eagerly
+            self.graph.placeholder(name, first[1])
+            self.inputs.append(InputSpec(name, "tensor", first[1], first[0]))
+            return first[0]
         shape, dtype = shape_and_dtype(value)
         dims = _per_dim(spec, len(shape), where, shape)
-        real = not (isinstance(value, TensorSpec) or is_shape_tuple(value))
         strides = array_strides(value) if real else None
         offset = array_storage_offset(value) if real and strides is not None else None
         fake, ties = make_input_tensor(self.env, shape, dtype, dims, name, strides, offset)
@@ -261,6 +278,8 @@ class _Inputs:
         meta = format_dims(fake, self.env)
         self.graph.placeholder(name, meta, fake)
         self.inputs.append(InputSpec(name, "tensor", meta, fake))
+        if real:
+            self.made[id(value)] = (fake, meta, value)  # the value is kept, so its id is not reused meanwhile
         return fake
 
     def _int(self, name: str, value: int, spec: Any, where: str):

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import math
 import operator
+import sys
 from typing import Callable
 
 import sympy
@@ -390,9 +391,36 @@ class SymInt:
         return self.node.expr
 
     def __repr__(self) -> str:
-        return str(self.node.expr)
+        return _printed(self, sys._getframe(1))
 
     __str__ = __repr__
+
+    def __format__(self, spec: str) -> str:
+        if _specialises(self, sys._getframe(1)):
+            return format(int(self.node.concrete("str")), spec)
+        return format(str(self.node.expr), spec)
+
+
+def _specialises(v: "SymInt", frame) -> bool:
+    """Whether printing ``v`` in ``frame`` makes it concrete (Note [Printing a SymInt])."""
+    ask = getattr(v.node.env, "specializes_printing", None)
+    return ask is not None and ask(frame)
+
+
+def _printed(v: "SymInt", frame) -> str:
+    """``str``/``repr`` of a SymInt: its expression, or (Note [Printing a SymInt]) its value, with a guard.
+
+    Note [Printing a SymInt]
+        ``str(n)``, ``repr(n)`` and ``f"{n}"`` in the user's code traced by ``torch.compile`` give the
+        value and install a guard ``n == value`` (the text depends on it, as ``len(str(n))`` does).
+        Everywhere else (messages, this library's own code, ``export``) the text is the expression,
+        with the pins and unifications the environment has learnt since applied (records nothing).
+        The environment decides (``specializes_printing(frame)``, with the caller's frame); an
+        environment without that method never specialises.
+    """
+    if _specialises(v, frame):
+        return str(int(v.node.concrete("str")))
+    return str(v.node.current_expr())  # pins and unifications learnt since are shown; no guard
 
 
 class SymBool:
@@ -450,7 +478,7 @@ class SymBool:
         return self.node.expr
 
     def __repr__(self) -> str:
-        return str(self.node.expr)
+        return str(self.node.current_expr())  # pins and unifications learnt since are shown; no guard
 
     __str__ = __repr__
 
@@ -602,6 +630,6 @@ class SymFloat:
         return self.node.expr
 
     def __repr__(self) -> str:
-        return str(self.node.expr)
+        return str(self.node.current_expr())  # pins and unifications learnt since are shown; no guard
 
     __str__ = __repr__

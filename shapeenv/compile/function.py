@@ -72,6 +72,7 @@ from .errors import RecompileError, RecompileLimitWarning
 from .info import CacheInfo, EntryInfo, RecompileReason, suggest_from
 from .persist import NEVER, Loaded, Persistence, StoredArtifact
 from .plan import CompileOptions, Dynamism, make_plan
+from .reads import NO_READS, Reads
 from .trace import Traced, output_shapes, trace_call
 
 __all__ = ["CompiledFunction", "Backend"]
@@ -105,6 +106,7 @@ class _Record:
     label: str | None
     seconds: float
     notes: tuple[str, ...] = ()
+    reads: Reads = NO_READS
 
     @property
     def program(self) -> ExportedProgram | None:
@@ -295,11 +297,13 @@ class CompiledFunction:
         dynamic = traced.plan.describe()
         new: list[CacheEntry] = []
         records = list(self._records)
+        reads = traced.reads
+        extra = reads.check if reads.probes else None
         for label, guards in [(s.label, s.guards) for s in traced.specializations] + [(None, traced.guards)]:
-            entry = cache.add(guards, self._artifact(program, label), reason.text)
+            entry = cache.add(guards, self._artifact(program, label), reason.text, extra)
             new.append(entry)
             notes = traced.skipped if label is None else ()
-            records.append(_Record(len(records), key, entry, reason, dynamic, label, traced.seconds, notes))
+            records.append(_Record(len(records), key, entry, reason, dynamic, label, traced.seconds, notes, reads))
         if fresh:
             self._caches = {**self._caches, key: cache}
         self._records = tuple(records)
@@ -465,7 +469,10 @@ class CompiledFunction:
                 failures.append((rec.index, diffs[0] if diffs else "the input key differs"))
                 continue
             why = explained.get(rec.entry.index)
-            failures.append((rec.index, _with_line(why.failures[0]) if why is not None and why.failures else "its guards reject the inputs"))
+            if why is not None and why.failures:
+                failures.append((rec.index, _with_line(why.failures[0])))
+            else:  # the guards hold: something the trace read changed (Note [How a read is checked])
+                failures.append((rec.index, rec.reads.explain(call.inputs) or "its guards reject the inputs"))
             pins = tuple(  # sizes and ints: what suggest_dynamic can make dynamic (strides follow the sizes)
                 (src, const, got)
                 for src, const in self._entry(rec).pins.items()
@@ -517,7 +524,7 @@ class CompiledFunction:
             EntryInfo(
                 r.index, describe_key(r.key), caches[r.key].entries[r.entry.index].guards, caches[r.key].hits(r.entry),
                 r.reason, r.dynamic,
-                r.label, r.seconds, r.program, r.notes,
+                r.label, r.seconds, r.program, r.notes, tuple(r.reads.describe()),
             )
             for r in records
         )
@@ -607,6 +614,6 @@ def _trace_settings(options: CompileOptions, budget: GuardBudget | None) -> dict
 
 def _accepting(entries: list[CacheEntry], call: Call) -> CacheEntry | None:
     for entry in entries:
-        if entry.checker.check(call.inputs):
+        if entry.checker.check(call.inputs) and (entry.extra is None or entry.extra(call.inputs)):
             return entry
     return None
