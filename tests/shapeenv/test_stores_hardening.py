@@ -177,10 +177,12 @@ def test_item_11_a_class_defined_by_python_c_is_fingerprinted_by_its_body(tmp_pa
 
 # -- 12: no file system access, any failure falls back ---------------------------------------------------------
 class _Opaque(Exception):
-    """An object whose attributes raise (pytest and others look at module globals: kept in a closure)."""
+    """An object whose ``__wrapped__`` raises a RuntimeError (pytest looks at module globals: kept in a closure)."""
 
     def __getattr__(self, name):
-        raise RuntimeError(f"no attribute {name} here")
+        if name == "__wrapped__":
+            raise RuntimeError(f"no attribute {name} here")
+        raise AttributeError(name)
 
 
 def test_item_12_a_module_from_a_zip_is_fingerprinted_without_stat(tmp_path, monkeypatch) -> None:
