@@ -377,13 +377,15 @@ class CompiledFunction:
             cache = GuardedCache()
         records = list(self._records)
         where = self._persist.store.description if self._persist is not None else "a store"
+        reads = self._persist.fingerprint_reads() if self._persist is not None else NO_READS
+        extra = reads.check if reads.probes else None  # Note [Reads behind a fingerprint]
         for item in loaded:
             prov = item.entry.provenance
             reason = RecompileReason(note=f"loaded from {where} (traced by process {prov.get('pid', '?')} on "
                                           f"{prov.get('host', '?')}: {prov.get('reason', '?')})")
-            entry = cache.add(item.guards, item.artifact, reason.text)
+            entry = cache.add(item.guards, item.artifact, reason.text, extra)
             records.append(_Record(len(records), key, entry, reason, str(prov.get("dynamic", "?")), item.entry.label,
-                                   float(prov.get("seconds", 0.0))))
+                                   float(prov.get("seconds", 0.0)), reads=reads))
             for base, index, how in prov.get("automatic_dynamic", []):
                 src = Source.size(base, index) if index is not None else Source.value(base)
                 self._dynamism.changed.setdefault(src, f"{how} (in the process that stored entry {item.entry.id[:12]})")

@@ -68,8 +68,9 @@ from ..program_io import program_from_json, program_to_json
 from ..stores.base import Store
 from ..stores.entry import StoredEntry, canonical_json
 from ..stores.errors import DamagedEntryWarning, NotStorableWarning, StoreFormatError
-from ..stores.fingerprint import CodeDigests, function_fingerprint
+from ..stores.fingerprint import CodeDigests, fingerprint_and_reads
 from .binding import describe_key
+from .reads import NO_READS, Probe, Reads
 
 __all__ = ["StorableBackend", "Persistence", "StoredArtifact", "Loaded", "encode_key", "PROGRAM_BACKEND", "NEVER"]
 
@@ -238,6 +239,7 @@ class Persistence:
         self._backend = backend
         self._settings = settings
         self._fingerprint: str | None = None  # computed at the start of each miss (Note [A fingerprint per miss])
+        self._fingerprint_reads: list = []  # what it read: Note [Reads behind a fingerprint]
         self._codes = CodeDigests()
         self._disabled: str | None = None
         self._unfingerprintable: str | None = None
@@ -276,8 +278,8 @@ class Persistence:
             return None
         if fresh or self._fingerprint is None:
             try:
-                self._fingerprint = function_fingerprint(self._fn, {**self._settings, "backend": self.backend_name},
-                                                         self._codes)
+                self._fingerprint, self._fingerprint_reads = fingerprint_and_reads(
+                    self._fn, {**self._settings, "backend": self.backend_name}, self._codes)
                 self._unfingerprintable = None
             except RecursionError:
                 self._fingerprint, self._unfingerprintable = None, "its code or state is nested too deeply to fingerprint"
@@ -287,6 +289,17 @@ class Persistence:
             self._note_unstorable(f"its fingerprint cannot be computed ({self._unfingerprintable}); "
                                   "it keeps its in-process cache only")
         return self._fingerprint
+
+    def fingerprint_reads(self) -> Reads:
+        """What the current fingerprint read, as checks (Note [Reads behind a fingerprint]).
+
+        A stored entry carries no record of the reads of its trace; it was found under a
+        fingerprint that hashed the current values of everything the function reads, so it is
+        served on later calls only while those values stay as they were when it was loaded.
+        """
+        probes = [Probe.of(what, lambda inputs, read=read: read(), value)
+                  for what, read, value in self._fingerprint_reads]
+        return Reads.of(probes) if probes else NO_READS
 
     def _warn_disabled(self) -> None:
         if not self._warned:

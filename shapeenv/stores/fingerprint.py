@@ -164,11 +164,36 @@ def _version(module_name: str) -> Any:
     return version if isinstance(version, str) else None
 
 
+_ABSENT = object()  # what a read gives for a name that is gone
+
+
+def _global_read(g: dict, name: str) -> Callable[[], Any]:
+    return lambda: g.get(name, _ABSENT)
+
+
+def _cell_read(cell: types.CellType) -> Callable[[], Any]:
+    def read() -> Any:
+        try:
+            return cell.cell_contents
+        except ValueError:
+            return _ABSENT
+
+    return read
+
+
+def _attr_read(owner: Any, name: str) -> Callable[[], Any]:
+    return lambda: getattr(owner, name, _ABSENT)
+
+
 class _Hasher:
     def __init__(self, codes: CodeDigests) -> None:
         self.seen: dict[int, int] = {}  # id -> position, for cycles (recursive functions, classes, objects)
         self.keep: list[Any] = []
         self.codes = codes
+        # Note [Reads behind a fingerprint]: each top-level value the fingerprint hashed, as
+        # (what, read again, value): a stored entry loaded under this fingerprint is served on later
+        # calls only while every read still gives the same value (shapeenv.compile.persist).
+        self.reads: list[tuple[str, Callable[[], Any], Any]] = []
 
     def _enter(self, v: Any) -> int | None:
         """The position of ``v`` if it was seen before (a cycle), else None after recording it."""
@@ -240,6 +265,7 @@ class _Hasher:
             return ["module", name, _version(name)]
         # A user module: the values of the attributes the code names (Note [What the fingerprint covers]).
         state = vars(m)
+        self.reads.extend((f"{name}.{a}", _global_read(state, a), state[a]) for a in sorted(names) if a in state)
         return ["user module", [[a, self.value(state[a], f"{name}.{a}", names)] for a in sorted(names) if a in state]]
 
     def named(self, cls: type, where: str) -> Any:
@@ -301,10 +327,15 @@ class _Hasher:
             except ValueError:  # an empty cell (a name assigned later)
                 contents = None
             closure.append([var, self.value(contents, f"{name}: closure variable {var!r}", names)])
+            self.reads.append((f"closure variable {var} of {name}", _cell_read(cell), contents))
+        self.reads.append((f"{name}.__defaults__", _attr_read(fn, "__defaults__"), fn.__defaults__))
+        self.reads.append((f"{name}.__kwdefaults__", _attr_read(fn, "__kwdefaults__"), fn.__kwdefaults__))
         globals_ = []
         for gname in sorted(names):
             if gname in fn.__globals__:
                 globals_.append([gname, self.value(fn.__globals__[gname], f"{name}: global {gname!r}", names)])
+                self.reads.append((f"global {gname} of {name}", _global_read(fn.__globals__, gname),
+                                   fn.__globals__[gname]))
             elif isinstance(sys.modules.get(gname), types.ModuleType):  # `import cfg` in the body
                 globals_.append([gname, self.value(sys.modules[gname], f"{name}: module {gname!r}", names)])
         wrapped = fn.__dict__.get("__wrapped__")  # functools.wraps: the wrapper and what it wraps
@@ -348,6 +379,17 @@ def _global_names(co: types.CodeType) -> set[str]:
 
 
 def function_fingerprint(fn: Callable, settings: Mapping[str, Any], codes: CodeDigests | None = None) -> str:
+    """SHA-256 (hex) of ``fn`` (see :func:`fingerprint_and_reads`, which also gives what was read).
+
+    >>> k = 3
+    >>> function_fingerprint(lambda x: x * k, {"dynamic": None}) != function_fingerprint(lambda x: x * k, {"dynamic": True})
+    True
+    """
+    return fingerprint_and_reads(fn, settings, codes)[0]
+
+
+def fingerprint_and_reads(fn: Callable, settings: Mapping[str, Any], codes: CodeDigests | None = None
+                          ) -> tuple[str, list[tuple[str, Callable[[], Any], Any]]]:
     """SHA-256 (hex) of ``fn``, the functions it wraps, and ``settings`` (Note [What the fingerprint covers]).
 
     Args:
@@ -358,9 +400,14 @@ def function_fingerprint(fn: Callable, settings: Mapping[str, Any], codes: CodeD
     Raises:
         Unfingerprintable: ``fn`` reads a value that cannot be fingerprinted (the message names it).
 
+    Returns:
+        The fingerprint, and the values it covers at the top level as ``(what, read, value)``:
+        ``read()`` reads the value again (Note [Reads behind a fingerprint]).
+
     >>> k = 3
-    >>> function_fingerprint(lambda x: x * k, {"dynamic": None}) != function_fingerprint(lambda x: x * k, {"dynamic": True})
-    True
+    >>> fp, reads = fingerprint_and_reads(lambda x: x * k, {"dynamic": None})
+    >>> len(fp), type(reads).__name__  # the doctest's lambda is this library's code: nothing of it is read
+    (64, 'list')
     """
     h = _Hasher(codes if codes is not None else CodeDigests())
     chain, obj = [], fn
@@ -373,4 +420,4 @@ def function_fingerprint(fn: Callable, settings: Mapping[str, Any], codes: CodeD
         "function": [h.value(c, str(name)) for c in chain],
         "settings": dict(settings),
     }
-    return hashlib.sha256(canonical_json(doc).encode()).hexdigest()
+    return hashlib.sha256(canonical_json(doc).encode()).hexdigest(), h.reads
