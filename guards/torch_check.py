@@ -168,7 +168,8 @@ class TorchGuards:
         """Whether this entry accepts real ``arguments`` (name -> value), and why not.
 
         TENSOR_MATCH's rank, dtype and requires_grad are checked first (as torch does),
-        then every guard; a source that cannot be read rejects the call. With
+        then the float, bool, str and None matches (:class:`~guards.torch_log.ValueMatch`, with
+        their types), then every guard; a source that cannot be read rejects the call. With
         ``assume_traced``, an input not given (typically ``self``, the module) is taken as
         traced: its pinned sizes, strides and ints (:func:`pinned_values`) hold.
 
@@ -189,6 +190,16 @@ class TorchGuards:
             why = _tensor_mismatch(tm, obj)
             if why:
                 reasons.append(why)
+        for vm in self.entry.values:
+            if assume_traced and _root(vm.base) not in arguments:
+                continue
+            try:
+                obj = resolve(vm.base, arguments, globals_)
+            except GuardTypeError as exc:
+                reasons.append(f"{vm.text()} failed: {exc}")
+                continue
+            if not vm.matches(obj):
+                reasons.append(f"{vm.text()} failed: got {obj!r} ({type(obj).__name__})  (line {vm.line} {vm.kind})")
         if reasons:
             return Verdict(self.compile_id, False, tuple(reasons))
         try:
