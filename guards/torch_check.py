@@ -33,6 +33,7 @@ from symint.build import le, symbol_expr
 
 from .errors import GuardError, GuardTypeError, UnknownSourceError
 from .explain import explain as explain_values
+from .export_text import MODULE_STATE
 from .guard import Guard
 from .guardset import GuardSet
 from .parse import parse_guard, parse_guards_text, parse_source
@@ -54,7 +55,7 @@ __all__ = [
     "dynamic_guard_set",
 ]
 
-_PINNED_KINDS = (" TENSOR_MATCH", " EQUALS_MATCH")
+_PINNED_KINDS = (" TENSOR_MATCH", " EQUALS_MATCH", f" {MODULE_STATE} ")
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +97,7 @@ def read_arguments(
 
 
 def pinned_values(guardset: GuardSet) -> dict[sympy.Symbol, int]:
-    """Symbols a TENSOR_MATCH or EQUALS_MATCH line pins (``source == constant``): symbol -> constant.
+    """Symbols a TENSOR_MATCH or EQUALS_MATCH line, or an export program's module state, pins (``source == constant``).
 
     These are the sizes and strides of parameters and the ints of module attributes, which
     a command line seldom gives; the CLI (and ``assume_traced``) take them as traced and say
