@@ -505,7 +505,9 @@ def _explain(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     values = _bindings(gs, args)
     ex = explain(gs, values)
     head = f"accepted: all {len(gs)} guards hold" if ex.accepted else f"rejected: {len(ex)} of {len(gs)} guards fail"
-    roots = {root: root_value(expr, values) for root, _, expr in loaded.roots}
+    # a root is bound when its dim's divisibility holds (11 // 2 is not the s75 of x.size()[1] = 11)
+    unbound = {f.guard.origin.split(" = ")[0].removeprefix("derived dim: ") for f in ex if (f.guard.origin or "").startswith("derived dim: ")}
+    roots = {root: None if root in unbound else root_value(expr, values) for root, _, expr in loaded.roots}
     lines = [f"derived dim root {root} = {how} = {roots[root]}" for root, how, _ in loaded.roots if roots[root] is not None]
     text = "\n".join([head, *lines] + ([] if ex.accepted else [f"{one_line(f.message())}{_where(f.guard.origin)}" for f in ex]))
     return {"file": args.file, "accepted": ex.accepted, "failures": _failures_json(ex), "roots": roots, "text": text}, (

@@ -235,6 +235,11 @@ def region(gs: GuardSet, over: list[str], lo: int, hi: int, plot: str | None) ->
     window = range(lo, hi + 1)
     base = base_point(gs, None, window)  # no solver: the same point every run
     found = accepts(gs, base)
+    if not found:  # coupled dims (a derived dim and its uses): start from the solver's witness, deterministic under rlimit
+        sat = gs.is_satisfiable()
+        if sat.witness and all(lo <= v <= hi for v in sat.witness.values() if isinstance(v, int)):
+            base = base_point(gs, dict(sat.witness), window)
+            found = accepts(gs, base)
     lines = [f"{len(gs)} guards over {len(gs.sources)} sources", *r.lines()]
     scans: dict[str, list[int]] = {}
     if not found:

@@ -349,8 +349,9 @@ class GuardSet:
         if looks_like_torch_output(text):
             return cls.from_torch_log(text)[-1]
         gs = cls.parse(text, dialect, origin=str(path))
-        if not gs.guards and not text.strip():
-            raise GuardParseError(f"{path}: an empty file holds no guards")
+        if not gs.guards:
+            raise GuardParseError(f"{path}: holds no guards in any format shapeenv reads (guard text, JSON, a TORCH_LOGS log, "
+                                  "a TORCH_TRACE file or directory, a printed torch.export program)")  # fmt: skip
         return gs
 
     @classmethod

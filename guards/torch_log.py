@@ -93,6 +93,10 @@ NON_SHAPE_KINDS = frozenset(
 )
 
 
+#: Kinds whose payload may be ``source == True/False/None`` (read as a :class:`ValueMatch`).
+_VALUE_KINDS = frozenset({"TRUE_MATCH", "FALSE_MATCH", "NONE_MATCH"})
+
+
 def strip_log_prefix(line: str) -> tuple[str, str | None, int]:
     """Drop torch's log prefix; return (the message, its compile id or None, the column the message starts at).
 
@@ -383,6 +387,8 @@ class _EntryBuilder:
             self.tensor_match(n, raw, expr, comment, column)
         elif kind == "EQUALS_MATCH":
             self.equals_match(n, expr, comment, column)
+        elif kind in _VALUE_KINDS and self.value_match(n, expr, comment, kind):
+            pass
         elif kind in NON_SHAPE_KINDS:
             self.skipped.append(SkippedGuard(n, kind, expr))
         elif self.strict:

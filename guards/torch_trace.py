@@ -19,6 +19,16 @@ text of the same run:
   compile's ``compilation_metrics`` record;
 * ``create_symbol`` and ``guard_added_fast`` records give the ``+dynamic`` symbols and guards.
 
+Note [Suppressed guards in a trace]
+    torch 2.13 writes a ``guard_added_fast`` record for every guard its ShapeEnv logs,
+    including those the text log prints as ``eval [guard suppressed] ...`` (facts it
+    evaluated without installing a guard). The record does not say which; only the verbose
+    ``guard_added`` record (``TORCHDYNAMO_EXTENDED_DEBUG``-style dtrace) carries the prefix.
+    So the ``+dynamic`` guards of a trace are the text log's plus the suppressed ones (each
+    true of the compile's inputs, so a guard set built from them is narrower, never wrong
+    about what torch accepted) unless verbose records say otherwise. The guard *trees* --
+    what torch installs and checks -- are the same in both formats.
+
 Nothing in a payload is evaluated: metadata is read with :func:`json.loads`.
 
 >>> trace = '''V1203 09:29:20.400000 1 torch/_dynamo/guards.py:4552] {"dynamo_cpp_guards_str": {}, "frame_id": 0, "frame_compile_id": 1, "attempt": 0, "has_payload": "cf"}
@@ -165,6 +175,7 @@ def read_torch_trace(text: str | Iterable[str], *, strict: bool = False) -> Torc
             functions[m.get("compile_id") or r.compile_id] = (str(m["co_name"]), f"{m.get('co_filename')}:{m.get('co_firstlineno')}")
     recompiles: list[Recompile] = []
     dynamic: dict[str, tuple[list[DynamicSymbol], list[TorchGuardLine]]] = {}
+    suppressed: list[str] = []
     for r in records:
         meta = r.meta if isinstance(r.meta, dict) else {}
         if r.kind == "artifact" and meta.get("name") == "recompile_reasons":
@@ -177,7 +188,12 @@ def read_torch_trace(text: str | Iterable[str], *, strict: bool = False) -> Torc
             low, high = (_bound(vr.group("lo")), _bound(vr.group("hi"))) if vr else (None, None)
             sym = DynamicSymbol(str(meta["symbol"]), hint, str(meta.get("source", "")), low, high, r.line)
             dynamic.setdefault(r.compile_id or "?", ([], []))[0].append(sym)
-        elif r.kind in ("guard_added_fast", "guard_added") and "expr" in meta:
+        elif r.kind == "guard_added" and "suppressed" in str(meta.get("prefix", "")):
+            suppressed.append(str(meta.get("expr")))  # the verbose record says so; the fast one that follows does not
+        elif r.kind == "guard_added_fast" and "expr" in meta:
+            if suppressed and suppressed[-1] == str(meta["expr"]):
+                suppressed.pop()
+                continue
             guard = TorchGuardLine(str(meta["expr"]), r.line, "eval", None, 1)
             dynamic.setdefault(r.compile_id or "?", ([], []))[1].append(guard)
     envs = tuple(DynamicEnv(cid, tuple(s), tuple(g)) for cid, (s, g) in dynamic.items() if s)
@@ -215,8 +231,8 @@ def read_trace_path(path: "str | os.PathLike[str]", read_file) -> tuple[str, lis
     Raises:
         GuardParseError: a directory with no trace file, or with several that hold guards.
     """
-    if not os.path.isdir(path):
-        return read_file(path), [os.fspath(path)]
+    if not isinstance(path, (str, os.PathLike)) or isinstance(path, bytes) or not os.path.isdir(path):
+        return read_file(path), [str(path)]  # read_file checks the type and says what is wrong
     names = sorted(n for n in os.listdir(path) if n.endswith(".log") and os.path.isfile(os.path.join(path, n)))
     texts = [(n, read_file(os.path.join(path, n))) for n in names]
     traces = [(n, t) for n, t in texts if looks_like_torch_trace(t)]
