@@ -53,6 +53,7 @@ __all__ = [
     "explain_call",
     "explain_recompiles",
     "dynamic_guard_set",
+    "tensor_mismatch",
 ]
 
 _PINNED_KINDS = (" TENSOR_MATCH", " EQUALS_MATCH", f" {MODULE_STATE} ")
@@ -339,14 +340,27 @@ def explain_recompiles(log: TorchLog) -> list[RecompileExplanation]:
     return out
 
 
-def _reason(text: str, entry: TorchEntry | None) -> tuple[str, int | None]:
+def tensor_mismatch(text: str) -> tuple[Source, int, int] | None:
+    """A recompile reason ``tensor 'x' size mismatch at index 1. expected 4, actual 6`` as (source, expected, actual).
+
+    >>> tensor_mismatch("tensor 'x' size mismatch at index 1. expected 4, actual 6")
+    (Source(base='x', kind='size', index=1), 4, 6)
+    """
     m = _TENSOR_REASON.match(text)
-    if m:
-        # torch names the tensor in our dialect (``d['w']``, ``xs[0]``), which reads as a path
-        src = Source(parse_source(m.group("name")).base, m.group("what"), int(m.group("i")))  # type: ignore[arg-type]
-        guard = f"{src.torch_text()} == {m.group('e')}"
+    if m is None:
+        return None
+    # torch names the tensor in our dialect (``d['w']``, ``xs[0]``), which reads as a path
+    src = Source(parse_source(m.group("name")).base, m.group("what"), int(m.group("i")))  # type: ignore[arg-type]
+    return src, int(m.group("e")), int(m.group("a"))
+
+
+def _reason(text: str, entry: TorchEntry | None) -> tuple[str, int | None]:
+    mismatch = tensor_mismatch(text)
+    if mismatch:
+        src, expected, actual = mismatch
+        guard = f"{src.torch_text()} == {expected}"
         line = next((g.line for g in entry.guards if g.text == guard), None) if entry else None
-        return f"{guard} failed: got {m.group('a')}", line
+        return f"{guard} failed: got {actual}", line
     if entry is not None and entry.guards:
         parsed = parse_guards_text([g.text for g in entry.guards])
         try:
