@@ -47,7 +47,8 @@ Note [What the proposed guard set is]
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+import math
+from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
 import sympy
@@ -65,7 +66,7 @@ from symint import build
 from .buckets import plan_dim
 from .errors import ShapeEnvError
 
-__all__ = ["AdviceError", "LoggedCall", "Proposal", "Advice", "logged_calls", "advise", "read_calls"]
+__all__ = ["AdviceError", "LoggedCall", "DynamicDim", "Proposal", "Advice", "logged_calls", "advise", "read_calls"]
 
 
 class AdviceError(ShapeEnvError, ValueError):
@@ -206,6 +207,39 @@ def _accepts(gs: GuardSet, call: LoggedCall) -> bool:
 
 
 @dataclass(frozen=True, slots=True)
+class DynamicDim:
+    """One dim to make dynamic: ``base``'s dim ``index`` over ``low..high``.
+
+    ``strict``: every value of the range satisfies the proposed guard set (given the other
+    dims), so ``torch._dynamo.mark_dynamic(..., min, max)`` is safe; otherwise the entry's
+    guards narrow the range (a divisibility, a branch) and a strict mark would raise torch's
+    ``ConstraintViolationError``: ``maybe_mark_dynamic`` is proposed, and for export a
+    multiple ``multiple*Dim(...)`` when the guards imply one.
+    """
+
+    base: str
+    index: int
+    low: int
+    high: int
+    strict: bool
+    multiple: int = 1
+    name: str = ""
+
+    def mark(self) -> str:
+        """The torch.compile line."""
+        if self.strict:
+            return f"torch._dynamo.mark_dynamic({self.base}, {self.index}, min={self.low}, max={self.high})"
+        return f"torch._dynamo.maybe_mark_dynamic({self.base}, {self.index})"
+
+    def export_dim(self) -> str:
+        """The torch.export ``Dim`` for it."""
+        name = self.name or f"{self.base}_{self.index}"
+        if self.multiple > 1:
+            return f'{self.multiple}*Dim("{name}", min={-(-self.low // self.multiple)}, max={self.high // self.multiple})'
+        return f'Dim("{name}", min={self.low}, max={self.high})' if self.strict else "Dim.AUTO"
+
+
+@dataclass(frozen=True, slots=True)
 class Proposal:
     """One change: what to write, the guard set it gives, how many compiles the logged calls then cost, and the proof.
 
@@ -216,6 +250,8 @@ class Proposal:
         compiles: compiles the calls cost with the change.
         padded: the calls as they reach the model (padded where proposed).
         proofs: per distinct padded call, the Z3 verdict of "this call's sizes imply ``guards``".
+        dims: the dims to make dynamic, as values (what ``changes`` says in code).
+        pad: (the dim, m) when calls are padded up to a multiple of m (with the dims equal to it).
     """
 
     name: str
@@ -225,6 +261,8 @@ class Proposal:
     padded: tuple[LoggedCall, ...] = ()
     proofs: tuple[tuple[str, Verdict], ...] = ()
     note: str = ""
+    dims: tuple["DynamicDim", ...] = ()
+    pad: tuple[Source, int] | None = None
 
     @property
     def proven(self) -> bool:
@@ -387,9 +425,63 @@ def _pad(calls: Sequence[LoggedCall], src: Source, m: int) -> tuple[LoggedCall, 
     return tuple(out)
 
 
-def _mark_lines(varying: Mapping[tuple[str, int], Sequence[int]]) -> tuple[str, ...]:
-    lines = [f"torch._dynamo.mark_dynamic({b}, {i}, min={vs[0]}, max={vs[-1]})" for (b, i), vs in sorted(varying.items())]
-    return tuple(lines)
+def _dynamic_dims(gs: GuardSet, varying: Mapping[tuple[str, int], Sequence[int]], config: SolverConfig) -> tuple[DynamicDim, ...]:
+    """The varying dims as :class:`DynamicDim`: strict if its range (with the other guards) implies ``gs``; its multiple; its tie."""
+    sym_of = {src: sym for sym, src in gs.sources}
+    smap = gs.source_map
+    vsyms = {sym_of[Source.size(b, i)] for b, i in varying if Source.size(b, i) in sym_of}
+    ties = {}  # symbol -> the (base, index) that names its Dim: dims tied by an equality share one Dim
+    for g in gs.guards:
+        e = g.expr
+        if isinstance(e, sympy.Eq) and {e.lhs, e.rhs} <= vsyms:
+            a, b = sorted((e.lhs, e.rhs), key=lambda x: smap[x].text())
+            ties.setdefault(b, ties.get(a, a))
+    dims = []
+    for (b, i), vs in sorted(varying.items()):
+        sym = sym_of.get(Source.size(b, i))
+        if sym is None:
+            continue
+        # a strict mark keeps every guard but those that constrain this dim beyond its range and its ties
+        rest = [g for g in gs.guards if sym not in g.expr.free_symbols or _is_range_or_tie(g.expr, vsyms)]
+        strict = GuardSet.of(rest, smap).implies(gs, config).verdict is Verdict.YES
+        multiple = 1
+        if not strict:
+            m = 0
+            for v in vs:
+                m = math.gcd(m, v)
+            if m > 1 and gs.implies(GuardSet.of([build.eq(build.mod(sym, m), 0)], smap), config).verdict is Verdict.YES:
+                multiple = m
+        root = smap[ties.get(sym, sym)]
+        dims.append(DynamicDim(b, i, vs[0], vs[-1], strict, multiple, f"{root.base}_{root.index}"))
+    # tied dims are one symbol to torch: strict only if all are, and one multiple
+    groups: dict[str, list[DynamicDim]] = {}
+    for d in dims:
+        groups.setdefault(d.name, []).append(d)
+    return tuple(replace(d, strict=all(x.strict for x in groups[d.name]), multiple=max(x.multiple for x in groups[d.name]))
+                 for d in dims)  # fmt: skip
+
+
+def _is_range_or_tie(expr: sympy.Basic, vsyms: set) -> bool:
+    """``lo <= s``, ``s <= hi`` (a bound) or ``s == t`` (a tie) over varying symbols only."""
+    if isinstance(expr, sympy.Eq):
+        return isinstance(expr.lhs, sympy.Symbol) and isinstance(expr.rhs, sympy.Symbol)
+    if isinstance(expr, (sympy.Le, sympy.Lt, sympy.Ge, sympy.Gt)):
+        sides = (expr.lhs, expr.rhs)
+        return any(isinstance(x, sympy.Symbol) for x in sides) and any(isinstance(x, sympy.Integer) for x in sides)
+    return False
+
+
+def _change_lines(dims: Sequence[DynamicDim]) -> tuple[str, ...]:
+    """The torch.compile lines, then the same ranges as torch.export ``dynamic_shapes`` (one dict per input)."""
+    lines = [d.mark() for d in dims]
+    if any(not d.strict for d in dims):
+        lines.append("(maybe_mark_dynamic: the entry's guards narrow the range, so a strict mark_dynamic would raise "
+                     "ConstraintViolationError)")  # fmt: skip
+    per_input: dict[str, list[str]] = {}
+    for d in dims:
+        per_input.setdefault(d.base, []).append(f"{d.index}: {d.export_dim()}")
+    shapes = ", ".join(f'"{b}": {{{", ".join(ds)}}}' for b, ds in per_input.items())
+    return (*lines, f"or, for torch.export: dynamic_shapes={{{shapes}}}")
 
 
 def advise(log: TorchLog, calls: Sequence[LoggedCall] | None = None, config: SolverConfig = SolverConfig()) -> Advice:
@@ -424,13 +516,13 @@ def advise(log: TorchLog, calls: Sequence[LoggedCall] | None = None, config: Sol
 
     ranked = sorted(range(len(entries)), key=lambda k: (pins(entries[k]), -sum(_accepts(entries[k].guards, c) for c in calls), -k))
     proposals: list[Proposal] = []
-    marks = _mark_lines(varying)
     for k in ranked:
         gs = _generalise(entries[k].guards, varying, calls)
         rejected = [c for c in calls if not _accepts(gs, c)]
         if not rejected:
-            proposals.append(Proposal("mark_dynamic", marks + _export_line(varying), gs, 1, tuple(calls), _proofs(gs, calls, config),
-                                      f"from entry {entries[k].compile_id}"))  # fmt: skip
+            dims = _dynamic_dims(gs, varying, config)
+            proposals.append(Proposal("mark_dynamic", _change_lines(dims), gs, 1, tuple(calls), _proofs(gs, calls, config),
+                                      f"from entry {entries[k].compile_id}", dims))  # fmt: skip
             break
         div = next((d for c in rejected if (v := bind_call(gs, c)) is not None and (d := _divisor(gs, v))), None)
         if div is None:
@@ -441,12 +533,13 @@ def advise(log: TorchLog, calls: Sequence[LoggedCall] | None = None, config: Sol
         p_vary = _varying(padded)
         gs2 = _generalise(entries[k].guards, p_vary, padded)
         if all(_accepts(gs2, c) for c in padded):
-            change = _mark_lines(p_vary) + (f"pad {src.torch_text()} (and the dims equal to it) up to a multiple of {m} "
-                                            f"before the call: the entry guards {src.torch_text()} % {m} == 0",)  # fmt: skip
-            proposals.append(Proposal("mark_dynamic + padding", change + _export_line(p_vary), gs2, 1, padded,
-                                      _proofs(gs2, padded, config), f"from entry {entries[k].compile_id}"))  # fmt: skip
+            dims = _dynamic_dims(gs2, p_vary, config)
+            pad_line = (f"pad {src.torch_text()} (and the dims equal to it) up to a multiple of {m} before the call: "
+                        f"the entry guards {src.torch_text()} % {m} == 0",)  # fmt: skip
+            proposals.append(Proposal("mark_dynamic + padding", pad_line + _change_lines(dims), gs2, 1, padded,
+                                      _proofs(gs2, padded, config), f"from entry {entries[k].compile_id}", dims, (src, m)))  # fmt: skip
             groups = len({c.shape_map()[src.base][src.index] % m for c in calls if src.base in c.shape_map()})  # type: ignore[index]
-            proposals.append(Proposal("mark_dynamic only", marks, None, max(groups, 2), tuple(calls),
+            proposals.append(Proposal("mark_dynamic only", tuple(d.mark() for d in dims), None, max(groups, 2), tuple(calls),
                                       note=f"the branch on {src.torch_text()} % {m} still compiles one entry per branch"))  # fmt: skip
             break
     if len(varying) == 1:
@@ -458,6 +551,7 @@ def advise(log: TorchLog, calls: Sequence[LoggedCall] | None = None, config: Sol
                                   "(shapeenv plan-buckets)",), None, plan.recompiles,
                                   note=f"{plan.waste} padded rows over the calls"))  # fmt: skip
     if not proposals:
+        marks = tuple(DynamicDim(b, i, vs[0], vs[-1], False).mark() for (b, i), vs in sorted(varying.items()))
         proposals.append(Proposal("mark_dynamic", marks, None, len(entries), tuple(calls),
                                   note="the entries' other guards split the calls; no single guard set serves them"))  # fmt: skip
     proposals.sort(key=lambda p: (not p.proven, p.compiles))
@@ -468,10 +562,3 @@ def _fields(a: Advice) -> tuple:
     return (a.calls, a.entries, a.recompiles, a.causes, a.varying)
 
 
-def _export_line(varying: Mapping[tuple[str, int], Sequence[int]]) -> tuple[str, ...]:
-    """The same ranges as torch.export ``dynamic_shapes`` (one dict per input)."""
-    per_input: dict[str, list[str]] = {}
-    for (b, i), vs in sorted(varying.items()):
-        per_input.setdefault(b, []).append(f'{i}: Dim("{b}_{i}", min={vs[0]}, max={vs[-1]})')
-    dims = ", ".join(f'"{b}": {{{", ".join(d)}}}' for b, d in per_input.items())
-    return (f"or, for torch.export: dynamic_shapes={{{dims}}}",)
