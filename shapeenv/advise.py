@@ -231,12 +231,14 @@ class DynamicDim:
             return f"torch._dynamo.mark_dynamic({self.base}, {self.index}, min={self.low}, max={self.high})"
         return f"torch._dynamo.maybe_mark_dynamic({self.base}, {self.index})"
 
-    def export_dim(self) -> str:
-        """The torch.export ``Dim`` for it."""
+    def export_dim(self) -> tuple[str, str]:
+        """The torch.export ``Dim``: (its definition, its use in ``dynamic_shapes``); tied dims share the definition."""
         name = self.name or f"{self.base}_{self.index}"
         if self.multiple > 1:
-            return f'{self.multiple}*Dim("{name}", min={-(-self.low // self.multiple)}, max={self.high // self.multiple})'
-        return f'Dim("{name}", min={self.low}, max={self.high})' if self.strict else "Dim.AUTO"
+            return f'{name} = Dim("{name}", min={-(-self.low // self.multiple)}, max={self.high // self.multiple})', f"{self.multiple}*{name}"
+        if self.strict:
+            return f'{name} = Dim("{name}", min={self.low}, max={self.high})', name
+        return "", "Dim.AUTO"
 
 
 @dataclass(frozen=True, slots=True)
@@ -478,10 +480,14 @@ def _change_lines(dims: Sequence[DynamicDim]) -> tuple[str, ...]:
         lines.append("(maybe_mark_dynamic: the entry's guards narrow the range, so a strict mark_dynamic would raise "
                      "ConstraintViolationError)")  # fmt: skip
     per_input: dict[str, list[str]] = {}
+    defs: dict[str, None] = {}
     for d in dims:
-        per_input.setdefault(d.base, []).append(f"{d.index}: {d.export_dim()}")
+        define, use = d.export_dim()
+        if define:
+            defs[define] = None
+        per_input.setdefault(d.base, []).append(f"{d.index}: {use}")
     shapes = ", ".join(f'"{b}": {{{", ".join(ds)}}}' for b, ds in per_input.items())
-    return (*lines, f"or, for torch.export: dynamic_shapes={{{shapes}}}")
+    return (*lines, f"or, for torch.export: {'; '.join([*defs, ''])}dynamic_shapes={{{shapes}}}")
 
 
 def advise(log: TorchLog, calls: Sequence[LoggedCall] | None = None, config: SolverConfig = SolverConfig()) -> Advice:
