@@ -171,7 +171,9 @@ def compare(a: GuardSet, b: GuardSet, config: SolverConfig = SolverConfig(), pro
     for result, rejects, name_in, name_out in ((a_b, fb, "A", "B"), (b_a, fa, "B", "A")):
         if result.verdict is Verdict.NO and counter is None:
             why = explain(rejects, result.other_values or {}, first_only=True)
-            counter = {"accepted_by": name_in, "rejected_by": name_out, "inputs": dict(result.witness or {}),
+            state = {src.text() for gs in (fa, fb) for _, src in gs.sources if _is_module_state(src)}
+            inputs = {k: v for k, v in (result.witness or {}).items() if k not in state}  # user inputs only: the module is as traced
+            counter = {"accepted_by": name_in, "rejected_by": name_out, "inputs": inputs,
                        "rejected_because": [f.message() for f in why]}  # fmt: skip
     fixed = tuple(sorted(pins, key=lambda s: s.text()))
     return Comparison(a_b, b_a, sat_a, sat_b, fixed, conflicts, counter)
