@@ -368,11 +368,15 @@ def _generalise(gs: GuardSet, varying: Mapping[tuple[str, int], Sequence[int]], 
         kept.append(g)
     sym_of = {src: sym for sym, src in gs.sources}
     sources = dict(smap)
-    for (base, i), vs in varying.items():
+    for (base, i), vs in sorted(varying.items()):
         src = Source.size(base, i)
         sym = sym_of.get(src)
-        if sym is None:
-            continue
+        if sym is None:  # a dynamic dim no guard of the entry reads: a symbol of its own for its range
+            k = len(sources)
+            while build.symbol_expr(f"v{k}") in sources:
+                k += 1
+            sym = sym_of[src] = build.symbol_expr(f"v{k}")
+            sources[sym] = src
         kept.append(Guard.of(build.le(vs[0], sym), f"mark_dynamic min of {src.torch_text()}"))
         kept.append(Guard.of(build.le(sym, vs[-1]), f"mark_dynamic max of {src.torch_text()}"))
     # dims made dynamic here (every entry pinned them): the equalities seen in every call, as a dynamic trace would tie them
