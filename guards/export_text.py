@@ -57,11 +57,13 @@ __all__ = ["ExportText", "read_export_text", "looks_like_export_program", "MODUL
 #: The word in a guard's origin that marks a parameter's or buffer's traced size (see torch_check.pinned_values).
 MODULE_STATE = "module state"
 
-_PLACEHOLDER = re.compile(r'(?P<name>\w+): "(?P<dtype>[a-z]+\d*)\[(?P<dims>[^\]"]*)\](?:\[[^\]"]*\])?"')
-_FORWARD = re.compile(r"def forward\(self(?P<args>.*)\):")
-_RANGES = re.compile(r"Range constraints: \{(?P<body>.*)\}")
-_RANGE = re.compile(r"(?P<key>[^:,{}]+): VR\[(?P<lo>-?\w+), (?P<hi>-?\w+)\]")
-_ASSERT = re.compile(r"Runtime assertion failed for expression (?P<expr>.+?) on node")
+# Note [Linear-time reading]: a name starts where no word character precedes it, a range key after "{" or ","
+# (so a long run of word characters, or of text without ":", is scanned once, not once per position); the
+# forward line, the range constraints and the asserts are cut with str.find, not with ".*" patterns.
+_PLACEHOLDER = re.compile(r'(?<!\w)(?P<name>\w+): "(?P<dtype>[a-z]+\d*)\[(?P<dims>[^\]"]*)\](?:\[[^\]"]*\])?"')
+_RANGE = re.compile(r"(?:^|(?<=[{,]))\s*(?P<key>[^:,{}]+): VR\[(?P<lo>-?\w+), (?P<hi>-?\w+)\]")
+_FORWARD_HEAD, _RANGES_HEAD = "def forward(self", "Range constraints: {"
+_ASSERT_HEAD, _ASSERT_TAIL = "Runtime assertion failed for expression ", " on node"
 _SIGNATURE = re.compile(r"^\s*(?P<name>\w+): (?P<kind>PARAMETER|BUFFER|CONSTANT_TENSOR|CUSTOM_OBJ|USER_INPUT|TOKEN)\b(?: target='(?P<target>[^']*)')?")
 _INT = re.compile(r"^-?\d+$")
 _SYMBOL = re.compile(r"^[su]\d+$")
@@ -128,6 +130,13 @@ def _signature(lines: list[str]) -> dict[str, tuple[str, str | None]]:
     return out
 
 
+def _forward_args(line: str) -> str | None:
+    """The text between ``def forward(self`` and the last ``):`` of ``line``, or None."""
+    start = line.find(_FORWARD_HEAD)
+    end = line.rfind("):")
+    return line[start + len(_FORWARD_HEAD) : end] if 0 <= start < end else None
+
+
 class _Reader:
     def __init__(self) -> None:
         self.sources: dict[sympy.Symbol, Source] = {}
@@ -154,15 +163,15 @@ def read_export_text(text: str) -> ExportText:
         GuardParseError: no ``def forward(self, ...)`` line, or a shape, range or assert that cannot be read.
     """
     lines = text.splitlines()
-    forward = next(((n, m) for n, line in enumerate(lines, 1) if (m := _FORWARD.search(line))), None)
+    forward = next(((n, args) for n, line in enumerate(lines, 1) if (args := _forward_args(line)) is not None), None)
     if forward is None:
         raise GuardParseError("no 'def forward(self, ...)' line: paste the whole print(exported_program) output", text[:80], 1, "")
-    line_no, m = forward
+    line_no, forward_args = forward
     signature = _signature(lines)
     r = _Reader()
     state: list[tuple[str, str]] = []
     users: list[str] = []
-    for p in _PLACEHOLDER.finditer(m.group("args")):
+    for p in _PLACEHOLDER.finditer(forward_args):
         name = p.group("name")
         kind, target = signature.get(name, (None, None))
         if kind is None and name[:2] in _STATE_PREFIX and not signature:
@@ -192,9 +201,10 @@ def read_export_text(text: str) -> ExportText:
             r.derived.append((src, value))
             r.guards.append(Guard(eq(sym, value), origin))
     for n, line in enumerate(lines, 1):
-        rc = _RANGES.search(line)
-        if rc:
-            for v in _RANGE.finditer(rc.group("body")):
+        start = line.find(_RANGES_HEAD)
+        end = line.rfind("}")
+        if start >= 0 and end > start:
+            for v in _RANGE.finditer(line[start + len(_RANGES_HEAD) : end]):
                 key = v.group("key").strip()
                 try:
                     value = parse_expression(key, dialect="sympy")
@@ -204,9 +214,11 @@ def read_export_text(text: str) -> ExportText:
                     r.guards.append(Guard(le(int(v.group("lo")), value), f"line {n} range constraints"))
                 if _INT.match(v.group("hi")):
                     r.guards.append(Guard(le(value, int(v.group("hi"))), f"line {n} range constraints"))
-        a = _ASSERT.search(line)
-        if a:
-            r.guards.append(Guard(parse_guard(a.group("expr"), dialect="sympy"), f"line {n} runtime assert"))
+        head = line.find(_ASSERT_HEAD)
+        tail = line.find(_ASSERT_TAIL, head + len(_ASSERT_HEAD)) if head >= 0 else -1
+        if tail >= 0:
+            expr = line[head + len(_ASSERT_HEAD) : tail]
+            r.guards.append(Guard(parse_guard(expr, dialect="sympy"), f"line {n} runtime assert"))
     guards, roots = _solve_roots(r)
     return ExportText(tuple(guards), tuple(sorted(r.sources.items(), key=lambda kv: kv[0].name)), roots, tuple(state), tuple(users))
 

@@ -130,18 +130,10 @@ def looks_like_torch_log(text: str) -> bool:
 
 def _split_comment(text: str) -> tuple[str, str | None]:
     """``expr  # comment`` -> (``expr``, ``comment``); a ``#`` inside quotes is not a comment."""
-    quote = None
-    for i, c in enumerate(text):
-        if quote:
-            if c == "\\":
-                continue
-            if c == quote:
-                quote = None
-        elif c in "'\"":
-            quote = c
-        elif c == "#":
-            return text[:i].rstrip(), text[i + 1 :].strip() or None
-    return text.rstrip(), None
+    i = _unquoted(text).find("#")
+    if i < 0:
+        return text.rstrip(), None
+    return text[:i].rstrip(), text[i + 1 :].strip() or None
 
 
 # -- values ------------------------------------------------------------------------------------------
@@ -506,25 +498,29 @@ def _non_shape_lambda(expr: str) -> str | None:
 
 
 def _unquoted(text: str) -> str:
-    """``text`` with the inside of every quoted string replaced by ``_`` (same length; one linear scan)."""
-    out, quote, escaped = [], None, False
-    for c in text:
+    """``text`` with the inside of every quoted string replaced by ``_`` (same length; one scan, in C, for quotes and backslashes)."""
+    out: list[str] = []
+    last, quote, skip = 0, None, -1
+    for m in _SPECIAL.finditer(text):
+        i = m.start()
+        if i < skip:  # the character after a backslash inside quotes
+            continue
+        c = text[i]
         if quote is None:
-            out.append(c)
-            if c in "'\"":
-                quote = c
-        elif escaped:
-            out.append("_")
-            escaped = False
+            if c != "\\":
+                out.append(text[last : i + 1])
+                quote, last = c, i + 1
         elif c == "\\":
-            out.append("_")
-            escaped = True
+            skip = i + 2
         elif c == quote:
-            out.append(c)
-            quote = None
-        else:
-            out.append("_")
+            out.append("_" * (i - last) + c)
+            quote, last = None, i + 1
+    tail = text[last:]
+    out.append(tail if quote is None else "_" * len(tail))
     return "".join(out)
+
+
+_SPECIAL = re.compile(r"[\\'\"]")
 
 
 def _top_level_eq(expr: str) -> tuple[str | None, str]:
@@ -537,7 +533,6 @@ def _top_level_eq(expr: str) -> tuple[str | None, str]:
 
 
 _FLOAT = re.compile(r"^[+-]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?$")
-_ESCAPES = {"\\": "\\", "'": "'", '"': '"', "n": "\n", "t": "\t", "r": "\r", "0": "\0"}
 
 
 def literal_value(text: str) -> tuple[bool, float | bool | str | None]:
@@ -558,29 +553,23 @@ def literal_value(text: str) -> tuple[bool, float | bool | str | None]:
     if _FLOAT.match(text):
         return True, float(text)
     if len(text) >= 2 and text[0] in "'\"" and text[-1] == text[0]:
-        out, i, body = [], 0, text[1:-1]
-        while i < len(body):
-            c = body[i]
-            if c == text[0]:
-                return False, None  # an unescaped quote inside: not one literal
-            if c == "\\" and i + 1 < len(body):
-                nxt = body[i + 1]
-                if nxt in _ESCAPES:
-                    out.append(_ESCAPES[nxt])
-                    i += 2
-                    continue
-                if nxt in "xuU":
-                    width = {"x": 2, "u": 4, "U": 8}[nxt]
-                    digits = body[i + 2 : i + 2 + width]
-                    if len(digits) == width and all(d in "0123456789abcdefABCDEF" for d in digits):
-                        out.append(chr(int(digits, 16)))
-                        i += 2 + width
-                        continue
-                return False, None
-            out.append(c)
-            i += 1
-        return True, "".join(out)
+        return _string_body(text[1:-1], text[0])
     return False, None
+
+
+def _string_body(body: str, quote: str) -> tuple[bool, str | None]:
+    """Decode a quoted string's body as Python does (``\\n``, ``\\x41``, ``\\u00e9``); refuse an unescaped quote inside.
+
+    The escapes are decoded by the ``unicode_escape`` codec (no evaluation; one pass in C).
+    """
+    if quote in body and _unquoted(quote + body + quote)[1:-1].strip("_"):
+        return False, None  # an unescaped quote inside: not one literal
+    if "\\" not in body:
+        return True, body
+    try:
+        return True, body.encode("latin-1", "backslashreplace").decode("unicode_escape")
+    except UnicodeDecodeError:
+        return False, None
 
 
 def read_torch_log(text: str | Iterable[str], *, strict: bool = False) -> TorchLog:

@@ -278,3 +278,44 @@ def test_diff_notes_an_unsatisfiable_side(capsys, tmp_path) -> None:
 def test_read_torch_output_dispatches() -> None:
     assert read_torch_output(_trace("chunks").read_text()).stats["format"] == "torch trace"
     assert "format" not in read_torch_output((RUNS / "chunks.log").read_text()).stats
+
+
+# -- linear time on hostile input ---------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", [
+    'def forward(self, ' + "a" * 1_000_000 + ":",  # a name with no ': "' after it
+    "def forward(self" * 60_000,  # many starts, no "):"
+    'def forward(self, x: "f32[3]"):\nRange constraints: {' + "s0, " * 250_000,  # range keys without ": VR["
+    'def forward(self, x: "f32[3]"):\n' + "Runtime assertion failed for expression " * 25_000,
+], ids=["long-name", "many-forwards", "ranges-without-colons", "asserts-without-end"])
+def test_export_reader_is_linear_on_a_1mb_line(text: str) -> None:
+    import time
+
+    from guards.export_text import read_export_text
+
+    start = time.perf_counter()
+    try:
+        read_export_text(text)
+    except GuardParseError:
+        pass
+    assert time.perf_counter() - start < 1.0
+
+
+def test_trace_and_value_readers_are_linear_on_a_1mb_line() -> None:
+    import time
+
+    from guards.torch_log import _non_shape_lambda, _top_level_eq, literal_value
+
+    key = "a is b " * 150_000
+    hostile = [
+        lambda: read_torch_trace('V1203 09:29:19.998000 1 a.py:1] {"str": ["' + "x" * 1_000_000 + '", 0]}'),
+        lambda: _non_shape_lambda(f"L['{key}'].size()[0] == 2"),
+        lambda: _top_level_eq(f"L['{key}'] == 1e-05"),
+        lambda: literal_value("'" + "\\x41" * 250_000 + "'"),
+        lambda: read_torch_log(f"TREE_GUARD_MANAGER:\n+- EQUALS_MATCH: L['{key}'] == 'v'"),
+    ]
+    for run in hostile:
+        start = time.perf_counter()
+        run()
+        assert time.perf_counter() - start < 1.0
