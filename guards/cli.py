@@ -4,8 +4,11 @@ A guard file holds one guard per line in torch's text (``L['x'].size()[0] == 8``
 our source dialect (``x.size()[0] == 8``) or sympy's (``Eq(s0, 8)``), with ``#``
 comments; or the JSON written by :meth:`GuardSet.to_json` (or ``{"guards": [...]}``);
 or torch's own output as it printed it: a ``TORCH_LOGS=guards`` log (one guard set per
-cache entry, ``--entry`` picks one), a ``recompiles`` log, a printed ``torch.export``
-program (see :mod:`guards.cli_torch`). ``-`` reads standard input. Output is
+cache entry, ``--entry`` picks one), a ``TORCH_TRACE`` file or directory (read as the
+text log of the same run), a ``recompiles`` log, a printed ``torch.export`` program (see
+:mod:`guards.cli_torch`). A file that holds no guards in any of these formats is an error.
+``diff`` compares by meaning (:mod:`guards.cli_diff`); ``--entry A:0/1 --entry B:0/2``
+picks an entry per file. ``-`` reads standard input. Output is
 human-readable; ``--json`` prints one JSON object.
 
 The console script ``shapeenv`` (:mod:`shapeenv.cli`) mounts these commands as its

@@ -2,7 +2,9 @@
 
 :func:`load` reads any guard file the ``shapeenv guards`` commands take: our guard text or
 JSON, a raw ``TORCH_LOGS=guards`` (or ``recompiles``/``+dynamic``) log as torch printed it,
-or a printed ``torch.export`` program. A log holds one guard set per cache entry;
+a ``TORCH_TRACE`` file or directory (:mod:`guards.torch_trace`), or a printed ``torch.export``
+program (:mod:`guards.export_text`: module state taken as traced, derived-dim roots bound
+from the inputs). Text that holds no guards in any of these formats is refused. A log holds one guard set per cache entry;
 ``--entry ID`` (torch's ``0/1``, or a 0-based position) picks one, the newest by default.
 :func:`explain_log` answers "why did this recompile?" (over every entry, or from the
 log's own recompile reasons) and :func:`region` "which inputs reuse this entry?".
