@@ -35,7 +35,7 @@ from .errors import GuardError, GuardTypeError, UnknownSourceError
 from .explain import explain as explain_values
 from .export_text import MODULE_STATE
 from .guard import Guard
-from .guardset import GuardSet
+from .guardset import GuardSet, read_torch_output
 from .parse import parse_guard, parse_guards_text, parse_source
 from .printers import to_torch_text
 from .source import Source
@@ -240,12 +240,12 @@ def _torch_words(guard: Guard, gs: GuardSet, message: str) -> str:
 
 
 def load_torch_guards(text: str | Iterable[str], *, strict: bool = False) -> list[TorchGuards]:
-    """One :class:`TorchGuards` per cache entry of a torch guard log, in torch's order.
+    """One :class:`TorchGuards` per cache entry of a torch guard log or ``TORCH_TRACE`` file, in torch's order.
 
     >>> [e.compile_id for e in load_torch_guards("TREE_GUARD_MANAGER:\\nTREE_GUARD_MANAGER:")]
     ['#0', '#1']
     """
-    return [TorchGuards.of(e) for e in read_torch_log(text, strict=strict).entries]
+    return [TorchGuards.of(e) for e in read_torch_output(text, strict=strict).entries]
 
 
 @dataclass(frozen=True, slots=True)

@@ -319,3 +319,16 @@ def test_trace_and_value_readers_are_linear_on_a_1mb_line() -> None:
         start = time.perf_counter()
         run()
         assert time.perf_counter() - start < 1.0
+
+
+def test_real_arguments_against_a_trace() -> None:
+    import numpy as np
+
+    from guards.torch_check import load_torch_guards
+
+    entries = load_torch_guards(_trace("mask").read_text())
+    assert [e.compile_id for e in entries] == ["0/0", "0/1", "0/2"]
+    odd = {"x": np.zeros((3, 9, 16), np.float32), "mask": np.zeros((3, 9), bool)}
+    even = {"x": np.zeros((3, 10, 16), np.float32), "mask": np.zeros((3, 10), bool)}
+    assert explain_call(entries, odd, assume_traced=True).reused == "0/2"
+    assert explain_call(entries, even, assume_traced=True).reused == "0/1"
