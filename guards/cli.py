@@ -55,6 +55,7 @@ EXAMPLES = {
     "check": """examples (paste into bash):
   shapeenv guards check guards.txt
   TORCH_LOGS=guards python3 train.py 2> dump.log; shapeenv guards check dump.log --entry 0/1
+  TORCH_TRACE=trace_dir python3 train.py; shapeenv guards check trace_dir
   echo "L['x'].size()[0] >= 2" | shapeenv guards check - --json
 """,
     "simplify": """examples (paste into bash):
@@ -72,6 +73,7 @@ EXAMPLES = {
   shapeenv guards explain dump.log --shape "L['x']=5,9,12"
   shapeenv guards explain dump.log --shape x=5,9,12 --stride x=12,60,1
   shapeenv guards explain dump.log --recompiles
+  shapeenv guards explain export.txt --shape x=4,10,16 mask=4,10
 """,
     "eval": """examples (paste into bash):
   shapeenv guards eval guards.txt --sizes "L['x'].size()[0]=9" n=3
