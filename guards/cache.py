@@ -203,7 +203,7 @@ class GuardedCache:
         >>> cache = GuardedCache()
         >>> _ = cache.add(GuardSet.of([ge(s0, 2), gt(s0, 3)], src), "a")
         >>> cache.replace_guards(0, GuardSet.of([ge(s0, 4)], src)).guards
-        GuardSet(s0 >= 4)
+        GuardSet(x.size()[0] >= 4)
         """
         checker = compile_guards(guards)
         with self._lock:

@@ -96,13 +96,24 @@ def export(
     *,
     settings: ShapeEnvSettings | None = None,
 ) -> ExportedProgram:
-    """Trace ``fn(*args, **kwargs)`` on fake tensors and return the program (see the module docstring).
+    """Trace ``fn(*args, **kwargs)`` on fake tensors and return the program, like ``torch.export.export``.
+
+    Example inputs are arrays or tensors (anything with ``.shape`` and ``.dtype``), :class:`TensorSpec` s,
+    shape tuples (``(8, 3)``), plain ints, or nested lists/tuples/dicts of those. Branching on a
+    symbolic size records a guard; the program's :attr:`~ExportedProgram.guards` say which inputs
+    it is valid for, :attr:`~ExportedProgram.range_constraints` the range of each symbol.
 
     Args:
         fn: the function to trace; it calls ops from :mod:`shapeenv.ops`, fake tensor methods and
             the higher-order ops on its inputs.
         args: example inputs (a tuple).
-        dynamic_shapes: which dims are symbolic (see the module docstring); None: all static.
+        dynamic_shapes: which dims are symbolic, as in ``torch.export``: per input (by name in a dict,
+            or by position in a tuple) a ``{dim: spec}`` dict or a list with one spec per dim, where a
+            spec is ``Dim("name", min=..., max=...)`` (dims of one name are one symbol),
+            ``Dim.DYNAMIC`` (a symbol of its own), ``Dim.STATIC`` or ``None`` (the example's size),
+            ``Dim.AUTO`` (dynamic unless tracing pins it), a derived dim (``2 * d``, ``d + 1``) or a
+            set-valued dim (``Dim("b", choices=(1, 8, 16))``); an int input takes a ``Dim`` to become
+            symbolic. Dims not mentioned are static. None: everything static.
         kwargs: example keyword inputs.
         name: the program's name (default: ``fn.__name__``).
         settings: the ShapeEnv settings for the trace.

@@ -390,7 +390,7 @@ class SymInt:
         return self.node.expr
 
     def __repr__(self) -> str:
-        return str(self.node.expr)
+        return str(self.node.current_expr())  # pins and unifications learnt since are shown; no guard
 
     __str__ = __repr__
 
@@ -450,7 +450,7 @@ class SymBool:
         return self.node.expr
 
     def __repr__(self) -> str:
-        return str(self.node.expr)
+        return str(self.node.current_expr())  # pins and unifications learnt since are shown; no guard
 
     __str__ = __repr__
 
@@ -602,6 +602,6 @@ class SymFloat:
         return self.node.expr
 
     def __repr__(self) -> str:
-        return str(self.node.expr)
+        return str(self.node.current_expr())  # pins and unifications learnt since are shown; no guard
 
     __str__ = __repr__

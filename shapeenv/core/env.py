@@ -240,8 +240,15 @@ class ShapeEnv:
                 self.symbols[expr].size_like = True
                 self.facts.narrow(expr, ValueRanges.of(0, math.inf), " (used as a size)")
 
-    def hint_of(self, expr: sympy.Basic) -> int | bool | None:
-        """The value of ``expr`` for the traced example, or None if it reads an unbacked symbol."""
+    def hint_of(self, expr: "Symbolic | int | bool | sympy.Basic") -> int | bool | float | None:
+        """The value of ``expr`` (a SymInt/SymBool/SymFloat, a sympy expression or a plain number)
+        for the traced example, or None if it reads an unbacked symbol. Records nothing.
+
+        >>> env = ShapeEnv(); s = env.create_symint(8, Source.size("x", 0))
+        >>> env.hint_of(s * 2 + 1), env.hint_of(s > 3), env.hint_of(5)
+        (17, True, 5)
+        """
+        expr = _expr_of(expr)
         values = {}
         for s in expr.free_symbols:
             info = self.symbols.get(s)
@@ -310,7 +317,7 @@ class ShapeEnv:
         return bool(value)
 
     def statically_known_true(self, value: SymBool | bool, *, size_oblivious: bool = False) -> bool:
-        """True only if ``value`` is provably true; records nothing.
+        """True only if ``value`` (a SymBool, bool, or sympy condition) is provably true; records nothing.
 
         ``size_oblivious``: also assume size-like unbacked symbols are ``>= 2`` (torch's
         size-oblivious reasoning), for this question only.
