@@ -341,7 +341,9 @@ def explain_recompiles(log: TorchLog) -> list[RecompileExplanation]:
 
 
 def tensor_mismatch(text: str) -> tuple[Source, int, int] | None:
-    """A recompile reason ``tensor 'x' size mismatch at index 1. expected 4, actual 6`` as (source, expected, actual).
+    """A size or stride mismatch reason of a recompile, as (source, expected, actual).
+
+    torch writes it ``tensor 'x' size mismatch at index 1. expected 4, actual 6``.
 
     >>> tensor_mismatch("tensor 'x' size mismatch at index 1. expected 4, actual 6")
     (Source(base='x', kind='size', index=1), 4, 6)
