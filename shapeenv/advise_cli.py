@@ -38,6 +38,7 @@ from guards.escape import one_line
 from guards.guardset import read_torch_output
 
 from .advise import AdviceError, advise, read_calls
+from .cli_common import run_command
 
 __all__ = ["configure", "run", "main", "EXIT_CODES"]
 
@@ -85,13 +86,7 @@ def run(args: argparse.Namespace) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``shapeenv advise`` with ``argv``; returns the exit code."""
-    parser = argparse.ArgumentParser(prog="shapeenv advise", description=__doc__.splitlines()[0])
-    configure(parser)
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return run(args)
+    return run_command("shapeenv advise", configure, run, argv, __doc__.splitlines()[0])
 
 
 if __name__ == "__main__":

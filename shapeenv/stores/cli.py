@@ -27,6 +27,7 @@ from typing import Sequence
 from ..program_io import ProgramFormatError, program_from_json
 from . import open_store
 from .errors import StoreError
+from ..cli_common import run_command
 
 __all__ = ["configure", "run", "main", "EXIT_CODES"]
 
@@ -131,10 +132,4 @@ def run(args: argparse.Namespace, out=None, err=None) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``shapeenv cache`` with ``argv``; returns the exit code."""
-    parser = argparse.ArgumentParser(prog="shapeenv cache")
-    configure(parser)
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return run(args)
+    return run_command("shapeenv cache", configure, run, argv)
