@@ -89,6 +89,9 @@ class TorchFunction:
         training_key: pass the module's ``training`` flag as an input (a cache key constant).
     """
 
+    #: a module's dicts whose keys read as attributes in the paths of :mod:`shapeenv.trace_state` (``self.blocks.0``)
+    attribute_dicts = ("_modules", "_parameters", "_buffers")
+
     def __init__(self, target: Callable, name: str | None = None, table: TorchOpTable | None = None,
                  training_key: bool = False):
         if not callable(target):

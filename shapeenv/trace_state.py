@@ -1,0 +1,574 @@
+"""A trace leaves the user's objects as it found them: what it writes to their state is undone and reported.
+
+Tracing runs the user's Python on fake values. Whatever that Python stores outside its
+own frame (a cache in a module attribute, ``self.calls += 1``, an item appended to a
+list, a global, a closure variable, an attribute of an argument) would otherwise keep a
+traced tensor or SymInt that has no data, and break the next eager call
+(``TracedTensorError``), or count the trace as a real call. :func:`preserved_state`
+snapshots the state reachable from the traced function and its arguments before the
+trace and, when the trace ends (returns, raises, or is interrupted), restores every
+container the trace changed and warns with a :class:`~shapeenv.errors.TraceStateWarning`
+that names each write, as ``torch.export`` does ("The tensor attributes
+self.stages.1.attn.attention_bias_cache['cpu'] were assigned during export. Such
+attributes must be registered as buffers...").
+
+Note [What a trace snapshot covers]
+    The walk starts at the traced function's ``self`` (the ``nn.Module``, for
+    ``shapeenv.torch``) and at each argument, and follows instance ``__dict__`` s and
+    ``__slots__``, dicts (``OrderedDict``, ``_modules``, ``_parameters``, ``_buffers``),
+    lists, deques, sets and tuples. Every mutable container it reaches is copied
+    shallowly (one ``dict.copy`` per ``__dict__``); comparison after the trace is by
+    identity, so the cost is one pass over the reachable entries, never a deep copy or
+    an ``__eq__``. Globals: the names the traced code can read or write are the
+    ``co_names`` of its code objects (nested ones included) that its module defines,
+    plus every name of its module the code could create; the code is the function's,
+    that of the helpers of the same module it names, and the methods of every class
+    whose instance the walk met (``forward`` and what it calls on ``self``). Those
+    globals are recorded, and a container they hold is walked; an object a global holds
+    has its ``__dict__`` recorded but is not followed further (a logger would lead to
+    every logger). Closure cells of those functions are recorded and walked like
+    arguments. The walk stops after :data:`MAX_OBJECTS` objects and says so in the
+    warning, should the trace have written past that point.
+
+    Not covered: a module other than the traced code's that a helper of another module
+    writes, the inside of C objects (an ``lru_cache``, an ``array``), and state another
+    thread changes during the trace, which a restore would undo.
+
+Note [Mutations torch keeps]
+    Restoring is what ``torch.export`` does (it restores every module attribute). A
+    buffer updated in place (BatchNorm's running statistics in train mode) is never
+    written by the trace: in-place ops on a module's tensors are mapped to the fake
+    tensors that stand for them. ``shapeenv.compile`` and ``shapeenv.torch.compile`` run
+    the function itself on the real inputs after tracing (unless a backend returned
+    another artifact), so the writes the trace made and this module undid happen there,
+    once per call and with real values, as torch's compiled code replays side effects.
+
+>>> class Model:
+...     def __init__(self):
+...         self.cache = {}
+...     def __call__(self, n):
+...         self.cache[n] = "traced"
+...         return n
+>>> import warnings
+>>> m = Model()
+>>> with warnings.catch_warnings(record=True) as caught:
+...     warnings.simplefilter("always")
+...     with preserved_state(m, (("n", 3),), "Model"):
+...         _ = m(3)
+>>> m.cache, [w.message.writes[0].path for w in caught]
+({}, ['self.cache[3]'])
+"""
+
+from __future__ import annotations
+
+import collections
+import contextlib
+import functools
+import sys
+import types
+import warnings
+from dataclasses import dataclass
+from typing import Any, Callable, Iterable, Iterator
+
+from symint import SymBool, SymFloat, SymInt
+
+from .core.provenance import user_frame_object
+from .errors import TraceStateWarning
+from .rules.registry import describe, is_tensor
+
+__all__ = ["preserved_state", "StateSnapshot", "StateWrite", "is_traced", "MAX_OBJECTS"]
+
+#: How many objects a snapshot records at most (Note [What a trace snapshot covers]).
+MAX_OBJECTS = 200_000
+
+_MISSING = object()
+_SYMBOLIC = (SymInt, SymBool, SymFloat)
+#: Values never walked: immutable atoms, and code or classes (state reached through them is found as globals).
+_ATOMS = frozenset({
+    int, float, bool, str, bytes, complex, type(None), type(...), range, slice, frozenset,
+    types.FunctionType, types.BuiltinFunctionType, types.MethodType, types.BuiltinMethodType, types.ModuleType,
+    types.CodeType, types.MethodWrapperType, types.WrapperDescriptorType, types.MethodDescriptorType,
+    types.GetSetDescriptorType, types.MemberDescriptorType, property, staticmethod, classmethod,
+})
+
+
+def is_traced(value: Any) -> bool:
+    """Whether ``value`` exists only inside a trace: a fake tensor, a SymInt / SymBool / SymFloat, or a
+    frontend's stand-in for one (a class marked ``_shapeenv_traced``, or torch's ``SymInt`` over such a node).
+
+    >>> from shapeenv import ShapeEnv
+    >>> is_traced(ShapeEnv().fake_tensor((2, 3))), is_traced(3)
+    (True, False)
+    """
+    kind = type(value)
+    if kind in _ATOMS:
+        return False
+    if isinstance(value, _SYMBOLIC) or is_tensor(value) or getattr(kind, "_shapeenv_traced", False):
+        return True
+    node = getattr(value, "node", None) if kind.__module__ == "torch" else None
+    return getattr(type(node), "_shapeenv_traced", False)
+
+
+def _describe(value: Any) -> str:
+    if value is _MISSING:
+        return "nothing"
+    if is_tensor(value):
+        return f"a traced tensor {describe(value)}"
+    fake = getattr(value, "fake", None)
+    if getattr(type(value), "_shapeenv_traced", False) and is_tensor(fake):
+        return f"a traced tensor {describe(fake)}"
+    if is_traced(value):
+        return f"a traced {type(value).__name__} ({value})" if isinstance(value, _SYMBOLIC) else f"a traced {type(value).__name__}"
+    return f"a {type(value).__name__}"
+
+
+@dataclass(frozen=True, slots=True)
+class StateWrite:
+    """One write a trace made to the user's state (and that was undone).
+
+    Attributes:
+        path: where, as the user reaches it (``self.blocks.0.cache['cpu']``, ``mymodule.COUNTER``).
+        what: ``"assigned"`` (a new value), ``"added"`` (a new key, attribute or global), ``"removed"``,
+            or ``"changed"`` (a list, deque or set whose items changed).
+        value: the value the trace left there, described (``a traced tensor f32[4, 196, 196]``, ``a int``).
+        traced: whether that value is a traced tensor or symbolic value (it would have broken eager calls).
+        tensor: whether that value is a tensor (a traced one, or a real one the trace stored).
+        restored: False when undoing it failed (then ``value`` is still there).
+    """
+
+    path: str
+    what: str
+    value: str
+    traced: bool
+    tensor: bool
+    restored: bool = True
+
+    def __str__(self) -> str:
+        tail = "" if self.restored else " (could not be restored)"
+        return f"{self.path} ({self.what}: {self.value}){tail}"
+
+
+class _Path:
+    """A path rendered on demand (most recorded containers are never reported)."""
+
+    __slots__ = ("parent", "step")
+
+    def __init__(self, parent: "_Path | None", step: str):
+        self.parent, self.step = parent, step
+
+    def __str__(self) -> str:
+        steps, node = [], self
+        while node is not None:
+            steps.append(node.step)
+            node = node.parent
+        return "".join(reversed(steps))
+
+
+def _item(key: Any) -> str:
+    return f"[{key!r}]"
+
+
+def _attr(key: Any) -> str:
+    return f".{key}"
+
+
+class _Record:
+    """One recorded container: what it held before the trace."""
+
+    __slots__ = ("target", "kind", "saved", "path", "step")
+
+    def __init__(self, target: Any, kind: str, saved: Any, path: _Path, step: Callable[[Any], str]):
+        self.target, self.kind, self.saved, self.path, self.step = target, kind, saved, path, step
+
+
+class StateSnapshot:
+    """The state reachable from a traced function and its arguments, as it was before the trace.
+
+    Build it with :meth:`take`; :meth:`restore` puts back every container the trace changed and
+    returns the writes it undid. See Note [What a trace snapshot covers].
+
+    Args:
+        attribute_dicts: names of instance attributes holding dicts whose keys read as attributes
+            (``("_modules", "_parameters", "_buffers")`` for torch: ``self.stages.1.attn``).
+    """
+
+    def __init__(self, attribute_dicts: Iterable[str] = ()):
+        self._attribute_dicts = frozenset(attribute_dicts)
+        self._records: list[_Record] = []
+        self._seen: set[int] = set()
+        self._types: dict[type, None] = {}
+        self._functions: dict[int, Callable] = {}
+        self._globals: dict[int, tuple[dict, _Path, dict[str, None]]] = {}
+        self.truncated = False
+
+    @classmethod
+    def take(cls, roots: Iterable[tuple[str, Any]], functions: Iterable[Callable] = (),
+             attribute_dicts: Iterable[str] = ()) -> "StateSnapshot":
+        """Record the state reachable from ``roots`` (``(label, object)`` pairs) and from ``functions``' globals.
+
+        >>> state = {"calls": 0}
+        >>> snap = StateSnapshot.take([("state", state)])
+        >>> state["calls"] = 1
+        >>> [str(w) for w in snap.restore()], state
+        (["state['calls'] (assigned: a int)"], {'calls': 0})
+        """
+        snap = cls(attribute_dicts)
+        stack: list[tuple[Any, _Path, bool]] = [(obj, _Path(None, label), True) for label, obj in reversed(list(roots))]
+        pending, scanned = list(functions), 0
+        while True:
+            snap._walk(stack)
+            kinds = list(snap._types)[scanned:]  # classes met since the last round: their methods run in the trace
+            scanned += len(kinds)
+            pending += [fn for kind in kinds for fn in _methods(kind)]
+            if not pending:
+                break
+            for fn in pending:
+                snap._add_function(fn, stack)  # closure cells go on the stack: walked as arguments are
+            pending = []
+        snap._record_globals(stack)
+        snap._walk(stack)
+        return snap
+
+    # -- the walk ------------------------------------------------------------------------------------
+    def _walk(self, stack: list[tuple[Any, _Path, bool]]) -> None:
+        """Record what the stack's objects reach; ``deep`` False: an instance's ``__dict__`` only (globals)."""
+        seen, records = self._seen, self._records
+        while stack:
+            value, path, deep = stack.pop()
+            kind = type(value)
+            if kind in _ATOMS or id(value) in seen or isinstance(value, type):
+                continue
+            if len(seen) >= MAX_OBJECTS:
+                self.truncated = True
+                stack.clear()
+                return
+            seen.add(id(value))
+            if isinstance(value, dict):
+                records.append(_Record(value, "dict", dict.copy(value), path, _item))
+                stack.extend((v, _Path(path, _item(k)), deep) for k, v in reversed(value.items()))
+            elif isinstance(value, list):
+                records.append(_Record(value, "list", list.copy(value), path, _item))
+                stack.extend((value[i], _Path(path, _item(i)), deep) for i in range(len(value) - 1, -1, -1))
+            elif isinstance(value, tuple):
+                stack.extend((value[i], _Path(path, _item(i)), deep) for i in range(len(value) - 1, -1, -1))
+            elif isinstance(value, collections.deque):
+                saved = list(value)
+                records.append(_Record(value, "deque", saved, path, _item))
+                stack.extend((saved[i], _Path(path, _item(i)), deep) for i in range(len(saved) - 1, -1, -1))
+            elif isinstance(value, set):
+                records.append(_Record(value, "set", set.copy(value), path, _item))
+            elif not is_traced(value):
+                self._instance(value, kind, path, deep, stack)
+
+    def _instance(self, value: Any, kind: type, path: _Path, deep: bool, stack: list) -> None:
+        try:
+            attrs = object.__getattribute__(value, "__dict__")
+        except (AttributeError, TypeError):
+            attrs = None
+        tensor_like = hasattr(kind, "shape") and hasattr(kind, "dtype")
+        if type(attrs) is dict:
+            self._records.append(_Record(attrs, "dict", attrs.copy(), path, _attr))
+            if deep:
+                children = []
+                for k, v in attrs.items():
+                    if k in self._attribute_dicts and type(v) is dict and id(v) not in self._seen:
+                        self._seen.add(id(v))  # torch's _modules / _parameters / _buffers: keys read as attributes
+                        self._records.append(_Record(v, "dict", v.copy(), path, _attr))
+                        children += [(x, _Path(path, _attr(n)), deep) for n, x in v.items()]
+                    else:
+                        children.append((v, _Path(path, _attr(k)), deep))
+                stack.extend(reversed(children))
+        slots = _slot_names(kind)
+        if slots:
+            saved = tuple(_get_slot(value, n) for n in slots)
+            self._records.append(_Record(value, "slots", (slots, saved), path, _attr))
+            if deep:
+                stack.extend((v, _Path(path, _attr(n)), deep) for n, v in reversed(list(zip(slots, saved))) if v is not _MISSING)
+        if deep and not tensor_like and kind.__module__ != "builtins":
+            self._types.setdefault(kind)
+
+    def _add_function(self, fn: Any, stack: list) -> None:
+        """Record ``fn``'s closure cells and the globals its code names (and those of the helpers it names)."""
+        fn = getattr(fn, "__func__", fn)
+        if not isinstance(fn, types.FunctionType) or id(fn) in self._functions:
+            return
+        self._functions[id(fn)] = fn
+        for name, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
+            try:
+                contents = cell.cell_contents
+            except ValueError:
+                contents = _MISSING
+            path = _Path(None, f"{name} (a variable {fn.__qualname__} closes over)")
+            self._records.append(_Record(cell, "cell", contents, path, _attr))
+            if contents is not _MISSING:
+                stack.append((contents, path, True))
+        space = fn.__globals__
+        entry = self._globals.get(id(space))
+        if entry is None:
+            entry = (space, _Path(None, str(space.get("__name__", "<globals>"))), {})
+            self._globals[id(space)] = entry
+        names = entry[2]
+        for name in _code_names(fn.__code__):
+            if name not in names:
+                names[name] = None
+                helper = space.get(name)
+                if isinstance(helper, types.FunctionType) and helper.__globals__ is space:
+                    self._add_function(helper, stack)
+
+    def _record_globals(self, stack: list) -> None:
+        """Record the globals the scanned code names; the values they hold are walked shallowly."""
+        for space, path, names in self._globals.values():
+            ordered = tuple(names)
+            saved = tuple(space.get(n, _MISSING) for n in ordered)
+            self._records.append(_Record(space, "globals", (ordered, saved), path, _attr))
+            stack.extend((v, _Path(path, _attr(n)), False) for n, v in reversed(list(zip(ordered, saved))) if v is not _MISSING)
+
+    # -- after the trace -----------------------------------------------------------------------------
+    def restore(self) -> tuple[StateWrite, ...]:
+        """Put back every recorded container the trace changed; the writes undone, in walk order."""
+        writes: list[StateWrite] = []
+        for rec in self._records:
+            found = _CHANGES[rec.kind](rec)
+            if not found:
+                continue
+            try:
+                _RESTORE[rec.kind](rec)
+                restored = True
+            except Exception:  # noqa: BLE001 - a container that refuses (a frozen mapping): reported, not raised
+                restored = False
+            writes += [StateWrite(p, what, _describe(v), is_traced(v), _is_tensor(v), restored) for p, what, v in found]
+        return tuple(writes)
+
+
+def _is_tensor(value: Any) -> bool:
+    kind = type(value)
+    return is_tensor(value) or (hasattr(kind, "shape") and hasattr(kind, "dtype") and not isinstance(value, type))
+
+
+# -- comparing and restoring each kind of container (by identity) -----------------------------------------
+def _dict_changes(rec: _Record) -> list[tuple[str, str, Any]]:
+    now, saved = rec.target, rec.saved
+    if len(now) == len(saved) and all(dict.get(now, k, _MISSING) is v for k, v in saved.items()):
+        return []
+    out = []
+    for k, v in dict.items(now):
+        old = saved.get(k, _MISSING)
+        if old is not v:
+            out.append((f"{rec.path}{rec.step(k)}", "added" if old is _MISSING else "assigned", v))
+    out += [(f"{rec.path}{rec.step(k)}", "removed", _MISSING) for k in saved if k not in now]
+    return out
+
+
+def _dict_restore(rec: _Record) -> None:
+    rec.target.clear()
+    rec.target.update(rec.saved)
+
+
+def _sequence_changes(rec: _Record) -> list[tuple[str, str, Any]]:
+    now, saved = list(rec.target), rec.saved
+    if len(now) == len(saved) and all(a is b for a, b in zip(now, saved)):
+        return []
+    out = [(f"{rec.path}[{i}]", "added" if i >= len(saved) else "assigned", v)
+           for i, v in enumerate(now) if i >= len(saved) or saved[i] is not v]
+    out += [(f"{rec.path}[{i}]", "removed", _MISSING) for i in range(len(now), len(saved))]
+    return out
+
+
+def _list_restore(rec: _Record) -> None:
+    rec.target[:] = rec.saved
+
+
+def _deque_restore(rec: _Record) -> None:
+    rec.target.clear()
+    rec.target.extend(rec.saved)
+
+
+def _set_changes(rec: _Record) -> list[tuple[str, str, Any]]:
+    now, saved = rec.target, rec.saved
+    if len(now) == len(saved) and all(v in now for v in saved):
+        return []
+    return [(str(rec.path), "changed", v) for v in now if v not in saved][:1] or [(str(rec.path), "changed", _MISSING)]
+
+
+def _set_restore(rec: _Record) -> None:
+    rec.target.clear()
+    rec.target.update(rec.saved)
+
+
+def _cell_changes(rec: _Record) -> list[tuple[str, str, Any]]:
+    try:
+        now = rec.target.cell_contents
+    except ValueError:
+        now = _MISSING
+    return [] if now is rec.saved else [(str(rec.path), "assigned", now)]
+
+
+def _cell_restore(rec: _Record) -> None:
+    if rec.saved is _MISSING:
+        del rec.target.cell_contents
+    else:
+        rec.target.cell_contents = rec.saved
+
+
+def _named_changes(get: Callable[[Any, str], Any]) -> Callable[[_Record], list[tuple[str, str, Any]]]:
+    def changes(rec: _Record) -> list[tuple[str, str, Any]]:
+        names, saved = rec.saved
+        out = []
+        for name, old in zip(names, saved):
+            now = get(rec.target, name)
+            if now is not old:
+                what = "added" if old is _MISSING else "removed" if now is _MISSING else "assigned"
+                out.append((f"{rec.path}.{name}", what, now))
+        return out
+
+    return changes
+
+
+def _globals_restore(rec: _Record) -> None:
+    space = rec.target
+    for name, old in zip(*rec.saved):
+        if space.get(name, _MISSING) is not old:
+            if old is _MISSING:
+                space.pop(name, None)
+            else:
+                space[name] = old
+
+
+def _slots_restore(rec: _Record) -> None:
+    obj = rec.target
+    for name, old in zip(*rec.saved):
+        if _get_slot(obj, name) is not old:
+            if old is _MISSING:
+                delattr(obj, name)
+            else:
+                setattr(obj, name, old)
+
+
+_CHANGES: dict[str, Callable[[_Record], list[tuple[str, str, Any]]]] = {
+    "dict": _dict_changes,
+    "list": _sequence_changes,
+    "deque": _sequence_changes,
+    "set": _set_changes,
+    "cell": _cell_changes,
+    "globals": _named_changes(lambda space, name: space.get(name, _MISSING)),
+    "slots": _named_changes(lambda obj, name: _get_slot(obj, name)),
+}
+_RESTORE: dict[str, Callable[[_Record], None]] = {
+    "dict": _dict_restore,
+    "list": _list_restore,
+    "deque": _deque_restore,
+    "set": _set_restore,
+    "cell": _cell_restore,
+    "globals": _globals_restore,
+    "slots": _slots_restore,
+}
+
+
+# -- code and classes -------------------------------------------------------------------------------------
+@functools.lru_cache(maxsize=8192)
+def _code_names(code: types.CodeType) -> tuple[str, ...]:
+    """Every name ``code`` (and the code nested in it) loads or stores by name: its candidate globals."""
+    names = dict.fromkeys(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names.update(dict.fromkeys(_code_names(const)))
+    return tuple(names)
+
+
+def _methods(kind: type) -> Iterator[Callable]:
+    """The Python functions of ``kind``'s classes (methods, static and class methods, properties)."""
+    for klass in kind.__mro__:
+        if klass is object or klass.__module__ == "builtins":
+            continue
+        for member in vars(klass).values():
+            if isinstance(member, (staticmethod, classmethod)):
+                member = member.__func__
+            if isinstance(member, property):
+                yield from (f for f in (member.fget, member.fset) if isinstance(f, types.FunctionType))
+            elif isinstance(member, types.FunctionType):
+                yield member
+
+
+def _slot_names(kind: type) -> tuple[str, ...]:
+    if kind.__module__ == "builtins":
+        return ()
+    names: list[str] = []
+    for klass in kind.__mro__:
+        slots = vars(klass).get("__slots__", ())
+        names += [s for s in ((slots,) if isinstance(slots, str) else slots) if s not in ("__dict__", "__weakref__")]
+    return tuple(dict.fromkeys(names))
+
+
+def _get_slot(obj: Any, name: str) -> Any:
+    try:
+        return object.__getattribute__(obj, name)
+    except AttributeError:
+        return _MISSING
+
+
+# -- the roots of a traced function ------------------------------------------------------------------------
+def _roots(fn: Callable, arguments: Iterable[tuple[str, Any]]) -> tuple[list[tuple[str, Any]], list[Callable]]:
+    """``self`` (a bound method's object or a callable object), the arguments, and the functions whose code runs."""
+    target = fn
+    for _ in range(8):  # a wrapper (functools.wraps, shapeenv's TorchFunction, a CompiledFunction) names the user's code
+        inner = getattr(target, "__wrapped__", None)
+        if inner is None or inner is target:
+            break
+        target = inner
+    roots: list[tuple[str, Any]] = []
+    functions: list[Callable] = []
+    owner = getattr(target, "__self__", None)
+    if isinstance(target, types.MethodType):
+        roots.append(("self", owner))
+        functions.append(target.__func__)
+    elif isinstance(target, types.FunctionType):
+        functions.append(target)
+    elif isinstance(target, functools.partial):
+        roots.append(("self", target))
+        functions.append(target.func)
+    elif not isinstance(target, types.BuiltinFunctionType):
+        roots.append(("self", target))  # a callable object (an nn.Module): its class's methods are scanned
+    roots += [(name, value) for name, value in arguments]
+    return roots, functions
+
+
+@contextlib.contextmanager
+def preserved_state(fn: Callable, arguments: Iterable[tuple[str, Any]], title: str) -> Iterator[StateSnapshot]:
+    """Snapshot the state ``fn`` and its ``arguments`` reach; on exit restore it and warn about each write.
+
+    Args:
+        fn: the traced function (an object with ``attribute_dicts`` names dicts whose keys read as attributes).
+        arguments: ``(name, value)`` of each argument the user passed (their real values).
+        title: the trace's name, for the warning.
+
+    Warns:
+        TraceStateWarning: the trace wrote to the user's state (the warning's ``writes`` lists each one).
+        On a failed trace, the error also gets a note naming the writes.
+    """
+    roots, functions = _roots(fn, arguments)
+    snapshot = StateSnapshot.take(roots, functions, getattr(fn, "attribute_dicts", ()))
+    try:
+        yield snapshot
+    except BaseException as error:
+        writes = snapshot.restore()
+        if writes:
+            warning = TraceStateWarning.of(title, writes, snapshot.truncated)
+            if hasattr(error, "add_note"):
+                error.add_note(f"({warning.summary})")
+            try:
+                warnings.warn(warning, stacklevel=_user_stacklevel())
+            except Warning:  # warnings turned into errors: the trace's own error is the one to see
+                pass
+        raise
+    writes = snapshot.restore()
+    if writes:
+        warnings.warn(TraceStateWarning.of(title, writes, snapshot.truncated), stacklevel=_user_stacklevel())
+
+
+def _user_stacklevel() -> int:
+    """The ``stacklevel`` that points a warning at the user's line (the innermost frame outside the library)."""
+    user = user_frame_object(2)
+    frame, level = sys._getframe(1), 1
+    while frame is not None and frame is not user:
+        frame, level = frame.f_back, level + 1
+    return level if frame is not None else 2
