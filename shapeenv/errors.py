@@ -171,15 +171,17 @@ class TraceStateWarning(UserWarning):
             noun, verb = ("attributes", "were") if len(tensors) > 1 else ("attribute", "was")
             parts.append(
                 f"The tensor {noun} {_listed(tensors)} {verb} assigned while tracing {title}; shapeenv restored "
-                f"{'them' if len(tensors) > 1 else 'it'} after the trace. Such attributes must be registered as buffers "
-                "using the `register_buffer` API (self.register_buffer(name, tensor, persistent=False) for a cache), "
+                f"{'them' if len(tensors) > 1 else 'it'} after the trace (the traced program does not keep "
+                f"{'them' if len(tensors) > 1 else 'it'}). Such attributes must be registered as buffers using the "
+                "`register_buffer` API (self.register_buffer(name, tensor, persistent=False) for a cache), "
                 "or computed without being stored."
             )
         if others:
             noun = "writes" if len(others) > 1 else "write"
             parts.append(
                 f"{'The trace also made' if tensors else f'Tracing {title} made'} the {noun} {_listed(others)} to the "
-                "user's state; shapeenv undid it after the trace: the traced program does not perform it. Return such "
+                f"user's state; shapeenv undid {'them' if len(others) > 1 else 'it'} after the trace: the traced program does "
+                f"not perform {'them' if len(others) > 1 else 'it'}. Return such "
                 "values instead of storing them (in globals, closures, arguments or the module)."
             )
         failed = [w for w in writes if not w.restored]

@@ -31,8 +31,12 @@ Note [What a trace snapshot covers]
     warning, should the trace have written past that point.
 
     Not covered: a module other than the traced code's that a helper of another module
-    writes, the inside of C objects (an ``lru_cache``, an ``array``), and state another
-    thread changes during the trace, which a restore would undo.
+    writes, class attributes, the inside of C objects (an ``lru_cache``, an ``array``),
+    and state another thread changes during the trace, which a restore would undo.
+
+    Recorders: an object whose class sets ``__shapeenv_trace_recorder__ = True`` is left
+    alone, with everything reached only through it. It is for code that observes traces on
+    purpose (a harness recording the branch decisions of a trace, a trace counter).
 
 Note [Mutations torch keeps]
     Restoring is what ``torch.export`` does (it restores every module attribute). A
@@ -149,36 +153,32 @@ class StateWrite:
 
 
 class _Path:
-    """A path rendered on demand (most recorded containers are never reported)."""
+    """A path rendered on demand (most recorded containers are never reported): ``parent.key`` or ``parent[key]``."""
 
-    __slots__ = ("parent", "step")
+    __slots__ = ("parent", "key", "attr")
 
-    def __init__(self, parent: "_Path | None", step: str):
-        self.parent, self.step = parent, step
+    def __init__(self, parent: "_Path | None", key: Any, attr: bool = False):
+        self.parent, self.key, self.attr = parent, key, attr
 
     def __str__(self) -> str:
         steps, node = [], self
-        while node is not None:
-            steps.append(node.step)
+        while node.parent is not None:
+            steps.append(f".{node.key}" if node.attr else f"[{node.key!r}]")
             node = node.parent
+        steps.append(str(node.key))
         return "".join(reversed(steps))
 
 
-def _item(key: Any) -> str:
-    return f"[{key!r}]"
-
-
-def _attr(key: Any) -> str:
-    return f".{key}"
-
-
 class _Record:
-    """One recorded container: what it held before the trace."""
+    """One recorded container: what it held before the trace; its keys read as attributes when ``attr``."""
 
-    __slots__ = ("target", "kind", "saved", "path", "step")
+    __slots__ = ("target", "kind", "saved", "path", "attr")
 
-    def __init__(self, target: Any, kind: str, saved: Any, path: _Path, step: Callable[[Any], str]):
-        self.target, self.kind, self.saved, self.path, self.step = target, kind, saved, path, step
+    def __init__(self, target: Any, kind: str, saved: Any, path: _Path, attr: bool):
+        self.target, self.kind, self.saved, self.path, self.attr = target, kind, saved, path, attr
+
+    def at(self, key: Any) -> str:
+        return f"{self.path}.{key}" if self.attr else f"{self.path}[{key!r}]"
 
 
 class StateSnapshot:
@@ -236,27 +236,28 @@ class StateSnapshot:
         while stack:
             value, path, deep = stack.pop()
             kind = type(value)
-            if kind in _ATOMS or id(value) in seen or isinstance(value, type):
-                continue
+            if kind in _ATOMS or id(value) in seen or isinstance(value, (type, BaseException)) \
+                    or getattr(kind, "__shapeenv_trace_recorder__", False):
+                continue  # an exception raised through the trace gets notes: not the user's state
             if len(seen) >= MAX_OBJECTS:
                 self.truncated = True
                 stack.clear()
                 return
             seen.add(id(value))
             if isinstance(value, dict):
-                records.append(_Record(value, "dict", dict.copy(value), path, _item))
-                stack.extend((v, _Path(path, _item(k)), deep) for k, v in reversed(value.items()))
+                records.append(_Record(value, "dict", dict.copy(value), path, False))
+                stack.extend((v, _Path(path, k), deep) for k, v in reversed(value.items()))
             elif isinstance(value, list):
-                records.append(_Record(value, "list", list.copy(value), path, _item))
-                stack.extend((value[i], _Path(path, _item(i)), deep) for i in range(len(value) - 1, -1, -1))
+                records.append(_Record(value, "list", list.copy(value), path, False))
+                stack.extend((value[i], _Path(path, i), deep) for i in range(len(value) - 1, -1, -1))
             elif isinstance(value, tuple):
-                stack.extend((value[i], _Path(path, _item(i)), deep) for i in range(len(value) - 1, -1, -1))
+                stack.extend((value[i], _Path(path, i), deep) for i in range(len(value) - 1, -1, -1))
             elif isinstance(value, collections.deque):
                 saved = list(value)
-                records.append(_Record(value, "deque", saved, path, _item))
-                stack.extend((saved[i], _Path(path, _item(i)), deep) for i in range(len(saved) - 1, -1, -1))
+                records.append(_Record(value, "deque", saved, path, False))
+                stack.extend((saved[i], _Path(path, i), deep) for i in range(len(saved) - 1, -1, -1))
             elif isinstance(value, set):
-                records.append(_Record(value, "set", set.copy(value), path, _item))
+                records.append(_Record(value, "set", set.copy(value), path, False))
             elif not is_traced(value):
                 self._instance(value, kind, path, deep, stack)
 
@@ -267,23 +268,23 @@ class StateSnapshot:
             attrs = None
         tensor_like = hasattr(kind, "shape") and hasattr(kind, "dtype")
         if type(attrs) is dict:
-            self._records.append(_Record(attrs, "dict", attrs.copy(), path, _attr))
+            self._records.append(_Record(attrs, "dict", attrs.copy(), path, True))
             if deep:
                 children = []
                 for k, v in attrs.items():
                     if k in self._attribute_dicts and type(v) is dict and id(v) not in self._seen:
                         self._seen.add(id(v))  # torch's _modules / _parameters / _buffers: keys read as attributes
-                        self._records.append(_Record(v, "dict", v.copy(), path, _attr))
-                        children += [(x, _Path(path, _attr(n)), deep) for n, x in v.items()]
+                        self._records.append(_Record(v, "dict", v.copy(), path, True))
+                        children += [(x, _Path(path, n, True), deep) for n, x in v.items()]
                     else:
-                        children.append((v, _Path(path, _attr(k)), deep))
+                        children.append((v, _Path(path, k, True), deep))
                 stack.extend(reversed(children))
         slots = _slot_names(kind)
         if slots:
             saved = tuple(_get_slot(value, n) for n in slots)
-            self._records.append(_Record(value, "slots", (slots, saved), path, _attr))
+            self._records.append(_Record(value, "slots", (slots, saved), path, True))
             if deep:
-                stack.extend((v, _Path(path, _attr(n)), deep) for n, v in reversed(list(zip(slots, saved))) if v is not _MISSING)
+                stack.extend((v, _Path(path, n, True), deep) for n, v in reversed(list(zip(slots, saved))) if v is not _MISSING)
         if deep and not tensor_like and kind.__module__ != "builtins":
             self._types.setdefault(kind)
 
@@ -298,8 +299,8 @@ class StateSnapshot:
                 contents = cell.cell_contents
             except ValueError:
                 contents = _MISSING
-            path = _Path(None, f"{name} (a variable {fn.__qualname__} closes over)")
-            self._records.append(_Record(cell, "cell", contents, path, _attr))
+            path = _Path(None, f"{fn.__name__}.<closure>.{name}")
+            self._records.append(_Record(cell, "cell", contents, path, True))
             if contents is not _MISSING:
                 stack.append((contents, path, True))
         space = fn.__globals__
@@ -320,8 +321,8 @@ class StateSnapshot:
         for space, path, names in self._globals.values():
             ordered = tuple(names)
             saved = tuple(space.get(n, _MISSING) for n in ordered)
-            self._records.append(_Record(space, "globals", (ordered, saved), path, _attr))
-            stack.extend((v, _Path(path, _attr(n)), False) for n, v in reversed(list(zip(ordered, saved))) if v is not _MISSING)
+            self._records.append(_Record(space, "globals", (ordered, saved), path, True))
+            stack.extend((v, _Path(path, n, True), False) for n, v in reversed(list(zip(ordered, saved))) if v is not _MISSING)
 
     # -- after the trace -----------------------------------------------------------------------------
     def restore(self) -> tuple[StateWrite, ...]:
@@ -354,8 +355,8 @@ def _dict_changes(rec: _Record) -> list[tuple[str, str, Any]]:
     for k, v in dict.items(now):
         old = saved.get(k, _MISSING)
         if old is not v:
-            out.append((f"{rec.path}{rec.step(k)}", "added" if old is _MISSING else "assigned", v))
-    out += [(f"{rec.path}{rec.step(k)}", "removed", _MISSING) for k in saved if k not in now]
+            out.append((rec.at(k), "added" if old is _MISSING else "assigned", v))
+    out += [(rec.at(k), "removed", _MISSING) for k in saved if k not in now]
     return out
 
 
