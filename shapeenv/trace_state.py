@@ -107,7 +107,8 @@ def is_traced(value: Any) -> bool:
     kind = type(value)
     if kind in _ATOMS:
         return False
-    if isinstance(value, _SYMBOLIC) or is_tensor(value) or getattr(kind, "_shapeenv_traced", False):
+    # class attributes only: an instance look-up would run __getattr__ (an nn.Module's builds an error message)
+    if isinstance(value, _SYMBOLIC) or getattr(kind, "_is_fake_tensor", False) or getattr(kind, "_shapeenv_traced", False):
         return True
     node = getattr(value, "node", None) if kind.__module__ == "torch" else None
     return getattr(type(node), "_shapeenv_traced", False)
@@ -169,16 +170,29 @@ class _Path:
         return "".join(reversed(steps))
 
 
-class _Record:
-    """One recorded container: what it held before the trace; its keys read as attributes when ``attr``."""
+#: One recorded container: ``(kind, target, saved, path, attr)``; ``attr``: its keys read as attributes (``.x``).
+#: Plain tuples: a snapshot makes thousands, and a tuple is the cheapest record to build.
+_Record = tuple
 
-    __slots__ = ("target", "kind", "saved", "path", "attr")
+#: How the walk treats a type (computed once per type and snapshot, see ``_kind_of``).
+_SKIP, _DICT, _LIST, _TUPLE, _DEQUE, _SET, _OBJECT = range(7)
 
-    def __init__(self, target: Any, kind: str, saved: Any, path: _Path, attr: bool):
-        self.target, self.kind, self.saved, self.path, self.attr = target, kind, saved, path, attr
 
-    def at(self, key: Any) -> str:
-        return f"{self.path}.{key}" if self.attr else f"{self.path}[{key!r}]"
+def _at(path: _Path, attr: bool, key: Any) -> str:
+    return f"{path}.{key}" if attr else f"{path}[{key!r}]"
+
+
+def _kind_of(kind: type) -> tuple:
+    """``(how, slots, scan)`` for a type: how to walk its instances, their slot names, whether to scan its methods."""
+    if issubclass(kind, (type, BaseException, frozenset)) or getattr(kind, "__shapeenv_trace_recorder__", False) \
+            or issubclass(kind, _SYMBOLIC) or getattr(kind, "_is_fake_tensor", False) or getattr(kind, "_shapeenv_traced", False) \
+            or (kind.__module__ == "torch" and kind.__name__ in ("SymInt", "SymFloat", "SymBool")):
+        return _SKIP, (), False  # an exception raised through the trace gets notes: not the user's state
+    for base, how in ((dict, _DICT), (list, _LIST), (tuple, _TUPLE), (collections.deque, _DEQUE), (set, _SET)):
+        if issubclass(kind, base):
+            return how, (), False
+    tensor_like = hasattr(kind, "shape") and hasattr(kind, "dtype")
+    return _OBJECT, _slot_names(kind), not tensor_like and kind.__module__ != "builtins"
 
 
 class StateSnapshot:
@@ -194,8 +208,9 @@ class StateSnapshot:
 
     def __init__(self, attribute_dicts: Iterable[str] = ()):
         self._attribute_dicts = frozenset(attribute_dicts)
-        self._records: list[_Record] = []
+        self._records: list[tuple] = []
         self._seen: set[int] = set()
+        self._kinds: dict[type, tuple] = {}
         self._types: dict[type, None] = {}
         self._functions: dict[int, Callable] = {}
         self._globals: dict[int, tuple[dict, _Path, dict[str, None]]] = {}
@@ -213,7 +228,7 @@ class StateSnapshot:
         (["state['calls'] (assigned: a int)"], {'calls': 0})
         """
         snap = cls(attribute_dicts)
-        stack: list[tuple[Any, _Path, bool]] = [(obj, _Path(None, label), True) for label, obj in reversed(list(roots))]
+        stack: list[tuple] = [(obj, None, label, False, True) for label, obj in reversed(list(roots))]
         pending, scanned = list(functions), 0
         while True:
             snap._walk(stack)
@@ -230,62 +245,66 @@ class StateSnapshot:
         return snap
 
     # -- the walk ------------------------------------------------------------------------------------
-    def _walk(self, stack: list[tuple[Any, _Path, bool]]) -> None:
-        """Record what the stack's objects reach; ``deep`` False: an instance's ``__dict__`` only (globals)."""
-        seen, records = self._seen, self._records
+    def _walk(self, stack: list[tuple]) -> None:
+        """Record what the stack's ``(value, parent path, key, attr, deep)`` reach; ``deep`` False: an instance's
+        ``__dict__`` only (globals). A path object is made only for what is recorded."""
+        seen, records, kinds = self._seen, self._records, self._kinds
         while stack:
-            value, path, deep = stack.pop()
+            value, parent, key, attr, deep = stack.pop()
             kind = type(value)
-            if kind in _ATOMS or id(value) in seen or isinstance(value, (type, BaseException)) \
-                    or getattr(kind, "__shapeenv_trace_recorder__", False):
-                continue  # an exception raised through the trace gets notes: not the user's state
+            if kind in _ATOMS or id(value) in seen:
+                continue
+            info = kinds.get(kind)
+            if info is None:
+                info = kinds[kind] = _kind_of(kind)
+            how = info[0]
+            if how == _SKIP:
+                continue
             if len(seen) >= MAX_OBJECTS:
                 self.truncated = True
                 stack.clear()
                 return
             seen.add(id(value))
-            if isinstance(value, dict):
-                records.append(_Record(value, "dict", dict.copy(value), path, False))
-                stack.extend((v, _Path(path, k), deep) for k, v in reversed(value.items()))
-            elif isinstance(value, list):
-                records.append(_Record(value, "list", list.copy(value), path, False))
-                stack.extend((value[i], _Path(path, i), deep) for i in range(len(value) - 1, -1, -1))
-            elif isinstance(value, tuple):
-                stack.extend((value[i], _Path(path, i), deep) for i in range(len(value) - 1, -1, -1))
-            elif isinstance(value, collections.deque):
+            path = _Path(parent, key, attr)
+            if how == _DICT:
+                records.append((_DICT, value, dict.copy(value), path, False))
+                stack.extend([(v, path, k, False, deep) for k, v in reversed(value.items())])
+            elif how == _LIST or how == _DEQUE:
                 saved = list(value)
-                records.append(_Record(value, "deque", saved, path, False))
-                stack.extend((saved[i], _Path(path, i), deep) for i in range(len(saved) - 1, -1, -1))
-            elif isinstance(value, set):
-                records.append(_Record(value, "set", set.copy(value), path, False))
-            elif not is_traced(value):
-                self._instance(value, kind, path, deep, stack)
+                records.append((how, value, saved, path, False))
+                stack.extend([(saved[i], path, i, False, deep) for i in range(len(saved) - 1, -1, -1)])
+            elif how == _TUPLE:
+                stack.extend([(value[i], path, i, False, deep) for i in range(len(value) - 1, -1, -1)])
+            elif how == _SET:
+                records.append((_SET, value, set.copy(value), path, False))
+            else:
+                self._instance(value, kind, info, path, deep, stack)
 
-    def _instance(self, value: Any, kind: type, path: _Path, deep: bool, stack: list) -> None:
+    def _instance(self, value: Any, kind: type, info: tuple, path: _Path, deep: bool, stack: list) -> None:
         try:
             attrs = object.__getattribute__(value, "__dict__")
         except (AttributeError, TypeError):
             attrs = None
-        tensor_like = hasattr(kind, "shape") and hasattr(kind, "dtype")
         if type(attrs) is dict:
-            self._records.append(_Record(attrs, "dict", attrs.copy(), path, True))
+            self._records.append((_DICT, attrs, attrs.copy(), path, True))
             if deep:
                 children = []
+                flat = self._attribute_dicts
                 for k, v in attrs.items():
-                    if k in self._attribute_dicts and type(v) is dict and id(v) not in self._seen:
+                    if k in flat and type(v) is dict and id(v) not in self._seen:
                         self._seen.add(id(v))  # torch's _modules / _parameters / _buffers: keys read as attributes
-                        self._records.append(_Record(v, "dict", v.copy(), path, True))
-                        children += [(x, _Path(path, n, True), deep) for n, x in v.items()]
+                        self._records.append((_DICT, v, v.copy(), path, True))
+                        children += [(x, path, n, True, deep) for n, x in v.items()]
                     else:
-                        children.append((v, _Path(path, k, True), deep))
+                        children.append((v, path, k, True, deep))
                 stack.extend(reversed(children))
-        slots = _slot_names(kind)
+        slots = info[1]
         if slots:
             saved = tuple(_get_slot(value, n) for n in slots)
-            self._records.append(_Record(value, "slots", (slots, saved), path, True))
+            self._records.append((_OBJECT, value, (slots, saved), path, True))
             if deep:
-                stack.extend((v, _Path(path, n, True), deep) for n, v in reversed(list(zip(slots, saved))) if v is not _MISSING)
-        if deep and not tensor_like and kind.__module__ != "builtins":
+                stack.extend([(v, path, n, True, deep) for n, v in reversed(list(zip(slots, saved))) if v is not _MISSING])
+        if deep and info[2]:
             self._types.setdefault(kind)
 
     def _add_function(self, fn: Any, stack: list) -> None:
@@ -299,10 +318,10 @@ class StateSnapshot:
                 contents = cell.cell_contents
             except ValueError:
                 contents = _MISSING
-            path = _Path(None, f"{fn.__name__}.<closure>.{name}")
-            self._records.append(_Record(cell, "cell", contents, path, True))
+            label = f"{fn.__name__}.<closure>.{name}"
+            self._records.append((_CELL, cell, contents, _Path(None, label), True))
             if contents is not _MISSING:
-                stack.append((contents, path, True))
+                stack.append((contents, None, label, False, True))
         space = fn.__globals__
         entry = self._globals.get(id(space))
         if entry is None:
@@ -321,19 +340,19 @@ class StateSnapshot:
         for space, path, names in self._globals.values():
             ordered = tuple(names)
             saved = tuple(space.get(n, _MISSING) for n in ordered)
-            self._records.append(_Record(space, "globals", (ordered, saved), path, True))
-            stack.extend((v, _Path(path, n, True), False) for n, v in reversed(list(zip(ordered, saved))) if v is not _MISSING)
+            self._records.append((_GLOBALS, space, (ordered, saved), path, True))
+            stack.extend([(v, path, n, True, False) for n, v in reversed(list(zip(ordered, saved))) if v is not _MISSING])
 
     # -- after the trace -----------------------------------------------------------------------------
     def restore(self) -> tuple[StateWrite, ...]:
         """Put back every recorded container the trace changed; the writes undone, in walk order."""
         writes: list[StateWrite] = []
-        for rec in self._records:
-            found = _CHANGES[rec.kind](rec)
+        for how, target, saved, path, attr in self._records:
+            found = _CHANGES[how](target, saved, path, attr)
             if not found:
                 continue
             try:
-                _RESTORE[rec.kind](rec)
+                _RESTORE[how](target, saved)
                 restored = True
             except Exception:  # noqa: BLE001 - a container that refuses (a frozen mapping): reported, not raised
                 restored = False
@@ -347,87 +366,80 @@ def _is_tensor(value: Any) -> bool:
 
 
 # -- comparing and restoring each kind of container (by identity) -----------------------------------------
-def _dict_changes(rec: _Record) -> list[tuple[str, str, Any]]:
-    now, saved = rec.target, rec.saved
+_CELL, _GLOBALS = _OBJECT + 1, _OBJECT + 2  # record kinds beside the walk's: a closure cell, a module's globals
+
+
+def _dict_changes(now: dict, saved: dict, path: _Path, attr: bool) -> list[tuple[str, str, Any]]:
     if len(now) == len(saved) and all(dict.get(now, k, _MISSING) is v for k, v in saved.items()):
         return []
     out = []
     for k, v in dict.items(now):
         old = saved.get(k, _MISSING)
         if old is not v:
-            out.append((rec.at(k), "added" if old is _MISSING else "assigned", v))
-    out += [(rec.at(k), "removed", _MISSING) for k in saved if k not in now]
-    return out
+            out.append((_at(path, attr, k), "added" if old is _MISSING else "assigned", v))
+    return out + [(_at(path, attr, k), "removed", _MISSING) for k in saved if k not in now]
 
 
-def _dict_restore(rec: _Record) -> None:
-    rec.target.clear()
-    rec.target.update(rec.saved)
+def _dict_restore(target: dict, saved: dict) -> None:
+    target.clear()
+    target.update(saved)
 
 
-def _sequence_changes(rec: _Record) -> list[tuple[str, str, Any]]:
-    now, saved = list(rec.target), rec.saved
+def _sequence_changes(target: Any, saved: list, path: _Path, attr: bool) -> list[tuple[str, str, Any]]:
+    now = list(target)
     if len(now) == len(saved) and all(a is b for a, b in zip(now, saved)):
         return []
-    out = [(f"{rec.path}[{i}]", "added" if i >= len(saved) else "assigned", v)
+    out = [(f"{path}[{i}]", "added" if i >= len(saved) else "assigned", v)
            for i, v in enumerate(now) if i >= len(saved) or saved[i] is not v]
-    out += [(f"{rec.path}[{i}]", "removed", _MISSING) for i in range(len(now), len(saved))]
-    return out
+    return out + [(f"{path}[{i}]", "removed", _MISSING) for i in range(len(now), len(saved))]
 
 
-def _list_restore(rec: _Record) -> None:
-    rec.target[:] = rec.saved
+def _list_restore(target: list, saved: list) -> None:
+    target[:] = saved
 
 
-def _deque_restore(rec: _Record) -> None:
-    rec.target.clear()
-    rec.target.extend(rec.saved)
+def _refill(target: Any, saved: Any) -> None:
+    """A deque or a set, emptied and refilled."""
+    target.clear()
+    (target.extend if isinstance(target, collections.deque) else target.update)(saved)
 
 
-def _set_changes(rec: _Record) -> list[tuple[str, str, Any]]:
-    now, saved = rec.target, rec.saved
+def _set_changes(now: set, saved: set, path: _Path, attr: bool) -> list[tuple[str, str, Any]]:
     if len(now) == len(saved) and all(v in now for v in saved):
         return []
-    return [(str(rec.path), "changed", v) for v in now if v not in saved][:1] or [(str(rec.path), "changed", _MISSING)]
+    return [(str(path), "changed", v) for v in now if v not in saved][:1] or [(str(path), "changed", _MISSING)]
 
 
-def _set_restore(rec: _Record) -> None:
-    rec.target.clear()
-    rec.target.update(rec.saved)
-
-
-def _cell_changes(rec: _Record) -> list[tuple[str, str, Any]]:
+def _cell_changes(cell: Any, saved: Any, path: _Path, attr: bool) -> list[tuple[str, str, Any]]:
     try:
-        now = rec.target.cell_contents
+        now = cell.cell_contents
     except ValueError:
         now = _MISSING
-    return [] if now is rec.saved else [(str(rec.path), "assigned", now)]
+    return [] if now is saved else [(str(path), "assigned", now)]
 
 
-def _cell_restore(rec: _Record) -> None:
-    if rec.saved is _MISSING:
-        del rec.target.cell_contents
+def _cell_restore(cell: Any, saved: Any) -> None:
+    if saved is _MISSING:
+        del cell.cell_contents
     else:
-        rec.target.cell_contents = rec.saved
+        cell.cell_contents = saved
 
 
-def _named_changes(get: Callable[[Any, str], Any]) -> Callable[[_Record], list[tuple[str, str, Any]]]:
-    def changes(rec: _Record) -> list[tuple[str, str, Any]]:
-        names, saved = rec.saved
+def _named_changes(get: Callable[[Any, str], Any]) -> Callable[..., list[tuple[str, str, Any]]]:
+    def changes(target: Any, saved: tuple, path: _Path, attr: bool) -> list[tuple[str, str, Any]]:
         out = []
-        for name, old in zip(names, saved):
-            now = get(rec.target, name)
+        for name, old in zip(*saved):
+            now = get(target, name)
             if now is not old:
                 what = "added" if old is _MISSING else "removed" if now is _MISSING else "assigned"
-                out.append((f"{rec.path}.{name}", what, now))
+                out.append((f"{path}.{name}", what, now))
         return out
 
     return changes
 
 
-def _globals_restore(rec: _Record) -> None:
-    space = rec.target
-    for name, old in zip(*rec.saved):
+def _globals_restore(space: dict, saved: tuple) -> None:
+    for name, old in zip(*saved):
         if space.get(name, _MISSING) is not old:
             if old is _MISSING:
                 space.pop(name, None)
@@ -435,9 +447,8 @@ def _globals_restore(rec: _Record) -> None:
                 space[name] = old
 
 
-def _slots_restore(rec: _Record) -> None:
-    obj = rec.target
-    for name, old in zip(*rec.saved):
+def _slots_restore(obj: Any, saved: tuple) -> None:
+    for name, old in zip(*saved):
         if _get_slot(obj, name) is not old:
             if old is _MISSING:
                 delattr(obj, name)
@@ -445,23 +456,23 @@ def _slots_restore(rec: _Record) -> None:
                 setattr(obj, name, old)
 
 
-_CHANGES: dict[str, Callable[[_Record], list[tuple[str, str, Any]]]] = {
-    "dict": _dict_changes,
-    "list": _sequence_changes,
-    "deque": _sequence_changes,
-    "set": _set_changes,
-    "cell": _cell_changes,
-    "globals": _named_changes(lambda space, name: space.get(name, _MISSING)),
-    "slots": _named_changes(lambda obj, name: _get_slot(obj, name)),
+_CHANGES: dict[int, Callable[..., list[tuple[str, str, Any]]]] = {
+    _DICT: _dict_changes,
+    _LIST: _sequence_changes,
+    _DEQUE: _sequence_changes,
+    _SET: _set_changes,
+    _CELL: _cell_changes,
+    _GLOBALS: _named_changes(lambda space, name: space.get(name, _MISSING)),
+    _OBJECT: _named_changes(lambda obj, name: _get_slot(obj, name)),
 }
-_RESTORE: dict[str, Callable[[_Record], None]] = {
-    "dict": _dict_restore,
-    "list": _list_restore,
-    "deque": _deque_restore,
-    "set": _set_restore,
-    "cell": _cell_restore,
-    "globals": _globals_restore,
-    "slots": _slots_restore,
+_RESTORE: dict[int, Callable[[Any, Any], None]] = {
+    _DICT: _dict_restore,
+    _LIST: _list_restore,
+    _DEQUE: _refill,
+    _SET: _refill,
+    _CELL: _cell_restore,
+    _GLOBALS: _globals_restore,
+    _OBJECT: _slots_restore,
 }
 
 
