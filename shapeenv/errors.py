@@ -164,25 +164,34 @@ class TraceStateWarning(UserWarning):
     @classmethod
     def of(cls, title: str, writes: tuple, truncated: bool = False) -> "TraceStateWarning":
         """The warning for ``writes`` made while tracing ``title`` (see the class docstring)."""
-        tensors = [w for w in writes if w.tensor]
-        others = [w for w in writes if not w.tensor]
+        state = [w for w in writes if w.kind in ("buffer", "parameter", "submodule")]
+        tensors = [w for w in writes if w.tensor and w not in state]
+        others = [w for w in writes if w not in state and w not in tensors]
         parts = []
         if tensors:
             noun, verb = ("attributes", "were") if len(tensors) > 1 else ("attribute", "was")
+            them = "them" if len(tensors) > 1 else "it"
             parts.append(
-                f"The tensor {noun} {_listed(tensors)} {verb} assigned while tracing {title}; shapeenv restored "
-                f"{'them' if len(tensors) > 1 else 'it'} after the trace (the traced program does not keep "
-                f"{'them' if len(tensors) > 1 else 'it'}). Such attributes must be registered as buffers using the "
-                "`register_buffer` API (self.register_buffer(name, tensor, persistent=False) for a cache), "
-                "or computed without being stored."
+                f"The tensor {noun} {_listed(tensors)} {verb} assigned while tracing {title}; shapeenv restored {them} "
+                f"after the trace (the traced program does not keep {them}). Such attributes must be registered as "
+                "buffers using the `register_buffer` API (self.register_buffer(name, tensor, persistent=False) for a "
+                "cache), or computed without being stored."
+            )
+        if state:
+            noun = ", ".join(dict.fromkeys(f"{w.kind}s" for w in state)) if len(state) > 1 else state[0].kind
+            them = "them" if len(state) > 1 else "it"
+            parts.append(
+                f"The {noun} {_listed(state)} {'were' if len(state) > 1 else 'was'} reassigned while tracing {title}; "
+                f"shapeenv restored {them}: the traced program does not reassign a module's state. Update a buffer in "
+                "place instead (self.steps.add_(1), as BatchNorm updates its running statistics)."
             )
         if others:
             noun = "writes" if len(others) > 1 else "write"
+            them = "them" if len(others) > 1 else "it"
             parts.append(
-                f"{'The trace also made' if tensors else f'Tracing {title} made'} the {noun} {_listed(others)} to the "
-                f"user's state; shapeenv undid {'them' if len(others) > 1 else 'it'} after the trace: the traced program does "
-                f"not perform {'them' if len(others) > 1 else 'it'}. Return such "
-                "values instead of storing them (in globals, closures, arguments or the module)."
+                f"{'The trace also made' if tensors or state else f'Tracing {title} made'} the {noun} {_listed(others)} "
+                f"to the user's state; shapeenv undid {them} after the trace: the traced program does not perform "
+                f"{them}. Return such values instead of storing them (in globals, closures, arguments or the module)."
             )
         failed = [w for w in writes if not w.restored]
         if failed:

@@ -72,7 +72,7 @@ import sys
 import types
 import warnings
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from symint import SymBool, SymFloat, SymInt
 
@@ -139,6 +139,9 @@ class StateWrite:
         traced: whether that value is a traced tensor or symbolic value (it would have broken eager calls).
         tensor: whether that value is a tensor (a traced one, or a real one the trace stored).
         restored: False when undoing it failed (then ``value`` is still there).
+        kind: what was written: ``"attribute"``, ``"item"`` (of a dict, list, deque or set), ``"global"``,
+            ``"closure variable"``, or what the traced function's ``attribute_dicts`` name (``"buffer"``,
+            ``"parameter"``, ``"submodule"`` for torch).
     """
 
     path: str
@@ -147,6 +150,7 @@ class StateWrite:
     traced: bool
     tensor: bool
     restored: bool = True
+    kind: str = "attribute"
 
     def __str__(self) -> str:
         tail = "" if self.restored else " (could not be restored)"
@@ -170,7 +174,8 @@ class _Path:
         return "".join(reversed(steps))
 
 
-#: One recorded container: ``(kind, target, saved, path, attr)``; ``attr``: its keys read as attributes (``.x``).
+#: One recorded container: ``(how, target, saved, path, entries)``; ``entries`` says what its entries are to the
+#: user (``"item"``: ``path[key]``; ``"attribute"``, ``"buffer"``, ``"global"``, ...: ``path.key``).
 #: Plain tuples: a snapshot makes thousands, and a tuple is the cheapest record to build.
 _Record = tuple
 
@@ -178,8 +183,8 @@ _Record = tuple
 _SKIP, _DICT, _LIST, _TUPLE, _DEQUE, _SET, _OBJECT = range(7)
 
 
-def _at(path: _Path, attr: bool, key: Any) -> str:
-    return f"{path}.{key}" if attr else f"{path}[{key!r}]"
+def _at(path: _Path, entries: str, key: Any) -> str:
+    return f"{path}[{key!r}]" if entries == "item" else f"{path}.{key}"
 
 
 def _kind_of(kind: type) -> tuple:
@@ -202,12 +207,12 @@ class StateSnapshot:
     returns the writes it undid. See Note [What a trace snapshot covers].
 
     Args:
-        attribute_dicts: names of instance attributes holding dicts whose keys read as attributes
-            (``("_modules", "_parameters", "_buffers")`` for torch: ``self.stages.1.attn``).
+        attribute_dicts: instance attributes holding dicts whose keys read as attributes, and what their
+            entries are (``{"_buffers": "buffer", ...}`` for torch: ``self.stages.1.attn``, a buffer ``self.bn.running_mean``).
     """
 
-    def __init__(self, attribute_dicts: Iterable[str] = ()):
-        self._attribute_dicts = frozenset(attribute_dicts)
+    def __init__(self, attribute_dicts: Mapping[str, str] | None = None):
+        self._attribute_dicts = dict(attribute_dicts or {})
         self._records: list[tuple] = []
         self._seen: set[int] = set()
         self._kinds: dict[type, tuple] = {}
@@ -218,7 +223,7 @@ class StateSnapshot:
 
     @classmethod
     def take(cls, roots: Iterable[tuple[str, Any]], functions: Iterable[Callable] = (),
-             attribute_dicts: Iterable[str] = ()) -> "StateSnapshot":
+             attribute_dicts: Mapping[str, str] | None = None) -> "StateSnapshot":
         """Record the state reachable from ``roots`` (``(label, object)`` pairs) and from ``functions``' globals.
 
         >>> state = {"calls": 0}
@@ -267,16 +272,16 @@ class StateSnapshot:
             seen.add(id(value))
             path = _Path(parent, key, attr)
             if how == _DICT:
-                records.append((_DICT, value, dict.copy(value), path, False))
+                records.append((_DICT, value, dict.copy(value), path, "item"))
                 stack.extend([(v, path, k, False, deep) for k, v in reversed(value.items())])
             elif how == _LIST or how == _DEQUE:
                 saved = list(value)
-                records.append((how, value, saved, path, False))
+                records.append((how, value, saved, path, "item"))
                 stack.extend([(saved[i], path, i, False, deep) for i in range(len(saved) - 1, -1, -1)])
             elif how == _TUPLE:
                 stack.extend([(value[i], path, i, False, deep) for i in range(len(value) - 1, -1, -1)])
             elif how == _SET:
-                records.append((_SET, value, set.copy(value), path, False))
+                records.append((_SET, value, set.copy(value), path, "item"))
             else:
                 self._instance(value, kind, info, path, deep, stack)
 
@@ -286,14 +291,14 @@ class StateSnapshot:
         except (AttributeError, TypeError):
             attrs = None
         if type(attrs) is dict:
-            self._records.append((_DICT, attrs, attrs.copy(), path, True))
+            self._records.append((_DICT, attrs, attrs.copy(), path, "attribute"))
             if deep:
                 children = []
                 flat = self._attribute_dicts
                 for k, v in attrs.items():
                     if k in flat and type(v) is dict and id(v) not in self._seen:
                         self._seen.add(id(v))  # torch's _modules / _parameters / _buffers: keys read as attributes
-                        self._records.append((_DICT, v, v.copy(), path, True))
+                        self._records.append((_DICT, v, v.copy(), path, flat[k]))
                         children += [(x, path, n, True, deep) for n, x in v.items()]
                     else:
                         children.append((v, path, k, True, deep))
@@ -301,7 +306,7 @@ class StateSnapshot:
         slots = info[1]
         if slots:
             saved = tuple(_get_slot(value, n) for n in slots)
-            self._records.append((_OBJECT, value, (slots, saved), path, True))
+            self._records.append((_OBJECT, value, (slots, saved), path, "attribute"))
             if deep:
                 stack.extend([(v, path, n, True, deep) for n, v in reversed(list(zip(slots, saved))) if v is not _MISSING])
         if deep and info[2]:
@@ -319,7 +324,7 @@ class StateSnapshot:
             except ValueError:
                 contents = _MISSING
             label = f"{fn.__name__}.<closure>.{name}"
-            self._records.append((_CELL, cell, contents, _Path(None, label), True))
+            self._records.append((_CELL, cell, contents, _Path(None, label), "closure variable"))
             if contents is not _MISSING:
                 stack.append((contents, None, label, False, True))
         space = fn.__globals__
@@ -340,15 +345,15 @@ class StateSnapshot:
         for space, path, names in self._globals.values():
             ordered = tuple(names)
             saved = tuple(space.get(n, _MISSING) for n in ordered)
-            self._records.append((_GLOBALS, space, (ordered, saved), path, True))
+            self._records.append((_GLOBALS, space, (ordered, saved), path, "global"))
             stack.extend([(v, path, n, True, False) for n, v in reversed(list(zip(ordered, saved))) if v is not _MISSING])
 
     # -- after the trace -----------------------------------------------------------------------------
     def restore(self) -> tuple[StateWrite, ...]:
         """Put back every recorded container the trace changed; the writes undone, in walk order."""
         writes: list[StateWrite] = []
-        for how, target, saved, path, attr in self._records:
-            found = _CHANGES[how](target, saved, path, attr)
+        for how, target, saved, path, entries in self._records:
+            found = _CHANGES[how](target, saved, path, entries)
             if not found:
                 continue
             try:
@@ -356,7 +361,8 @@ class StateSnapshot:
                 restored = True
             except Exception:  # noqa: BLE001 - a container that refuses (a frozen mapping): reported, not raised
                 restored = False
-            writes += [StateWrite(p, what, _describe(v), is_traced(v), _is_tensor(v), restored) for p, what, v in found]
+            writes += [StateWrite(p, what, _describe(v), is_traced(v), _is_tensor(v), restored, entries)
+                       for p, what, v in found]
         return tuple(writes)
 
 
@@ -369,15 +375,15 @@ def _is_tensor(value: Any) -> bool:
 _CELL, _GLOBALS = _OBJECT + 1, _OBJECT + 2  # record kinds beside the walk's: a closure cell, a module's globals
 
 
-def _dict_changes(now: dict, saved: dict, path: _Path, attr: bool) -> list[tuple[str, str, Any]]:
+def _dict_changes(now: dict, saved: dict, path: _Path, entries: str) -> list[tuple[str, str, Any]]:
     if len(now) == len(saved) and all(dict.get(now, k, _MISSING) is v for k, v in saved.items()):
         return []
     out = []
     for k, v in dict.items(now):
         old = saved.get(k, _MISSING)
         if old is not v:
-            out.append((_at(path, attr, k), "added" if old is _MISSING else "assigned", v))
-    return out + [(_at(path, attr, k), "removed", _MISSING) for k in saved if k not in now]
+            out.append((_at(path, entries, k), "added" if old is _MISSING else "assigned", v))
+    return out + [(_at(path, entries, k), "removed", _MISSING) for k in saved if k not in now]
 
 
 def _dict_restore(target: dict, saved: dict) -> None:
@@ -385,7 +391,7 @@ def _dict_restore(target: dict, saved: dict) -> None:
     target.update(saved)
 
 
-def _sequence_changes(target: Any, saved: list, path: _Path, attr: bool) -> list[tuple[str, str, Any]]:
+def _sequence_changes(target: Any, saved: list, path: _Path, entries: str) -> list[tuple[str, str, Any]]:
     now = list(target)
     if len(now) == len(saved) and all(a is b for a, b in zip(now, saved)):
         return []
@@ -404,13 +410,13 @@ def _refill(target: Any, saved: Any) -> None:
     (target.extend if isinstance(target, collections.deque) else target.update)(saved)
 
 
-def _set_changes(now: set, saved: set, path: _Path, attr: bool) -> list[tuple[str, str, Any]]:
+def _set_changes(now: set, saved: set, path: _Path, entries: str) -> list[tuple[str, str, Any]]:
     if len(now) == len(saved) and all(v in now for v in saved):
         return []
     return [(str(path), "changed", v) for v in now if v not in saved][:1] or [(str(path), "changed", _MISSING)]
 
 
-def _cell_changes(cell: Any, saved: Any, path: _Path, attr: bool) -> list[tuple[str, str, Any]]:
+def _cell_changes(cell: Any, saved: Any, path: _Path, entries: str) -> list[tuple[str, str, Any]]:
     try:
         now = cell.cell_contents
     except ValueError:
@@ -426,7 +432,7 @@ def _cell_restore(cell: Any, saved: Any) -> None:
 
 
 def _named_changes(get: Callable[[Any, str], Any]) -> Callable[..., list[tuple[str, str, Any]]]:
-    def changes(target: Any, saved: tuple, path: _Path, attr: bool) -> list[tuple[str, str, Any]]:
+    def changes(target: Any, saved: tuple, path: _Path, entries: str) -> list[tuple[str, str, Any]]:
         out = []
         for name, old in zip(*saved):
             now = get(target, name)
@@ -549,7 +555,7 @@ def preserved_state(fn: Callable, arguments: Iterable[tuple[str, Any]], title: s
     """Snapshot the state ``fn`` and its ``arguments`` reach; on exit restore it and warn about each write.
 
     Args:
-        fn: the traced function (an object with ``attribute_dicts`` names dicts whose keys read as attributes).
+        fn: the traced function (its ``attribute_dicts``, if any, are :class:`StateSnapshot` 's).
         arguments: ``(name, value)`` of each argument the user passed (their real values).
         title: the trace's name, for the warning.
 
@@ -558,7 +564,7 @@ def preserved_state(fn: Callable, arguments: Iterable[tuple[str, Any]], title: s
         On a failed trace, the error also gets a note naming the writes.
     """
     roots, functions = _roots(fn, arguments)
-    snapshot = StateSnapshot.take(roots, functions, getattr(fn, "attribute_dicts", ()))
+    snapshot = StateSnapshot.take(roots, functions, getattr(fn, "attribute_dicts", None))
     try:
         yield snapshot
     except BaseException as error:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+from types import MappingProxyType
 from typing import Any, Callable
 
 import torch
@@ -90,7 +91,7 @@ class TorchFunction:
     """
 
     #: a module's dicts whose keys read as attributes in the paths of :mod:`shapeenv.trace_state` (``self.blocks.0``)
-    attribute_dicts = ("_modules", "_parameters", "_buffers")
+    attribute_dicts = MappingProxyType({"_modules": "submodule", "_parameters": "parameter", "_buffers": "buffer"})
 
     def __init__(self, target: Callable, name: str | None = None, table: TorchOpTable | None = None,
                  training_key: bool = False):

@@ -370,3 +370,29 @@ def test_tensors_traced_inside_are_not_left_in_parameters() -> None:
     assert not hasattr(model.fc.weight, "last_input")
     write = next(c.message for c in caught if issubclass(c.category, TraceStateWarning)).writes[0]
     assert write.traced and write.tensor and write.what == "added"
+
+
+class ReassignsBuffer(nn.Module):
+    """Reassigns a registered buffer in forward (``self.steps = self.steps + 1`` goes to ``_buffers``)."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("steps", torch.zeros(()))
+
+    def forward(self, x):
+        self.steps = self.steps + 1
+        return x + self.steps
+
+
+def test_a_reassigned_buffer_is_restored_and_named_as_a_buffer() -> None:
+    model = ReassignsBuffer()
+    x = torch.randn(3, 5)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        st.export(model, (x,))
+    (write,) = [w for c in caught if issubclass(c.category, TraceStateWarning) for w in c.message.writes]
+    assert (write.path, write.kind, write.what, write.traced) == ("self.steps", "buffer", "assigned", True)
+    message = str(next(c.message for c in caught if issubclass(c.category, TraceStateWarning)))
+    assert "buffer self.steps" in message and "in place" in message and "register_buffer" not in message
+    assert model.steps.item() == 0 and "steps" in model._buffers
+    torch.testing.assert_close(model(x), x + 1)
