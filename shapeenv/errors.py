@@ -164,9 +164,10 @@ class TraceStateWarning(UserWarning):
     @classmethod
     def of(cls, title: str, writes: tuple, truncated: bool = False) -> "TraceStateWarning":
         """The warning for ``writes`` made while tracing ``title`` (see the class docstring)."""
-        state = [w for w in writes if w.kind in ("buffer", "parameter", "submodule")]
-        tensors = [w for w in writes if w.tensor and w not in state]
-        others = [w for w in writes if w not in state and w not in tensors]
+        undone = [w for w in writes if w.restored]
+        state = [w for w in undone if w.kind in ("buffer", "parameter", "submodule")]
+        tensors = [w for w in undone if w.tensor and w not in state]
+        others = [w for w in undone if w not in state and w not in tensors]
         parts = []
         if tensors:
             noun, verb = ("attributes", "were") if len(tensors) > 1 else ("attribute", "was")
@@ -195,7 +196,9 @@ class TraceStateWarning(UserWarning):
             )
         failed = [w for w in writes if not w.restored]
         if failed:
-            parts.append(f"{_listed(failed)} could not be restored: the value the trace left is still there.")
+            parts.append(f"{_listed(failed)} could not be restored: the value the trace left is still there (a traced "
+                         "value fails when used outside the trace). Keep state the traced code writes where the trace "
+                         "restores it: on the module, its arguments, or a global or closure variable itself.")
         if truncated:
             parts.append("(The state was larger than the snapshot limit: writes past it were neither seen nor undone.)")
         summary = (f"tracing {title} wrote {len(writes)} {'entries' if len(writes) > 1 else 'entry'} of the user's "

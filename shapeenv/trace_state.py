@@ -24,11 +24,18 @@ Note [What a trace snapshot covers]
     plus every name of its module the code could create; the code is the function's,
     that of the helpers of the same module it names, and the methods of every class
     whose instance the walk met (``forward`` and what it calls on ``self``). Those
-    globals are recorded, and a container they hold is walked; an object a global holds
-    has its ``__dict__`` recorded but is not followed further (a logger would lead to
-    every logger). Closure cells of those functions are recorded and walked like
+    globals are recorded, and the containers they hold are walked; an object a global
+    holds has its ``__dict__`` and the containers in it recorded, but the objects it holds
+    are not followed (a logger would lead to every logger). Closure cells of those functions are recorded and walked like
     arguments. The walk stops after :data:`MAX_OBJECTS` objects and says so in the
     warning, should the trace have written past that point.
+
+    The scan: after restoring, what those global objects hold (the part the snapshot did
+    not record) is searched for traced values, :data:`MAX_SCANNED` objects at most. One
+    found there cannot be restored; the warning names it (``"left"``, not restored), so a
+    later ``TracedTensorError`` has an explanation. Everything else the walk reached holds,
+    after the restore, what it held before the trace: new objects are reachable only
+    through the containers that were restored.
 
     Not covered: a module other than the traced code's that a helper of another module
     writes, class attributes, the inside of C objects (an ``lru_cache``, an ``array``),
@@ -80,10 +87,12 @@ from .core.provenance import user_frame_object
 from .errors import TraceStateWarning
 from .rules.registry import describe, is_tensor
 
-__all__ = ["preserved_state", "StateSnapshot", "StateWrite", "is_traced", "MAX_OBJECTS"]
+__all__ = ["preserved_state", "StateSnapshot", "StateWrite", "is_traced", "MAX_OBJECTS", "MAX_SCANNED"]
 
 #: How many objects a snapshot records at most (Note [What a trace snapshot covers]).
 MAX_OBJECTS = 200_000
+#: How many objects the scan after a restore searches for traced values at most (same Note).
+MAX_SCANNED = 20_000
 
 _MISSING = object()
 _SYMBOLIC = (SymInt, SymBool, SymFloat)
@@ -134,7 +143,8 @@ class StateWrite:
     Attributes:
         path: where, as the user reaches it (``self.blocks.0.cache['cpu']``, ``mymodule.COUNTER``).
         what: ``"assigned"`` (a new value), ``"added"`` (a new key, attribute or global), ``"removed"``,
-            or ``"changed"`` (a list, deque or set whose items changed).
+            ``"changed"`` (a set whose items changed), or ``"left"`` (a traced value the scan found where
+            the snapshot did not record: not restored).
         value: the value the trace left there, described (``a traced tensor f32[4, 196, 196]``, ``a int``).
         traced: whether that value is a traced tensor or symbolic value (it would have broken eager calls).
         tensor: whether that value is a tensor (a traced one, or a real one the trace stored).
@@ -181,6 +191,7 @@ _Record = tuple
 
 #: How the walk treats a type (computed once per type and snapshot, see ``_kind_of``).
 _SKIP, _DICT, _LIST, _TUPLE, _DEQUE, _SET, _OBJECT = range(7)
+_CONTAINERS = (_DICT, _LIST, _TUPLE, _DEQUE, _SET)
 
 
 def _at(path: _Path, entries: str, key: Any) -> str:
@@ -219,6 +230,7 @@ class StateSnapshot:
         self._types: dict[type, None] = {}
         self._functions: dict[int, Callable] = {}
         self._globals: dict[int, tuple[dict, _Path, dict[str, None]]] = {}
+        self._shallow: list[tuple[dict, _Path]] = []  # the __dict__ s recorded but not followed (objects of globals)
         self.truncated = False
 
     @classmethod
@@ -286,13 +298,15 @@ class StateSnapshot:
                 self._instance(value, kind, info, path, deep, stack)
 
     def _instance(self, value: Any, kind: type, info: tuple, path: _Path, deep: bool, stack: list) -> None:
-        try:
-            attrs = object.__getattribute__(value, "__dict__")
-        except (AttributeError, TypeError):
-            attrs = None
-        if type(attrs) is dict:
+        attrs = _instance_dict(value)
+        if attrs is not None:
             self._records.append((_DICT, attrs, attrs.copy(), path, "attribute"))
-            if deep:
+            if not deep:  # an object of a global: its containers are followed, the objects it holds are not
+                self._shallow.append((attrs, path))
+                kinds = self._kinds
+                stack.extend([(v, path, k, True, False) for k, v in reversed(attrs.items())
+                              if type(v) not in _ATOMS and (kinds.get(type(v)) or _kind_of(type(v)))[0] in _CONTAINERS])
+            else:
                 children = []
                 flat = self._attribute_dicts
                 for k, v in attrs.items():
@@ -363,7 +377,35 @@ class StateSnapshot:
                 restored = False
             writes += [StateWrite(p, what, _describe(v), is_traced(v), _is_tensor(v), restored, entries)
                        for p, what, v in found]
-        return tuple(writes)
+        return tuple(writes) + self._leftovers()
+
+    def _leftovers(self) -> tuple[StateWrite, ...]:
+        """Traced values in what the objects of globals hold beyond their recorded ``__dict__`` (the scan of
+        Note [What a trace snapshot covers]); each is reported as not restored."""
+        found: list[StateWrite] = []
+        seen = set(self._seen)
+        stack = [(v, path, k, "attribute") for attrs, path in reversed(self._shallow) for k, v in reversed(attrs.items())]
+        while stack and len(seen) < len(self._seen) + MAX_SCANNED:
+            value, parent, key, entries = stack.pop()
+            kind = type(value)
+            if kind in _ATOMS or id(value) in seen:
+                continue
+            seen.add(id(value))
+            if is_traced(value):
+                found.append(StateWrite(_at(parent, entries, key), "left", _describe(value), True, _is_tensor(value),
+                                        False, entries))
+                continue
+            how = (self._kinds.get(kind) or _kind_of(kind))[0]
+            path = _Path(parent, key, entries != "item")
+            if how == _DICT:
+                stack.extend((v, path, k, "item") for k, v in reversed(list(value.items())))
+            elif how in _CONTAINERS:
+                stack.extend((v, path, i, "item") for i, v in reversed(list(enumerate(value))))
+            elif how == _OBJECT:
+                attrs = _instance_dict(value)
+                if attrs is not None:
+                    stack.extend((v, path, k, "attribute") for k, v in reversed(list(attrs.items())))
+        return tuple(found)
 
 
 def _is_tensor(value: Any) -> bool:
@@ -515,6 +557,15 @@ def _slot_names(kind: type) -> tuple[str, ...]:
         slots = vars(klass).get("__slots__", ())
         names += [s for s in ((slots,) if isinstance(slots, str) else slots) if s not in ("__dict__", "__weakref__")]
     return tuple(dict.fromkeys(names))
+
+
+def _instance_dict(obj: Any) -> dict | None:
+    """``obj.__dict__`` if it is a plain dict (never through ``__getattr__``), else None."""
+    try:
+        attrs = object.__getattribute__(obj, "__dict__")
+    except (AttributeError, TypeError):
+        return None
+    return attrs if type(attrs) is dict else None
 
 
 def _get_slot(obj: Any, name: str) -> Any:

@@ -188,6 +188,37 @@ def test_a_function_without_writes_warns_nothing() -> None:
         export(lambda x: x * 2 + 1, (np.ones((3, 2)),), dynamic_shapes={"x": {0: Dim("b")}})
 
 
+class Registry:
+    def __init__(self):
+        self.items: list = []
+        self.inner = Counter()
+
+
+#: an object held by a global: its __dict__ and containers are recorded; the objects it holds are only scanned
+REGISTRY = Registry()
+
+
+def test_an_object_held_by_a_global_is_restored_and_deeper_traced_values_are_reported() -> None:
+    def f(x):
+        REGISTRY.items.append(x.shape[0])
+        REGISTRY.last = x
+        REGISTRY.inner.sizes["n"] = x  # beyond what the snapshot records: found by the scan, not restored
+        return x * 2
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        export(f, (np.ones(3),), dynamic_shapes={"x": {0: Dim.DYNAMIC}})
+    assert REGISTRY.items == [] and not hasattr(REGISTRY, "last")
+    writes = [w for c in caught for w in c.message.writes]
+    assert [(w.path, w.what, w.restored) for w in writes] == [
+        (f"{__name__}.REGISTRY.last", "added", True),
+        (f"{__name__}.REGISTRY.items[0]", "added", True),
+        (f"{__name__}.REGISTRY.inner.sizes['n']", "left", False),
+    ]
+    assert "could not be restored" in str(caught[0].message)
+    assert is_traced(REGISTRY.inner.sizes.pop("n"))
+
+
 # -- the snapshot itself ------------------------------------------------------------------------------
 class Slotted:
     __slots__ = ("value",)
