@@ -79,6 +79,7 @@ import sys
 import types
 import warnings
 from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from symint import SymBool, SymFloat, SymInt
@@ -167,21 +168,19 @@ class StateWrite:
         return f"{self.path} ({self.what}: {self.value}){tail}"
 
 
-class _Path:
-    """A path rendered on demand (most recorded containers are never reported): ``parent.key`` or ``parent[key]``."""
+#: A path as the user reaches a value: ``(parent, key, attr)``, rendered ``parent.key`` (``attr``) or
+#: ``parent[key]``; a root is ``(None, label, False)``. Tuples, rendered on demand: a snapshot makes thousands
+#: and reports a few.
+_Path = tuple
 
-    __slots__ = ("parent", "key", "attr")
 
-    def __init__(self, parent: "_Path | None", key: Any, attr: bool = False):
-        self.parent, self.key, self.attr = parent, key, attr
-
-    def __str__(self) -> str:
-        steps, node = [], self
-        while node.parent is not None:
-            steps.append(f".{node.key}" if node.attr else f"[{node.key!r}]")
-            node = node.parent
-        steps.append(str(node.key))
-        return "".join(reversed(steps))
+def _render(path: _Path) -> str:
+    steps = []
+    while path[0] is not None:
+        steps.append(f".{path[1]}" if path[2] else f"[{path[1]!r}]")
+        path = path[0]
+    steps.append(str(path[1]))
+    return "".join(reversed(steps))
 
 
 #: One recorded container: ``(how, target, saved, path, entries)``; ``entries`` says what its entries are to the
@@ -192,10 +191,12 @@ _Record = tuple
 #: How the walk treats a type (computed once per type and snapshot, see ``_kind_of``).
 _SKIP, _DICT, _LIST, _TUPLE, _DEQUE, _SET, _OBJECT = range(7)
 _CONTAINERS = (_DICT, _LIST, _TUPLE, _DEQUE, _SET)
+_PLAIN_MAPPINGS = frozenset({dict, collections.OrderedDict})
+_NO_ITEMS: Mapping = MappingProxyType({})  # what an empty dict held (shared: it is never changed)
 
 
 def _at(path: _Path, entries: str, key: Any) -> str:
-    return f"{path}[{key!r}]" if entries == "item" else f"{path}.{key}"
+    return f"{_render(path)}[{key!r}]" if entries == "item" else f"{_render(path)}.{key}"
 
 
 def _kind_of(kind: type) -> tuple:
@@ -245,7 +246,7 @@ class StateSnapshot:
         (["state['calls'] (assigned: a int)"], {'calls': 0})
         """
         snap = cls(attribute_dicts)
-        stack: list[tuple] = [(obj, None, label, False, True) for label, obj in reversed(list(roots))]
+        stack: list[tuple] = [(obj, (None, label, False), True) for label, obj in reversed(list(roots))]
         pending, scanned = list(functions), 0
         while True:
             snap._walk(stack)
@@ -263,14 +264,14 @@ class StateSnapshot:
 
     # -- the walk ------------------------------------------------------------------------------------
     def _walk(self, stack: list[tuple]) -> None:
-        """Record what the stack's ``(value, parent path, key, attr, deep)`` reach; ``deep`` False: an instance's
-        ``__dict__`` only (globals). A path object is made only for what is recorded."""
+        """Record what the stack's ``(value, path, deep)`` reach; ``deep`` False: an object's ``__dict__`` and the
+        containers in it, not the objects it holds (objects of globals). Atoms are never pushed."""
         seen, records, kinds = self._seen, self._records, self._kinds
         while stack:
-            value, parent, key, attr, deep = stack.pop()
-            kind = type(value)
-            if kind in _ATOMS or id(value) in seen:
+            value, path, deep = stack.pop()
+            if id(value) in seen:
                 continue
+            kind = type(value)
             info = kinds.get(kind)
             if info is None:
                 info = kinds[kind] = _kind_of(kind)
@@ -282,16 +283,15 @@ class StateSnapshot:
                 stack.clear()
                 return
             seen.add(id(value))
-            path = _Path(parent, key, attr)
             if how == _DICT:
                 records.append((_DICT, value, dict.copy(value), path, "item"))
-                stack.extend([(v, path, k, False, deep) for k, v in reversed(value.items())])
-            elif how == _LIST or how == _DEQUE:
+                if value:
+                    stack.extend(reversed([(v, (path, k, False), deep) for k, v in value.items() if type(v) not in _ATOMS]))
+            elif how == _LIST or how == _DEQUE or how == _TUPLE:
                 saved = list(value)
-                records.append((how, value, saved, path, "item"))
-                stack.extend([(saved[i], path, i, False, deep) for i in range(len(saved) - 1, -1, -1)])
-            elif how == _TUPLE:
-                stack.extend([(value[i], path, i, False, deep) for i in range(len(value) - 1, -1, -1)])
+                if how != _TUPLE:
+                    records.append((how, value, saved, path, "item"))
+                stack.extend(reversed([(v, (path, i, False), deep) for i, v in enumerate(saved) if type(v) not in _ATOMS]))
             elif how == _SET:
                 records.append((_SET, value, set.copy(value), path, "item"))
             else:
@@ -304,25 +304,33 @@ class StateSnapshot:
             if not deep:  # an object of a global: its containers are followed, the objects it holds are not
                 self._shallow.append((attrs, path))
                 kinds = self._kinds
-                stack.extend([(v, path, k, True, False) for k, v in reversed(attrs.items())
-                              if type(v) not in _ATOMS and (kinds.get(type(v)) or _kind_of(type(v)))[0] in _CONTAINERS])
+                stack.extend(reversed([(v, (path, k, True), False) for k, v in attrs.items() if type(v) not in _ATOMS
+                                       and (kinds.get(type(v)) or _kind_of(type(v)))[0] in _CONTAINERS]))
             else:
                 children = []
-                flat = self._attribute_dicts
+                flat, seen = self._attribute_dicts, self._seen
                 for k, v in attrs.items():
-                    if k in flat and type(v) is dict and id(v) not in self._seen:
-                        self._seen.add(id(v))  # torch's _modules / _parameters / _buffers: keys read as attributes
+                    kind_v = type(v)
+                    if kind_v in _ATOMS:
+                        continue
+                    if not v and kind_v in _PLAIN_MAPPINGS and id(v) not in seen:
+                        seen.add(id(v))  # an empty hook dict of a module: recorded without a trip through the stack
+                        self._records.append((_DICT, v, _NO_ITEMS, (path, k, True), "item"))
+                        continue
+                    if k in flat and kind_v is dict and id(v) not in seen:
+                        seen.add(id(v))  # torch's _modules / _parameters / _buffers: keys read as attributes
                         self._records.append((_DICT, v, v.copy(), path, flat[k]))
-                        children += [(x, path, n, True, deep) for n, x in v.items()]
+                        children += [(x, (path, n, True), True) for n, x in v.items() if type(x) not in _ATOMS]
                     else:
-                        children.append((v, path, k, True, deep))
+                        children.append((v, (path, k, True), True))
                 stack.extend(reversed(children))
         slots = info[1]
         if slots:
             saved = tuple(_get_slot(value, n) for n in slots)
             self._records.append((_OBJECT, value, (slots, saved), path, "attribute"))
             if deep:
-                stack.extend([(v, path, n, True, deep) for n, v in reversed(list(zip(slots, saved))) if v is not _MISSING])
+                stack.extend(reversed([(v, (path, n, True), True) for n, v in zip(slots, saved)
+                                       if v is not _MISSING and type(v) not in _ATOMS]))
         if deep and info[2]:
             self._types.setdefault(kind)
 
@@ -338,13 +346,14 @@ class StateSnapshot:
             except ValueError:
                 contents = _MISSING
             label = f"{fn.__name__}.<closure>.{name}"
-            self._records.append((_CELL, cell, contents, _Path(None, label), "closure variable"))
-            if contents is not _MISSING:
-                stack.append((contents, None, label, False, True))
+            path = (None, label, False)
+            self._records.append((_CELL, cell, contents, path, "closure variable"))
+            if contents is not _MISSING and type(contents) not in _ATOMS:
+                stack.append((contents, path, True))
         space = fn.__globals__
         entry = self._globals.get(id(space))
         if entry is None:
-            entry = (space, _Path(None, str(space.get("__name__", "<globals>"))), {})
+            entry = (space, (None, str(space.get("__name__", "<globals>")), False), {})
             self._globals[id(space)] = entry
         names = entry[2]
         for name in _code_names(fn.__code__):
@@ -360,13 +369,16 @@ class StateSnapshot:
             ordered = tuple(names)
             saved = tuple(space.get(n, _MISSING) for n in ordered)
             self._records.append((_GLOBALS, space, (ordered, saved), path, "global"))
-            stack.extend([(v, path, n, True, False) for n, v in reversed(list(zip(ordered, saved))) if v is not _MISSING])
+            stack.extend(reversed([(v, (path, n, True), False) for n, v in zip(ordered, saved)
+                                   if v is not _MISSING and type(v) not in _ATOMS]))
 
     # -- after the trace -----------------------------------------------------------------------------
     def restore(self) -> tuple[StateWrite, ...]:
         """Put back every recorded container the trace changed; the writes undone, in walk order."""
         writes: list[StateWrite] = []
         for how, target, saved, path, entries in self._records:
+            if how == _DICT and len(target) == len(saved) and (not saved or _same_items(target, saved)):
+                continue  # the common case, without a call per record
             found = _CHANGES[how](target, saved, path, entries)
             if not found:
                 continue
@@ -384,7 +396,7 @@ class StateSnapshot:
         Note [What a trace snapshot covers]); each is reported as not restored."""
         found: list[StateWrite] = []
         seen = set(self._seen)
-        stack = [(v, path, k, "attribute") for attrs, path in reversed(self._shallow) for k, v in reversed(attrs.items())]
+        stack = [(v, path, k, "attribute") for attrs, path in reversed(self._shallow) for k, v in reversed(list(attrs.items()))]
         while stack and len(seen) < len(self._seen) + MAX_SCANNED:
             value, parent, key, entries = stack.pop()
             kind = type(value)
@@ -396,7 +408,7 @@ class StateSnapshot:
                                         False, entries))
                 continue
             how = (self._kinds.get(kind) or _kind_of(kind))[0]
-            path = _Path(parent, key, entries != "item")
+            path = (parent, key, entries != "item")
             if how == _DICT:
                 stack.extend((v, path, k, "item") for k, v in reversed(list(value.items())))
             elif how in _CONTAINERS:
@@ -417,8 +429,14 @@ def _is_tensor(value: Any) -> bool:
 _CELL, _GLOBALS = _OBJECT + 1, _OBJECT + 2  # record kinds beside the walk's: a closure cell, a module's globals
 
 
+def _same_items(now: dict, saved: Mapping) -> bool:
+    """Whether ``now`` holds each of ``saved``'s keys with the same object (lengths already compared)."""
+    get = dict.get
+    return all(get(now, k, _MISSING) is v for k, v in saved.items())
+
+
 def _dict_changes(now: dict, saved: dict, path: _Path, entries: str) -> list[tuple[str, str, Any]]:
-    if len(now) == len(saved) and all(dict.get(now, k, _MISSING) is v for k, v in saved.items()):
+    if len(now) == len(saved) and _same_items(now, saved):
         return []
     out = []
     for k, v in dict.items(now):
@@ -437,9 +455,9 @@ def _sequence_changes(target: Any, saved: list, path: _Path, entries: str) -> li
     now = list(target)
     if len(now) == len(saved) and all(a is b for a, b in zip(now, saved)):
         return []
-    out = [(f"{path}[{i}]", "added" if i >= len(saved) else "assigned", v)
+    out = [(_at(path, "item", i), "added" if i >= len(saved) else "assigned", v)
            for i, v in enumerate(now) if i >= len(saved) or saved[i] is not v]
-    return out + [(f"{path}[{i}]", "removed", _MISSING) for i in range(len(now), len(saved))]
+    return out + [(_at(path, "item", i), "removed", _MISSING) for i in range(len(now), len(saved))]
 
 
 def _list_restore(target: list, saved: list) -> None:
@@ -455,7 +473,7 @@ def _refill(target: Any, saved: Any) -> None:
 def _set_changes(now: set, saved: set, path: _Path, entries: str) -> list[tuple[str, str, Any]]:
     if len(now) == len(saved) and all(v in now for v in saved):
         return []
-    return [(str(path), "changed", v) for v in now if v not in saved][:1] or [(str(path), "changed", _MISSING)]
+    return [(_render(path), "changed", v) for v in now if v not in saved][:1] or [(_render(path), "changed", _MISSING)]
 
 
 def _cell_changes(cell: Any, saved: Any, path: _Path, entries: str) -> list[tuple[str, str, Any]]:
@@ -463,7 +481,7 @@ def _cell_changes(cell: Any, saved: Any, path: _Path, entries: str) -> list[tupl
         now = cell.cell_contents
     except ValueError:
         now = _MISSING
-    return [] if now is saved else [(str(path), "assigned", now)]
+    return [] if now is saved else [(_render(path), "assigned", now)]
 
 
 def _cell_restore(cell: Any, saved: Any) -> None:
@@ -480,7 +498,7 @@ def _named_changes(get: Callable[[Any, str], Any]) -> Callable[..., list[tuple[s
             now = get(target, name)
             if now is not old:
                 what = "added" if old is _MISSING else "removed" if now is _MISSING else "assigned"
-                out.append((f"{path}.{name}", what, now))
+                out.append((_at(path, "attribute", name), what, now))
         return out
 
     return changes
