@@ -129,12 +129,12 @@ def _describe(value: Any) -> str:
         return "nothing"
     if is_tensor(value):
         return f"a traced tensor {describe(value)}"
-    fake = getattr(value, "fake", None)
-    if getattr(type(value), "_shapeenv_traced", False) and is_tensor(fake):
-        return f"a traced tensor {describe(fake)}"
+    kind = type(value)
+    if getattr(kind, "_shapeenv_traced", False) and is_tensor(getattr(value, "fake", None)):
+        return f"a traced tensor {describe(value.fake)}"
     if is_traced(value):
-        return f"a traced {type(value).__name__} ({value})" if isinstance(value, _SYMBOLIC) else f"a traced {type(value).__name__}"
-    return f"a {type(value).__name__}"
+        return f"a traced {kind.__name__} ({value})" if isinstance(value, _SYMBOLIC) else f"a traced {kind.__name__}"
+    return f"{'an' if kind.__name__[:1].lower() in 'aeiou' else 'a'} {kind.__name__}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -243,7 +243,7 @@ class StateSnapshot:
         >>> snap = StateSnapshot.take([("state", state)])
         >>> state["calls"] = 1
         >>> [str(w) for w in snap.restore()], state
-        (["state['calls'] (assigned: a int)"], {'calls': 0})
+        (["state['calls'] (assigned: an int)"], {'calls': 0})
         """
         snap = cls(attribute_dicts)
         stack: list[tuple] = [(obj, (None, label, False), True) for label, obj in reversed(list(roots))]
