@@ -66,6 +66,7 @@ from .core.provenance import GuardRecord
 from .rules.registry import graph_arg
 from .core.settings import ShapeEnvSettings
 from .core.symbols import DimDynamic
+from .trace_state import preserved_state
 
 __all__ = ["export", "ExportedProgram", "TensorSpec", "ExportConstraintError", "Violation"]
 
@@ -149,7 +150,7 @@ def export(
     fake_args = tuple(builder.make(n, a, s, f"dynamic_shapes[{n!r}]") for n, a, s in zip(names, args, arg_specs))
     fake_kwargs = {k: builder.make(k, v, kw_specs[k], f"dynamic_shapes[{k!r}]") for k, v in kwargs.items()}
     signature = f"{title}({', '.join(f'{s.name}: {s.meta}' for s in builder.inputs)})"
-    with env.tracing(graph):
+    with preserved_state(fn, [*zip(names, args), *kwargs.items()], title), env.tracing(graph):
         try:
             out = fn(*fake_args, **fake_kwargs)
         except Exception as e:

@@ -22,6 +22,7 @@ import contextlib
 import contextvars
 import functools
 import inspect
+from types import MappingProxyType
 from typing import Any, Callable, Iterator
 
 import torch
@@ -94,6 +95,9 @@ class TorchFunction:
         training_key: pass the module's ``training`` flag as an input (a cache key constant).
         exporting: traces are exports (``torch.compiler.is_exporting()`` is True in them); else compiles.
     """
+
+    #: a module's dicts whose keys read as attributes in the paths of :mod:`shapeenv.trace_state` (``self.blocks.0``)
+    attribute_dicts = MappingProxyType({"_modules": "submodule", "_parameters": "parameter", "_buffers": "buffer"})
 
     def __init__(self, target: Callable, name: str | None = None, table: TorchOpTable | None = None,
                  training_key: bool = False, exporting: bool = False):

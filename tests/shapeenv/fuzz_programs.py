@@ -55,6 +55,8 @@ class Decisions(list):
 class FakeNS:
     """Tensor ops on fake tensors (shapeenv), recording ``if`` decisions."""
 
+    __shapeenv_trace_recorder__ = True  # records the trace on purpose: a trace does not undo its writes
+
     def __init__(self) -> None:
         self.decisions = Decisions()
         self.decisions.inlined = []
