@@ -66,6 +66,9 @@ __all__ = [
     "dense_strides_for_order",
     "elementwise_strides",
     "suggest_memory_format",
+    "ask",
+    "known",
+    "decided_by_cases",
 ]
 
 #: The memory formats by name (torch's ``torch.contiguous_format`` etc. are accepted by their names).
@@ -117,12 +120,12 @@ def ask(cond: Any, default: bool = False, guard: bool = True) -> bool:
     static = _try(cond)
     if static is not None:
         return static
+    if not guard:
+        return default
     if _MODE.get() == "probe":
         if cond.node.hint is None and cond.node.env.hint_of(cond.node.env.simplify(cond.node.expr)) is None:
             return default
         raise _Undecided
-    if not guard:
-        return default
     env = cond.node.env
     return env.guard_or_true(cond) if default else env.guard_or_false(cond)
 
@@ -243,9 +246,18 @@ def _world_agrees(env: Any, cond: sympy.Basic, answer: Any, fn: Callable, args: 
         _MODE.reset(token)
 
 
-def _decided_by_cases(shape_arg: int | None = None) -> Callable[[Callable], Callable]:
+def decided_by_cases(shape_arg: int | None = None) -> Callable[[Callable], Callable]:
     """A public layout rule that settles by cases what only sizes 0 and 1 leave open; ``shape_arg``:
-    the argument holding the result's shape, for a rule that returns strides."""
+    the argument holding the result's shape, for a rule that returns strides (Note [Sizes that may be 0 or 1]).
+
+    >>> from shapeenv import ShapeEnv
+    >>> from guards import Source
+    >>> env = ShapeEnv(); b = env.create_symint(3, Source.size("x", 0), min=1, max=64)
+    >>> is_contiguous((b, 4, 5), (20, 5, 1)), is_non_overlapping_and_dense((b, 4), (1, b)), len(env.guards)
+    (True, True, 0)
+    >>> like_strides((4, b), (1, 4)), len(env.guards)
+    ((1, 4), 0)
+    """
 
     def wrap(fn: Callable) -> Callable:
         @functools.wraps(fn)
@@ -284,7 +296,7 @@ def contiguous_strides(shape: Sequence[Any]) -> tuple:
     return tuple(reversed(strides))
 
 
-@_decided_by_cases(0)
+@decided_by_cases(0)
 def dense_strides_for_order(shape: Sequence[Any], order: Sequence[int], *, skip_small: bool = False) -> tuple:
     """Dense strides laying out dims in ``order`` (innermost first).
 
@@ -346,7 +358,7 @@ def _numel_is_zero(shape: Sequence[Any]) -> bool:
     return any(_ask(s == 0) for s in shape)
 
 
-@_decided_by_cases()
+@decided_by_cases()
 def is_contiguous(shape: Sequence[Any], strides: Sequence[Any], memory_format: str = "contiguous_format") -> bool:
     """c10's contiguity: dims of size 1 are skipped; an empty tensor is contiguous (Note [Layout decisions are guarded]).
 
@@ -424,7 +436,7 @@ def _before(shape, strides, a: int, b: int) -> bool:
     return _ask(strides[a] < strides[b])
 
 
-@_decided_by_cases()
+@decided_by_cases()
 def is_non_overlapping_and_dense(shape: Sequence[Any], strides: Sequence[Any]) -> bool:
     """Whether the elements fill a block of memory exactly once in some dim order (c10's rule).
 
@@ -460,7 +472,7 @@ def _insertion_perm(ndim: int, should_swap) -> list[int]:
     return perm
 
 
-@_decided_by_cases(0)
+@decided_by_cases(0)
 def like_strides(shape: Sequence[Any], strides: Sequence[Any]) -> tuple:
     """``empty_like``/``clone`` with ``preserve_format``: the same strides if dense, else ``infer_dense_strides``.
 
@@ -500,7 +512,7 @@ def _same(a: Sequence[Any], b: Sequence[Any]) -> bool:
     return len(a) == len(b) and all(x is y or _known(x == y) for x, y in zip(a, b))
 
 
-@_decided_by_cases(0)
+@decided_by_cases(0)
 def elementwise_strides(out_shape: Sequence[Any], operands: Sequence[tuple]) -> tuple:
     """The strides ``TensorIterator`` gives the output of a pointwise op; ``operands`` are ``(shape, strides)``.
 
@@ -562,7 +574,7 @@ def _channels_last_like(shape: Sequence[Any], strides: Sequence[Any]) -> bool:
     return True
 
 
-@_decided_by_cases()
+@decided_by_cases()
 def suggest_memory_format(shape: Sequence[Any], strides: Sequence[Any]) -> str:
     """``Tensor.suggest_memory_format()``: ``channels_last`` (or ``channels_last_3d``) if the strides look so.
 
