@@ -66,6 +66,7 @@ __all__ = [
     "dense_strides_for_order",
     "elementwise_strides",
     "suggest_memory_format",
+    "contiguous_layout",
     "ask",
     "known",
     "decided_by_cases",
@@ -352,6 +353,22 @@ def format_strides(shape: Sequence[Any], memory_format: str) -> tuple:
     if len(shape) != want:
         raise ShapeError(f"required rank {want} tensor to use {memory_format} format, got {len(shape)} dims")
     return channels_last_strides(shape)
+
+
+@decided_by_cases(0)
+def contiguous_layout(shape: Sequence[Any], strides: Sequence[Any], memory_format: str = "contiguous_format") -> tuple:
+    """The strides of ``t.contiguous(memory_format)``: ``strides`` themselves when already contiguous, else the format's.
+
+    Settled by cases as one question (Note [Sizes that may be 0 or 1]): whether ``t`` is contiguous
+    may depend on a size being 1 or 0 where the resulting strides do not (a size-1 dim's stride, an
+    empty tensor's).
+
+    >>> contiguous_layout((2, 3), (1, 2)), contiguous_layout((2, 3), (3, 1))
+    ((3, 1), (3, 1))
+    """
+    if is_contiguous(shape, strides, memory_format):
+        return tuple(strides)
+    return format_strides(shape, memory_format)
 
 
 def _numel_is_zero(shape: Sequence[Any]) -> bool:

@@ -285,9 +285,10 @@ def contiguous(t: FakeTensor, memory_format: Any = "contiguous_format") -> FakeT
         fmt = layout.memory_format_name(memory_format)
         if fmt == "preserve_format":
             raise ShapeError("preserve memory format is unsupported by the contiguous operator")
-        if layout.is_contiguous(t.shape, t.stride(), fmt):
+        strides = layout.contiguous_layout(t.shape, t.stride(), fmt)
+        if all(a is b for a, b in zip(strides, t.stride())):
             return t
-        return new_tensor(t.env, t.shape, t.dtype, layout.format_strides(t.shape, fmt))
+        return new_tensor(t.env, t.shape, t.dtype, strides)
     except ValueError as e:
         raise ShapeError(f"contiguous: {getattr(e, 'message', e)}") from None  # the message without the inner error's location
 
