@@ -96,8 +96,9 @@ def memory_format_name(fmt: Any) -> str:
 
 
 #: How layout questions are answered in this context (Note [Sizes that may be 0 or 1]): "top" (a
-#: public rule splits by cases, then guards), "inner" (inside a case: guard, no further split),
-#: "probe" (inside a world other than the hints': only what is provable, else :class:`_Undecided`).
+#: public rule splits by cases, then guards), "exact" (first, over the whole range: only what is
+#: provable, else :class:`_Undecided`), "inner" (inside a case: guard, no further split), "probe"
+#: (inside a world other than the hints': only what that world's facts prove, else :class:`_Undecided`).
 _MODE: contextvars.ContextVar[str] = contextvars.ContextVar("shapeenv_layout_mode", default="top")
 _MAX_SMALL = 2
 
@@ -123,7 +124,7 @@ def ask(cond: Any, default: bool = False, guard: bool = True) -> bool:
         return static
     if not guard:
         return default
-    if _MODE.get() == "probe":
+    if _MODE.get() in ("probe", "exact"):
         if cond.node.hint is None and cond.node.env.hint_of(cond.node.env.simplify(cond.node.expr)) is None:
             return default
         raise _Undecided
@@ -215,6 +216,13 @@ def _by_cases(fn: Callable, args: tuple, kwargs: dict, shape_arg: int | None) ->
     env, small = _small_sizes(args)
     if not small or len(small) > _MAX_SMALL:
         return fn(*args, **kwargs)
+    token = _MODE.set("exact")  # most calls: every question provable over the whole range, no case needed
+    try:
+        return fn(*args, **kwargs)
+    except (_Undecided, ShapeError):
+        pass
+    finally:
+        _MODE.reset(token)
     shape = args[shape_arg] if shape_arg is not None else None
     token = _MODE.set("inner")
     try:
