@@ -237,6 +237,8 @@ def weight_norm(v: FakeTensor, g: FakeTensor, dim: int = 0) -> FakeTensor:
     """``torch._weight_norm(v, g, dim=0)``: ``v * (g / norm_except_dim(v, 2, dim))``, shaped like ``v``.
 
     ``g`` has ``v``'s size along ``dim`` and 1 elsewhere (one norm over everything for ``dim=-1``).
+    A ``g`` of another shape is a ShapeError; torch's CPU kernel for the first or last dim does
+    not check it and reads past ``g`` (measured on torch 2.13: garbage values, no error).
 
     >>> from shapeenv import ShapeEnv
     >>> env = ShapeEnv(); v = env.fake_tensor((8, 4, 16), name="v", dynamic=False)
