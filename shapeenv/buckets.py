@@ -88,13 +88,32 @@ def _round_up(s: int, m: int) -> int:
     return -(-s // m) * m
 
 
+MAX_SIZE = 2**63 - 1
+"""The largest size (and call count) the planner takes: torch's sizes are int64. Costs are floats,
+so a size of hundreds of digits would overflow them; such input is a PlannerError, not a crash."""
+
+
+def _short(n: int) -> str:
+    """``n`` in words short enough for an error message.
+
+    >>> _short(12), _short(10**400)
+    ('12', 'a 401-digit number')
+    """
+    text = str(n) if n < 10**30 else ""
+    return text or f"a {len(str(n))}-digit number"
+
+
 def _groups(counts: Mapping[int, int], multiple_of: int) -> _Groups:
     grouped: dict[int, list[int]] = {}
     for s, n in counts.items():
         if isinstance(s, bool) or not isinstance(s, int) or s < 0:
             raise PlannerError(f"sizes must be ints >= 0, got {s!r}")
+        if s > MAX_SIZE:
+            raise PlannerError(f"size {_short(s)} is larger than any tensor dim (at most 2**63 - 1)")
         if isinstance(n, bool) or not isinstance(n, int) or n < 0:
             raise PlannerError(f"counts must be ints >= 0, got {n!r} for size {s}")
+        if n > MAX_SIZE:
+            raise PlannerError(f"count {_short(n)} for size {s} is larger than 2**63 - 1")
         if n:
             grouped.setdefault(_round_up(s, multiple_of), []).append(s)
     if not grouped:
@@ -113,7 +132,7 @@ def _check_costs(recompile_cost: float, waste_cost: float, multiple_of: int) -> 
     for name, v in (("recompile_cost", recompile_cost), ("waste_cost", waste_cost)):
         if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v) or v < 0:
             raise PlannerError(f"{name} must be a finite number >= 0, got {v!r}")
-    if isinstance(multiple_of, bool) or not isinstance(multiple_of, int) or multiple_of < 1:
+    if isinstance(multiple_of, bool) or not isinstance(multiple_of, int) or not 1 <= multiple_of <= MAX_SIZE:
         raise PlannerError(f"multiple_of must be an int >= 1, got {multiple_of!r}")
 
 

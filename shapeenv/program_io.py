@@ -426,11 +426,21 @@ def program_from_json(data: Any) -> ExportedProgram:
     if not isinstance(data, dict) or data.get("format") != FORMAT:
         got = data.get("format") if isinstance(data, dict) else type(data).__name__
         raise ProgramFormatError(f"not a stored program of format {FORMAT!r} (got {got!r})")
+    # Note [Reading untrusted programs]: a stored program comes from a file or a shared store that
+    # may be damaged or crafted. Any exception while reading it (a list where a dict belongs, nesting
+    # deep enough to exhaust the stack, a value a constructor refuses) means "not a program of this
+    # format", so every one becomes a ProgramFormatError naming what broke; the caller never sees a
+    # bare AttributeError or RecursionError. MemoryError and KeyboardInterrupt are not Exceptions
+    # of the data and pass through.
     try:
         return _read(data)
     except ProgramFormatError:
         raise
-    except (KeyError, TypeError, ValueError, IndexError, GuardError) as e:
+    except RecursionError:
+        raise ProgramFormatError("a stored program is malformed (nested too deeply to read)") from None
+    except MemoryError:
+        raise
+    except Exception as e:  # noqa: BLE001 -- see Note [Reading untrusted programs]
         raise ProgramFormatError(f"a stored program is malformed ({type(e).__name__}: {e})") from None
 
 

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 
 from . import form as F
-from .form_terms import make_form, sorted_terms, symbol_set
+from .form_terms import make_form, register_cache, register_interned, sorted_terms, symbol_set
 
 __all__ = ["BoolForm", "Norm", "TRUE", "FALSE", "rel", "relation_norm", "normalise", "and_", "or_", "not_", "bool_const", "opaque_bool", "OPS"]
 
@@ -68,6 +68,7 @@ class Norm:
 
 
 _NORMS: dict[tuple, Norm] = {}
+register_interned(_NORMS, lambda n: (n.op, n.p.uid))  # Note [Sweeping the interning tables] (symint.form_terms)
 
 
 def _intern_norm(op: str, p: "F.Form") -> Norm:
@@ -236,6 +237,7 @@ def bool_const(value: bool) -> BoolForm:
 
 
 _RELS: dict[tuple, BoolForm] = {}
+register_cache(_RELS)  # a memo: it is emptied when large already
 
 
 def rel(op: str, lhs: "F.Form", rhs: "F.Form") -> BoolForm:
@@ -260,6 +262,7 @@ def rel(op: str, lhs: "F.Form", rhs: "F.Form") -> BoolForm:
 
 
 _CONNECTIVES: dict[tuple, BoolForm] = {}
+register_interned(_CONNECTIVES, lambda b: (b.kind, b.args))
 
 
 def _connective(kind: str, args: tuple[BoolForm, ...]) -> BoolForm:
@@ -406,3 +409,4 @@ def bool_from_sympy(expr) -> BoolForm:
 
 
 _FROM_SYMPY: dict = {}
+register_cache(_FROM_SYMPY)

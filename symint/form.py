@@ -61,6 +61,7 @@ __all__ = [
 ]
 
 from .form_terms import (
+    register_cache,
     MAX_BITS,
     MAX_TERMS,
     MEMO_LIMIT,
@@ -100,6 +101,9 @@ _CEILDIV: dict = {}
 _MOD: dict = {}
 _MAX: dict = {}
 _MIN: dict = {}
+for _table in (_ADD, _SUB, _MUL, _SCALE, _FLOORDIV, _CEILDIV, _MOD, _MAX, _MIN):
+    register_cache(_table)  # Note [Sweeping the interning tables] (symint.form_terms)
+del _table
 
 
 def _sum(a: Form, b: Form, k: int) -> Form:

@@ -14,9 +14,12 @@ Python semantics.
 
 from __future__ import annotations
 
+import gc
 import hashlib
 import itertools
 import threading
+import weakref
+from typing import Any, Callable
 
 import sympy
 
@@ -91,7 +94,7 @@ class Atom:
     's0'
     """
 
-    __slots__ = ("kind", "args", "name", "key", "digest", "symbols", "_sympy", "uid")
+    __slots__ = ("kind", "args", "name", "key", "digest", "symbols", "_sympy", "uid", "__weakref__")
 
     def __init__(self, kind: str, args: tuple, name: str | None, digest: bytes, symbols: frozenset):
         self.kind = kind
@@ -116,8 +119,12 @@ class Atom:
 _ATOMS: dict[tuple, Atom] = {}
 
 
+def _atom_key(kind: str, name: str | None, args: tuple) -> tuple:
+    return (kind, name, *(a.uid for a in args)) if kind != "opaque" else (kind, name, args)
+
+
 def make_atom(kind: str, args: tuple, name: str | None = None) -> Atom:
-    key = (kind, name, *(a.uid for a in args)) if kind != "opaque" else (kind, name, args)
+    key = _atom_key(kind, name, args)
     found = _ATOMS.get(key)
     if found is not None:
         return found
@@ -147,7 +154,7 @@ class Mono:
     (2, [('a', 2)])
     """
 
-    __slots__ = ("factors", "key", "_digest", "degree", "symbols", "_sympy", "uid")
+    __slots__ = ("factors", "key", "_digest", "degree", "symbols", "_sympy", "uid", "__weakref__")
 
     def __init__(self, factors: tuple[tuple[Atom, int], ...]):
         self.factors = factors
@@ -176,8 +183,12 @@ class Mono:
 _MONOS: dict[tuple, Mono] = {}
 
 
+def _mono_key(factors: tuple[tuple[Atom, int], ...]) -> tuple:
+    return tuple(n for a, p in factors for n in (a.uid, p))  # flat: see Note [Keys the garbage collector skips]
+
+
 def make_mono(factors: tuple[tuple[Atom, int], ...]) -> Mono:
-    key = tuple(n for a, p in factors for n in (a.uid, p))  # flat: see Note [Keys the garbage collector skips]
+    key = _mono_key(factors)
     found = _MONOS.get(key)
     if found is None:
         found = _MONOS.setdefault(key, Mono(factors))  # atomic: Note [Interning from several threads]
@@ -384,7 +395,7 @@ def make_form(terms: tuple[tuple[Mono, int], ...], const_: int) -> Form:
     return found
 
 
-def _mono_key(term: tuple) -> tuple:
+def _term_order(term: tuple) -> tuple:
     return term[0].key
 
 
@@ -397,7 +408,7 @@ def sorted_terms(coeffs: dict[Mono, int]) -> list[tuple[Mono, int]]:
     """
     terms = [t for t in coeffs.items() if t[1]]
     if len(terms) > 1:
-        terms.sort(key=_mono_key)
+        terms.sort(key=_term_order)
     return terms
 
 
@@ -533,3 +544,123 @@ def evaluate_form(f: "Form", values: dict[str, int]) -> int:
             term *= evaluate_atom(atom, values) ** p
         total += term
     return total
+
+
+# -- freeing what nothing holds -----------------------------------------------------------------------
+# Note [Sweeping the interning tables]
+#     Interning keeps every form, monomial and atom ever built, so a long-running process that
+#     traces programs with ever new constants grows without bound (measured: ~9 KB a request,
+#     70 -> 256 MB over 20,000 small traces). A sweep frees what only the tables hold, and keeps
+#     identity for everything else: every table entry is taken out and held by a weak reference
+#     only, the memo caches are emptied, a garbage collection runs, and what survived (held by a
+#     live ShapeEnv, guard set, program or a caller's variable) is put back under the same key.
+#     An object that died cannot be compared with anything, so building an equal structure again
+#     later gives a new object with no loss of identity equality. Serial numbers are never reused,
+#     so a memo key of a dead object cannot name a new one.
+#
+#     A sweep must not run while another thread builds forms: between taking out and putting back,
+#     a builder could publish a second object for a structure that survives (two objects, one
+#     structure: less precise, never wrong, but not deterministic), or miss the number of its own
+#     tuple of terms. So the automatic sweep (:func:`maybe_sweep`, which ``ShapeEnv()`` calls as a
+#     trace starts) runs only when the calling thread is the only one alive, once the tables hold
+#     more than twice what survived the last sweep (and at least ``SWEEP_MIN`` objects): amortised,
+#     each object is looked at a constant number of times. A program with threads calls
+#     :func:`sweep` itself at a quiet moment.
+
+#: Fewest interned objects at which :func:`maybe_sweep` sweeps.
+SWEEP_MIN = 100_000
+
+_INTERNED: list[tuple[dict, Callable[[Any], Any]]] = []  # (table, key of a value): swept weakly
+_CACHES: list[dict] = []  # memo tables: emptied by a sweep
+_SWEEP_LOCK = threading.Lock()
+_next_sweep = SWEEP_MIN
+
+
+def register_interned(table: dict, key_of: Callable[[Any], Any]) -> None:
+    """Let :func:`sweep` free the values of the interning ``table`` that nothing else holds.
+
+    ``key_of(value)`` must give the key the value is stored under; the values must accept
+    weak references.
+    """
+    _INTERNED.append((table, key_of))
+
+
+def register_cache(table: dict) -> None:
+    """Let :func:`sweep` empty the memo ``table`` (a cache: emptying it changes no result)."""
+    _CACHES.append(table)
+
+
+def interned_count() -> int:
+    """How many objects the interning tables hold.
+
+    >>> interned_count() > 0
+    True
+    """
+    return len(_FORMS) + len(_MONOS) + len(_ATOMS) + sum(len(t) for t, _ in _INTERNED)
+
+
+def sweep() -> int:
+    """Free the interned objects that only the interning tables hold; returns how many were freed.
+
+    Identity is kept for everything still held (Note [Sweeping the interning tables]). Call
+    it when no other thread is building forms.
+
+    >>> from symint.form import add, const, sym
+    >>> kept = add(sym("kept"), const(123457))
+    >>> _ = add(sym("dropped"), const(98765))
+    >>> sweep() > 0, add(sym("kept"), const(123457)) is kept
+    (True, True)
+    """
+    global _next_sweep
+    with _SWEEP_LOCK:
+        before = interned_count()
+        for table in _CACHES:
+            table.clear()
+        forms = [(weakref.ref(f), number, c) for (number, c), f in _FORMS.items()]
+        monos = [weakref.ref(m) for m in _MONOS.values()]
+        atoms = [weakref.ref(a) for a in _ATOMS.values()]
+        others = [(table, key_of, [weakref.ref(v) for v in table.values()]) for table, key_of in _INTERNED]
+        for table in (_FORMS, _MONOS, _ATOMS, _TERMS, _TERMS_NUMBER, _PAIRS, _SYMBOL_SETS, SYMPY_TO_FORM):
+            table.clear()
+        for table, _ in _INTERNED:
+            table.clear()
+        gc.collect()  # cycles among dead objects (a relation and its cached negation)
+        for ref in atoms:
+            a = ref()
+            if a is not None:
+                _ATOMS[_atom_key(a.kind, a.name, a.args)] = a
+        for ref in monos:
+            m = ref()
+            if m is not None:
+                _MONOS[_mono_key(m.factors)] = m
+        for ref, number, c in forms:
+            f = ref()
+            if f is not None:
+                _FORMS[(number, c)] = f
+                _TERMS[number] = f.terms
+                _TERMS_NUMBER[f.terms] = number
+                for pair in f.terms:
+                    _PAIRS[(pair[0].uid, pair[1])] = pair
+        for table, key_of, refs in others:
+            for ref in refs:
+                v = ref()
+                if v is not None:
+                    table[key_of(v)] = v
+        after = interned_count()
+        _next_sweep = max(SWEEP_MIN, 2 * after)
+        return before - after
+
+
+def maybe_sweep() -> bool:
+    """:func:`sweep` if the tables have grown past the next threshold and no other thread runs.
+
+    Returns whether it swept (Note [Sweeping the interning tables]).
+    """
+    if interned_count() <= _next_sweep or threading.active_count() != 1:
+        return False
+    sweep()
+    return True
+
+
+register_cache(_MONO_MUL)
+register_interned(_ATOM_FORMS, lambda f: f.terms[0][0].factors[0][0])

@@ -32,6 +32,7 @@ from guards import GuardSet, Source
 from symint import SymBool, SymFloat, SymInt, SymNode, build
 from symint import boolform as B
 from symint import form as F
+from symint import form_terms
 from symint.evaluate import evaluate as evaluate_expr
 from valueranges import ValueRanges, bound
 
@@ -89,6 +90,7 @@ class ShapeEnv:
                 fix=f"ShapeEnv({close[0]}=...)" if close else None,
             )
         self.settings = settings or ShapeEnvSettings(**overrides)
+        form_terms.maybe_sweep()  # a trace starts: free what earlier traces left (Note [Sweeping the interning tables])
         self.symbols: dict[sympy.Symbol, SymbolInfo] = {}
         self.facts = Facts(rank=self.elimination_rank)
         self.decider = Decider(self)

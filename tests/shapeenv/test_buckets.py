@@ -179,3 +179,19 @@ def test_the_cli_plans_a_log(tmp_path, capsys) -> None:
     assert "pad to     32" in capsys.readouterr().out
     assert cli_main(["--sizes", "3,x"]) == 2 and "comma-separated" in capsys.readouterr().err
     assert cli_main([str(tmp_path / "missing")]) == 2 and "cannot read" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv", [
+    ["--sizes", "3," + "9" * 400],
+    ["--sizes", "3,4", "--multiple-of", "9" * 400],
+])
+def test_sizes_beyond_int64_are_usage_errors_not_crashes(argv, capsys) -> None:
+    # Before: OverflowError ("int too large to convert to float") from the cost arithmetic.
+    assert cli_main(argv) == 2
+    err = capsys.readouterr().err
+    assert "error:" in err and ("2**63 - 1" in err or "multiple_of" in err) and "internal error" not in err
+
+
+def test_a_huge_size_given_to_the_planner_is_a_planner_error() -> None:
+    with pytest.raises(PlannerError, match="401-digit"):
+        plan_buckets({"x.size()[0]": [3, int("1" * 401)]})

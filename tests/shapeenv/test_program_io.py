@@ -133,3 +133,54 @@ def test_damaged_stored_programs_are_errors_not_programs(mangle, message) -> Non
     mangle(data)
     with pytest.raises(ProgramFormatError, match=message):
         loads_program(json.dumps(data))
+
+
+_JUNK = [None, 0, -1, 1.5, "x", "s0", [], {}, {"t": "node"}, {"t": "tensor", "v": 0}, [[[]]], True, "1/0",
+         {"t": "symint", "e": "s0"}, 10**40]
+
+
+def _mutate(data, rng) -> None:
+    """Replace or delete one value somewhere inside ``data`` (a random walk down from the top)."""
+    cur = data
+    for _ in range(rng.randint(1, 8)):
+        keys = list(cur) if isinstance(cur, dict) else list(range(len(cur))) if isinstance(cur, list) else []
+        if not keys:
+            return
+        k = rng.choice(keys)
+        if rng.random() < 0.3 or not isinstance(cur[k], (dict, list)):
+            if isinstance(cur, dict) and rng.random() < 0.2:
+                del cur[k]
+            else:
+                cur[k] = rng.choice(_JUNK)
+            return
+        cur = cur[k]
+
+
+def test_randomly_damaged_programs_raise_only_program_format_errors() -> None:
+    # Before: 61 of 1,500 such programs raised AttributeError ('list' object has no attribute 'items'),
+    # one RecursionError; the documented error is ProgramFormatError, for every malformed input.
+    import random
+
+    rng = random.Random(7)
+    texts = [dumps_program(f()) for f in PROGRAMS.values()]
+    escaped = []
+    for _ in range(600):
+        data = json.loads(rng.choice(texts))
+        for _ in range(rng.randint(1, 3)):
+            _mutate(data, rng)
+        try:
+            loads_program(json.dumps(data))
+        except ProgramFormatError:
+            pass
+        except Exception as e:  # noqa: BLE001 -- the assertion below names it
+            escaped.append(repr(e))
+    assert escaped == []
+
+
+def test_a_program_nested_deeper_than_the_stack_is_a_format_error() -> None:
+    data = json.loads(dumps_program(_slicing()))
+    data["graph"]["nodes"][-1]["args"] = "DEEP"
+    for depth in (900, 5000):  # JSON reads the first; the reader's own recursion is what overflows
+        text = json.dumps(data).replace('"DEEP"', "[" * depth + "]" * depth)
+        with pytest.raises(ProgramFormatError, match="deep|malformed|JSON"):
+            loads_program(text)
