@@ -32,7 +32,7 @@ import sympy
 
 from symint.errors import ExpressionLimitError, SymIntError
 
-from .errors import CodegenError, GuardError, GuardValueError, SolverError, UnknownSourceError
+from .errors import CodegenError, GuardError, GuardParseError, GuardTypeError, GuardValueError, SolverError, UnknownSourceError
 from .cli_torch import Loaded, add_region_command, assumed_values, explain_log, input_name, load, run_region
 from .escape import one_line, sympy_str
 from .explain import Explanation, explain
@@ -212,7 +212,10 @@ def _silence_broken_pipe(out: TextIO) -> None:
 
 
 def _read(args: argparse.Namespace, path: str) -> Loaded:
-    loaded = load(path, args.dialect, getattr(args, "entry", None), strict=getattr(args, "strict", False))
+    try:
+        loaded = load(path, args.dialect, getattr(args, "entry", None), strict=getattr(args, "strict", False))
+    except GuardParseError as exc:  # name the file: a diff reads two
+        raise exc.in_file(path) from None
     notes = getattr(args, "notes", None)
     if loaded.note and notes is not None and loaded.note not in notes:
         notes.append(loaded.note)
@@ -440,9 +443,13 @@ def _bindings(gs: GuardSet, args: argparse.Namespace) -> dict[sympy.Symbol, int]
     for item in getattr(args, "stride", []):
         name, dims = _split(item, "NAME=S0,S1,... (e.g. x=1,3)")
         strides[input_name(name)] = tuple(_as_int(d.strip(), item) for d in dims.split(",") if d.strip())
+    inputs = {src.base for _, src in gs.sources}
     for item in args.shape:
         name, dims = _split(item, "NAME=D0,D1,... (e.g. x=3,4)")
         name = input_name(name)
+        if name not in inputs:
+            known = ", ".join(sorted(inputs)) or "none"
+            raise UnknownSourceError(f"--shape {item}: unknown input {name!r}; the guards read the inputs: {known}")
         shape = tuple(_as_int(d.strip(), item) for d in dims.split(",") if d.strip())
         tensor = _ContiguousInput(shape)
         if name in strides:
@@ -453,9 +460,11 @@ def _bindings(gs: GuardSet, args: argparse.Namespace) -> dict[sympy.Symbol, int]
             if src.base == name and src.kind != "value":
                 try:
                     values[sym] = src.read(tensor)
-                except IndexError:
-                    dims = len(shape)
-                    message = f"--shape {item}: the guards read {src.text()}, but the shape has {dims} dims"
+                except (IndexError, GuardTypeError):
+                    needed = 1 + max((s.index for _, s in gs.sources if s.base == name and isinstance(s.index, int)),
+                                     default=0)
+                    message = (f"--shape {item}: gives {len(shape)} dims, but the guards read {src.text()}: "
+                               f"{name} has at least {needed} dims")
                     raise GuardValueError(message) from None
     if strides:
         raise GuardValueError(f"--stride {', '.join(strides)}: give the sizes too (--shape NAME=D0,D1,...)")

@@ -326,9 +326,12 @@ class GuardSet:
             OSError: the file cannot be read.
         """
         text = read_guard_file(path)
-        if text.lstrip().startswith("{"):
-            return cls.from_json(text)
-        return cls.parse(text, dialect, origin=str(path))
+        try:
+            if text.lstrip().startswith("{"):
+                return cls.from_json(text)
+            return cls.parse(text, dialect, origin=str(path))
+        except GuardParseError as exc:
+            raise exc.in_file(path) from None
 
     @classmethod
     def from_torch_log(cls, text: str | Iterable[str], *, strict: bool = False) -> list["GuardSet"]:
@@ -511,7 +514,21 @@ class GuardSet:
         return simplify_with_report(self, need_config(config), progress)
 
     def __repr__(self) -> str:
-        return "GuardSet(" + ", ".join(sympy_str(g.expr) for g in self.guards) + ")"
+        """The guards in source text where the symbols have sources (``x.size()[0] >= 2``), else sympy's.
+
+        >>> from symint.build import symbol_expr, ge
+        >>> s0, n = symbol_expr("s0"), symbol_expr("n")
+        >>> GuardSet.of([ge(s0, 2), ge(n, 1)], {s0: Source.size("x", 0)})
+        GuardSet(x.size()[0] >= 2, n >= 1)
+        """
+        sources = self.source_map
+        texts = []
+        for g in self.guards:
+            try:
+                texts.append(to_text(g.expr, sources, "source") if sources else sympy_str(g.expr))
+            except GuardError:  # an expression with no guard syntax
+                texts.append(sympy_str(g.expr))
+        return "GuardSet(" + ", ".join(texts) + ")"
 
 
 #: Largest guard file read, in bytes.

@@ -242,7 +242,7 @@ class RecompileFailure:
 
 @dataclass(frozen=True, slots=True)
 class Recompile:
-    """A ``Recompiling function ... triggered by the following guard failure(s)`` event."""
+    """One recompile event torch logged, with the guard failures that triggered it."""
 
     function: str
     where: str

@@ -6,7 +6,7 @@ each is a ``(help, configure, run)`` triple where ``configure(parser)`` adds the
 group's subcommands and ``run(args)`` returns the exit code.
 
 >>> main(["--help"])  # doctest: +ELLIPSIS
-usage: shapeenv [-h] GROUP ...
+usage: shapeenv [-h] [--version] GROUP ...
 ...
 0
 """
@@ -19,7 +19,7 @@ from typing import Callable, Sequence
 
 from guards import cli as guards_cli
 
-from . import buckets_cli, export_cli
+from . import __version__, buckets_cli, export_cli
 from .stores import cli as cache_cli
 
 __all__ = ["GROUPS", "build_parser", "main"]
@@ -47,6 +47,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=guards_cli.EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"shapeenv {__version__}")
     groups = parser.add_subparsers(dest="group", metavar="GROUP", required=True)
     for name, (help_text, configure, _) in GROUPS.items():
         configure(groups.add_parser(name, help=help_text, description=help_text))

@@ -6,7 +6,7 @@ callables map to them by name: activations, dropout, masks and bounds, normalisa
 >>> from shapeenv import ShapeEnv, ops
 >>> x = ShapeEnv().fake_tensor((2, 3, 8), name="x")
 >>> ops.layer_norm(ops.gelu(x), (8,)).shape, ops.dropout(x, training=False) is x
-((s0, s1, s2), True)
+((s0, s1, 8), True)
 """
 
 from __future__ import annotations

@@ -61,6 +61,7 @@ __all__ = [
     "channels_last_strides",
     "format_strides",
     "is_contiguous",
+    "provably_row_major",
     "is_non_overlapping_and_dense",
     "like_strides",
     "dense_strides_for_order",
@@ -398,12 +399,7 @@ def is_contiguous(shape: Sequence[Any], strides: Sequence[Any], memory_format: s
         order = _CL_ORDER.get(len(shape), ())
         if len(shape) != {"channels_last": 4, "channels_last_3d": 5}.get(memory_format, -1):
             return False
-    expected: Any = 1
-    for d in order:  # strides provably the running products: contiguous whatever the sizes (no question asked)
-        if not _known(strides[d] == expected):
-            break
-        expected = expected * shape[d]
-    else:
+    if _running_products(shape, strides, order, lambda size: size) or _running_products(shape, strides, order, _max1):
         return True
     if _numel_is_zero(shape):
         return True
@@ -419,6 +415,31 @@ def is_contiguous(shape: Sequence[Any], strides: Sequence[Any], memory_format: s
             return False
         expected = expected * size
     return True
+
+
+def _running_products(shape, strides, order, size_of) -> bool:
+    """Whether each stride is provably the product of ``size_of(size)`` of the dims inside it (no question asked).
+
+    With ``size_of = _max1`` this is the layout ``empty`` gives (``(Max(1, u1), 1)`` for
+    ``[u0, u1]``): it is contiguous whatever the sizes, because ``Max(1, u1)`` differs from
+    ``u1`` only when ``u1 == 0``, and a tensor with no elements is contiguous (torch agrees).
+    """
+    expected: Any = 1
+    for d in order:
+        if not _known(strides[d] == expected):
+            return False
+        expected = expected * size_of(shape[d])
+    return True
+
+
+def provably_row_major(shape: Sequence[Any], strides: Sequence[Any]) -> bool:
+    """Whether the strides are provably the row-major products of ``max(1, size)`` (``empty``'s layout):
+    contiguous whatever the sizes; records nothing.
+
+    >>> provably_row_major((2, 3), (3, 1)), provably_row_major((2, 3), (1, 2))
+    (True, False)
+    """
+    return _running_products(shape, strides, range(len(shape) - 1, -1, -1), _max1)
 
 
 def _contiguous_without_guards(shape, strides, order: tuple, k: int, expected: Any) -> bool | None:

@@ -57,6 +57,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
             p.add_argument("entry", metavar="ID", help="the entry id (a prefix of at least 4 characters)")
         if name == "clear":
             p.add_argument("--function", metavar="NAME", help="only the entries of the function with this name")
+        p.add_argument("--secret-file", metavar="FILE",
+                       help="for a redis:// URL: the file holding the secret its clients give as RedisStore(secret=...)")
         p.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -69,7 +71,14 @@ def run(args: argparse.Namespace, out=None, err=None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
     try:
-        store = open_store(args.path)
+        secret = None
+        if getattr(args, "secret_file", None):
+            try:
+                with open(args.secret_file, "rb") as fh:
+                    secret = fh.read().strip()
+            except OSError as e:
+                raise StoreError(f"cannot read the secret file {args.secret_file!r}: {e}") from None
+        store = open_store(args.path, secret=secret)
         if args.cache_command == "ls":
             metas = store.entries()
             if args.json:
