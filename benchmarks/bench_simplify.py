@@ -13,7 +13,7 @@ ShapeEnv would), and emits only guards that hold at the hints:
 * consequences of the products (implied): ``s9 >= 64``, ``Eq(Mod(s9, 16), 0)``, ``s9 >= s1``;
 * a few general guards: ``s1*s2 < 2**31``, ``FloorDiv(s3 + 1, 2) >= 1``.
 
-A second workload replays the shared W1 program (``../shared/workloads/w1_program.json``,
+A second workload replays the shared W1 program (``benchmarks/workloads/w1_program.json``,
 8 sizes with hints, 5,000 ops): every comparison that interval reasoning cannot decide
 becomes a guard (the comparison, or its negation, whichever holds at the hints), and a
 guard bounding one symbol by a constant narrows that symbol's range, as a ShapeEnv's
@@ -45,7 +45,7 @@ from symint.evaluate import evaluate  # noqa: E402
 from valueranges import ValueRanges, bound  # noqa: E402
 from guards import GuardSet, Source, SolverConfig  # noqa: E402
 
-W1 = Path(__file__).resolve().parents[2] / "shared" / "workloads" / "w1_program.json"
+W1 = Path(__file__).resolve().parent / "workloads" / "w1_program.json"
 
 
 def make_guard_set(n_guards: int, seed: int = 0) -> GuardSet:

@@ -1,6 +1,6 @@
 """Produced guards off the critical path: latency of the reduced set, time until the simplified set is installed.
 
-For W1 (``../shared/workloads/w1_program.json``) and programs from ``gen_w1.py`` of
+For W1 (``benchmarks/workloads/w1_program.json``) and programs from ``gen_w1.py`` of
 1,000 and 10,000 ops (or ``--ops``), replays the program through a ShapeEnv (as
 ``benchmarks/w1_propagate.py`` does), then reports:
 
@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-WORKLOADS = ROOT.parent / "shared" / "workloads"
+WORKLOADS = ROOT / "benchmarks" / "workloads"
 
 
 def load_generator():
@@ -93,7 +93,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ops", type=int, nargs="*", default=[1000, 10000], help="gen_w1 program sizes")
     parser.add_argument("--seed", type=int, default=7, help="gen_w1 seed (default 7)")
-    parser.add_argument("--no-w1", action="store_true", help="skip the shared 5,000-op W1 program")
+    parser.add_argument("--no-w1", action="store_true", help="skip the 5,000-op W1 program")
     parser.add_argument("--runs", type=int, default=1, help="replay each program this many times and compare")
     args = parser.parse_args()
     programs = [] if args.no_w1 else [("W1", json.loads((WORKLOADS / "w1_program.json").read_text()))]

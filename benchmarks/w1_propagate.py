@@ -26,7 +26,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-WORKLOAD = ROOT.parent / "shared" / "workloads" / "w1_program.json"
+WORKLOAD = ROOT / "benchmarks" / "workloads" / "w1_program.json"
 RELATIONS = {"eq": operator.eq, "ne": operator.ne, "lt": operator.lt, "le": operator.le, "gt": operator.gt, "ge": operator.ge}
 
 
@@ -218,7 +218,7 @@ def torch_available() -> bool:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--program", type=Path, default=WORKLOAD, help="a W1-format program (default: the shared W1)")
+    parser.add_argument("--program", type=Path, default=WORKLOAD, help="a W1-format program (default: benchmarks/workloads/w1_program.json)")
     parser.add_argument("--no-torch", action="store_true")
     parser.add_argument("--no-z3", action="store_true", help="decide without Z3 while tracing")
     parser.add_argument("--repeat", type=int, default=3, help="cold runs per engine, each in a fresh process")

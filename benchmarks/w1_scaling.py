@@ -1,4 +1,4 @@
-"""W1 at every size: programs from the shared generator, ours vs torch's ShapeEnv, end to end.
+"""W1 at every size: programs from the W1 generator (benchmarks/workloads/gen_w1.py), ours vs torch's ShapeEnv, end to end.
 
 Two measurements, each engine in fresh processes (imports paid before timing):
 
@@ -30,7 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 sys.path.insert(1, str(ROOT))  # the library itself, installed or not
-GENERATOR = ROOT.parent / "shared" / "workloads" / "gen_w1.py"
+GENERATOR = ROOT / "benchmarks" / "workloads" / "gen_w1.py"
 SEEDS = {100: 101, 1000: 1001, 10000: 10001, 30000: 30001}
 
 

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from guards import GuardSet, Source  # noqa: E402
 
-WORKLOAD = Path(__file__).resolve().parents[2] / "shared" / "workloads" / "w2_guards.json"
+WORKLOAD = Path(__file__).resolve().parent / "workloads" / "w2_guards.json"
 
 # The hand-written checks take the sizes in this order (names are ours, not the checker's).
 HAND_ORDER = [

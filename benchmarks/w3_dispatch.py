@@ -9,6 +9,10 @@ inputs. Reported, in µs per call (best of interleaved repeats):
   dispatch overhead; on numpy arrays and, where torch is installed, on torch tensors;
 * ``ours lookup only`` / ``ours binding only``: its two parts, :meth:`GuardedCache.lookup`
   on pre-bound inputs and :meth:`Binder.fast`;
+* ``ours compiled call, fn reads 2 globals``: the same with a function reading a global and a
+  module attribute, which every hit checks (:mod:`shapeenv.compile.reads`);
+* ``ours default backend (eager run)``: the default backend, whose artifact is not callable, so a
+  hit runs the function eagerly on the arrays (wrapped with torch's methods);
 * where torch is installed: ``torch.compile(backend="eager", dynamic=False)`` on the same
   function and sizes, and the function run eagerly (so its own cost can be subtracted).
 
@@ -41,6 +45,16 @@ def fn(x):
     return x + 1
 
 
+OFFSET = 1.0
+config = type(sys)("config")  # a module whose attribute the function reads
+config.SCALE = 1.0
+
+
+def fn_reads(x):
+    """``fn`` reading a global and a module attribute: its entries check those reads on every hit."""
+    return x * config.SCALE + OFFSET
+
+
 def identity_backend(program):
     """A backend whose artifact is the identity: running it costs one Python call."""
     return lambda x: x
@@ -57,9 +71,9 @@ def _cycle(f, inputs, number):
     return run
 
 
-def ours(m: int, make) -> tuple[dict, float]:
+def ours(m: int, make, function=fn, backend=identity_backend) -> tuple[dict, float]:
     """``(rows, seconds per compilation)``: our compiled call, lookup and binding on ``m`` cached sizes."""
-    compiled = compile(fn, dynamic=False, backend=identity_backend, recompile_limit=max(MS))
+    compiled = compile(function, dynamic=False, backend=backend, recompile_limit=max(MS))
     inputs = [make(16 + k) for k in range(m)]
     start = time.perf_counter()
     for x in inputs:
@@ -72,7 +86,7 @@ def ours(m: int, make) -> tuple[dict, float]:
     (cache,) = caches.values()
     lookups = [inputs_ for _, inputs_ in bound]
     for x, (key, mapping) in zip(inputs, bound):
-        assert cache.lookup(mapping).artifact.run(x) is x
+        assert backend is not identity_backend or cache.lookup(mapping).artifact.run(x) is x
     return {
         "compiled call": compiled,
         "lookup only": (cache.lookup, lookups),
@@ -128,6 +142,12 @@ def main(argv: list[str] | None = None) -> int:
         stmts[("ours lookup only", m)] = (_cycle(lookup, per, args.number), args.number)
         binding, per = rows["binding only"]
         stmts[("ours binding only", m)] = (_cycle(binding, per, args.number), args.number)
+        reads, _ = ours(m, lambda n: np.zeros(n, dtype=np.float32), fn_reads)
+        stmts[("ours compiled call, fn reads 2 globals", m)] = (_cycle(reads["compiled call"], inputs, args.number),
+                                                                 args.number)
+        eager, _ = ours(m, lambda n: np.zeros(n, dtype=np.float32), fn, None)
+        stmts[("ours default backend (eager run)", m)] = (_cycle(eager["compiled call"], inputs, args.number // 4),
+                                                          args.number // 4)
         if have_torch:
             trows, _ = ours(m, lambda n: torch.zeros(n))
             tinputs = [torch.zeros(16 + k) for k in range(m)]

@@ -1,4 +1,4 @@
-"""W4 "guard-count": the five small programs of ../shared/workloads/README.md (section W4).
+"""W4 "guard-count": the five small programs of benchmarks/workloads/README.md (section W4).
 
 For each program this script
 

@@ -71,6 +71,8 @@ class CacheEntry:
         artifact: what was cached.
         reason: why it was created (e.g. the guard of another entry that failed).
         pins: the sources its guards pin to a constant.
+        extra: a check of what the guards cannot say (``inputs -> bool``: the values a traced
+            function read besides its inputs), run after the guards hold; None for none.
     """
 
     index: int
@@ -79,6 +81,7 @@ class CacheEntry:
     artifact: Any = field(repr=False)
     reason: str | None = None
     pins: Mapping[Source, int] = field(default_factory=dict)
+    extra: Callable[[Mapping[str, object]], bool] | None = field(default=None, repr=False)
 
 
 def pinned_sources(guards: GuardSet) -> dict[Source, int]:
@@ -182,12 +185,16 @@ class GuardedCache:
         self._lock = threading.Lock()
         self._hits: list[int] = []
 
-    def add(self, guards: GuardSet, artifact: Any, reason: str | None = None) -> CacheEntry:
-        """Insert an entry (compiling its guards) and rebuild the dispatch index."""
+    def add(self, guards: GuardSet, artifact: Any, reason: str | None = None,
+            extra: Callable[[Mapping[str, object]], bool] | None = None) -> CacheEntry:
+        """Insert an entry (compiling its guards) and rebuild the dispatch index.
+
+        ``extra``, if given, must also hold for the entry to serve a lookup (see :class:`CacheEntry`).
+        """
         checker = compile_guards(guards)
         with self._lock:
             old = self._index
-            entry = CacheEntry(len(old.entries), guards, checker, artifact, reason, pinned_sources(guards))
+            entry = CacheEntry(len(old.entries), guards, checker, artifact, reason, pinned_sources(guards), extra)
             self._hits.append(0)
             self._index = _build_index(old.entries + (entry,))
         return entry
@@ -203,7 +210,7 @@ class GuardedCache:
         >>> cache = GuardedCache()
         >>> _ = cache.add(GuardSet.of([ge(s0, 2), gt(s0, 3)], src), "a")
         >>> cache.replace_guards(0, GuardSet.of([ge(s0, 4)], src)).guards
-        GuardSet(s0 >= 4)
+        GuardSet(x.size()[0] >= 4)
         """
         checker = compile_guards(guards)
         with self._lock:
@@ -226,7 +233,7 @@ class GuardedCache:
     def lookup(self, inputs: Mapping[str, object]) -> CacheEntry | None:
         """The first entry whose guards hold for ``inputs`` (input name -> array or int), else None."""
         for entry in self.candidates(inputs):
-            if entry.checker.check(inputs):
+            if entry.checker.check(inputs) and (entry.extra is None or entry.extra(inputs)):
                 with self._lock:
                     self._hits[entry.index] += 1
                 return entry

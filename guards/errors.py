@@ -31,11 +31,14 @@ class GuardParseError(GuardError, ValueError):
         fragment: the offending text.
         line: 1-based line number in a multi-line input (0 when not known).
         message: the message without the location.
+        path: the file the text came from ("" when not from a file).
     """
 
-    def __init__(self, message: str, text: str = "", column: int = 0, fragment: str = "", line: int = 0):
+    def __init__(self, message: str, text: str = "", column: int = 0, fragment: str = "", line: int = 0,
+                 path: str = ""):
         self.message, self.text, self.column, self.fragment, self.line = message, text, column, fragment, line
-        where = ", ".join(([f"line {line}"] if line else []) + ([f"column {column}"] if column else []))
+        self.path = path
+        where = ", ".join(([path] if path else []) + ([f"line {line}"] if line else []) + ([f"column {column}"] if column else []))
         where = f" at {where}" if where else ""
         shown = f": {fragment[:60]!r}{'...' if len(fragment) > 60 else ''}" if fragment else ""
         pointer = ""
@@ -47,6 +50,18 @@ class GuardParseError(GuardError, ValueError):
             shown_text = ("..." if start else "") + window + ("..." if start + 70 < len(text) else "")
             pointer = f"\n  {shown_text}\n  {' ' * (column - 1 - start + (3 if start else 0))}^"
         super().__init__(f"{message}{where}{shown}{pointer}")
+
+    def in_file(self, path: "str | object") -> "GuardParseError":
+        """The same error, naming the file it was read from.
+
+        >>> print(GuardParseError("unexpected character", "x === 1", 4, "=", line=2).in_file("g.txt"))
+        unexpected character at g.txt, line 2, column 4: '='
+          x === 1
+             ^
+        """
+        if self.path:
+            return self
+        return GuardParseError(self.message, self.text, self.column, self.fragment, self.line, path=str(path))
 
 
 class UnknownSourceError(GuardError, KeyError):

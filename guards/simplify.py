@@ -45,7 +45,7 @@ does not depend on the order of the input guards.
 >>> gs = GuardSet.of([eq(s1, s0), ge(s1, 2), gt(s0, 3), le(s0, 100)],
 ...                  {s0: Source.size("x", 0), s1: Source.size("y", 0)})
 >>> simplify(gs)
-GuardSet(Eq(s1, s0), s0 >= 4, s0 <= 100)
+GuardSet(y.size()[0] == x.size()[0], x.size()[0] >= 4, x.size()[0] <= 100)
 """
 
 from __future__ import annotations

@@ -9,7 +9,10 @@
 (True, '[2, 99]')
 """
 
-from . import ops
+#: The library's version (``shapeenv --version`` prints it; pyproject.toml reads it from here).
+__version__ = "0.2.0"
+
+from . import ops  # noqa: E402 -- after the version, which the build reads without importing
 from .logs import LogConfig, set_logs
 from .api import check, guard_or_false, guard_or_true, guard_size_oblivious, statically_known_false, statically_known_true
 from .env import ShapeEnv
@@ -59,6 +62,7 @@ def _load_backends() -> None:
 _on_first_eager_use(_load_backends)
 
 __all__ = [
+    "__version__",
     "ShapeEnv",
     "ops",
     "Dim",

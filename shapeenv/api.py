@@ -9,6 +9,8 @@
 
 from __future__ import annotations
 
+import sympy
+
 from symint import SymBool
 from symint.node import SymbolicEnv
 
@@ -25,7 +27,12 @@ __all__ = [
 
 
 def _env_of(value: SymBool) -> SymbolicEnv:
-    env = value.node.env
+    node = getattr(value, "node", None)
+    if node is None:  # e.g. a sympy relation: it carries no environment to ask
+        raise ShapeEnvTypeError(
+            f"{value!r} ({type(value).__name__}) is not a SymBool, so no ShapeEnv can be found to ask about it",
+            fix="env.statically_known_true(expr)  # ask the environment that made its symbols")
+    env = node.env
     if env is None or not hasattr(env, "check"):
         raise ShapeEnvTypeError(f"{value} has no ShapeEnv attached: its symbols were not made by a ShapeEnv",
                                 fix="x = env.create_symint(hint, Source.size('x', 0))  # then ask about x")
@@ -44,24 +51,35 @@ def check(cond: SymBool | bool, message: str | None = None) -> None:
         raise CheckFailedError(f"check failed{': ' + message if message else ''}")
 
 
+def _plain(value) -> bool:
+    """A plain condition's truth; a sympy condition is a typed error (it names no environment)."""
+    if isinstance(value, sympy.Basic):
+        _env_of(value)  # raises ShapeEnvTypeError, with the fix
+    return bool(value)
+
+
 def statically_known_true(value: SymBool | bool) -> bool:
-    """True only if ``value`` is provably true; records nothing."""
-    return _env_of(value).statically_known_true(value) if isinstance(value, SymBool) else bool(value)
+    """True only if ``value`` is provably true; records nothing.
+
+    Raises:
+        ShapeEnvTypeError: ``value`` is a sympy relation (ask ``env.statically_known_true(expr)``).
+    """
+    return _env_of(value).statically_known_true(value) if isinstance(value, SymBool) else _plain(value)
 
 
 def statically_known_false(value: SymBool | bool) -> bool:
     """True only if ``value`` is provably false; records nothing."""
-    return _env_of(value).statically_known_false(value) if isinstance(value, SymBool) else not value
+    return _env_of(value).statically_known_false(value) if isinstance(value, SymBool) else not _plain(value)
 
 
 def guard_or_false(value: SymBool | bool) -> bool:
     """Decide ``value`` (a guard if only the hints decide); False instead of an error for data-dependent sizes."""
-    return _env_of(value).guard_or_false(value) if isinstance(value, SymBool) else bool(value)
+    return _env_of(value).guard_or_false(value) if isinstance(value, SymBool) else _plain(value)
 
 
 def guard_or_true(value: SymBool | bool) -> bool:
     """Decide ``value`` (a guard if only the hints decide); True instead of an error for data-dependent sizes."""
-    return _env_of(value).guard_or_true(value) if isinstance(value, SymBool) else bool(value)
+    return _env_of(value).guard_or_true(value) if isinstance(value, SymBool) else _plain(value)
 
 
 def guard_size_oblivious(value: SymBool | bool) -> bool:

@@ -6,7 +6,7 @@ each is a ``(help, configure, run)`` triple where ``configure(parser)`` adds the
 group's subcommands and ``run(args)`` returns the exit code.
 
 >>> main(["--help"])  # doctest: +ELLIPSIS
-usage: shapeenv [-h] GROUP ...
+usage: shapeenv [-h] [--version] GROUP ...
 ...
 0
 """
@@ -19,7 +19,7 @@ from typing import Callable, Sequence
 
 from guards import cli as guards_cli
 
-from . import buckets_cli, export_cli
+from . import __version__, advise_cli, buckets_cli, export_cli
 from .stores import cli as cache_cli
 
 __all__ = ["GROUPS", "build_parser", "main"]
@@ -32,6 +32,8 @@ GROUPS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable
               cache_cli.configure, cache_cli.run),
     "plan-buckets": ("pad-to sizes minimising recompiles plus padding waste, from observed sizes",
                      buckets_cli.configure, buckets_cli.run),
+    "advise": ("why a function recompiles (TORCH_LOGS or TORCH_TRACE) and the smallest change that stops it, proven",
+               advise_cli.configure, advise_cli.run),
 }
 
 
@@ -47,6 +49,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=guards_cli.EXIT_CODES,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"shapeenv {__version__}")
     groups = parser.add_subparsers(dest="group", metavar="GROUP", required=True)
     for name, (help_text, configure, _) in GROUPS.items():
         configure(groups.add_parser(name, help=help_text, description=help_text))

@@ -276,11 +276,29 @@ class ExportedProgram:
     def output_shapes(self) -> Any:
         """The outputs with each tensor replaced by its shape (SymInts with final replacements).
 
+        The result has the structure the function returned, as ``ep.module()(...)`` does in torch:
+        one tensor gives one shape, a tuple of tensors a tuple of shapes, a dict a dict.
+
         >>> from shapeenv import Dim, export
         >>> export(lambda x: x + x, ((4, 3),), dynamic_shapes={"x": {0: Dim.DYNAMIC}}).output_shapes
         (s0, 3)
+        >>> export(lambda x: (x, x.sum(0)), ((4, 3),), dynamic_shapes={"x": {0: Dim.DYNAMIC}}).output_shapes
+        ((s0, 3), (3,))
         """
         return _shapes(self.outputs, self.env)
+
+    @property
+    def input_shapes(self) -> dict[str, Any]:
+        """Each input leaf by name: a tensor's shape (SymInts with final replacements), a symbolic
+        int's SymInt, a specialised constant's value. The SymInts belong to :attr:`env`, so they
+        can be asked about (``p.env.bound(s)``) or used in expressions.
+
+        >>> from shapeenv import Dim, export
+        >>> p = export(lambda x, n: x * n, ((4, 3), 2), dynamic_shapes=({0: Dim("batch", max=64)}, None))
+        >>> p.input_shapes, str(p.env.bound(p.input_shapes["x"][0]))
+        ({'x': (s0, 3), 'n': 2}, '[2, 64]')
+        """
+        return {spec.name: _shapes(spec.value, self.env) for spec in self.inputs}
 
     @property
     def recorded_guards(self) -> int:

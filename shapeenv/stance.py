@@ -1,16 +1,16 @@
 """Stances: how compiled functions behave right now (``torch.compiler.set_stance``).
 
-=====================  =================================================================
-stance                 what a compiled function does
-=====================  =================================================================
-``default``            compile on a cache miss, run the cached entry on a hit
-``force_eager``        never compile and never look up: run the function eagerly
-``eager_on_recompile`` use existing entries; run eagerly instead of recompiling
-``fail_on_recompile``  use existing entries; raise :class:`RecompileError` instead of
-                       recompiling (the first compilation is allowed)
-``eager_then_compile`` run the first call eagerly and compile from the second on;
-                       dims that differ between the first two calls are traced dynamic
-=====================  =================================================================
+======================  =================================================================
+stance                  what a compiled function does
+======================  =================================================================
+``default``             compile on a cache miss, run the cached entry on a hit
+``force_eager``         never compile and never look up: run the function eagerly
+``eager_on_recompile``  use existing entries; run eagerly instead of recompiling
+``fail_on_recompile``   use existing entries; raise :class:`RecompileError` instead of
+                        recompiling (the first compilation is allowed)
+``eager_then_compile``  run the first call eagerly and compile from the second on;
+                        dims that differ between the first two calls are traced dynamic
+======================  =================================================================
 
 :func:`set_stance` works as a plain call (the stance holds until changed), as a
 context manager (restored on exit) and as a decorator (held only while the

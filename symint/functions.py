@@ -6,16 +6,16 @@ time in assumption queries, so this module defines small replacements whose
 ``eval`` does only cheap, exact rewrites and whose value on concrete integers is
 exactly what Python computes for every sign combination:
 
-========================  ===================================================
-``FloorDiv(a, b)``        ``a // b`` (rounds toward -oo)
-``CeilDiv(a, b)``         ``-(-a // b)``
-``Mod(a, b)``             ``a % b`` (the result takes the sign of ``b``)
-``Max(*xs)``/``Min(*xs)`` ``max``/``min`` (never queries assumptions)
-``PowByNatural(a, b)``    ``a ** b`` for ``b >= 0``
-``IntTrueDiv(a, b)``      ``a / b`` as a float
-``FloorToInt(x)``         ``math.floor(x)``; ``CeilToInt(x)``: ``math.ceil(x)``
-``IfThenElse(c, a, b)``   ``a if c else b``
-========================  ===================================================
+=========================  ===================================================
+``FloorDiv(a, b)``         ``a // b`` (rounds toward -oo)
+``CeilDiv(a, b)``          ``-(-a // b)``
+``Mod(a, b)``              ``a % b`` (the result takes the sign of ``b``)
+``Max(*xs)``/``Min(*xs)``  ``max``/``min`` (never queries assumptions)
+``PowByNatural(a, b)``     ``a ** b`` for ``b >= 0``
+``IntTrueDiv(a, b)``       ``a / b`` as a float
+``FloorToInt(x)``          ``math.floor(x)``; ``CeilToInt(x)``: ``math.ceil(x)``
+``IfThenElse(c, a, b)``    ``a if c else b``
+=========================  ===================================================
 
 A zero divisor raises :class:`ZeroDivisionError`, as Python does, as soon as the
 divisor is the constant 0 (or 0.0).

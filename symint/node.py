@@ -83,6 +83,24 @@ class SymNode:
             object.__setattr__(self, "_form", f)
         return f or None
 
+    def current_expr(self) -> sympy.Basic:
+        """``expr`` with what the environment has learnt since applied: for display.
+
+        A guard or assert may pin or unify symbols after the node was built (``x + ones(6)``
+        pins ``s0 = 6``); printing shows the value as the environment now knows it, as torch
+        prints ``torch.Size([6])``. An environment offers this with a ``simplify`` method
+        taking an expression (``ShapeEnv`` has one); without one, this is ``expr``. Records nothing.
+
+        >>> from symint.build import symbol_expr
+        >>> SymNode(symbol_expr("s0"), int, 4).current_expr()
+        s0
+        """
+        e = self.expr
+        as_known = getattr(self.env, "simplify", None)
+        if as_known is None or e.is_number or self.pytype is float:
+            return e
+        return as_known(e)
+
     def concrete(self, reason: str) -> int | bool | float:
         """Ask the environment for a concrete value (recording a guard if it must).
 

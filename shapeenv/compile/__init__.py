@@ -9,6 +9,11 @@ constants, or with shape specs (tuples, :class:`~shapeenv.program.TensorSpec`):
   array does not reuse an entry traced for a contiguous one (the dispatch index
   of :class:`guards.cache.GuardedCache` hashes on the sizes entries pin, so
   lookup does not scan every entry);
+* the entry also checks what its trace read besides the inputs: the globals, module
+  attributes, closure cells and defaults of the user's code that ran, and the state
+  of object arguments (:mod:`shapeenv.compile.reads`; Dynamo's GLOBAL, CLOSURE,
+  ID_MATCH and EQUALS_MATCH guards); the key covers container types, lengths and
+  keys, and arrays passed twice (:mod:`shapeenv.compile.binding`);
 * on a hit it runs the entry's artifact on the real inputs (with shape specs it
   returns the output shapes);
 * on a miss it traces ``fn`` with :func:`shapeenv.export`, passes the program to
@@ -49,7 +54,7 @@ from typing import Callable, Sequence
 from ..dynamism import SourcePatterns
 from .binding import describe_key
 from .budget import Fallback, GuardBudget
-from .errors import RecompileError, RecompileLimitWarning
+from .errors import RecompileError, RecompileLimitWarning, UnguardedReadWarning
 from .function import Backend, CompiledFunction
 from .info import CacheInfo, EntryInfo, RecompileReason, Suggestion, suggest_dynamic
 from .persist import StorableBackend
@@ -66,6 +71,7 @@ __all__ = [
     "suggest_dynamic",
     "RecompileError",
     "RecompileLimitWarning",
+    "UnguardedReadWarning",
     "Backend",
     "StorableBackend",
     "GuardBudget",

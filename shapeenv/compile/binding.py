@@ -13,7 +13,13 @@ Note [The cache key]
     3-d input), per constant leaf (float, str, bool, None, ...) its type and value,
     and the marks of marked inputs (``mark_dynamic`` & co., which change what is
     traced; a ``hint_override`` too). Int leaves are keyed by type only: their
-    values are guarded (``n == 3`` or, once dynamic, a range).
+    values are guarded (``n == 3`` or, once dynamic, a range). The *layout* of the
+    call is keyed too, since leaf names do not show it: the type, length and keys of
+    every container argument (a list, a tuple and a ``{0: .., 1: ..}`` dict of the
+    same arrays name the same leaves ``xs[0]``, ``xs[1]``), and which leaves are one
+    array passed twice (traced as one fake tensor, so ``x is y`` holds in the trace
+    as it does in the call; Dynamo's aliasing guard). What the function reads besides
+    its inputs is checked per entry (:mod:`shapeenv.compile.reads`).
 
     The common call, positional arrays and ints, is keyed by :meth:`Binder.fast`
     without walking pytrees; every other call goes through :meth:`Binder.bind`,
@@ -107,7 +113,7 @@ class Binder:
         if found is None:
             return None
         names, make_inputs = found
-        key: list[Any] = [names, _marks_key(args) if _LIVE_MARKS else ()]
+        key: list[Any] = [names, _marks_key(args) if _LIVE_MARKS else (), ()]
         fast_types = self._fast_types
         for v in args:
             t = type(v)
@@ -117,6 +123,9 @@ class Binder:
                 key += (t, v.dtype, v.ndim)
             else:
                 return None
+        n = len(args)
+        if n > 1 and (args[0] is args[1] if n == 2 else len(set(map(id, args))) < n):
+            return None  # an array passed twice (or a repeated small int): bind() keys the aliasing
         return tuple(key), make_inputs(args)
 
     def top_level(self, args: tuple, kwargs: Mapping[str, Any]) -> list[tuple[str, Any]]:
@@ -150,7 +159,12 @@ class Binder:
         values: list[Any] = []
         keys: list[Any] = []  # flat: one item per int or constant leaf, three per tensor leaf
         spec = False
-        for top, value in self.top_level(args, kwargs):
+        shapes: list[tuple[int, Any]] = []  # (argument index, container structure) (Note [The cache key])
+        arrays: dict[int, list[int]] = {}  # id of a real array -> the leaf indices it is passed as
+        for position, (top, value) in enumerate(self.top_level(args, kwargs)):
+            shape = _structure(value)
+            if shape is not None:
+                shapes.append((position, shape))
             for name, leaf in leaves(top, value):
                 if is_tensor(leaf) or isinstance(leaf, (SymInt, SymBool, SymFloat)):
                     return INLINE
@@ -161,6 +175,7 @@ class Binder:
                     key: tuple = (TensorSpec, as_dtype(leaf.dtype), len(leaf.shape))
                 elif is_tensor_like(leaf):
                     key = (type(leaf), leaf.dtype, len(leaf.shape))
+                    arrays.setdefault(id(leaf), []).append(len(names))
                     if hasattr(leaf, "ndim") and type(leaf) not in self._fast_types:
                         self._fast_types = self._fast_types | {type(leaf)}
                 elif type(leaf) is int:
@@ -179,10 +194,12 @@ class Binder:
                 values.append(leaf)
                 keys += key
         marks = _marks_key(values) if _LIVE_MARKS else ()
+        aliases = tuple(tuple(group) for group in arrays.values() if len(group) > 1)
+        layout = (tuple(shapes), aliases) if shapes or aliases else ()
         return Call(
             tuple(names),
             tuple(values),
-            (tuple(names), marks, *keys),
+            (tuple(names), marks, layout, *keys),
             dict(zip(names, values)),
             spec,
             {names[i]: m for i, m in marks},
@@ -224,7 +241,7 @@ def _marks_key(values) -> tuple:
 # -- describing keys (cache info, recompile reasons) ---------------------------------------------------
 def _leaf_keys(key: tuple) -> list[Any]:
     """Split a key's flat leaf part back into one item per leaf."""
-    out, i, flat = [], 0, key[2:]
+    out, i, flat = [], 0, key[3:]
     while i < len(flat):
         item = flat[i]
         if item is _INT_KEY or isinstance(item, tuple):
@@ -259,7 +276,41 @@ def describe_key(key: tuple) -> str:
     for name, k in zip(names, _leaf_keys(key)):
         extra = f" {marked[name]}" if name in marked else ""
         parts.append(f"{name}: {_leaf_text(k)}{extra}")
-    return ", ".join(parts) or "no inputs"
+    return ", ".join(parts + _layout_text(key[2], names)) or "no inputs"
+
+
+def _structure(value: Any) -> Any:
+    """The container types, lengths and keys of an argument, as :func:`~shapeenv.program.leaves` walks it
+    (None for a leaf): a list, a tuple and a ``{0: .., 1: ..}`` dict of the same arrays name the same leaves."""
+    if is_tensor_like(value):
+        return None
+    if isinstance(value, (list, tuple)):
+        return (type(value), tuple([_structure(v) for v in value]))
+    if isinstance(value, dict):
+        return (type(value), tuple([(k, _structure(v)) for k, v in value.items()]))
+    return None
+
+
+def _structure_text(shape: Any) -> str:
+    cls, items = shape
+    if issubclass(cls, dict):
+        inner = ", ".join(f"{k!r}: {_structure_text(v) if v is not None else '.'}" for k, v in items)
+        return f"{cls.__name__} {{{inner}}}"
+    inner = ", ".join(_structure_text(v) if v is not None else "." for v in items)
+    return f"{cls.__name__} [{inner}]"
+
+
+def _layout_text(layout: tuple, names: tuple[str, ...]) -> list[str]:
+    """``xs is a list [., .]``, ``x is y`` for the structure and aliasing part of a key."""
+    if not layout:
+        return []
+    shapes, aliases = layout
+    out = []
+    for position, shape in shapes:
+        out.append(f"argument {position} is a {_structure_text(shape)}")
+    for group in aliases:
+        out.append(" is ".join(names[i] for i in group))
+    return out
 
 
 def key_differences(old: tuple, new: tuple) -> list[str]:
@@ -277,6 +328,10 @@ def key_differences(old: tuple, new: tuple) -> list[str]:
     if old_names != new_names:
         return [f"the inputs are ({', '.join(old_names)}) failed: got ({', '.join(new_names)})"]
     out = []
+    if old[2] != new[2]:
+        was, now = _layout_text(old[2], old_names), _layout_text(new[2], new_names)
+        out.append(f"{'; '.join(was) or 'no containers, no aliased arrays'} failed: got "
+                   f"{'; '.join(now) or 'no containers, no aliased arrays'}")
     for name, a, b in zip(old_names, _leaf_keys(old), _leaf_keys(new)):
         if a == b:
             continue

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ..errors import ShapeEnvError
 
-__all__ = ["RecompileError", "RecompileLimitWarning"]
+__all__ = ["RecompileError", "RecompileLimitWarning", "UnguardedReadWarning"]
 
 
 class RecompileError(ShapeEnvError, RuntimeError):
@@ -29,3 +29,11 @@ class RecompileError(ShapeEnvError, RuntimeError):
 
 class RecompileLimitWarning(UserWarning):
     """A compiled function reached its ``recompile_limit``: inputs no entry accepts now run eagerly."""
+
+
+class UnguardedReadWarning(UserWarning):
+    """A trace read a value whose state the cache cannot check (only its identity): the warning names the read.
+
+    Mutating such a value in place is not seen by the cache; call ``reset()`` on the compiled function after
+    doing so (see Note [How a read is checked] in :mod:`shapeenv.compile.reads`).
+    """

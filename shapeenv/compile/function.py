@@ -70,8 +70,9 @@ from .budget import Fallback, Forced, GuardBudget, charged_sources, guards_per_s
 from ..errors import ShapeEnvTypeError
 from .errors import RecompileError, RecompileLimitWarning
 from .info import CacheInfo, EntryInfo, RecompileReason, suggest_from
-from .persist import Loaded, Persistence, StoredArtifact
+from .persist import NEVER, Loaded, Persistence, StoredArtifact
 from .plan import CompileOptions, Dynamism, make_plan
+from .reads import NO_READS, Reads
 from .trace import Traced, output_shapes, trace_call
 
 __all__ = ["CompiledFunction", "Backend"]
@@ -105,6 +106,7 @@ class _Record:
     label: str | None
     seconds: float
     notes: tuple[str, ...] = ()
+    reads: Reads = NO_READS
 
     @property
     def program(self) -> ExportedProgram | None:
@@ -135,6 +137,8 @@ class CompiledFunction:
         self._budget = budget if budget is not None and budget.active else None
         self._persist = None if store is None else Persistence(store, fn, options.name, _trace_settings(options, budget),
                                                                 backend)
+        if self._persist is not None:
+            self._persist.retrace = self._retrace_broken
         self._binder = Binder(fn)
         self._lock = threading.RLock()
         self._reset_state()
@@ -174,7 +178,7 @@ class CompiledFunction:
             entry = cache.lookup(inputs)
             if entry is not None:
                 if call is not None and call.spec:
-                    return output_shapes(entry.artifact.program, inputs)
+                    return self._shapes(entry, inputs, args, kwargs)
                 return entry.artifact.run(*args, **kwargs)
         return self._miss(args, kwargs, call if call is not None else self._binder.bind(args, kwargs), stance)
 
@@ -207,7 +211,7 @@ class CompiledFunction:
         if entry is None:
             return self._run_eagerly(args, kwargs, call)
         if call.spec:
-            return output_shapes(entry.artifact.program, call.inputs)
+            return self._shapes(entry, call.inputs, args, kwargs)
         return entry.artifact.run(*args, **kwargs)
 
     def _resolve(self, args: tuple, kwargs: dict, call: Call, stance: Stance) -> CacheEntry | None:
@@ -293,11 +297,13 @@ class CompiledFunction:
         dynamic = traced.plan.describe()
         new: list[CacheEntry] = []
         records = list(self._records)
+        reads = traced.reads
+        extra = reads.check if reads.probes else None
         for label, guards in [(s.label, s.guards) for s in traced.specializations] + [(None, traced.guards)]:
-            entry = cache.add(guards, self._artifact(program, label), reason.text)
+            entry = cache.add(guards, self._artifact(program, label), reason.text, extra)
             new.append(entry)
             notes = traced.skipped if label is None else ()
-            records.append(_Record(len(records), key, entry, reason, dynamic, label, traced.seconds, notes))
+            records.append(_Record(len(records), key, entry, reason, dynamic, label, traced.seconds, notes, reads))
         if fresh:
             self._caches = {**self._caches, key: cache}
         self._records = tuple(records)
@@ -341,7 +347,28 @@ class CompiledFunction:
         if not loaded:
             return None
         self._install_loaded(call.key, loaded)
-        return self._caches[call.key].lookup(call.inputs)
+        cache = self._caches[call.key]
+        entry = cache.lookup(call.inputs)
+        while entry is not None and isinstance(entry.artifact, StoredArtifact) and not entry.artifact.ready():
+            cache.replace_guards(entry.index, NEVER)  # Note [A stored entry that fails]: never serves
+            entry = cache.lookup(call.inputs)
+        return entry
+
+    def _shapes(self, entry: CacheEntry, inputs: Mapping[str, Any], args: tuple, kwargs: dict) -> Any:
+        """The output shapes of a shape-spec call served by ``entry`` (a stored one that fails to load: traced again)."""
+        art = entry.artifact
+        if isinstance(art, StoredArtifact) and not art.ready():
+            return self._retrace_broken(art.entry.id, args, kwargs)
+        return output_shapes(art.program, inputs)
+
+    def _retrace_broken(self, entry_id: str, args: tuple, kwargs: dict) -> Any:
+        """A call reached a stored entry whose body failed to load: disable it and call again (it traces)."""
+        with self._lock:
+            for cache in self._caches.values():
+                for e in cache.entries:
+                    if isinstance(e.artifact, StoredArtifact) and e.artifact.entry.id == entry_id:
+                        cache.replace_guards(e.index, NEVER)
+        return self(*args, **kwargs)
 
     def _install_loaded(self, key: tuple, loaded: list[Loaded]) -> None:
         cache = self._caches.get(key)
@@ -350,13 +377,15 @@ class CompiledFunction:
             cache = GuardedCache()
         records = list(self._records)
         where = self._persist.store.description if self._persist is not None else "a store"
+        reads = self._persist.fingerprint_reads() if self._persist is not None else NO_READS
+        extra = reads.check if reads.probes else None  # Note [Reads behind a fingerprint]
         for item in loaded:
             prov = item.entry.provenance
             reason = RecompileReason(note=f"loaded from {where} (traced by process {prov.get('pid', '?')} on "
                                           f"{prov.get('host', '?')}: {prov.get('reason', '?')})")
-            entry = cache.add(item.guards, item.artifact, reason.text)
+            entry = cache.add(item.guards, item.artifact, reason.text, extra)
             records.append(_Record(len(records), key, entry, reason, str(prov.get("dynamic", "?")), item.entry.label,
-                                   float(prov.get("seconds", 0.0))))
+                                   float(prov.get("seconds", 0.0)), reads=reads))
             for base, index, how in prov.get("automatic_dynamic", []):
                 src = Source.size(base, index) if index is not None else Source.value(base)
                 self._dynamism.changed.setdefault(src, f"{how} (in the process that stored entry {item.entry.id[:12]})")
@@ -442,7 +471,10 @@ class CompiledFunction:
                 failures.append((rec.index, diffs[0] if diffs else "the input key differs"))
                 continue
             why = explained.get(rec.entry.index)
-            failures.append((rec.index, _with_line(why.failures[0]) if why is not None and why.failures else "its guards reject the inputs"))
+            if why is not None and why.failures:
+                failures.append((rec.index, _with_line(why.failures[0])))
+            else:  # the guards hold: something the trace read changed (Note [How a read is checked])
+                failures.append((rec.index, rec.reads.explain(call.inputs) or "its guards reject the inputs"))
             pins = tuple(  # sizes and ints: what suggest_dynamic can make dynamic (strides follow the sizes)
                 (src, const, got)
                 for src, const in self._entry(rec).pins.items()
@@ -494,7 +526,7 @@ class CompiledFunction:
             EntryInfo(
                 r.index, describe_key(r.key), caches[r.key].entries[r.entry.index].guards, caches[r.key].hits(r.entry),
                 r.reason, r.dynamic,
-                r.label, r.seconds, r.program, r.notes,
+                r.label, r.seconds, r.program, r.notes, tuple(r.reads.describe()),
             )
             for r in records
         )
@@ -584,6 +616,6 @@ def _trace_settings(options: CompileOptions, budget: GuardBudget | None) -> dict
 
 def _accepting(entries: list[CacheEntry], call: Call) -> CacheEntry | None:
     for entry in entries:
-        if entry.checker.check(call.inputs):
+        if entry.checker.check(call.inputs) and (entry.extra is None or entry.extra(call.inputs)):
             return entry
     return None

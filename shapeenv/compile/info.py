@@ -90,6 +90,8 @@ class EntryInfo:
         program: the traced program (shared by a trace's specialised entries; None for a stored entry
             that no call has used yet, whose program is loaded on first use).
         notes: what else its trace decided (``specialize_on`` predicates that got no entry).
+        reads: what it checks besides its guards, one line per read (``global SCALE: EQUALS_MATCH 2``;
+            see :mod:`shapeenv.compile.reads`).
     """
 
     index: int
@@ -102,6 +104,7 @@ class EntryInfo:
     compile_seconds: float = 0.0
     program: "ExportedProgram | None" = field(default=None, repr=False, compare=False)
     notes: tuple[str, ...] = ()
+    reads: tuple[str, ...] = ()
 
     def format(self) -> str:
         """Several lines: header, reason, dynamic sources, one guard per line."""
@@ -116,6 +119,8 @@ class EntryInfo:
         ]
         if len(self.guards):
             lines += [f"    {g}" for g in self.guards.to_text("source").splitlines()]
+        if self.reads:
+            lines += ["  reads:", *(f"    {r}" for r in self.reads)]
         return "\n".join(lines)
 
 

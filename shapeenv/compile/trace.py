@@ -50,12 +50,14 @@ from guards import Guard, GuardSet
 from symint import SymBool, SymInt, build
 from symint.evaluate import UnboundSymbolError, evaluate
 
+from ..core.settings import ShapeEnvSettings
 from ..errors import DynamicShapesTypeError
 from ..export import ExportConstraintError, export
-from ..program import ExportedProgram
+from ..program import ExportedProgram, is_tensor_like
 from ..rules.registry import is_tensor
 from .binding import Call
 from .plan import DEMOTED, Plan
+from .reads import NO_READS, Reads, recording
 
 __all__ = ["Traced", "Specialization", "trace_call", "output_shapes"]
 
@@ -81,6 +83,7 @@ class Traced:
         skipped: predicates that got no entry, with why.
         seconds: how long tracing took.
         pins: the int pins added to the program's guards (Note [Int inputs in guards]).
+        reads: what the trace read besides its inputs, checked on every hit (:mod:`shapeenv.compile.reads`).
     """
 
     program: ExportedProgram
@@ -90,6 +93,7 @@ class Traced:
     skipped: tuple[str, ...] = ()
     seconds: float = 0.0
     pins: GuardSet | None = None
+    reads: Reads = NO_READS
 
     def entry_guards(self, produced: GuardSet) -> list[tuple[str | None, GuardSet]]:
         """Each entry's label and guard set, built on ``produced`` (the program's guards, or their simplified form)."""
@@ -116,14 +120,37 @@ def trace_call(fn: Callable, call: Call, plan: Plan, name: str, args: tuple | No
     kwargs = dict(kwargs or {})
     assert top_names is not None
     start = time.perf_counter()
+    objects = {n: v for n, v in zip(call.names, call.values) if _is_object(v)}
+    with recording(fn, objects) as recorder:
+        program, plan = _export_planned(fn, plan, name, args, kwargs, top_names)
+    reads = recorder.reads(name)
+    pins = _int_pins(plan)
+    if len(program.layout_guards):  # the layout guards travel with the int pins, into simplified sets too
+        pins = program.layout_guards & pins
+    guards = program.guards & pins
+    specs, skipped = _specializations(program, plan, guards)
+    return Traced(program, plan, guards, specs, skipped, time.perf_counter() - start, pins, reads)
+
+
+_PLAIN = (int, float, complex, str, bytes, bool, type(None))
+#: A compiled function's traces: ``str(n)`` of a SymInt in the user's code specialises (Note [Printing a SymInt]).
+_SETTINGS = ShapeEnvSettings(specialize_printing=True)
+
+
+def _is_object(value: Any) -> bool:
+    """A leaf whose state a trace may read (not an array, a shape spec or a plain constant)."""
+    return type(value) not in _PLAIN and not is_tensor_like(value)
+
+
+def _export_planned(fn: Callable, plan: Plan, name: str, args: tuple, kwargs: dict, top_names: list[str]):
+    """``export`` as ``plan`` says, retracing weak dims static (Note [Weak dims the function specialises])."""
     while True:
         ex_args = tuple(plan.example_for(n, v) for n, v in zip(top_names, args))
         ex_kwargs = {k: plan.example_for(k, v) for k, v in kwargs.items()}
         shapes = {n: plan.spec_for(n, v) for n, v in zip(top_names, args)}
         shapes.update({k: plan.spec_for(k, v) for k, v in kwargs.items()})
         try:
-            program = export(fn, ex_args, shapes, ex_kwargs, name=name)
-            break
+            return export(fn, ex_args, shapes, ex_kwargs, name=name, settings=_SETTINGS), plan
         except ExportConstraintError as e:
             weak = [v.source for v in e.violations if v.source in plan.decisions and not plan.decisions[v.source].strong]
             strong = [v for v in e.violations if v.source not in weak]
@@ -138,12 +165,6 @@ def trace_call(fn: Callable, call: Call, plan: Plan, name: str, args: tuple | No
                 raise
             detail = "; ".join(v.detail for v in e.violations)
             plan = plan.with_static(weak, f"{DEMOTED}: the function specialises it ({detail})")
-    pins = _int_pins(plan)
-    if len(program.layout_guards):  # the layout guards travel with the int pins, into simplified sets too
-        pins = program.layout_guards & pins
-    guards = program.guards & pins
-    specs, skipped = _specializations(program, plan, guards)
-    return Traced(program, plan, guards, specs, skipped, time.perf_counter() - start, pins)
 
 
 def _int_pins(plan: Plan) -> GuardSet:

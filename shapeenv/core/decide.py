@@ -29,7 +29,7 @@ from symint import form as F
 from symint.boolform import BoolForm
 from symint.form_sympy import NotAnIntegerForm, from_sympy
 
-from .errors import GuardOnDataDependentSymNode
+from .errors import GuardOnDataDependentSymNode, ShapeEnvTypeError
 from .messages import annotate
 from .provenance import user_frame
 
@@ -69,10 +69,18 @@ class Decider:
 
     # -- static answers (record nothing) -------------------------------------------------------------
     def static(self, value: SymBool | bool, size_oblivious: bool = False) -> bool | None:
-        """True/False when ``value`` is decided by what is known, else None."""
-        if not isinstance(value, SymBool):
-            return bool(value)
-        return self.static_form(value.node.form, size_oblivious)
+        """True/False when ``value`` is decided by what is known, else None.
+
+        ``value`` is a SymBool, a plain bool, or a sympy boolean over this environment's symbols.
+        """
+        if isinstance(value, SymBool):
+            return self.static_form(value.node.form, size_oblivious)
+        if isinstance(value, sympy.Basic):
+            if not build.is_bool_expr(value):
+                raise ShapeEnvTypeError(f"expected a condition, got the sympy expression {value}",
+                                        fix=f"compare it, e.g. {value} >= 0")
+            return self.static_expr(value, size_oblivious)
+        return bool(value)
 
     def static_expr(self, expr: sympy.Basic, size_oblivious: bool = False, hint: bool | None = None) -> bool | None:
         """Like :meth:`static` for a boolean sympy expression."""

@@ -33,6 +33,7 @@ from symint import SymBool, SymFloat, SymInt, SymNode, build
 from symint import boolform as B
 from symint import form as F
 from symint import form_terms
+from symint.form_sympy import NotAnIntegerForm, from_sympy
 from symint.evaluate import evaluate as evaluate_expr
 from valueranges import ValueRanges, bound
 
@@ -51,7 +52,7 @@ from .explain import explain_symbol
 from .facts import Facts
 from .deferred import ProducedGuards
 from .produce import ProduceReport, produce_guards, produce_guards_deferred, produce_guards_with_report
-from .provenance import AssertRecord, GuardRecord, Provenance, user_frame
+from .provenance import AssertRecord, GuardRecord, Provenance, library_code, user_frame
 from .settings import ShapeEnvSettings
 from .symbols import DimDynamic, SymbolInfo
 
@@ -240,8 +241,15 @@ class ShapeEnv:
                 self.symbols[expr].size_like = True
                 self.facts.narrow(expr, ValueRanges.of(0, math.inf), " (used as a size)")
 
-    def hint_of(self, expr: sympy.Basic) -> int | bool | None:
-        """The value of ``expr`` for the traced example, or None if it reads an unbacked symbol."""
+    def hint_of(self, expr: "Symbolic | int | bool | sympy.Basic") -> int | bool | float | None:
+        """The value of ``expr`` (a SymInt/SymBool/SymFloat, a sympy expression or a plain number)
+        for the traced example, or None if it reads an unbacked symbol. Records nothing.
+
+        >>> env = ShapeEnv(); s = env.create_symint(8, Source.size("x", 0))
+        >>> env.hint_of(s * 2 + 1), env.hint_of(s > 3), env.hint_of(5)
+        (17, True, 5)
+        """
+        expr = _expr_of(expr)
         values = {}
         for s in expr.free_symbols:
             info = self.symbols.get(s)
@@ -273,6 +281,14 @@ class ShapeEnv:
         """
         expr = _expr_of(value)
         rng = bound(self.simplify(expr), self.facts.ranges)
+        if not rng.is_bool and not isinstance(value, SymFloat) and rng.lower != rng.upper:
+            try:
+                form = from_sympy(expr)
+            except NotAnIntegerForm:
+                form = None
+            if form is not None:  # what the decision procedure proves (linear facts, //, %, max, min)
+                lo, hi = self.facts.tight_bound(form)
+                rng = ValueRanges.of(builtins.max(rng.lower, lo), builtins.min(rng.upper, hi))
         if isinstance(value, SymFloat) and not rng.is_bool:  # a float's range has float ends (torch: is_float)
             rng = ValueRanges.of(float(rng.lower), float(rng.upper))
         return rng
@@ -305,12 +321,22 @@ class ShapeEnv:
             return self.decider.guard_int_form(form, node.hint, reason=reason)
         return self.decider.guard_value(node.expr, node.hint, reason=reason)
 
+    def specializes_printing(self, frame) -> bool:
+        """Whether ``str``/``repr``/``format`` of a SymInt called from ``frame`` gives its value, with a guard
+        (Note [Printing a SymInt] in ``symint.values``): with ``settings.specialize_printing``, in the user's code.
+
+        >>> import sys
+        >>> ShapeEnv().specializes_printing(sys._getframe())
+        False
+        """
+        return self.settings.specialize_printing and not library_code(frame)
+
     def evaluate(self, value: SymBool | bool) -> bool:
         """``bool(value)``: decide statically, else by the hint while recording a guard."""
         return bool(value)
 
     def statically_known_true(self, value: SymBool | bool, *, size_oblivious: bool = False) -> bool:
-        """True only if ``value`` is provably true; records nothing.
+        """True only if ``value`` (a SymBool, bool, or sympy condition) is provably true; records nothing.
 
         ``size_oblivious``: also assume size-like unbacked symbols are ``>= 2`` (torch's
         size-oblivious reasoning), for this question only.

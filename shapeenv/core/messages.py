@@ -69,7 +69,7 @@ def legend(env, text: str, values: Iterable[Any] = ()) -> str | None:
         values: tensors or sizes whose symbols to include too.
 
     Returns:
-        One ``s1 = x.size()[1] (3 in this trace)`` per symbol, joined by ``; ``, or None if none.
+        One ``s1 = x.size()[1] (3 in this trace)`` per symbol, joined by semicolons, or None if none.
 
     >>> from shapeenv import ShapeEnv
     >>> env = ShapeEnv(); n = env.fake_tensor((5,), name="xs").shape[0]

@@ -17,7 +17,7 @@ import guards
 import symint
 import valueranges
 
-__all__ = ["Provenance", "GuardRecord", "AssertRecord", "user_frame", "user_frame_object", "local_name"]
+__all__ = ["Provenance", "GuardRecord", "AssertRecord", "user_frame", "user_frame_object", "local_name", "library_code"]
 
 _LIBRARY_DIRS = tuple(
     str(Path(m.__file__).resolve().parent) for m in (symint, valueranges, guards, sys.modules[__package__.partition(".")[0]])
@@ -31,16 +31,26 @@ def user_frame_object(skip: int = 1):
     True
     """
     frame = sys._getframe(skip)
-    skipped = _LIBRARY_DIRS + ("<frozen",) + _torch_dir()
     while frame is not None:
-        filename = frame.f_code.co_filename
-        if not filename.startswith(skipped) and "contextlib" not in filename and not _generated_here(frame, filename):
+        if not library_code(frame):
             return frame
         frame = frame.f_back
     return None
 
 
 _PACKAGES = ("symint", "valueranges", "guards", __package__.partition(".")[0])
+
+
+def library_code(frame) -> bool:
+    """Whether ``frame`` runs this library's code (or torch's, or ``contextlib``'s): not the user's.
+
+    >>> import sys
+    >>> library_code(sys._getframe())   # a doctest's frame is the user's
+    False
+    """
+    filename = frame.f_code.co_filename
+    return (filename.startswith(_LIBRARY_DIRS + ("<frozen",) + _torch_dir()) or "contextlib" in filename
+            or _generated_here(frame, filename))
 
 
 def _generated_here(frame, filename: str) -> bool:

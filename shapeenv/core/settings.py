@@ -43,6 +43,9 @@ class ShapeEnvSettings:
             Z3 simplification (proven equivalent) off the critical path.
         simplify_in_background: run that Z3 simplification in a worker thread as soon as the
             set is produced (True), or only when a caller asks for it (False).
+        specialize_printing: ``str``/``repr``/``format`` of a SymInt in the user's code give its value
+            and record a guard, as under ``torch.compile`` (Note [Printing a SymInt] in
+            ``symint.values``); off: they give the expression (``export``, as torch's does).
     """
 
     specialize_zero_one: bool = True
@@ -56,6 +59,7 @@ class ShapeEnvSettings:
     z3_budget: int = 64
     simplify_guards: bool = True
     simplify_in_background: bool = True
+    specialize_printing: bool = False
 
     def __post_init__(self) -> None:
         if self.solver_timeout_ms <= 0 or self.nonlinear_timeout_ms < 0:

@@ -36,6 +36,7 @@ from ..program import ExportedProgram
 from ..core.settings import ShapeEnvSettings
 from .dims import translate
 from .program import STATE_PATTERN, TorchFunction, _is_state
+from .pytrees import flatten_inputs, plain_leaves, refuse_opaque_inputs
 from .table import TorchOpTable
 
 __all__ = ["export", "compile", "TorchCompiled"]
@@ -114,8 +115,9 @@ def export(
     if not isinstance(args, tuple):
         raise SignatureError(f"args must be a tuple of example inputs, got {type(args).__name__}",
                              fix="wrap a single input in a tuple: shapeenv.torch.export(model, (x,))")
-    fn = TorchFunction(model, name, table)
-    kwargs = dict(kwargs or {})
+    fn = TorchFunction(model, name, table, exporting=True)
+    (args, kwargs), fn.template = flatten_inputs((args, dict(kwargs or {})))
+    refuse_opaque_inputs(fn.__name__, (args, kwargs))
     specs = _by_name(fn, args, kwargs, dynamic_shapes)
     program = se_export(fn, args, specs, {**kwargs, **fn.state()}, name=fn.__name__, settings=settings)
     return dataclasses.replace(program, bound_inputs=fn.state) if fn.is_module else program
@@ -142,7 +144,14 @@ class TorchCompiled:
                     or getattr(value, "_dynamo_static_indices", None):
                 _adopt_torch_marks(value)
         state = self.function.state()
-        return self.compiled(*args, **kwargs, **state) if state else self.compiled(*args, **kwargs)
+        if plain_leaves(args, kwargs):
+            return self.compiled(*args, **kwargs, **state) if state else self.compiled(*args, **kwargs)
+        (flat_args, flat_kwargs), template = flatten_inputs((args, kwargs))
+        refuse_opaque_inputs(self.__name__, (flat_args, flat_kwargs))
+        if template.empty:
+            return self.compiled(*args, **kwargs, **state) if state else self.compiled(*args, **kwargs)
+        with self.function.calling(template, args, kwargs):  # Note [Pytree inputs of a compiled call]
+            return self.compiled(*flat_args, **flat_kwargs, **state)
 
     def cache_info(self):
         """The entries, their guards (parameters included, in torch's spelling), hits and recompile reasons."""

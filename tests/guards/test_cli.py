@@ -15,9 +15,7 @@ from guards import GuardSet
 from shapeenv.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
-W2_PATH = ROOT.parent / "shared" / "workloads" / "w2_guards.json"
-if not W2_PATH.exists():
-    pytest.skip("the shared W2 workload is not available", allow_module_level=True)
+W2_PATH = ROOT / "benchmarks" / "workloads" / "w2_guards.json"
 W2 = json.loads(W2_PATH.read_text())
 TRACE = "--shape q=3,4,10,16 k=3,4,10,16 past_k=3,4,24,16 mask=10,34 w_o=64,32".split()
 

@@ -419,10 +419,9 @@ def test_hostile_names_from_parsed_text_never_reach_the_code():
 
 # -- the W2 workload ----------------------------------------------------------------------------------------
 ROOT = Path(__file__).resolve().parents[2]
-W2_PATH = ROOT.parent / "shared" / "workloads" / "w2_guards.json"
+W2_PATH = ROOT / "benchmarks" / "workloads" / "w2_guards.json"
 
 
-@pytest.mark.skipif(not W2_PATH.exists(), reason="the shared W2 workload is not available")
 def test_w2_verdicts_from_numpy_arrays_and_ints():
     w2 = json.loads(W2_PATH.read_text())
     gs = GuardSet.parse(w2["guards"])
@@ -437,7 +436,6 @@ def test_w2_verdicts_from_numpy_arrays_and_ints():
         assert gs.holds(dict(zip(c.symbols, ints))) is expected
 
 
-@pytest.mark.skipif(not W2_PATH.exists(), reason="the shared W2 workload is not available")
 def test_w2_benchmark_script_runs_and_verifies_verdicts():
     argv = [sys.executable, str(ROOT / "benchmarks" / "w2_guard_eval.py"), "--repeat", "1", "--number", "20", "--no-torch"]
     proc = subprocess.run(argv, capture_output=True, text=True, timeout=120, cwd=ROOT)

@@ -17,9 +17,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-W1 = ROOT.parent / "shared" / "workloads" / "w1_program.json"
-if not W1.exists():  # the shared workloads next to a checkout; a copy of W1 travels with the tests otherwise
-    W1 = ROOT / "benchmarks" / "workloads" / "w1_program.json"
+W1 = ROOT / "benchmarks" / "workloads" / "w1_program.json"
 
 SPIN = "import time\nend = time.time() + 600\nwhile time.time() < end:\n    pass\n"
 
@@ -39,7 +37,6 @@ def _replay(seed: str, busy: bool = False) -> dict:
     return json.loads(out.stdout)
 
 
-@pytest.mark.skipif(not W1.exists(), reason="the W1 workload (../shared/workloads/w1_program.json) is not available")
 def test_w1_three_runs_identical_under_load_and_hash_seeds():
     runs = [_replay("0"), _replay("12345"), _replay("987", busy=True)]
     first = runs[0]
