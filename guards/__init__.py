@@ -22,6 +22,7 @@ from .simplify import SimplifyReport, reduce_exact, simplify_with_report
 from .z3_solver import SolverConfig
 from .z3_translate import to_smtlib
 from .torch_log import TorchLog, read_torch_log
+from .torch_trace import read_torch_trace
 from .torch_check import TorchGuards, explain_call, explain_recompiles, load_torch_guards, read_arguments
 from .torch_export import read_exported_program
 from .region import describe_region
@@ -70,9 +71,10 @@ __all__ = [
     "reduce_exact",
     "RedundancyReport",
     "to_smtlib",
-    # torch's own output (guards/torch_log.py, torch_check.py, torch_export.py, torch_sources.py) and regions
+    # torch's own output (guards/torch_log.py, torch_trace.py, torch_check.py, torch_export.py, export_text.py) and regions
     "TorchLog",
     "read_torch_log",
+    "read_torch_trace",
     "TorchGuards",
     "load_torch_guards",
     "read_arguments",

@@ -4,8 +4,11 @@ A guard file holds one guard per line in torch's text (``L['x'].size()[0] == 8``
 our source dialect (``x.size()[0] == 8``) or sympy's (``Eq(s0, 8)``), with ``#``
 comments; or the JSON written by :meth:`GuardSet.to_json` (or ``{"guards": [...]}``);
 or torch's own output as it printed it: a ``TORCH_LOGS=guards`` log (one guard set per
-cache entry, ``--entry`` picks one), a ``recompiles`` log, a printed ``torch.export``
-program (see :mod:`guards.cli_torch`). ``-`` reads standard input. Output is
+cache entry, ``--entry`` picks one), a ``TORCH_TRACE`` file or directory (read as the
+text log of the same run), a ``recompiles`` log, a printed ``torch.export`` program (see
+:mod:`guards.cli_torch`). A file that holds no guards in any of these formats is an error.
+``diff`` compares by meaning (:mod:`guards.cli_diff`); ``--entry A:0/1 --entry B:0/2``
+picks an entry per file. ``-`` reads standard input. Output is
 human-readable; ``--json`` prints one JSON object.
 
 The console script ``shapeenv`` (:mod:`shapeenv.cli`) mounts these commands as its
@@ -33,7 +36,8 @@ import sympy
 from symint.errors import ExpressionLimitError, SymIntError
 
 from .errors import CodegenError, GuardError, GuardParseError, GuardTypeError, GuardValueError, SolverError, UnknownSourceError
-from .cli_torch import Loaded, add_region_command, assumed_values, explain_log, input_name, load, run_region
+from .cli_torch import Loaded, root_value, add_region_command, assumed_values, explain_log, input_name, load, looks_like_log_file, run_region
+from .cli_diff import compare
 from .escape import one_line, sympy_str
 from .explain import Explanation, explain
 from .guardset import GuardSet
@@ -51,6 +55,7 @@ EXAMPLES = {
     "check": """examples (paste into bash):
   shapeenv guards check guards.txt
   TORCH_LOGS=guards python3 train.py 2> dump.log; shapeenv guards check dump.log --entry 0/1
+  TORCH_TRACE=trace_dir python3 train.py; shapeenv guards check trace_dir
   echo "L['x'].size()[0] >= 2" | shapeenv guards check - --json
 """,
     "simplify": """examples (paste into bash):
@@ -59,13 +64,16 @@ EXAMPLES = {
 """,
     "diff": """examples (paste into bash):
   shapeenv guards diff a.txt b.txt
-  shapeenv guards diff dump.log dump.log --entry 0/1 --json
+  shapeenv guards diff dump.log dump.log --entry A:0/1 --entry B:0/2
+  shapeenv guards diff ours.txt export.txt
+  shapeenv guards diff guards.txt trace_dir --entry B:0/1 --json
 """,
     "explain": """examples (paste into bash):
   shapeenv guards explain guards.txt --sizes "x.size()[0]=9" n=2
   shapeenv guards explain dump.log --shape "L['x']=5,9,12"
   shapeenv guards explain dump.log --shape x=5,9,12 --stride x=12,60,1
   shapeenv guards explain dump.log --recompiles
+  shapeenv guards explain export.txt --shape x=4,10,16 mask=4,10
 """,
     "eval": """examples (paste into bash):
   shapeenv guards eval guards.txt --sizes "L['x'].size()[0]=9" n=3
@@ -112,7 +120,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
         for f in files:
             p.add_argument(f.lower(), metavar=f, help="guard file: text, JSON, a raw torch guard log or export program ('-': stdin)")
         p.add_argument("--dialect", choices=_DIALECTS, default="auto", help="how to read guard text (default: auto)")
-        p.add_argument("--entry", metavar="ID", help="for a torch log: the cache entry (torch's 0/1, or a position; default: the newest)")
+        if len(files) == 2:
+            p.add_argument("--entry", metavar="[A:|B:]ID", action="append", default=[],
+                           help="for a torch log or trace: the cache entry (torch's 0/1, or a position; default: the newest); "
+                                "A:0/1 picks it in file A only, B:0/2 in file B only, a bare ID in every log given")  # fmt: skip
+        else:
+            p.add_argument("--entry", metavar="ID", help="for a torch log or trace: the cache entry (torch's 0/1, or a position; default: the newest)")
         p.add_argument("--strict", action="store_true", help="for a torch log: an unknown guard kind is an error, not skipped")
         p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
         return p
@@ -211,9 +224,31 @@ def _silence_broken_pipe(out: TextIO) -> None:
         pass
 
 
-def _read(args: argparse.Namespace, path: str) -> Loaded:
+def _entry_of(args: argparse.Namespace, path: str, side: str | None) -> str | None:
+    """The ``--entry`` for one file: for ``diff`` (a list), ``A:ID``/``B:ID`` for that side or a bare ID for every log."""
+    entry = getattr(args, "entry", None)
+    if not isinstance(entry, list):
+        return entry
+    chosen: dict[str, str] = {}
+    for item in entry:
+        head, sep, rest = item.partition(":")
+        key, value = (head, rest) if sep and head in ("A", "B") else ("*", item)
+        if not value or key in chosen:
+            raise GuardValueError(f"--entry {item}: give each side once, as A:ID, B:ID or a bare ID for both (e.g. --entry A:0/1 --entry B:0/2)")
+        chosen[key] = value
+    if "*" in chosen and len(chosen) > 1:
+        raise GuardValueError("--entry: a bare ID applies to both files; do not mix it with A:ID or B:ID")
+    value = chosen.get(side or "", chosen.get("*"))
+    if value is not None and "*" in chosen and not looks_like_log_file(path):
+        return None  # a bare ID applies to the files that are torch logs
+    return value
+
+
+def _read(args: argparse.Namespace, path: str, side: str | None = None) -> Loaded:
+    need = not getattr(args, "recompiles", False)
     try:
-        loaded = load(path, args.dialect, getattr(args, "entry", None), strict=getattr(args, "strict", False))
+        loaded = load(path, args.dialect, _entry_of(args, path, side), strict=getattr(args, "strict", False),
+                      need_guards=need)
     except GuardParseError as exc:  # name the file: a diff reads two
         raise exc.in_file(path) from None
     notes = getattr(args, "notes", None)
@@ -222,8 +257,8 @@ def _read(args: argparse.Namespace, path: str) -> Loaded:
     return loaded
 
 
-def _load(args: argparse.Namespace, path: str) -> GuardSet:
-    return _read(args, path).guards
+def _load(args: argparse.Namespace, path: str, side: str | None = None) -> GuardSet:
+    return _read(args, path, side).guards
 
 
 def internal_error(exc: BaseException, err: TextIO) -> int:
@@ -362,41 +397,12 @@ def _simplify(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
 
 
 def _diff(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
-    a, b = _load(args, args.a), _load(args, args.b)
-    config = _config(args)
-    with Progress(2, f"diff {len(a)} and {len(b)} guards") as bar:  # shown on a terminal only (stderr)
-        a_b = a.implies(b, config)
-        bar.step(note="A implies B")
-        b_a = b.implies(a, config)
-        bar.step(note="B implies A")
-    verdicts = {a_b.verdict, b_a.verdict}
-    same = Verdict.NO if Verdict.NO in verdicts else Verdict.UNKNOWN if Verdict.UNKNOWN in verdicts else Verdict.YES
-    lines = [_summary(a, "A " + args.a), _summary(b, "B " + args.b), f"equivalent: {same.value}"]
-    lines += [f"A implies B: {a_b.verdict.value}", f"B implies A: {b_a.verdict.value}"]
-    counter = None
-    for result, accepts, rejects, name_in, name_out in ((a_b, a, b, "A", "B"), (b_a, b, a, "B", "A")):
-        if result.verdict is Verdict.NO and counter is None:
-            why = explain(rejects, result.other_values or {}, first_only=True)
-            witness = dict(result.witness or {})
-            counter = {"accepted_by": name_in, "inputs": witness, "rejected_because": [f.message() for f in why]}
-            lines.append(f"counterexample (accepted by {name_in}, rejected by {name_out}): {_values_text(witness)}")
-            lines += [f"  {name_out}: {one_line(f.message())}" for f in why]
-    for result, name in ((a_b, "A implies B"), (b_a, "B implies A")):
-        if result.verdict is Verdict.UNKNOWN:
-            more = "--budget-rlimit" if result.budget_exhausted else "--rlimit"
-            lines.append(f"{name}: solver gave up ({one_line(result.reason or 'unknown')}); raise {more}")
-    report = {
-        "a": args.a,
-        "b": args.b,
-        "equivalent": same.value,
-        "a_implies_b": a_b.verdict.value,
-        "b_implies_a": b_a.verdict.value,
-        "budget_exhausted": a_b.budget_exhausted or b_a.budget_exhausted,
-        "rlimit": a_b.rlimit + b_a.rlimit,
-        "counterexample": counter,
-        "text": "\n".join(lines),
-    }
-    return report, _verdict_code(same)
+    a, b = _load(args, args.a, "A"), _load(args, args.b, "B")
+    with Progress(4, f"diff {len(a)} and {len(b)} guards") as bar:  # shown on a terminal only (stderr)
+        result = compare(a, b, _config(args), bar)
+    lines = [_summary(a, "A " + args.a), _summary(b, "B " + args.b), *result.lines()]
+    report = {"a": args.a, "b": args.b, **result.to_json(), "text": "\n".join(lines)}
+    return report, _verdict_code(result.equivalent)
 
 
 # -- sizes from the command line ---------------------------------------------------------------------------
@@ -511,10 +517,15 @@ def _explain(args: argparse.Namespace) -> tuple[dict[str, Any], int]:
     if args.recompiles:
         raise GuardValueError(f"--recompiles: {args.file} is not a torch log")
     gs = loaded.guards
-    ex = explain(gs, _bindings(gs, args))
+    values = _bindings(gs, args)
+    ex = explain(gs, values)
     head = f"accepted: all {len(gs)} guards hold" if ex.accepted else f"rejected: {len(ex)} of {len(gs)} guards fail"
-    text = head if ex.accepted else head + "\n" + "\n".join(f"{one_line(f.message())}{_where(f.guard.origin)}" for f in ex)
-    return {"file": args.file, "accepted": ex.accepted, "failures": _failures_json(ex), "text": text}, (
+    # a root is bound when its dim's divisibility holds (11 // 2 is not the s75 of x.size()[1] = 11)
+    unbound = {f.guard.origin.split(" = ")[0].removeprefix("derived dim: ") for f in ex if (f.guard.origin or "").startswith("derived dim: ")}
+    roots = {root: None if root in unbound else root_value(expr, values) for root, _, expr in loaded.roots}
+    lines = [f"derived dim root {root} = {how} = {roots[root]}" for root, how, _ in loaded.roots if roots[root] is not None]
+    text = "\n".join([head, *lines] + ([] if ex.accepted else [f"{one_line(f.message())}{_where(f.guard.origin)}" for f in ex]))
+    return {"file": args.file, "accepted": ex.accepted, "failures": _failures_json(ex), "roots": roots, "text": text}, (
         EXIT_OK if ex.accepted else EXIT_NO
     )
 

@@ -2,7 +2,9 @@
 
 :func:`load` reads any guard file the ``shapeenv guards`` commands take: our guard text or
 JSON, a raw ``TORCH_LOGS=guards`` (or ``recompiles``/``+dynamic``) log as torch printed it,
-or a printed ``torch.export`` program. A log holds one guard set per cache entry;
+a ``TORCH_TRACE`` file or directory (:mod:`guards.torch_trace`), or a printed ``torch.export``
+program (:mod:`guards.export_text`: module state taken as traced, derived-dim roots bound
+from the inputs). Text that holds no guards in any of these formats is refused. A log holds one guard set per cache entry;
 ``--entry ID`` (torch's ``0/1``, or a 0-based position) picks one, the newest by default.
 :func:`explain_log` answers "why did this recompile?" (over every entry, or from the
 log's own recompile reasons) and :func:`region` "which inputs reuse this entry?".
@@ -26,72 +28,117 @@ from typing import Any, Mapping
 
 import sympy
 
+from symint.errors import SymIntError
+from symint.evaluate import evaluate
+
 from .errors import GuardError, GuardParseError, GuardValueError, UnknownSourceError
-from .guardset import GuardSet, decode_guard_bytes, read_guard_file
-from .parse import parse_source
+from .export_text import looks_like_export_program, read_export_text
+from .guardset import GuardSet, decode_guard_bytes, looks_like_torch_output, no_guards_message, read_guard_file, read_torch_output
+from .parse import parse_expression, parse_source
 from .region import accepts, base_point, describe_region, plot_region, progressions, region_grid, scan_dim, text_map
 from .source import Source
 from .torch_check import TorchGuards, Verdict, dynamic_guard_set, explain_recompiles, pinned_values
-from .torch_export import read_exported_program
-from .torch_log import TorchLog, looks_like_torch_log, read_torch_log
+from .torch_log import TorchLog
+from .torch_trace import read_trace_path
 
-__all__ = ["Loaded", "load", "read_text", "assumed_values", "explain_log", "region", "input_name"]
+__all__ = ["Loaded", "load", "read_text", "looks_like_log_file", "root_value", "assumed_values", "explain_log", "region", "input_name"]
 
 
 @dataclass(frozen=True, slots=True)
 class Loaded:
-    """A guard file as read: the selected guard set, and for a torch log the whole log and its entries."""
+    """A guard file as read: the selected guard set, and for a torch log the whole log and its entries.
+
+    ``roots`` (export programs): each derived dim's root symbol and how it is solved from the inputs.
+    """
 
     guards: GuardSet
     note: str | None = None
     log: TorchLog | None = None
     entries: tuple[TorchGuards, ...] = ()
     entry: str | None = None
+    roots: tuple[tuple[str, str, sympy.Basic], ...] = ()
 
 
 def read_text(path: str) -> str:
-    """The text of ``path`` (``-``: standard input), refusing binary and non-UTF-8 content with a GuardParseError."""
+    """The text of ``path`` (``-``: standard input; a ``TORCH_TRACE`` directory: its trace file), refusing binary and non-UTF-8 content with a GuardParseError."""
     if path == "-":
         buffer = getattr(sys.stdin, "buffer", None)
         return decode_guard_bytes(buffer.read(), "<stdin>") if buffer is not None else sys.stdin.read()
-    return read_guard_file(path)
+    return read_trace_path(path, read_guard_file)[0]
 
 
-def load(path: str, dialect: str, entry: str | None, *, strict: bool = False, text: str | None = None) -> Loaded:
+def load(path: str, dialect: str, entry: str | None, *, strict: bool = False, text: str | None = None,
+         need_guards: bool = True) -> Loaded:  # fmt: skip
     """Read a guard file of any kind the CLI takes (see the module docstring).
 
+    ``need_guards=False`` accepts a torch log that holds only recompile reasons (``explain --recompiles``).
+
     Raises:
-        GuardParseError: malformed content, with the line (and column).
+        GuardParseError: malformed content, with the line (and column); a file that holds no guards in any
+            format this library reads (never "0 guards, satisfiable").
         UnknownSourceError: ``entry`` names no entry of the log.
     """
     text = read_text(path) if text is None else text
+    name = "<stdin>" if path == "-" else path
     if text.lstrip().startswith("{"):
         return Loaded(GuardSet.from_json(text))
-    if "def forward(self" in text and ("Range constraints:" in text or "ExportedProgram" in text):
-        return Loaded(read_exported_program(text), "torch.export program: input shapes, range constraints and asserts")
-    if not looks_like_torch_log(text):
+    if looks_like_export_program(text):
         if entry is not None:
-            raise UnknownSourceError(f"--entry {entry}: {path} is a guard file, not a torch log with entries")
-        return Loaded(GuardSet.parse(text, dialect, origin="<stdin>" if path == "-" else path))  # type: ignore[arg-type]
-    log = read_torch_log(text, strict=strict)
-    if not log.entries:
-        if log.dynamic:  # TORCH_LOGS=+dynamic only: torch's symbols, their ranges and the guards it added
+            raise UnknownSourceError(f"--entry {entry}: {name} is a torch.export program (one guard set), not a torch log with entries")
+        e = read_export_text(text)
+        roots = tuple((root, how, parse_expression(how, {s: src for s, src in e.sources})) for root, how in e.roots)
+        gs = GuardSet.of(e.guards, dict(e.sources))
+        parts = ["torch.export program: input shapes, range constraints and asserts"]
+        if e.module_state:
+            parts.append(f"{len(e.module_state)} parameters/buffers as the module's sources, taken as traced")
+        parts += [f"derived dim root {root} = {how}" for root, how in e.roots]
+        return Loaded(gs, "; ".join(parts), roots=roots)
+    if not looks_like_torch_output(text):
+        if entry is not None:
+            raise UnknownSourceError(f"--entry {entry}: {name} is a guard file, not a torch log with entries")
+        gs = GuardSet.parse(text, dialect, origin=name)  # type: ignore[arg-type]
+        if not gs.guards:
+            raise GuardParseError(f"{name}: holds no guards in any format shapeenv reads (guard text, JSON, a TORCH_LOGS log, "
+                                  "a TORCH_TRACE file or directory, a printed torch.export program)")  # fmt: skip
+        return Loaded(gs)
+    log = read_torch_output(text, strict=strict)
+    kind = "torch trace" if log.stats.get("format") == "torch trace" else "torch guard log"
+    if not log.entries or not any(e.guard_lines or e.structure_lines for e in log.entries):
+        if log.dynamic and not log.entries:  # TORCH_LOGS=+dynamic only: torch's symbols, their ranges and the guards it added
             env = log.dynamic[-1] if entry is None else next((d for d in log.dynamic if d.compile_id == entry), None)
             if env is None:
                 ids = ", ".join(d.compile_id for d in log.dynamic)
                 raise UnknownSourceError(f"--entry {entry}: no create_symbol lines for that compile (the log has {ids})")
             return Loaded(dynamic_guard_set(env), f"torch +dynamic log: compile {env.compile_id} "
                           f"({len(env.symbols)} symbols, {len(env.guards)} guards added)", log)  # fmt: skip
-        if log.recompiles:
-            return Loaded(GuardSet.of(), "torch log: recompile reasons only (no guard tree)", log)
-        raise GuardParseError(f"{path}: a torch log without guard trees; run with TORCH_LOGS=guards (or guards,recompiles)")
+        if log.recompiles and not need_guards:
+            return Loaded(GuardSet.of(), f"{kind}: recompile reasons only (no guard tree)", log)
+        raise GuardParseError(no_guards_message(log, f"{name} ({kind})"))
     entries = tuple(TorchGuards.of(e) for e in log.entries)
     chosen = _choose(entries, entry)
     e = chosen.entry
     skipped = ", ".join(f"{n} {k}" for k, n in e.skipped_counts().items()) or "none"
-    note = (f"torch guard log: entry {e.compile_id} of {len(entries)} ({len(chosen.guards)} guard"
-            f"{'s' if len(chosen.guards) != 1 else ''} kept; skipped: {skipped})")  # fmt: skip
+    values = f"; {len(e.values)} float/bool/str/None values checked on real arguments" if e.values else ""
+    note = (f"{kind}: entry {e.compile_id} of {len(entries)} ({len(chosen.guards)} guard"
+            f"{'s' if len(chosen.guards) != 1 else ''} kept; skipped: {skipped}{values})")  # fmt: skip
     return Loaded(chosen.guards, note, log, entries, entry)
+
+
+def looks_like_log_file(path: str) -> bool:
+    """Whether the file at ``path`` is a torch log or trace with entries (``--entry`` applies to it); False if unreadable."""
+    try:
+        text = read_text(path) if path != "-" else ""
+    except (OSError, GuardError):
+        return False
+    return looks_like_torch_output(text) and not looks_like_export_program(text)
+
+
+def root_value(expr: sympy.Basic, values: Mapping[sympy.Symbol, int]) -> int | None:
+    """A derived dim's root as the inputs bind it (``x.size()[1] // 2`` with ``x.size()[1] = 10``: 5), or None."""
+    try:
+        return int(evaluate(expr, values))
+    except (SymIntError, ZeroDivisionError, TypeError, ValueError):
+        return None
 
 
 def _choose(entries: tuple[TorchGuards, ...], entry: str | None) -> TorchGuards:
@@ -190,6 +237,11 @@ def region(gs: GuardSet, over: list[str], lo: int, hi: int, plot: str | None) ->
     window = range(lo, hi + 1)
     base = base_point(gs, None, window)  # no solver: the same point every run
     found = accepts(gs, base)
+    if not found:  # coupled dims (a derived dim and its uses): start from the solver's witness, deterministic under rlimit
+        sat = gs.is_satisfiable()
+        if sat.witness and all(lo <= v <= hi for v in sat.witness.values() if isinstance(v, int)):
+            base = base_point(gs, dict(sat.witness), window)
+            found = accepts(gs, base)
     lines = [f"{len(gs)} guards over {len(gs.sources)} sources", *r.lines()]
     scans: dict[str, list[int]] = {}
     if not found:

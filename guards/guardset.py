@@ -51,10 +51,23 @@ from .printers import TextStyle, render_html, render_latex, to_text
 from .protocols import Bindings
 from .serialize import decode_guards, encode_guards, loads_json
 from .source import Source
-from .torch_log import TorchEntry, read_torch_log
+from .export_text import looks_like_export_program, read_export_text
+from .torch_log import TorchEntry, TorchLog, looks_like_torch_log, read_torch_log
+from .torch_trace import looks_like_torch_trace, read_torch_trace, read_trace_path
 from .validate import need_choice, need_config, need_guardset, need_iterable, need_mapping
 
-__all__ = ["GuardSet", "Bindings", "parse_guards", "load_guards", "read_guard_file", "decode_guard_bytes", "MAX_FILE_BYTES"]
+__all__ = [
+    "GuardSet",
+    "Bindings",
+    "parse_guards",
+    "load_guards",
+    "read_guard_file",
+    "decode_guard_bytes",
+    "MAX_FILE_BYTES",
+    "looks_like_torch_output",
+    "read_torch_output",
+    "no_guards_message",
+]
 
 
 _SIZE_DOMAIN = ValueRanges.of(0, math.inf)
@@ -316,40 +329,65 @@ class GuardSet:
 
     @classmethod
     def from_file(cls, path: "str | os.PathLike[str]", dialect: Dialect = "auto") -> "GuardSet":
-        """Read a guard file: JSON (detected by content, see :mod:`guards.serialize`) or one guard per line.
+        """Read a guard file: JSON, guard text, or torch's own output (the newest entry of a log or trace).
 
-        Each guard read from text gets the origin ``"<path>:<line>"``.
+        JSON is detected by content (see :mod:`guards.serialize`). A ``TORCH_LOGS=guards`` log, a
+        ``TORCH_TRACE`` file (or its directory) and a printed ``torch.export`` program are read
+        as :meth:`from_torch_log` reads them; for a log or trace this is its newest cache entry
+        (:meth:`from_torch_log` gives every entry). Each guard read from guard text gets the
+        origin ``"<path>:<line>"``.
 
         Raises:
-            GuardParseError: malformed content (with the line number), a binary or non-UTF-8 file.
+            GuardParseError: malformed content (with the line number), a binary or non-UTF-8 file,
+                or a file that holds no guards in any format this library reads.
             GuardTypeError: ``path`` is not a str or path.
             OSError: the file cannot be read.
         """
-        text = read_guard_file(path)
+        text, _ = read_trace_path(path, read_guard_file)
         try:
             if text.lstrip().startswith("{"):
                 return cls.from_json(text)
-            return cls.parse(text, dialect, origin=str(path))
+            if looks_like_torch_output(text):
+                return cls.from_torch_log(text)[-1]
+            gs = cls.parse(text, dialect, origin=str(path))
         except GuardParseError as exc:
             raise exc.in_file(path) from None
+        if not gs.guards:
+            raise GuardParseError(f"{path}: holds no guards in any format shapeenv reads (guard text, JSON, a TORCH_LOGS log, "
+                                  "a TORCH_TRACE file or directory, a printed torch.export program)")  # fmt: skip
+        return gs
 
     @classmethod
     def from_torch_log(cls, text: str | Iterable[str], *, strict: bool = False) -> list["GuardSet"]:
-        """One guard set per compiled entry of a ``TORCH_LOGS=guards`` output, in the order torch printed them.
+        """One guard set per compiled entry of torch's output, in the order torch printed them.
 
-        Shape guards (``LAMBDA_GUARD`` lines), ``TENSOR_MATCH`` sizes and strides and int
-        ``EQUALS_MATCH`` lines are kept, each guard's origin being its line and torch's
-        comment; non-shape guards are skipped (see :mod:`guards.torch_log`, whose
-        :func:`~guards.torch_log.read_torch_log` also reports what was skipped, and
-        :mod:`guards.torch_check` for dtypes, ranks and real arguments).
+        ``text`` is a ``TORCH_LOGS=guards`` log, a ``TORCH_TRACE`` file (its payload guard trees
+        read as the log's), or a printed ``torch.export`` program (one guard set, see
+        :func:`guards.torch_export.read_exported_program`). Shape guards (``LAMBDA_GUARD``
+        lines), ``TENSOR_MATCH`` sizes and strides and int ``EQUALS_MATCH`` lines are kept,
+        each guard's origin being its line and torch's comment; non-shape guards are skipped
+        (see :mod:`guards.torch_log`, whose :func:`~guards.torch_log.read_torch_log` also
+        reports what was skipped, and :mod:`guards.torch_check` for dtypes, ranks and real arguments).
 
         Raises:
-            GuardParseError: a shape guard that cannot be read (its line and column), or in strict mode an unknown guard kind.
+            GuardParseError: a shape guard that cannot be read (its line and column), in strict mode an
+                unknown guard kind, or text that holds no guard tree, trace or export program at all.
 
         >>> [str(gs) for gs in GuardSet.from_torch_log("TREE_GUARD_MANAGER:\\n+- LAMBDA_GUARD: 2 <= L['xs'][0].size()[0]")]
         ["2 <= L['xs'][0].size()[0]"]
         """
-        return [cls.from_torch_entry(e) for e in read_torch_log(text, strict=strict).entries]
+        if isinstance(text, str) and looks_like_export_program(text):
+            return [cls.from_exported_program(text)]
+        log = read_torch_output(text, strict=strict)
+        if not log.entries:
+            raise GuardParseError(no_guards_message(log, "the text"))
+        return [cls.from_torch_entry(e) for e in log.entries]
+
+    @classmethod
+    def from_exported_program(cls, text: str) -> "GuardSet":
+        """The guard set of ``print(exported_program)`` text (see :mod:`guards.export_text`)."""
+        e = read_export_text(text)
+        return cls.of(e.guards, dict(e.sources))
 
     @classmethod
     def from_torch_entry(cls, entry: TorchEntry) -> "GuardSet":
@@ -593,6 +631,29 @@ def _check_sources(sources: Mapping[sympy.Symbol, Source]) -> None:
 
 
 # -- reading guard text and files (guards/parse.py, guards/serialize.py) --------------------------------
+
+
+def looks_like_torch_output(text: str) -> bool:
+    """Whether ``text`` is torch's own output: a structured trace, a guard/recompile log, or an export program.
+
+    >>> looks_like_torch_output("TREE_GUARD_MANAGER:"), looks_like_torch_output("L['x'].size()[0] == 2")
+    (True, False)
+    """
+    return looks_like_torch_trace(text) or looks_like_export_program(text) or looks_like_torch_log(text)
+
+
+def read_torch_output(text: str | Iterable[str], *, strict: bool = False) -> TorchLog:
+    """A TORCH_LOGS text log or a TORCH_TRACE file, read into one :class:`~guards.torch_log.TorchLog`."""
+    if isinstance(text, str) and looks_like_torch_trace(text):
+        return read_torch_trace(text, strict=strict)
+    return read_torch_log(text, strict=strict)
+
+
+def no_guards_message(log: TorchLog, name: str) -> str:
+    """Why ``name`` gives no guard set: what torch output it holds instead, and what to run."""
+    held = ", ".join(f"{n} {what}" for n, what in ((len(log.recompiles), "recompile reasons"), (len(log.dynamic), "+dynamic compiles")) if n)
+    return (f"{name} holds no guards (no guard tree, trace guards or export program{'; only ' + held if held else ''}): "
+            "run with TORCH_LOGS=guards (or TORCH_TRACE=dir), or paste print(exported_program)")
 
 
 def parse_guards(

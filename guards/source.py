@@ -118,6 +118,8 @@ class Source:
 
     def _read(self, obj: object) -> int:
         if self.kind == "value":
+            if isinstance(obj, (float, str, bytes)):  # int(1e-05) would read 0: a non-int is not this source's value
+                raise GuardTypeError(f"the value is a {type(obj).__name__} ({obj!r}), not an int")
             return int(obj)  # type: ignore[call-overload]
         if self.kind == "size":
             return int(obj.shape[self.index])  # type: ignore[attr-defined]

@@ -33,8 +33,9 @@ from symint.build import le, symbol_expr
 
 from .errors import GuardError, GuardTypeError, UnknownSourceError
 from .explain import explain as explain_values
+from .export_text import MODULE_STATE
 from .guard import Guard
-from .guardset import GuardSet
+from .guardset import GuardSet, read_torch_output
 from .parse import parse_guard, parse_guards_text, parse_source
 from .printers import to_torch_text
 from .source import Source
@@ -52,9 +53,10 @@ __all__ = [
     "explain_call",
     "explain_recompiles",
     "dynamic_guard_set",
+    "tensor_mismatch",
 ]
 
-_PINNED_KINDS = (" TENSOR_MATCH", " EQUALS_MATCH")
+_PINNED_KINDS = (" TENSOR_MATCH", " EQUALS_MATCH", f" {MODULE_STATE} ")
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +98,7 @@ def read_arguments(
 
 
 def pinned_values(guardset: GuardSet) -> dict[sympy.Symbol, int]:
-    """Symbols a TENSOR_MATCH or EQUALS_MATCH line pins (``source == constant``): symbol -> constant.
+    """Symbols a TENSOR_MATCH or EQUALS_MATCH line, or an export program's module state, pins (``source == constant``).
 
     These are the sizes and strides of parameters and the ints of module attributes, which
     a command line seldom gives; the CLI (and ``assume_traced``) take them as traced and say
@@ -168,7 +170,8 @@ class TorchGuards:
         """Whether this entry accepts real ``arguments`` (name -> value), and why not.
 
         TENSOR_MATCH's rank, dtype and requires_grad are checked first (as torch does),
-        then every guard; a source that cannot be read rejects the call. With
+        then the float, bool, str and None matches (:class:`~guards.torch_log.ValueMatch`, with
+        their types), then every guard; a source that cannot be read rejects the call. With
         ``assume_traced``, an input not given (typically ``self``, the module) is taken as
         traced: its pinned sizes, strides and ints (:func:`pinned_values`) hold.
 
@@ -189,6 +192,16 @@ class TorchGuards:
             why = _tensor_mismatch(tm, obj)
             if why:
                 reasons.append(why)
+        for vm in self.entry.values:
+            if assume_traced and _root(vm.base) not in arguments:
+                continue
+            try:
+                obj = resolve(vm.base, arguments, globals_)
+            except GuardTypeError as exc:
+                reasons.append(f"{vm.text()} failed: {exc}")
+                continue
+            if not vm.matches(obj):
+                reasons.append(f"{vm.text()} failed: got {obj!r} ({type(obj).__name__})  (line {vm.line} {vm.kind})")
         if reasons:
             return Verdict(self.compile_id, False, tuple(reasons))
         try:
@@ -227,12 +240,12 @@ def _torch_words(guard: Guard, gs: GuardSet, message: str) -> str:
 
 
 def load_torch_guards(text: str | Iterable[str], *, strict: bool = False) -> list[TorchGuards]:
-    """One :class:`TorchGuards` per cache entry of a torch guard log, in torch's order.
+    """One :class:`TorchGuards` per cache entry of a torch guard log or ``TORCH_TRACE`` file, in torch's order.
 
     >>> [e.compile_id for e in load_torch_guards("TREE_GUARD_MANAGER:\\nTREE_GUARD_MANAGER:")]
     ['#0', '#1']
     """
-    return [TorchGuards.of(e) for e in read_torch_log(text, strict=strict).entries]
+    return [TorchGuards.of(e) for e in read_torch_output(text, strict=strict).entries]
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,14 +340,29 @@ def explain_recompiles(log: TorchLog) -> list[RecompileExplanation]:
     return out
 
 
-def _reason(text: str, entry: TorchEntry | None) -> tuple[str, int | None]:
+def tensor_mismatch(text: str) -> tuple[Source, int, int] | None:
+    """A size or stride mismatch reason of a recompile, as (source, expected, actual).
+
+    torch writes it ``tensor 'x' size mismatch at index 1. expected 4, actual 6``.
+
+    >>> tensor_mismatch("tensor 'x' size mismatch at index 1. expected 4, actual 6")
+    (Source(base='x', kind='size', index=1), 4, 6)
+    """
     m = _TENSOR_REASON.match(text)
-    if m:
-        # torch names the tensor in our dialect (``d['w']``, ``xs[0]``), which reads as a path
-        src = Source(parse_source(m.group("name")).base, m.group("what"), int(m.group("i")))  # type: ignore[arg-type]
-        guard = f"{src.torch_text()} == {m.group('e')}"
+    if m is None:
+        return None
+    # torch names the tensor in our dialect (``d['w']``, ``xs[0]``), which reads as a path
+    src = Source(parse_source(m.group("name")).base, m.group("what"), int(m.group("i")))  # type: ignore[arg-type]
+    return src, int(m.group("e")), int(m.group("a"))
+
+
+def _reason(text: str, entry: TorchEntry | None) -> tuple[str, int | None]:
+    mismatch = tensor_mismatch(text)
+    if mismatch:
+        src, expected, actual = mismatch
+        guard = f"{src.torch_text()} == {expected}"
         line = next((g.line for g in entry.guards if g.text == guard), None) if entry else None
-        return f"{guard} failed: got {m.group('a')}", line
+        return f"{guard} failed: got {actual}", line
     if entry is not None and entry.guards:
         parsed = parse_guards_text([g.text for g in entry.guards])
         try:

@@ -48,6 +48,7 @@ from .parse import parse_source, parse_guards_text
 __all__ = [
     "TorchGuardLine",
     "TensorMatch",
+    "ValueMatch",
     "SkippedGuard",
     "TorchEntry",
     "Recompile",
@@ -56,8 +57,10 @@ __all__ = [
     "DynamicEnv",
     "TorchLog",
     "read_torch_log",
+    "read_log_messages",
     "strip_log_prefix",
     "looks_like_torch_log",
+    "literal_value",
 ]
 
 # torch's log prefix: level+date, time, pid, file:line], then [compile id] and [__artifact] tags.
@@ -88,6 +91,10 @@ NON_SHAPE_KINDS = frozenset(
     WEAKREF_ALIVE CLOSURE_MATCH FUNCTION_MATCH BUILTIN_MATCH SEQUENCE_LENGTH TUPLE_ITERATOR_LEN
     RANGE_ITERATOR_MATCH MAPPING_KEYS_CHECK SET_CONTAINS OBJECT_ALIASING""".split()
 )
+
+
+#: Kinds whose payload may be ``source == True/False/None`` (read as a :class:`ValueMatch`).
+_VALUE_KINDS = frozenset({"TRUE_MATCH", "FALSE_MATCH", "NONE_MATCH"})
 
 
 def strip_log_prefix(line: str) -> tuple[str, str | None, int]:
@@ -123,18 +130,10 @@ def looks_like_torch_log(text: str) -> bool:
 
 def _split_comment(text: str) -> tuple[str, str | None]:
     """``expr  # comment`` -> (``expr``, ``comment``); a ``#`` inside quotes is not a comment."""
-    quote = None
-    for i, c in enumerate(text):
-        if quote:
-            if c == "\\":
-                continue
-            if c == quote:
-                quote = None
-        elif c in "'\"":
-            quote = c
-        elif c == "#":
-            return text[:i].rstrip(), text[i + 1 :].strip() or None
-    return text.rstrip(), None
+    i = _unquoted(text).find("#")
+    if i < 0:
+        return text.rstrip(), None
+    return text[:i].rstrip(), text[i + 1 :].strip() or None
 
 
 # -- values ------------------------------------------------------------------------------------------
@@ -189,6 +188,50 @@ class TensorMatch:
 
 
 @dataclass(frozen=True, slots=True)
+class ValueMatch:
+    """A guard that a local or attribute equals a value that is not an int: a float, bool, str or None.
+
+    ``EQUALS_MATCH: L['self']._modules['ln1'].eps == 1e-05`` and ``L['self'].training == False``
+    say nothing about sizes, but a call with another value is not reused: they are checked
+    against real arguments with their own type (a float is never read as the int 0), and
+    kept out of the integer guard algebra.
+
+    >>> vm = ValueMatch.of("L['self'].training", "False", 3, "EQUALS_MATCH")
+    >>> vm.value, vm.matches(False), vm.matches(0), vm.matches(True)
+    (False, True, False, False)
+    """
+
+    base: str
+    source_text: str
+    value: float | bool | str | None
+    literal: str
+    line: int
+    kind: str
+    comment: str | None = None
+
+    @classmethod
+    def of(cls, source_text: str, literal: str, line: int, kind: str, comment: str | None = None) -> "ValueMatch":
+        """Read ``source == literal``; raises GuardParseError if ``literal`` is not a float, bool, str or None."""
+        ok, value = literal_value(literal)
+        if not ok:
+            raise GuardParseError(f"not a float, bool, str or None literal: {literal!r}", literal, 1, literal, line)
+        return cls(parse_source(source_text).base, source_text, value, literal, line, kind, comment)
+
+    def matches(self, obj: object) -> bool:
+        """Whether a real value equals this one, with the same type (``False`` is not ``0``, ``1e-05`` not ``0``)."""
+        v = self.value
+        if v is None or isinstance(v, bool):
+            return obj is v or (type(obj).__name__ == "bool_" and bool(obj) is v)  # numpy's bool_
+        if isinstance(v, float):
+            return isinstance(obj, float) and (obj == v or (obj != obj and v != v))
+        return isinstance(obj, str) and obj == v
+
+    def text(self) -> str:
+        """The guard as torch printed it."""
+        return f"{self.source_text} == {self.literal}"
+
+
+@dataclass(frozen=True, slots=True)
 class SkippedGuard:
     """A guard line that says nothing about sizes (or that this reader does not translate)."""
 
@@ -208,6 +251,7 @@ class TorchEntry:
         skipped: the guard lines recognised as non-shape (or, when not strict, not understood).
         first_line, last_line: where the block is in the log.
         structure_lines: ``GuardManager`` / ``RootGuardManager`` lines (the tree itself).
+        values: the float, bool, str and None matches (:class:`ValueMatch`), checked on real arguments.
     """
 
     compile_id: str
@@ -217,6 +261,7 @@ class TorchEntry:
     first_line: int
     last_line: int
     structure_lines: int = 0
+    values: tuple[ValueMatch, ...] = ()
 
     def skipped_counts(self) -> dict[str, int]:
         """Skipped guard lines by kind, most frequent first (ties by name)."""
@@ -228,7 +273,7 @@ class TorchEntry:
     @property
     def guard_lines(self) -> int:
         """How many guard lines the block holds (kept + skipped; TENSOR_MATCH lines once)."""
-        return len({g.line for g in self.guards} | {t.line for t in self.tensors}) + len(self.skipped)
+        return len({g.line for g in self.guards} | {t.line for t in self.tensors}) + len(self.skipped) + len(self.values)
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,6 +366,7 @@ class _EntryBuilder:
         self.guards: list[TorchGuardLine] = []
         self.tensors: list[TensorMatch] = []
         self.skipped: list[SkippedGuard] = []
+        self.values: list[ValueMatch] = []
         self.structure = 0
         self.last = first
 
@@ -333,6 +379,8 @@ class _EntryBuilder:
             self.tensor_match(n, raw, expr, comment, column)
         elif kind == "EQUALS_MATCH":
             self.equals_match(n, expr, comment, column)
+        elif kind in _VALUE_KINDS and self.value_match(n, expr, comment, kind):
+            pass
         elif kind in NON_SHAPE_KINDS:
             self.skipped.append(SkippedGuard(n, kind, expr))
         elif self.strict:
@@ -340,7 +388,23 @@ class _EntryBuilder:
         else:
             self.skipped.append(SkippedGuard(n, f"unrecognised {kind}", expr))
 
+    def value_match(self, n: int, expr: str, comment: str | None, kind: str) -> bool:
+        """Record ``source == <float, bool, str or None>``; False if ``expr`` is not one."""
+        left, right = _top_level_eq(expr)
+        if left is None or not left.startswith("L[") or _INT.match(right) or not literal_value(right)[0]:
+            return False
+        try:
+            src = parse_source(left)
+        except GuardParseError:
+            return False
+        if src.kind != "value":
+            return False
+        self.values.append(ValueMatch(src.base, left, literal_value(right)[1], right, n, kind, comment))
+        return True
+
     def lambda_guard(self, n: int, raw: str, expr: str, comment: str | None, column: int) -> None:
+        if self.value_match(n, expr, comment, "LAMBDA_GUARD"):
+            return
         kind = _non_shape_lambda(expr)
         if kind is not None:
             self.skipped.append(SkippedGuard(n, kind, expr))
@@ -389,11 +453,13 @@ class _EntryBuilder:
             if src is not None and src.kind == "value":
                 self.guards.append(TorchGuardLine(expr, n, "EQUALS_MATCH", comment, column))
                 return
-        self.skipped.append(SkippedGuard(n, "EQUALS_MATCH (not an int of a local)", expr))
+        if self.value_match(n, expr, comment, "EQUALS_MATCH"):
+            return
+        self.skipped.append(SkippedGuard(n, "EQUALS_MATCH (not a value of a local)", expr))
 
     def build(self) -> TorchEntry:
         return TorchEntry(self.compile_id, tuple(self.guards), tuple(self.tensors), tuple(self.skipped),
-                          self.first, self.last, self.structure)  # fmt: skip
+                          self.first, self.last, self.structure, tuple(self.values))  # fmt: skip
 
 
 def _dims(text: str, raw: str, n: int, column: int) -> tuple[int | None, ...]:
@@ -411,16 +477,99 @@ def _dims(text: str, raw: str, n: int, column: int) -> tuple[int | None, ...]:
 
 
 def _non_shape_lambda(expr: str) -> str | None:
-    """The skip kind of a LAMBDA_GUARD that is not about sizes, or None if it may be one."""
-    if " is " in expr or expr.startswith("not ___") or expr.startswith("___"):
+    """The skip kind of a LAMBDA_GUARD that is not about sizes, or None if it may be one.
+
+    The words are looked for outside quoted strings only: ``L['a is b'].size()[0] == 2``
+    is a shape guard (a dict key may hold any text).
+
+    >>> _non_shape_lambda("L['a is b'].size()[0] == 2"), _non_shape_lambda("L['a'] is L['b']")
+    (None, 'LAMBDA_GUARD (object identity)')
+    """
+    code = _unquoted(expr)
+    if " is " in code or code.startswith(("not ___", "___")):
         return "LAMBDA_GUARD (object identity)"
-    if "math.isnan" in expr or "__math_isnan" in expr or "__numpy_isnan" in expr:
+    if "math.isnan" in code or "__math_isnan" in code or "__numpy_isnan" in code:
         return "LAMBDA_GUARD (float NaN check)"
-    if expr.endswith("== None") or expr.endswith("!= None") or expr.startswith(("torch.", "utils_device.")):
+    if code.endswith(("== None", "!= None")) or code.startswith(("torch.", "utils_device.")):
         return "LAMBDA_GUARD (global state)"
-    if expr.startswith("G[") and not _SHAPE_WORDS.search(expr):
+    if code.startswith("G[") and not _SHAPE_WORDS.search(code):
         return "LAMBDA_GUARD (global value)"
     return None
+
+
+def _unquoted(text: str) -> str:
+    """``text`` with the inside of every quoted string replaced by ``_`` (same length; one scan, in C, for quotes and backslashes)."""
+    out: list[str] = []
+    last, quote, skip = 0, None, -1
+    for m in _SPECIAL.finditer(text):
+        i = m.start()
+        if i < skip:  # the character after a backslash inside quotes
+            continue
+        c = text[i]
+        if quote is None:
+            if c != "\\":
+                out.append(text[last : i + 1])
+                quote, last = c, i + 1
+        elif c == "\\":
+            skip = i + 2
+        elif c == quote:
+            out.append("_" * (i - last) + c)
+            quote, last = None, i + 1
+    tail = text[last:]
+    out.append(tail if quote is None else "_" * len(tail))
+    return "".join(out)
+
+
+_SPECIAL = re.compile(r"[\\'\"]")
+
+
+def _top_level_eq(expr: str) -> tuple[str | None, str]:
+    """Split ``left == right`` at its one ``==`` outside quotes: (left, right), or (None, "") if there is not exactly one."""
+    code = _unquoted(expr)
+    at = code.find(" == ")
+    if at < 0 or code.find(" == ", at + 1) >= 0 or any(op in code for op in (" != ", " <= ", " >= ", " < ", " > ", " and ", " or ")):
+        return None, ""
+    return expr[:at].strip(), expr[at + 4 :].strip()
+
+
+_FLOAT = re.compile(r"^[+-]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?$")
+
+
+def literal_value(text: str) -> tuple[bool, float | bool | str | None]:
+    """Read a Python literal torch prints in a guard: a float, ``True``/``False``, ``None`` or a quoted str.
+
+    Nothing is evaluated: the text is read by rules. Returns (whether it is one, the value).
+
+    >>> literal_value("1e-05"), literal_value("False"), literal_value("'gelu'"), literal_value("x")
+    ((True, 1e-05), (True, False), (True, 'gelu'), (False, None))
+    """
+    text = text.strip()
+    if text in ("True", "False"):
+        return True, text == "True"
+    if text == "None":
+        return True, None
+    if text in ("inf", "-inf", "nan", "math.inf", "-math.inf", "math.nan"):
+        return True, float(text.replace("math.", ""))
+    if _FLOAT.match(text):
+        return True, float(text)
+    if len(text) >= 2 and text[0] in "'\"" and text[-1] == text[0]:
+        return _string_body(text[1:-1], text[0])
+    return False, None
+
+
+def _string_body(body: str, quote: str) -> tuple[bool, str | None]:
+    """Decode a quoted string's body as Python does (``\\n``, ``\\x41``, ``\\u00e9``); refuse an unescaped quote inside.
+
+    The escapes are decoded by the ``unicode_escape`` codec (no evaluation; one pass in C).
+    """
+    if quote in body and _unquoted(quote + body + quote)[1:-1].strip("_"):
+        return False, None  # an unescaped quote inside: not one literal
+    if "\\" not in body:
+        return True, body
+    try:
+        return True, body.encode("latin-1", "backslashreplace").decode("unicode_escape")
+    except UnicodeDecodeError:
+        return False, None
 
 
 def read_torch_log(text: str | Iterable[str], *, strict: bool = False) -> TorchLog:
@@ -443,14 +592,27 @@ def read_torch_log(text: str | Iterable[str], *, strict: bool = False) -> TorchL
     """
     # Lines end at \n, \r\n or \r only: str.splitlines would also cut at U+2028 inside a quoted name.
     lines = _lines(text) if isinstance(text, str) else [l for item in text for l in (_lines(item) or [""])]
+    messages = ((n, raw, *strip_log_prefix(raw)) for n, raw in enumerate(lines, 1))
+    return read_log_messages(messages, len(lines), strict=strict)
+
+
+def read_log_messages(messages: Iterable[tuple[int, str, str, str | None, int]], lines: int, *, strict: bool = False) -> TorchLog:
+    """The reader behind :func:`read_torch_log`, over messages already split from their log prefix.
+
+    Each message is ``(line number, raw line, message, compile id or None, column where the message
+    starts)``; :mod:`guards.torch_trace` feeds the payload lines of a structured trace this way,
+    so both formats read guard trees with the same code.
+
+    >>> read_log_messages([(7, "x", "TREE_GUARD_MANAGER:", "0/1", 0)], 7).entries[0].compile_id
+    '0/1'
+    """
     entries: list[TorchEntry] = []
     recompiles: list[Recompile] = []
     dynamic: dict[str, tuple[list[DynamicSymbol], list[TorchGuardLine]]] = {}
     current: _EntryBuilder | None = None
     pending: Recompile | None = None
     counts = {"tree_lines": 0, "structure_lines": 0, "other_lines": 0}
-    for n, raw in enumerate(lines, 1):
-        message, compile_id, start = strip_log_prefix(raw)
+    for n, raw, message, compile_id, start in messages:
         stripped = message.strip()
         if stripped == "TREE_GUARD_MANAGER:":
             if current is not None:
@@ -505,8 +667,8 @@ def read_torch_log(text: str | Iterable[str], *, strict: bool = False) -> TorchL
     if pending is not None:
         recompiles.append(pending)
     envs = tuple(DynamicEnv(cid, tuple(s), tuple(g)) for cid, (s, g) in dynamic.items() if s)
-    counts["lines"] = len(lines)
-    return TorchLog(tuple(entries), tuple(recompiles), envs, len(lines), counts)
+    counts["lines"] = lines
+    return TorchLog(tuple(entries), tuple(recompiles), envs, lines, counts)
 
 
 _NEWLINES = re.compile(r"\r\n|\r|\n")

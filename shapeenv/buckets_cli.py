@@ -24,6 +24,7 @@ from typing import Sequence
 from guards import Source
 
 from .buckets import PlannerError, plan_buckets, read_size_log
+from .cli_common import run_command
 
 __all__ = ["configure", "run", "main", "EXIT_CODES"]
 
@@ -83,10 +84,4 @@ def run(args: argparse.Namespace, out=None, err=None) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``shapeenv plan-buckets`` with ``argv``; returns the exit code."""
-    parser = argparse.ArgumentParser(prog="shapeenv plan-buckets")
-    configure(parser)
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return run(args)
+    return run_command("shapeenv plan-buckets", configure, run, argv)

@@ -19,7 +19,7 @@ from typing import Callable, Sequence
 
 from guards import cli as guards_cli
 
-from . import __version__, buckets_cli, export_cli
+from . import __version__, advise_cli, buckets_cli, export_cli
 from .stores import cli as cache_cli
 
 __all__ = ["GROUPS", "build_parser", "main"]
@@ -32,6 +32,8 @@ GROUPS: dict[str, tuple[str, Callable[[argparse.ArgumentParser], None], Callable
               cache_cli.configure, cache_cli.run),
     "plan-buckets": ("pad-to sizes minimising recompiles plus padding waste, from observed sizes",
                      buckets_cli.configure, buckets_cli.run),
+    "advise": ("why a function recompiles (TORCH_LOGS or TORCH_TRACE) and the smallest change that stops it, proven",
+               advise_cli.configure, advise_cli.run),
 }
 
 

@@ -53,6 +53,7 @@ __all__ = [
     "DimOutOfRangeError",
     "IndexOutOfBoundsError",
     "InputsError",
+    "TraceStateWarning",
 ]
 
 
@@ -135,3 +136,76 @@ class InputsError(ShapeEnvError, ValueError):
     """Inputs given to an exported program do not match the ones it was exported with (names, kinds, ranks),
     or an input cannot be traced at all (a numpy view with negative strides)."""
 
+
+
+class TraceStateWarning(UserWarning):
+    """A trace wrote to the user's state (a module attribute, a container it owns, a global, an argument's
+    attribute); the writes were undone after the trace (:mod:`shapeenv.trace_state`).
+
+    As ``torch.export`` words it, tensors a module keeps must be registered as buffers.
+
+    Attributes:
+        title: the traced program's name.
+        writes: one :class:`~shapeenv.trace_state.StateWrite` per write (``path``, ``what``, ``value``, ...).
+        summary: one line naming the writes.
+
+    >>> from shapeenv.trace_state import StateWrite
+    >>> w = TraceStateWarning.of("M", (StateWrite("self.cache['cpu']", "added", "a traced tensor f32[4]", True, True),))
+    >>> print(str(w)[:99])
+    The tensor attribute self.cache['cpu'] (added: a traced tensor f32[4]) was assigned while tracing M
+    >>> "register_buffer" in str(w), w.writes[0].traced
+    (True, True)
+    """
+
+    def __init__(self, message: str, title: str = "", writes: tuple = (), summary: str = ""):
+        super().__init__(message)
+        self.title, self.writes, self.summary = title, tuple(writes), summary or message
+
+    @classmethod
+    def of(cls, title: str, writes: tuple, truncated: bool = False) -> "TraceStateWarning":
+        """The warning for ``writes`` made while tracing ``title`` (see the class docstring)."""
+        undone = [w for w in writes if w.restored]
+        state = [w for w in undone if w.kind in ("buffer", "parameter", "submodule")]
+        tensors = [w for w in undone if w.tensor and w not in state]
+        others = [w for w in undone if w not in state and w not in tensors]
+        parts = []
+        if tensors:
+            noun, verb = ("attributes", "were") if len(tensors) > 1 else ("attribute", "was")
+            them = "them" if len(tensors) > 1 else "it"
+            parts.append(
+                f"The tensor {noun} {_listed(tensors)} {verb} assigned while tracing {title}; shapeenv restored {them} "
+                f"after the trace (the traced program does not keep {them}). Such attributes must be registered as "
+                "buffers using the `register_buffer` API (self.register_buffer(name, tensor, persistent=False) for a "
+                "cache), or computed without being stored."
+            )
+        if state:
+            noun = ", ".join(dict.fromkeys(f"{w.kind}s" for w in state)) if len(state) > 1 else state[0].kind
+            them = "them" if len(state) > 1 else "it"
+            parts.append(
+                f"The {noun} {_listed(state)} {'were' if len(state) > 1 else 'was'} reassigned while tracing {title}; "
+                f"shapeenv restored {them}: the traced program does not reassign a module's state. Update a buffer in "
+                "place instead (self.steps.add_(1), as BatchNorm updates its running statistics)."
+            )
+        if others:
+            noun = "writes" if len(others) > 1 else "write"
+            them = "them" if len(others) > 1 else "it"
+            parts.append(
+                f"{'The trace also made' if tensors or state else f'Tracing {title} made'} the {noun} {_listed(others)} "
+                f"to the user's state; shapeenv undid {them} after the trace: the traced program does not perform "
+                f"{them}. Return such values instead of storing them (in globals, closures, arguments or the module)."
+            )
+        failed = [w for w in writes if not w.restored]
+        if failed:
+            parts.append(f"{_listed(failed)} could not be restored: the value the trace left is still there (a traced "
+                         "value fails when used outside the trace). Keep state the traced code writes where the trace "
+                         "restores it: on the module, its arguments, or a global or closure variable itself.")
+        if truncated:
+            parts.append("(The state was larger than the snapshot limit: writes past it were neither seen nor undone.)")
+        summary = (f"tracing {title} wrote {len(writes)} {'entries' if len(writes) > 1 else 'entry'} of the user's "
+                   f"state, undone: {', '.join(w.path for w in writes[:4])}{', ...' if len(writes) > 4 else ''}")
+        return cls(" ".join(parts), title, writes, summary)
+
+
+def _listed(writes: list, limit: int = 12) -> str:
+    shown = ", ".join(str(w) for w in writes[:limit])
+    return shown + (f", and {len(writes) - limit} more" if len(writes) > limit else "")

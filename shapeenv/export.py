@@ -46,10 +46,10 @@ from typing import Any, Callable, Mapping, Sequence
 import sympy
 
 from guards import Source
-from symint import SymInt
+from symint import SymInt, evaluate
 
 from .env import ShapeEnv
-from valueranges import ValueRanges
+from valueranges import ValueRanges, bound
 
 from .errors import ConstraintViolationError, DynamicShapesError, DynamicShapesTypeError, SignatureError
 from .core.messages import short_repr
@@ -66,6 +66,7 @@ from .core.provenance import GuardRecord
 from .rules.registry import graph_arg
 from .core.settings import ShapeEnvSettings
 from .core.symbols import DimDynamic
+from .trace_state import preserved_state
 
 __all__ = ["export", "ExportedProgram", "TensorSpec", "ExportConstraintError", "Violation"]
 
@@ -149,7 +150,7 @@ def export(
     fake_args = tuple(builder.make(n, a, s, f"dynamic_shapes[{n!r}]") for n, a, s in zip(names, args, arg_specs))
     fake_kwargs = {k: builder.make(k, v, kw_specs[k], f"dynamic_shapes[{k!r}]") for k, v in kwargs.items()}
     signature = f"{title}({', '.join(f'{s.name}: {s.meta}' for s in builder.inputs)})"
-    with env.tracing(graph):
+    with preserved_state(fn, [*zip(names, args), *kwargs.items()], title), env.tracing(graph):
         try:
             out = fn(*fake_args, **fake_kwargs)
         except Exception as e:
@@ -164,6 +165,11 @@ def export(
         raise ExportConstraintError(violations, signature)
     ranges = {sym: env.facts.range_of(sym) for sym, info in env.symbols.items()
               if env.simplify(sym) == sym and not (info.sources and info.sources[0].kind in ("stride", "storage_offset"))}
+    for d in builder.declared:  # torch lists the derived dims too (``s0 + 1: [4, 7]``)
+        if isinstance(d.spec, DerivedDim):
+            value = env.simplify(d.symbol)
+            if not value.is_Number:
+                ranges.setdefault(value, env.bound(value))
     dims = {d.symbol: d.spec.name for d in builder.declared if d.spec.is_named}
     inputs = tuple(
         InputSpec(s.name, s.kind, format_dims(s.value, env) if s.kind == "tensor" else s.meta, s.value)
@@ -382,6 +388,10 @@ def find_violations(env: ShapeEnv, declared: Sequence[Declared]) -> list[Violati
         if info.sources and info.initial_range is not None:
             facts.set_range(sym, info.initial_range)
     named = {d.symbol: d for d in declared if isinstance(d.spec, Dim) and d.spec.is_named}
+    # A symbol that is a derived dim of a root which is no input dim itself is written with its root
+    # (torch names the root: ``dimz = _dimz``, never an internal ``s0 + 2``).
+    roots = {d.symbol: d.spec.coeff * sympy.Symbol(d.spec.root.name) + d.spec.offset for d in declared
+             if isinstance(d.spec, DerivedDim) and d.symbol.is_Symbol and d.symbol not in named}
     found: dict[Source, Violation] = {}
     declared_ids = {id(r) for r in env.declared_guards}
     for record in env.guards:
@@ -390,13 +400,13 @@ def find_violations(env: ShapeEnv, declared: Sequence[Declared]) -> list[Violati
             continue  # the caller declared it (a derived or set-valued dim)
         for d in declared:
             if d.source not in found and d.spec is not Dim.AUTO:
-                v = _judge(env, facts, d, named, record)
+                v = _judge(env, facts, d, named, record, roots)
                 if v is not None:
                     found[d.source] = v
     return [found[d.source] for d in declared if d.source in found]
 
 
-def _judge(env: ShapeEnv, facts: Facts, d: Declared, named: dict, record: GuardRecord) -> Violation | None:
+def _judge(env: ShapeEnv, facts: Facts, d: Declared, named: dict, record: GuardRecord, roots: Mapping = MappingProxyType({})) -> Violation | None:
     if isinstance(d.spec, DerivedDim):
         return judge_derived(env, facts, d, record, {n.spec.name for n in named.values()})
     sym = d.symbol
@@ -415,7 +425,8 @@ def _judge(env: ShapeEnv, facts: Facts, d: Declared, named: dict, record: GuardR
     if value != sym:
         others = {named[s].spec.name: s for s in value.free_symbols if s in named and named[s].spec.name != d.spec.name}
         if others or not value.is_Symbol:
-            rhs = value.subs({s: sympy.Symbol(n) for n, s in others.items()})
+            rhs = value.subs({**{s: sympy.Symbol(n) for n, s in others.items()},
+                              **{s: r for s, r in roots.items() if s in value.free_symbols}})
             return Violation(
                 d.label, d.source, "unified",
                 f"the guard {record.expr} requires {label} to always equal {rhs}, which its Dim does not declare",
@@ -440,6 +451,18 @@ def _judge(env: ShapeEnv, facts: Facts, d: Declared, named: dict, record: GuardR
             f"{d.spec.name} = Dim({d.spec.name!r}{', ' + bounds if bounds else ''})",
             record,
         )
+    if not multiples and initial is not None:
+        narrowed = _values_failing(record.expr, sym, initial)
+        if narrowed is not None:
+            only, some_fail = narrowed
+            bounds = "" if not only else f", min={min(only)}, max={max(only)}"
+            return Violation(
+                d.label, d.source, "narrowed",
+                f"not all values of {label} in its declared range {initial} satisfy the guard {record.expr}: "
+                f"{some_fail} does not" + (f"; only {_few(only)} do" if only else "; none does"),
+                f"{d.spec.name} = Dim({d.spec.name!r}{bounds})   # or change the code that tests {record.expr}",
+                record,
+            )
     if multiples:
         return Violation(
             d.label, d.source, "divisible",
@@ -448,6 +471,51 @@ def _judge(env: ShapeEnv, facts: Facts, d: Declared, named: dict, record: GuardR
             record,
         )
     return None
+
+
+#: The most values of a declared range that :func:`_values_failing` evaluates a guard at.
+_ENUMERATION_BUDGET = 4096
+
+
+def _values_failing(guard: sympy.Basic, sym: sympy.Symbol, declared: ValueRanges) -> tuple[list[int], int] | None:
+    """``(the values that satisfy guard, one that fails)`` when ``guard`` (on ``sym`` alone) fails somewhere in
+    the finite ``declared`` range; None when it holds on all of it, or the range is too large to try.
+
+    The range check above only sees what facts learn from a guard (bounds, divisibility);
+    ``Eq(Mod(2*s0 + 3, s0 - 3), 0)`` holds only for ``s0`` in {2, 4, 6, 12} and teaches them
+    nothing. Evaluating the guard at each declared value finds that, as torch's check that
+    every value of the declared range satisfies each guard does. Deterministic and budgeted.
+
+    >>> from symint.build import symbol_expr, eq, mod, ge
+    >>> s = symbol_expr("s")
+    >>> _values_failing(eq(mod(s, 3), 0), s, ValueRanges.of(2, 7)), _values_failing(ge(s, 2), s, ValueRanges.of(2, 9))
+    (([3, 6], 2), None)
+    """
+    if guard.free_symbols != {sym}:
+        return None
+    lo, hi = declared.lower, declared.upper
+    if lo == -math.inf or hi == math.inf or hi - lo + 1 > _ENUMERATION_BUDGET:
+        return None
+    if bound(guard, {sym: declared}) == ValueRanges.true():
+        return None
+    holding, failing = [], None
+    for v in range(int(lo), int(hi) + 1):
+        try:
+            ok = bool(evaluate(guard, {sym: v}))
+        except (ZeroDivisionError, ValueError):
+            ok = False
+        if ok:
+            holding.append(v)
+        elif failing is None:
+            failing = v
+    return None if failing is None else (holding, failing)
+
+
+def _few(values: list[int]) -> str:
+    """``{2, 4, 6, 12}``, or ``[2, 40] (17 values)`` when there are many."""
+    if len(values) <= 8:
+        return "{" + ", ".join(map(str, values)) + "}"
+    return f"[{values[0]}, {values[-1]}] ({len(values)} values)"
 
 
 def _refresh_meta(graph: Graph, env: ShapeEnv) -> None:

@@ -40,6 +40,7 @@ from .export import export
 from .fake.dims import Dim
 from .fake.dtypes import DTYPES
 from .program import TensorSpec
+from .cli_common import run_command
 
 __all__ = ["EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "configure", "run", "main"]
 
@@ -168,13 +169,7 @@ def user_frame(exc: BaseException) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run ``shapeenv export`` on its own (the console script mounts it as the ``export`` group)."""
-    parser = argparse.ArgumentParser(prog="shapeenv export", description="Export a function and print the program.")
-    configure(parser)
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return run(args)
+    return run_command("shapeenv export", configure, run, argv, "Export a function and print the program.")
 
 
 @contextlib.contextmanager

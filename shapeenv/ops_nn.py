@@ -22,7 +22,7 @@ __all__ = [
     "hardtanh", "logsigmoid", "softsign", "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout",
     "feature_alpha_dropout",
     "masked_fill", "tril", "triu", "clamp", "clip", "clamp_min", "clamp_max",
-    "layer_norm", "rms_norm", "group_norm", "batch_norm", "instance_norm",
+    "layer_norm", "rms_norm", "group_norm", "batch_norm", "instance_norm", "_weight_norm",
     "bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "logical_and", "logical_or", "logical_xor", "logical_not",
     "cumsum", "cumprod", "sort", "argsort", "topk", "var", "std", "var_mean", "std_mean",
     "embedding", "embedding_bag", "one_hot", "repeat_interleave", "index_put", "index_put_", "einsum",
@@ -201,6 +201,11 @@ def instance_norm(input, running_mean=None, running_var=None, weight=None, bias=
                   momentum=0.1, eps=1e-05):
     """``F.instance_norm``."""
     return call("instance_norm", input, running_mean, running_var, weight, bias, use_input_stats, momentum, eps)
+
+
+def _weight_norm(v, g, dim=0):
+    """``torch._weight_norm`` (the kernel of ``nn.utils.weight_norm``)."""
+    return call("_weight_norm", v, g, dim)
 
 
 # -- bitwise and logical (shapeenv.rules.bitwise) ----------------------------------------------------

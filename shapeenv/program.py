@@ -227,6 +227,9 @@ class ExportedProgram:
         env: the ShapeEnv of the trace, for further questions.
         layout_guards: the strides each input was traced with, pinned or tied to its sizes
             (Note [Input layouts] in :mod:`shapeenv.layout_guards`); :attr:`all_guards` is both sets.
+        bound_inputs: the inputs the program supplies itself, or None: called at each check
+            (:meth:`bindings`, :meth:`accepts`, :meth:`explain_inputs`), it returns input name ->
+            value, and an input the caller does not pass is taken from it (Note [Bound inputs]).
     """
 
     name: str
@@ -241,6 +244,16 @@ class ExportedProgram:
     env: Any = field(default=None, repr=False)
     layout_guards: GuardSet = field(default_factory=GuardSet)
     produced: Any = field(default=None, repr=False, compare=False)
+    bound_inputs: Callable[[], Mapping[str, Any]] | None = field(default=None, repr=False, compare=False)
+
+    # Note [Bound inputs]
+    # ~~~~~~~~~~~~~~~~~~~
+    # A traced nn.Module's parameters and buffers are inputs of its program (static ones: their
+    # sizes are guarded like any input's), but its user passes only the forward's arguments, as
+    # torch users call ``ep.module()(x)``. ``shapeenv.torch.export`` sets ``bound_inputs`` to a
+    # function reading the module's state *when called*, not a copy taken at export: a parameter
+    # the user has since replaced by one of another shape is checked as it is now, and fails its
+    # guard. An input passed explicitly wins over the bound one.
 
     @property
     def all_guards(self) -> GuardSet:
@@ -342,6 +355,11 @@ class ExportedProgram:
         given: dict[str, Any] = {}
         for name, value in [*zip(self.arg_names, args), *kwargs.items()]:
             given.update(leaves(name, value))
+        if self.bound_inputs is not None:
+            names = {spec.name for spec in self.inputs}
+            for name, value in self.bound_inputs().items():
+                if name in names and name not in given:
+                    given[name] = value
         return given
 
     def accepts(self, *args: Any, **kwargs: Any) -> bool:

@@ -262,7 +262,8 @@ def program_to_json(program: ExportedProgram) -> dict[str, Any]:
         "inputs": inputs,
         "graph": graph,
         "outputs": outputs,
-        "range_constraints": [[s.name, ranges_to_json(r)] for s, r in program.range_constraints.items()],
+        "range_constraints": [[_expr_text(s, "range constraint"), ranges_to_json(r)]  # a symbol, or a derived dim (s0 + 1)
+                              for s, r in program.range_constraints.items()],
         "guards": guards,
         "layout_guards": layout_guards,
         "recorded_guards": [{"expr": w.expr(g.expr, "recorded guard"), "provenance": _provenance_json(g.provenance)}
@@ -470,7 +471,8 @@ def _read(data: dict) -> ExportedProgram:
     outputs = reader.value(data.get("outputs"), "outputs", {n.name: n for n in graph.nodes})
     guards, sources, domain = decode_guards(data["guards"])
     layout = GuardSet.of(*decode_guards(data["layout_guards"])) if data.get("layout_guards") else GuardSet()
-    ranges = {symbol_expr(name): ranges_from_json(r, f"range of {name}") for name, r in data.get("range_constraints", [])}
+    ranges = {reader.expr(name, "range constraint"): ranges_from_json(r, f"range of {name}")
+              for name, r in data.get("range_constraints", [])}
     dims = {symbol_expr(name): label for name, label in data.get("dims", [])}
     return ExportedProgram(
         name=data["name"],

@@ -48,6 +48,7 @@ __all__ = [
     "ceildiv",
     "mod",
     "truediv",
+    "float_pow",
     "pow_",
     "max_",
     "min_",
@@ -264,6 +265,28 @@ def pow_(a, b) -> sympy.Expr:
     (x**2, 8, 0.500000000000000)
     """
     return _pow(as_expr(a), as_expr(b))
+
+
+@lru_cache(maxsize=_CACHE_SIZE)
+def _float_pow(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
+    if isinstance(b, sympy.Integer):  # a constant exponent: the integer power (1 / power when negative) is exact
+        return _pow(a, b)
+    check_fold_power(a, b)
+    return check_folded(a**b)
+
+
+def float_pow(a, b) -> sympy.Expr:
+    """``a ** b`` where either side is a float: the real power, never ``PowByNatural``.
+
+    ``sym_float(a) ** sym_float(b)`` keeps the integer expressions of ``a`` and ``b``
+    (a float needs no ``ToFloat``), so :func:`pow_` would read them as a natural power;
+    at ``b = -1`` that is wrong (torch builds a real power too).
+
+    >>> x, y = symbol_expr("x"), symbol_expr("y")
+    >>> float_pow(x, y), float_pow(x, -1), float_pow(2, 3)
+    (x**y, IntTrueDiv(1, x), 8)
+    """
+    return _float_pow(as_expr(a), as_expr(b))
 
 
 @lru_cache(maxsize=_CACHE_SIZE)

@@ -23,6 +23,8 @@ Note [Opaque float functions]
 from __future__ import annotations
 
 import math
+import operator
+import sys
 from typing import Callable
 
 import sympy
@@ -37,12 +39,24 @@ __all__ = [
 ]
 
 INF = math.inf
+_FLOAT_MAX = sys.float_info.max
 
 
 def _next_pow2_minus_one(hi: float) -> float:
     if hi == INF:
         return INF
     return float((1 << int(hi).bit_length()) - 1)
+
+
+def _on_booleans(op: Callable[[bool, bool], bool], ra: tuple, rb: tuple) -> tuple | None:
+    """The exact range of ``op`` on two boolean ranges (each holds only its ends), else None.
+
+    torch's ``bitwise_and`` of two booleans is their ``and``: ``[True, True]``, not ``[0, 1]``.
+    """
+    if not all(type(v) is bool for v in (*ra, *rb)):
+        return None
+    values = [bool(op(a, b)) for a in set(ra) for b in set(rb)]
+    return min(values), max(values)
 
 
 class _Bitwise(sympy.Function):
@@ -85,6 +99,9 @@ class BitwiseAnd(_Bitwise):
 
     @staticmethod
     def bound_args(ra, rb):
+        on_bools = _on_booleans(operator.and_, ra, rb)
+        if on_bools is not None:
+            return on_bools
         (alo, ahi), (blo, bhi) = ra, rb
         if alo >= 0 and blo >= 0:
             return 0, min(ahi, bhi)
@@ -107,6 +124,9 @@ class BitwiseOr(_Bitwise):
 
     @staticmethod
     def bound_args(ra, rb):
+        on_bools = _on_booleans(operator.or_, ra, rb)
+        if on_bools is not None:
+            return on_bools
         (alo, ahi), (blo, bhi) = ra, rb
         if alo >= 0 and blo >= 0:
             return max(alo, blo), _next_pow2_minus_one(max(ahi, bhi))
@@ -125,6 +145,9 @@ class BitwiseXor(_Bitwise):
 
     @staticmethod
     def bound_args(ra, rb):
+        on_bools = _on_booleans(operator.xor, ra, rb)
+        if on_bools is not None:
+            return on_bools
         (alo, ahi), (blo, bhi) = ra, rb
         if alo >= 0 and blo >= 0:
             return 0, _next_pow2_minus_one(max(ahi, bhi))
@@ -144,7 +167,11 @@ def _monotone(fn: Callable[[float], float], lo_domain: float) -> Callable:
         lo, hi = r
         if lo < lo_domain:
             return -INF, INF
-        return at(lo), at(hi)
+        # Note [Overflowing float functions]: exp(1000) has no float value (Python raises,
+        # torch gives inf) and log(0) is -inf; ``oo`` is not a value of a range, so an end
+        # that overflows is "past the largest float": [MAX, oo] and [-oo, -MAX].
+        low, high = at(lo), at(hi)
+        return (_FLOAT_MAX if low == INF else low), (-_FLOAT_MAX if high == -INF else high)
 
     return staticmethod(bound_args)
 

@@ -174,9 +174,9 @@ def _pow(base: object, exp: object):
     ub, ue = unwrap(base), unwrap(exp)
     if ub is None or ue is None:
         return NotImplemented
+    if ub[2] is float or ue[2] is float:  # a float power: real, whatever the exponent's sign
+        return _binary(base, exp, build.float_pow, operator.pow, float)
     if isinstance(exp, SymInt):
-        if isinstance(base, float):  # float ** int is a float whatever the sign: nothing to decide
-            return _binary(base, exp, build.pow_, operator.pow, float)
         # Python's int ** int is an int only for a natural exponent: decide which (this may guard).
         if not bool(exp >= 0):
             # A negative exponent: base ** exp == 1 / base ** (-exp), a float.
@@ -218,10 +218,29 @@ def _round_int(x: "SymInt", ndigits: int):
 
 
 def _bitwise(a: object, b: object, fn: type, concrete: Callable):
-    """``a & b`` (``|``, ``^``) of two integers, at least one symbolic: an opaque integer expression."""
-    if not all(isinstance(v, (int, SymInt)) for v in (a, b)):
+    """``a & b`` (``|``, ``^``) of two integers, at least one symbolic: an opaque integer expression.
+
+    Note [Booleans in integer operations]
+        A bitwise operator between an integer and a boolean is Python's: the boolean is
+        0 or 1 and the result an int (``3 & True == 1``, torch too). A ``SymBool``
+        operand becomes ``IfThenElse(b, 1, 0)``. Arithmetic (``+ - * // %``) on a
+        ``SymBool`` stays refused with a ``TypeError``: there, a comparison where a
+        count was meant is the likelier bug; write ``sym_ite(b, 1, 0)`` to mean it.
+        Two booleans stay boolean (``SymBool & SymBool`` is ``and``).
+    """
+    if not all(isinstance(v, (int, SymInt, SymBool)) for v in (a, b)):
         return NotImplemented
-    return _binary(int(a) if isinstance(a, bool) else a, int(b) if isinstance(b, bool) else b, fn, concrete, int)
+    return _binary(_bool_as_int(a), _bool_as_int(b), fn, concrete, int)
+
+
+def _bool_as_int(v: object) -> object:
+    """A bool as the int 0/1, a ``SymBool`` as ``IfThenElse(b, 1, 0)``; anything else unchanged."""
+    if isinstance(v, bool):
+        return int(v)
+    if isinstance(v, SymBool):
+        node = v.node
+        return wrap(build.ite(node.expr, 1, 0), int, compute_hint(int, node.hint), node.env)
+    return v
 
 
 class SymInt:
@@ -439,21 +458,34 @@ class SymBool:
         self.node = node
 
     def __and__(self, other):
+        if _is_integer(other):  # Note [Booleans in integer operations]
+            return _bitwise(self, other, BitwiseAnd, operator.and_)
         return _form_logical(self, other, B.and_, build.and_, lambda a, b: a and b)
 
     def __rand__(self, other):
+        if _is_integer(other):
+            return _bitwise(other, self, BitwiseAnd, operator.and_)
         return _form_logical(other, self, B.and_, build.and_, lambda a, b: a and b)
 
     def __or__(self, other):
+        if _is_integer(other):
+            return _bitwise(self, other, BitwiseOr, operator.or_)
         return _form_logical(self, other, B.or_, build.or_, lambda a, b: a or b)
 
     def __ror__(self, other):
+        if _is_integer(other):
+            return _bitwise(other, self, BitwiseOr, operator.or_)
         return _form_logical(other, self, B.or_, build.or_, lambda a, b: a or b)
 
     def __xor__(self, other):
+        if _is_integer(other):
+            return _bitwise(self, other, BitwiseXor, operator.xor)
         return _logical(self, other, build.ne, operator.ne)
 
-    __rxor__ = __xor__
+    def __rxor__(self, other):
+        if _is_integer(other):
+            return _bitwise(other, self, BitwiseXor, operator.xor)
+        return _logical(self, other, build.ne, operator.ne)
 
     def __eq__(self, other):
         return _logical(self, other, build.eq, operator.eq)
@@ -481,6 +513,11 @@ class SymBool:
         return str(self.node.current_expr())  # pins and unifications learnt since are shown; no guard
 
     __str__ = __repr__
+
+
+def _is_integer(v: object) -> bool:
+    """An int (not a bool) or a ``SymInt``: the other side of a bitwise operator that makes it integer."""
+    return isinstance(v, SymInt) or (isinstance(v, int) and not isinstance(v, bool))
 
 
 def _bool_operand(v: object):
@@ -567,10 +604,10 @@ class SymFloat:
         return _unary(self, build.abs_, abs)
 
     def __pow__(self, other):
-        return _binary(self, other, build.pow_, operator.pow, float)
+        return _binary(self, other, build.float_pow, operator.pow, float)
 
     def __rpow__(self, other):
-        return _binary(other, self, build.pow_, operator.pow, float)
+        return _binary(other, self, build.float_pow, operator.pow, float)
 
     def __floordiv__(self, other):
         _reject_float(self, other, "floor division")

@@ -24,8 +24,10 @@ Note [Repeated symbols]
 Note [Caching]
     ``bound`` is pure, so it is cached by ``(expr, the ranges of expr's free
     symbols)`` with ``functools.lru_cache``; only the symbols ``expr`` uses
-    enter the key, so a large, changing mapping still hits the cache. Removing
-    the cache changes no result.
+    enter the key, so a large, changing mapping still hits the cache. A range
+    enters the key with the types of its endpoints (``[2, 2]`` equals
+    ``[2.0, 2.0]``, but float arithmetic rounds). Removing the cache changes no
+    result.
 
 >>> from symint.build import symbol_expr, floordiv, mod
 >>> from valueranges import ValueRanges
@@ -108,7 +110,17 @@ def bound(expr: sympy.Basic | int | float | bool, ranges: Mapping[sympy.Symbol, 
     if not symbols:
         return _bound_cached(expr, ())
     get = ranges.get
-    return _bound_cached(expr, tuple(get(s) for s in symbols))
+    return _bound_cached(expr, tuple(_key(get(s)) for s in symbols))
+
+
+def _key(r: ValueRanges | None) -> tuple | None:
+    """A range with its endpoint types: ``[n, n]`` and ``[n.0, n.0]`` are equal, but bound apart.
+
+    ``x**2`` at the int ``n`` is exact; at the float ``n.0`` it is rounded (for
+    ``n = 2**37 - 1`` the rounded square is larger than ``n**2``): a cache keyed by
+    the equal ranges alone would serve one for the other (see Note [Caching]).
+    """
+    return None if r is None else (r, type(r.lower), type(r.upper))
 
 
 @lru_cache(maxsize=_CACHE_SIZE)
@@ -134,8 +146,8 @@ def _free_symbols(expr: sympy.Basic) -> tuple[sympy.Symbol, ...]:
 
 
 @lru_cache(maxsize=_CACHE_SIZE)
-def _bound_cached(expr: sympy.Basic, symbol_ranges: tuple[ValueRanges | None, ...]) -> ValueRanges:
-    env = {s: r for s, r in zip(_free_symbols(expr), symbol_ranges) if r is not None}
+def _bound_cached(expr: sympy.Basic, symbol_ranges: tuple[tuple | None, ...]) -> ValueRanges:
+    env = {s: k[0] for s, k in zip(_free_symbols(expr), symbol_ranges) if k is not None}
     return _walk(expr, env, {})
 
 

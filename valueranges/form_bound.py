@@ -27,6 +27,8 @@ from typing import Mapping
 from symint import form as F
 from symint.form_terms import make_form
 
+from .modular import mod_bound_by_residue
+
 __all__ = ["bound_form", "bound_atom", "mono_bound", "Bound", "interval_mul", "UNBOUNDED"]
 
 INF = math.inf
@@ -84,28 +86,38 @@ def _corner(x, y):
     return x // y
 
 
-def _floordiv_bound(a: Bound, b: Bound) -> Bound:
+def _nonzero_parts(b: Bound) -> list:
+    """The divisor range without 0, as its negative and positive parts (Note [Zero divisors] in
+    :mod:`valueranges.division`: dividing by 0 raises, so it gives no value)."""
     blo, bhi = b
-    if blo > 0 or bhi < 0:
+    parts = []
+    if blo <= -1:
+        parts.append((blo, min(bhi, -1)))
+    if bhi >= 1:
+        parts.append((max(blo, 1), bhi))
+    return parts
+
+
+def _floordiv_bound(a: Bound, b: Bound) -> Bound:
+    lo, hi = INF, -INF
+    for blo, bhi in _nonzero_parts(b):
         # For a divisor of one sign, a // b is monotone in each argument: the extremes are corners.
         candidates = [c for x in a for y in (blo, bhi) if (c := _corner(x, y)) is not None]
-        return (min(candidates), max(candidates))
-    return UNBOUNDED
+        if len(candidates) < 4:
+            return UNBOUNDED
+        lo, hi = min(lo, *candidates), max(hi, *candidates)
+    return (lo, hi) if lo <= hi else UNBOUNDED
 
 
 def _mod_bound(a: Bound, b: Bound) -> Bound:
-    blo, bhi = b
-    if blo > 0:
-        hi = bhi - 1
-        if a[0] >= 0:
-            return (0, min(a[1], hi))
-        return (0, hi)
-    if bhi < 0:
-        lo = blo + 1
-        if a[1] <= 0:
-            return (max(a[0], lo), 0)
-        return (lo, 0)
-    return UNBOUNDED
+    lo, hi = INF, -INF
+    for blo, bhi in _nonzero_parts(b):
+        if blo > 0:
+            part = (0, min(a[1], bhi - 1)) if a[0] >= 0 else (0, bhi - 1)
+        else:
+            part = (max(a[0], blo + 1), 0) if a[1] <= 0 else (blo + 1, 0)
+        lo, hi = min(lo, part[0]), max(hi, part[1])
+    return (lo, hi) if lo <= hi else UNBOUNDED
 
 
 def bound_atom(atom: "F.Atom", ranges: Mapping[str, Bound], memo: dict, opaque=None) -> Bound:
@@ -132,6 +144,10 @@ def bound_atom(atom: "F.Atom", ranges: Mapping[str, Bound], memo: dict, opaque=N
             result = (-hi, -lo)
         elif kind == "mod":
             result = _mod_bound(args[0], args[1])
+            d = atom.args[1]
+            if d.is_const and d.const > 1 and result[1] - result[0] + 1 >= d.const and not atom.args[0].is_const:
+                lo, hi = mod_bound_by_residue(atom.args[0], d.const, None, memo)  # (320n + 255) % 256 is in [63, 255]
+                result = (max(result[0], lo), min(result[1], hi))
         elif kind == "max":
             result = (max(a[0] for a in args), max(a[1] for a in args))
         elif kind == "min":

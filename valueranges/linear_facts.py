@@ -35,7 +35,7 @@ from symint.boolform import Norm, relation_norm
 
 from .form_bound import bound_form, mono_bound
 
-__all__ = ["LinearFacts", "decide_norm", "atom_facts", "propagate"]
+__all__ = ["LinearFacts", "decide_norm", "atom_facts", "propagate", "tighten_bound", "least_proven"]
 
 INF = math.inf
 _EMPTY: tuple = ()
@@ -318,3 +318,81 @@ def decide_norm(n: "Norm | bool", facts: LinearFacts | None, ranges, memo: dict 
         if facts.prove_le0(F.sub(F.const(1), p), ranges, memo) or facts.prove_le0(F.add(p, F.const(1)), ranges, memo):
             return n.op == "!="  # p >= 1 or p <= -1
     return None
+
+
+#: The most questions :func:`tighten_bound` asks the linear procedure per end of a bound.
+BOUND_QUESTIONS = 24
+
+
+def least_proven(proves, lo, hi, budget: int = BOUND_QUESTIONS):
+    """The least ``u`` in ``[lo, hi]`` for which ``proves(u)`` (a monotone test) holds, searched with a budget.
+
+    ``proves(hi)`` is taken to hold (``hi`` is a bound already); ``lo`` and ``hi`` may be
+    infinite. Galloping from ``lo`` (or 0) finds a proven value, then bisection narrows
+    it. Every answer but ``hi`` was proven, so the result is a sound bound however the
+    budget ends; the questions asked depend only on the answers, so it is deterministic.
+
+    >>> least_proven(lambda u: u >= 37, -INF, INF), least_proven(lambda u: u >= 5, 0, 9), least_proven(lambda u: False, 0, 9)
+    (37, 5, 9)
+    """
+    left = [budget]
+
+    def ask(u) -> bool:
+        left[0] -= 1
+        return proves(u)
+
+    good, bad = hi, (lo - 1 if lo != -INF else -INF)  # invariant: proves(good); not proves(bad) (or bad = -oo)
+    if good == INF:
+        start = lo if lo != -INF else 0
+        step = 1
+        while left[0] > 0:
+            u = start + step - 1
+            if ask(u):
+                good = u
+                break
+            bad = u
+            step *= 2
+        else:
+            return INF
+    if bad == -INF:  # gallop down from the proven value to find an unproven one
+        step = 1
+        while left[0] > 0:
+            u = good - step
+            if not ask(u):
+                bad = u
+                break
+            good = u
+            step *= 2
+        else:
+            return good
+    while good - bad > 1 and left[0] > 0:
+        mid = (good + bad) // 2
+        if ask(mid):
+            good = mid
+        else:
+            bad = mid
+    return good
+
+
+def tighten_bound(f: "F.Form", facts: LinearFacts, ranges, memo: dict, interval: tuple | None = None) -> tuple:
+    """``(lo, hi)`` of ``f`` with what the linear facts prove, inside its interval bound.
+
+    Each end is searched by :func:`least_proven` with ``prove_le0`` as the test
+    (``f - u <= 0`` for the upper end, ``-f - u <= 0`` for the lower), so a bound
+    is exactly what the decision procedure can show: ``b - a`` with
+    ``a + 2 <= b <= a + 5`` is ``[2, 5]`` where intervals give ``[-oo, oo]``.
+
+    >>> from symint.boolform import rel
+    >>> a, b = F.sym("a"), F.sym("b")
+    >>> facts = LinearFacts([rel("<=", F.add(a, F.const(2)), b).norm, rel("<=", b, F.add(a, F.const(5))).norm])
+    >>> tighten_bound(F.sub(b, a), facts, {}, {})
+    (2, 5)
+    """
+    lo, hi = bound_form(f, ranges, memo) if interval is None else interval
+    if lo == hi or len(facts) == 0:
+        return lo, hi
+    neg = F.neg(f)
+    hi = least_proven(lambda u: facts.prove_le0(F.sub(f, F.const(u)), ranges, memo), lo, hi)
+    low = least_proven(lambda u: facts.prove_le0(F.sub(neg, F.const(u)), ranges, memo),
+                       -hi if hi != INF else -INF, -lo if lo != -INF else INF)
+    return (-low if low != INF else -INF), hi

@@ -1,4 +1,4 @@
-"""numpy implementations of the normalisations: layer, RMS, group, batch and instance norm.
+"""numpy implementations of the normalisations: layer, RMS, group, batch, instance and weight norm.
 
 Same contract as :mod:`shapeenv.backends.numpy_kernels`. Statistics are computed in float64
 and the result cast back to the input's dtype; ``batch_norm`` in training (and
@@ -111,3 +111,12 @@ def instance_norm(input: np.ndarray, running_mean: Any = None, running_var: Any 
         mean, var = np.asarray(running_mean, np.float64).reshape(shape), np.asarray(running_var, np.float64).reshape(shape)
     y = (x - mean) / np.sqrt(var + eps)
     return np.ascontiguousarray(_affine(y, weight, bias, _channel_shape(x)).astype(input.dtype))
+
+
+@kernel("_weight_norm")
+def weight_norm(v: np.ndarray, g: np.ndarray, dim: int = 0) -> np.ndarray:
+    """``torch._weight_norm``: ``v * (g / norm_except_dim(v, 2, dim))`` (one norm over ``v`` for ``dim=-1``)."""
+    x = v.astype(np.float64)
+    axes = tuple(d for d in range(x.ndim) if d != dim) if dim != -1 else tuple(range(x.ndim))
+    norm = np.sqrt((x * x).sum(axis=axes, keepdims=True))
+    return (x * (np.asarray(g, np.float64) / norm)).astype(v.dtype)

@@ -70,7 +70,7 @@ from .budget import Fallback, Forced, GuardBudget, charged_sources, guards_per_s
 from ..errors import ShapeEnvTypeError
 from .errors import RecompileError, RecompileLimitWarning
 from .info import CacheInfo, EntryInfo, RecompileReason, suggest_from
-from .persist import Loaded, Persistence, StoredArtifact
+from .persist import NEVER, Loaded, Persistence, StoredArtifact
 from .plan import CompileOptions, Dynamism, make_plan
 from .reads import NO_READS, Reads
 from .trace import Traced, output_shapes, trace_call
@@ -137,6 +137,8 @@ class CompiledFunction:
         self._budget = budget if budget is not None and budget.active else None
         self._persist = None if store is None else Persistence(store, fn, options.name, _trace_settings(options, budget),
                                                                 backend)
+        if self._persist is not None:
+            self._persist.retrace = self._retrace_broken
         self._binder = Binder(fn)
         self._lock = threading.RLock()
         self._reset_state()
@@ -176,7 +178,7 @@ class CompiledFunction:
             entry = cache.lookup(inputs)
             if entry is not None:
                 if call is not None and call.spec:
-                    return output_shapes(entry.artifact.program, inputs)
+                    return self._shapes(entry, inputs, args, kwargs)
                 return entry.artifact.run(*args, **kwargs)
         return self._miss(args, kwargs, call if call is not None else self._binder.bind(args, kwargs), stance)
 
@@ -209,7 +211,7 @@ class CompiledFunction:
         if entry is None:
             return self._run_eagerly(args, kwargs, call)
         if call.spec:
-            return output_shapes(entry.artifact.program, call.inputs)
+            return self._shapes(entry, call.inputs, args, kwargs)
         return entry.artifact.run(*args, **kwargs)
 
     def _resolve(self, args: tuple, kwargs: dict, call: Call, stance: Stance) -> CacheEntry | None:
@@ -345,7 +347,28 @@ class CompiledFunction:
         if not loaded:
             return None
         self._install_loaded(call.key, loaded)
-        return self._caches[call.key].lookup(call.inputs)
+        cache = self._caches[call.key]
+        entry = cache.lookup(call.inputs)
+        while entry is not None and isinstance(entry.artifact, StoredArtifact) and not entry.artifact.ready():
+            cache.replace_guards(entry.index, NEVER)  # Note [A stored entry that fails]: never serves
+            entry = cache.lookup(call.inputs)
+        return entry
+
+    def _shapes(self, entry: CacheEntry, inputs: Mapping[str, Any], args: tuple, kwargs: dict) -> Any:
+        """The output shapes of a shape-spec call served by ``entry`` (a stored one that fails to load: traced again)."""
+        art = entry.artifact
+        if isinstance(art, StoredArtifact) and not art.ready():
+            return self._retrace_broken(art.entry.id, args, kwargs)
+        return output_shapes(art.program, inputs)
+
+    def _retrace_broken(self, entry_id: str, args: tuple, kwargs: dict) -> Any:
+        """A call reached a stored entry whose body failed to load: disable it and call again (it traces)."""
+        with self._lock:
+            for cache in self._caches.values():
+                for e in cache.entries:
+                    if isinstance(e.artifact, StoredArtifact) and e.artifact.entry.id == entry_id:
+                        cache.replace_guards(e.index, NEVER)
+        return self(*args, **kwargs)
 
     def _install_loaded(self, key: tuple, loaded: list[Loaded]) -> None:
         cache = self._caches.get(key)
@@ -354,13 +377,15 @@ class CompiledFunction:
             cache = GuardedCache()
         records = list(self._records)
         where = self._persist.store.description if self._persist is not None else "a store"
+        reads = self._persist.fingerprint_reads() if self._persist is not None else NO_READS
+        extra = reads.check if reads.probes else None  # Note [Reads behind a fingerprint]
         for item in loaded:
             prov = item.entry.provenance
             reason = RecompileReason(note=f"loaded from {where} (traced by process {prov.get('pid', '?')} on "
                                           f"{prov.get('host', '?')}: {prov.get('reason', '?')})")
-            entry = cache.add(item.guards, item.artifact, reason.text)
+            entry = cache.add(item.guards, item.artifact, reason.text, extra)
             records.append(_Record(len(records), key, entry, reason, str(prov.get("dynamic", "?")), item.entry.label,
-                                   float(prov.get("seconds", 0.0))))
+                                   float(prov.get("seconds", 0.0)), reads=reads))
             for base, index, how in prov.get("automatic_dynamic", []):
                 src = Source.size(base, index) if index is not None else Source.value(base)
                 self._dynamism.changed.setdefault(src, f"{how} (in the process that stored entry {item.entry.id[:12]})")

@@ -19,6 +19,18 @@ Note [A fresh process traces nothing]
     traced; loading them marks those sources changed, so that the first trace of a
     fresh process is already dynamic where an earlier process found it had to be.
 
+Note [A stored entry that fails]
+    Whatever goes wrong with a stored entry is a warning and a trace, never an
+    exception in the caller and never a served entry: a head that does not verify
+    is skipped by the store (Note [A store that fails] in :mod:`shapeenv.stores.base`);
+    a head whose provenance or guards do not decode is skipped here; a body or
+    artifact that fails to load, with any exception (a damaged program, a kernel the
+    backend lacks, a recursion too deep), is loaded before its entry serves its first
+    call: the entry is then disabled (its guards replaced by ``False``), a
+    :class:`~shapeenv.stores.DamagedEntryWarning` names it, and the call looks up and
+    traces again. The fingerprint likewise: any failure to compute it (of any
+    exception type) means this miss neither loads nor saves, with one warning.
+
 Note [What is not stored]
     A call whose key has no stable form (a marked input: marks hold callables; a
     constant input that is not a number or string) is neither loaded nor saved. A
@@ -41,24 +53,29 @@ import socket
 import threading
 import time
 import warnings
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Protocol, runtime_checkable
+
+import sympy
 
 from guards import GuardSet, Source
 from guards.cache import pinned_sources
-from guards.errors import GuardError
 from guards.serialize import decode_guards, encode_guards
 
 from ..errors import ShapeEnvTypeError
 from ..program import ExportedProgram
-from ..program_io import ProgramFormatError, program_from_json, program_to_json
+from ..program_io import program_from_json, program_to_json
 from ..stores.base import Store
 from ..stores.entry import StoredEntry, canonical_json
-from ..stores.errors import NotStorableWarning, StoreFormatError
-from ..stores.fingerprint import Unfingerprintable, function_fingerprint
+from ..stores.errors import DamagedEntryWarning, NotStorableWarning, StoreFormatError
+from ..stores.fingerprint import CodeDigests, fingerprint_and_reads
 from .binding import describe_key
+from .reads import NO_READS, Probe, Reads
 
-__all__ = ["StorableBackend", "Persistence", "StoredArtifact", "Loaded", "encode_key", "PROGRAM_BACKEND"]
+__all__ = ["StorableBackend", "Persistence", "StoredArtifact", "Loaded", "encode_key", "PROGRAM_BACKEND", "NEVER"]
+
+#: The guards of a disabled stored entry (Note [A stored entry that fails]): they never hold.
+NEVER = GuardSet.of([sympy.false], {})
 
 #: The stored name of the default backend (the artifact is the program itself).
 PROGRAM_BACKEND = "program"
@@ -143,13 +160,14 @@ class StoredArtifact:
     Has the attributes of a freshly compiled entry's artifact: ``artifact``, ``run``, ``program``, ``label``.
     """
 
-    __slots__ = ("entry", "_load", "_lock", "_loaded")
+    __slots__ = ("entry", "_load", "_lock", "_loaded", "broken")
 
     def __init__(self, entry: StoredEntry, load: Callable[[StoredEntry], tuple[Any, Callable, ExportedProgram]]):
         self.entry = entry
         self._load = load
         self._lock = threading.Lock()
         self._loaded: tuple[Any, Callable, ExportedProgram] | None = None
+        self.broken = False  # its body or artifact failed to load (Note [A stored entry that fails])
 
     def _get(self) -> tuple[Any, Callable, ExportedProgram]:
         loaded = self._loaded
@@ -157,6 +175,7 @@ class StoredArtifact:
             with self._lock:
                 if self._loaded is None:
                     self._loaded = self._load(self.entry)
+                    self.broken = self._loaded[2] is None
                 loaded = self._loaded
         return loaded
 
@@ -198,6 +217,11 @@ class StoredArtifact:
         """Whether the program and artifact have been read yet."""
         return self._loaded is not None
 
+    def ready(self) -> bool:
+        """Load the program and artifact now; whether they loaded (False: the entry must not serve)."""
+        self._get()
+        return not self.broken
+
     def __repr__(self) -> str:
         return f"<stored artifact {self.entry.id[:12]} ({self.entry.inputs})>"
 
@@ -214,8 +238,12 @@ class Persistence:
         self._name = name
         self._backend = backend
         self._settings = settings
-        self._fingerprint: str | None = None
+        self._fingerprint: str | None = None  # computed at the start of each miss (Note [A fingerprint per miss])
+        self._fingerprint_reads: list = []  # what it read: Note [Reads behind a fingerprint]
+        self._codes = CodeDigests()
         self._disabled: str | None = None
+        self._unfingerprintable: str | None = None
+        self.retrace: Callable[..., Any] | None = None  # set by the compiled function: (entry id, args, kwargs) -> result
         if backend is not None and not isinstance(backend, StorableBackend):
             self._disabled = (f"its backend {getattr(backend, '__name__', backend)!r} does not opt in to storing "
                               "artifacts (give it store_name, dump_artifact and load_artifact)")
@@ -238,19 +266,40 @@ class Persistence:
     def backend_name(self) -> str:
         return PROGRAM_BACKEND if self._backend is None else str(self._backend.store_name)
 
-    def fingerprint(self) -> str | None:
-        """The function's fingerprint (computed on first use), or None when nothing can be stored."""
-        if self._fingerprint is None and self._disabled is None:
-            try:
-                self._fingerprint = function_fingerprint(self._fn, {**self._settings, "backend": self.backend_name})
-            except Unfingerprintable as e:
-                self._disabled = str(e)
-            except RecursionError:
-                self._disabled = "its code is nested too deeply to fingerprint"
+    def fingerprint(self, fresh: bool = False) -> str | None:
+        """The function's fingerprint, or None when nothing can be stored.
+
+        Args:
+            fresh: compute it again (at the start of a miss: Note [A fingerprint per miss] in
+                :mod:`shapeenv.stores.fingerprint`); else the one of the current miss.
+        """
         if self._disabled is not None:
             self._warn_disabled()
             return None
+        if fresh or self._fingerprint is None:
+            try:
+                self._fingerprint, self._fingerprint_reads = fingerprint_and_reads(
+                    self._fn, {**self._settings, "backend": self.backend_name}, self._codes)
+                self._unfingerprintable = None
+            except RecursionError:
+                self._fingerprint, self._unfingerprintable = None, "its code or state is nested too deeply to fingerprint"
+            except Exception as e:  # Unfingerprintable, or anything the function's state raises when read
+                self._fingerprint, self._unfingerprintable = None, f"{type(e).__name__}: {e}"
+        if self._fingerprint is None:
+            self._note_unstorable(f"its fingerprint cannot be computed ({self._unfingerprintable}); "
+                                  "it keeps its in-process cache only")
         return self._fingerprint
+
+    def fingerprint_reads(self) -> Reads:
+        """What the current fingerprint read, as checks (Note [Reads behind a fingerprint]).
+
+        A stored entry carries no record of the reads of its trace; it was found under a
+        fingerprint that hashed the current values of everything the function reads, so it is
+        served on later calls only while those values stay as they were when it was loaded.
+        """
+        probes = [Probe.of(what, lambda inputs, read=read: read(), value)
+                  for what, read, value in self._fingerprint_reads]
+        return Reads.of(probes) if probes else NO_READS
 
     def _warn_disabled(self) -> None:
         if not self._warned:
@@ -261,7 +310,7 @@ class Persistence:
     @property
     def disabled(self) -> str | None:
         """Why nothing is stored, if so."""
-        return self._disabled
+        return self._disabled or self._unfingerprintable
 
     # -- loading ----------------------------------------------------------------------------------
     def _key(self, key: tuple) -> tuple[str, str] | None:
@@ -276,7 +325,7 @@ class Persistence:
     def sync(self, key: tuple, inputs: Any) -> list[Loaded]:
         """The stored entries of ``key`` not installed yet whose pins agree with ``inputs`` (Note [A fresh
         process traces nothing]); none for a key with no stable form."""
-        fp = self.fingerprint()
+        fp = self.fingerprint(fresh=True)
         encoded = self._key(key) if fp is not None else None
         if fp is None or encoded is None:
             return []
@@ -297,8 +346,9 @@ class Persistence:
             try:
                 guards, sources, domain = decode_guards(entry.guards)
                 gs = GuardSet.of(guards, sources, domain)
-            except GuardError:
-                self.store.skipped += 1
+                entry = replace(entry, provenance=_provenance(entry.provenance))
+            except Exception as e:  # GuardError, StoreFormatError, or what a malformed record provokes
+                self.store.skip_entry(f"entry {entry.id[:12]}: {type(e).__name__}: {e}")
                 continue
             self._ids.add(entry.id)
             out.append(Loaded(entry, gs, StoredArtifact(entry, self._load_artifact)))
@@ -316,15 +366,23 @@ class Persistence:
             if artifact_data.get("backend") != self.backend_name:
                 raise StoreFormatError(f"stored by backend {artifact_data.get('backend')!r}, not {self.backend_name!r}")
             artifact = program if self._backend is None else self._backend.load_artifact(data, program)
-        except (ProgramFormatError, StoreFormatError, KeyError, TypeError, ValueError) as e:
+        except Exception as e:  # Note [A stored entry that fails]: any exception type
             self.load_failures += 1
             warnings.warn(
-                f"{self._name}: the stored entry {entry.id[:12]} of {self.store.description} cannot be loaded ({e}); "
-                "calls it serves run the function eagerly. Clear the store (shapeenv cache clear PATH)",
-                NotStorableWarning, stacklevel=5,
+                f"{self._name}: the stored entry {entry.id[:12]} of {self.store.description} cannot be loaded "
+                f"({type(e).__name__}: {_short(e)}); it is not used and the call is traced again. "
+                "Clear the store (shapeenv cache clear PATH)",
+                DamagedEntryWarning, stacklevel=5,
             )
-            return None, self._fn, None  # type: ignore[return-value]
+            return None, self._broken_run(entry), None  # type: ignore[return-value]
         return artifact, (artifact if callable(artifact) else self._fn), program
+
+    def _broken_run(self, entry: StoredEntry) -> Callable:
+        """What a broken entry runs if a call reaches it: the compiled function's retrace, else the function."""
+        def run(*args: Any, **kwargs: Any) -> Any:
+            retrace = self.retrace
+            return retrace(entry.id, args, kwargs) if retrace is not None else self._fn(*args, **kwargs)
+        return run
 
     def dynamic_sources(self, loaded: Loaded) -> list[tuple[str, int | None, str]]:
         """``(base, index, how)`` of the sources automatic dynamic had made dynamic in a loaded entry's trace."""
@@ -348,7 +406,7 @@ class Persistence:
             return 0
         try:
             program_data = program_to_json(program)
-        except ProgramFormatError as e:
+        except Exception as e:  # ProgramFormatError, or a program that does not serialise for another reason
             self._note_unstorable(f"its program has no stored form ({e})")
             return 0
         new = 0
@@ -357,7 +415,7 @@ class Persistence:
                 guard_data = encode_guards(guards.guards, guards.source_map, guards.domain_map)
                 data = None if self._backend is None else self._backend.dump_artifact(artifact)
                 canonical_json(data)
-            except (GuardError, TypeError, ValueError) as e:
+            except Exception as e:  # GuardError, TypeError, ValueError...: not stored, never a failed call
                 self._note_unstorable(f"an entry has no stored form ({type(e).__name__}: {e})")
                 continue
             prov = {**provenance, "name": self._name, "host": socket.gethostname(), "pid": os.getpid(),
@@ -379,9 +437,42 @@ class Persistence:
 
     def describe(self) -> str:
         """The store, and why nothing is stored if so."""
-        state = f"; not stored: {self._disabled}" if self._disabled else ""
+        state = f"; not stored: {self.disabled}" if self.disabled else ""
         down = "" if self.store.available else " (unavailable: in-process cache only)"
         return f"{self.store.description}{down}{state}"
+
+
+#: The provenance fields a loaded entry may carry, with their types (Note [A stored entry that fails]).
+_PROVENANCE = {"reason": str, "dynamic": str, "seconds": (int, float), "name": str, "host": str, "pid": int,
+               "time": (int, float), "automatic_dynamic": list}
+
+
+def _provenance(prov: dict) -> dict:
+    """``prov`` with its known fields checked (others dropped).
+
+    Raises:
+        StoreFormatError: a field has the wrong type.
+    """
+    out = {}
+    for name, kind in _PROVENANCE.items():
+        if name not in prov:
+            continue
+        value = prov[name]
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise StoreFormatError(f"its provenance field {name!r} is a {type(value).__name__}")
+        out[name] = value
+    for item in out.get("automatic_dynamic", []):
+        if not (isinstance(item, list) and len(item) == 3 and isinstance(item[0], str) and isinstance(item[2], str)
+                and (item[1] is None or (isinstance(item[1], int) and not isinstance(item[1], bool)))):
+            raise StoreFormatError("its provenance's automatic_dynamic is not [base, index, how] triples")
+    return out
+
+
+def _short(e: BaseException) -> str:
+    try:
+        return f"{e}"[:200]
+    except Exception:
+        return "its message fails"
 
 
 def guard_data_source(src: Source) -> dict:
@@ -409,7 +500,7 @@ def _agrees(pins: tuple[tuple[Source, int], ...], inputs: Any) -> bool:
         try:
             if src.read(inputs[src.base]) != value:
                 return False
-        except (KeyError, IndexError, AttributeError, TypeError, ValueError):
+        except Exception:  # the index's pins are a hint only: the signed head's guards decide
             continue
     return True
 

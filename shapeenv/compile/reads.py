@@ -498,6 +498,9 @@ class Recorder:
         self._seen: set[tuple] = set()
         self._functions: dict[types.CodeType, list[types.FunctionType]] = {}
         self._note_function(fn)
+        self._top_code = getattr(fn, "__code__", None)
+        self._top: types.FrameType | None = None
+        self._changed: list[bool] | None = None  # per probe, frozen when the traced function returns
 
     def __call__(self, frame: types.FrameType, event: str, arg: Any) -> Any:
         code = frame.f_code
@@ -509,7 +512,23 @@ class Recorder:
             self.codes[code] = None
             self._started(frame, code)
         chained = self.chained
-        return chained(frame, event, arg) if chained is not None else None
+        local = chained(frame, event, arg) if chained is not None else None
+        if code is self._top_code and self._top is None and local is None:
+            # The state a trace writes is restored when the trace ends
+            # (shapeenv.trace_state), so what the function changed is judged when it returns, before that.
+            self._top = frame
+            frame.f_trace_lines = False
+            return self._on_return
+        return local
+
+    def _on_return(self, frame: types.FrameType, event: str, arg: Any) -> Any:
+        if event == "return" and frame is self._top and self._changed is None:
+            self._changed = [self._changed_by_trace(p) for p in self._probes]
+        return self._on_return
+
+    @staticmethod
+    def _changed_by_trace(p: Probe) -> bool:
+        return p.mode == _STATE and _quiet_freeze(p.read({}) if not p.what.startswith("L[") else p.shown) != p.expected
 
     # -- probes ------------------------------------------------------------------------------------
     def _add(self, key: tuple, what: str, read: Callable, value: Any, path: tuple = ()) -> None:
@@ -593,8 +612,9 @@ class Recorder:
             UnguardedReadWarning: a read is checked by identity only (its state is not visible).
         """
         probes = []
-        for p in self._probes:
-            if p.mode == _STATE and _quiet_freeze(p.read({}) if not p.what.startswith("L[") else p.shown) != p.expected:
+        changed = self._changed or []
+        for i, p in enumerate(self._probes):
+            if changed[i] if i < len(changed) else self._changed_by_trace(p):
                 p = Probe(p.what + " (changed by the trace itself: checked by identity)", p.read, p.shown, _ID, p.shown)
             probes.append(p)
         opaque = tuple(dict.fromkeys(self._freezer.opaque))

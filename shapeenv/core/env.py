@@ -33,6 +33,7 @@ from symint import SymBool, SymFloat, SymInt, SymNode, build
 from symint import boolform as B
 from symint import form as F
 from symint import form_terms
+from symint.form_sympy import NotAnIntegerForm, from_sympy
 from symint.evaluate import evaluate as evaluate_expr
 from valueranges import ValueRanges, bound
 
@@ -280,6 +281,14 @@ class ShapeEnv:
         """
         expr = _expr_of(value)
         rng = bound(self.simplify(expr), self.facts.ranges)
+        if not rng.is_bool and not isinstance(value, SymFloat) and rng.lower != rng.upper:
+            try:
+                form = from_sympy(expr)
+            except NotAnIntegerForm:
+                form = None
+            if form is not None:  # what the decision procedure proves (linear facts, //, %, max, min)
+                lo, hi = self.facts.tight_bound(form)
+                rng = ValueRanges.of(builtins.max(rng.lower, lo), builtins.min(rng.upper, hi))
         if isinstance(value, SymFloat) and not rng.is_bool:  # a float's range has float ends (torch: is_float)
             rng = ValueRanges.of(float(rng.lower), float(rng.upper))
         return rng

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 import sympy
 
 from guards import Guard, GuardSet, ProofResult, SolverConfig, Source
-from guards.simplify import reduce_exact
+from guards.simplify import canonical_order, reduce_exact
 from symint import boolform as B
 from symint import build
 
@@ -62,8 +62,15 @@ __all__ = [
 
 def source_symbols(env: "SymbolTable") -> tuple[dict[sympy.Symbol, Source], list[Guard]]:
     """A symbol for every input source, and the guards tying extra and pinned sources to them."""
+    sources, ties, pins = _sources_ties_pins(env)
+    return sources, ties + pins
+
+
+def _sources_ties_pins(env: "SymbolTable") -> tuple[dict[sympy.Symbol, Source], list[Guard], list[Guard]]:
+    """:func:`source_symbols` with the pins of specialised sources apart (``p3 == 16``: a fresh symbol each)."""
     sources: dict[sympy.Symbol, Source] = {}
     ties: list[Guard] = []
+    pins: list[Guard] = []
     for sym, info in env.symbols.items():
         if not info.sources:
             continue
@@ -75,8 +82,8 @@ def source_symbols(env: "SymbolTable") -> tuple[dict[sympy.Symbol, Source], list
     for k, (source, value) in enumerate(env.specialized.items()):
         pin = build.symbol_expr(f"p{k}")
         sources[pin] = source
-        ties.append(Guard.of(build.eq(pin, value), f"{source.text()} was specialised to {value}"))
-    return sources, ties
+        pins.append(Guard.of(build.eq(pin, value), f"{source.text()} was specialised to {value}"))
+    return sources, ties, pins
 
 
 def _range_guards(env: "SymbolTable") -> list[Guard]:
@@ -203,10 +210,20 @@ def raw_guards(env: "SymbolTable") -> GuardSet:
 
 
 def reduced_guards(env: "SymbolTable") -> GuardSet:
-    """The exact reduced set, without Z3 (see Note [Reducing the produced guard set])."""
-    sources, ties = source_symbols(env)
+    """The exact reduced set, without Z3 (see Note [Reducing the produced guard set]).
+
+    Note [Pins skip the reducer]
+        A specialised source (a static dim, a parameter's size or stride) is pinned by
+        ``p3 == 16`` over a symbol of its own that no other guard mentions: no other guard
+        implies it or is simplified by it, and ``reduce_exact`` keeps it as it is. Models
+        have hundreds (every parameter's sizes), so they skip the reducer and join its
+        output in its canonical order: the same set, in the same order, at a fraction of
+        the cost (resnet18: 0.13 -> 0.04 s under load).
+    """
+    sources, ties, pins = _sources_ties_pins(env)
     reduced = GuardSet.of(ties + reduce_guards(env), sources)
-    return reduce_exact(reduced)[0] if len(reduced) else reduced
+    reduced = reduce_exact(reduced)[0] if len(reduced) else reduced
+    return reduced.with_guards(canonical_order([*pins, *reduced.guards])) if pins else reduced
 
 
 def produce_guards(env: "SymbolTable", *, simplify: bool = True, wait: bool = False) -> GuardSet:

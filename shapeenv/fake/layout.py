@@ -21,6 +21,20 @@ Note [Layout decisions are guarded]
     data-dependent size. So the layout a trace predicts holds for every input its guard set
     accepts: nothing about strides is assumed without either a proof or a guard.
 
+Note [Sizes that may be 0 or 1]
+    torch.export traces a ``Dim(min=0)`` or ``Dim(min=1)`` size with the range ``[2, oo]`` and
+    reports the declared range, so its layout decisions never guard ``s != 1``, and its program
+    is simply not checked at 0 and 1 (a branch on ``x.size(0) == 1`` is silently dropped). Here
+    a declared range is the range the trace reasons with, and a layout question that only the
+    sizes 0 and 1 leave open is settled by cases instead of by a guard (:func:`_by_cases`):
+    the rule runs once in the world of the hints (every such size ``>= 2``, guards recorded there
+    are implications ``s < 2 or g``) and once per world where some of them are 0 or 1, in which
+    it may only use what is provable. If every world agrees (the same answer; for strides, the
+    same stride on every dim that is not of size 1, and nothing when a size is 0: the strides
+    torch itself treats as significant), the hints' answer holds for the whole range and no
+    guard on ``s`` is recorded; otherwise the rule runs as before and guards. At most
+    ``_MAX_SMALL`` such sizes are split (3 ** k worlds); beyond that, the old guards.
+
 >>> contiguous_strides((2, 3, 4)), channels_last_strides((2, 3, 4, 5))
 ((12, 4, 1), (60, 1, 15, 3))
 >>> elementwise_strides((3, 2), [((3, 2), (1, 3))])
@@ -29,11 +43,15 @@ Note [Layout decisions are guarded]
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+import contextvars
+import functools
+import itertools
+from typing import Any, Callable, Iterator, Sequence
 
-from symint import SymBool, sym_max
+import sympy
 
-from ..api import guard_or_false
+from symint import SymBool, SymInt, sym_max
+
 from ..errors import ShapeError
 
 __all__ = [
@@ -43,11 +61,16 @@ __all__ = [
     "channels_last_strides",
     "format_strides",
     "is_contiguous",
+    "provably_row_major",
     "is_non_overlapping_and_dense",
     "like_strides",
     "dense_strides_for_order",
     "elementwise_strides",
     "suggest_memory_format",
+    "contiguous_layout",
+    "ask",
+    "known",
+    "decided_by_cases",
 ]
 
 #: The memory formats by name (torch's ``torch.contiguous_format`` etc. are accepted by their names).
@@ -73,31 +96,189 @@ def memory_format_name(fmt: Any) -> str:
     return name
 
 
-def _ask(cond: Any) -> bool:
-    """See Note [Layout decisions are guarded]."""
-    return guard_or_false(cond) if isinstance(cond, SymBool) else bool(cond)
+#: How layout questions are answered in this context (Note [Sizes that may be 0 or 1]): "top" (a
+#: public rule splits by cases, then guards), "exact" (first, over the whole range: only what is
+#: provable, else :class:`_Undecided`), "inner" (inside a case: guard, no further split), "probe"
+#: (inside a world other than the hints': only what that world's facts prove, else :class:`_Undecided`).
+_MODE: contextvars.ContextVar[str] = contextvars.ContextVar("shapeenv_layout_mode", default="top")
+_MAX_SMALL = 2
 
 
-def _known(cond: Any) -> bool:
-    """Provably true (records nothing)."""
+class _Undecided(Exception):
+    """A question a world other than the hints' cannot settle without a guard (internal)."""
+
+
+def ask(cond: Any, default: bool = False, guard: bool = True) -> bool:
+    """A layout question: provable, else (``guard``) the hints' answer recorded as a guard, else ``default``.
+
+    Data-dependent questions get ``default`` (torch's ``guard_or_false`` / ``guard_or_true``).
+    Inside a case split (Note [Sizes that may be 0 or 1]) a world other than the hints' only
+    takes provable answers.
+
+    >>> ask(3 > 2), ask(1 == 2, default=True)
+    (True, False)
+    """
     if not isinstance(cond, SymBool):
         return bool(cond)
+    static = _try(cond)
+    if static is not None:
+        return static
+    if not guard:
+        return default
+    if _MODE.get() in ("probe", "exact"):
+        if cond.node.hint is None and cond.node.env.hint_of(cond.node.env.simplify(cond.node.expr)) is None:
+            return default
+        raise _Undecided
     env = cond.node.env
-    return cond.node.hint is not False and env is not None and env.statically_known_true(cond)
+    return env.guard_or_true(cond) if default else env.guard_or_false(cond)
+
+
+def _ask(cond: Any) -> bool:
+    """See Note [Layout decisions are guarded]."""
+    return ask(cond) if isinstance(cond, SymBool) else bool(cond)
+
+
+def known(cond: Any) -> bool:
+    """Provably true (records nothing).
+
+    >>> known(2 > 1)
+    True
+    """
+    return _try(cond) is True
+
+
+_known = known
 
 
 def _try(cond: Any) -> bool | None:
-    """The provable answer of ``cond``, or None (records nothing)."""
+    """The provable answer of ``cond``, or None (records nothing).
+
+    Outside a case split, an answer the traced example contradicts is not taken (a fact
+    learned on a path the example does not take); inside one, the world's facts decide
+    alone (the hints belong to another world).
+    """
     if not isinstance(cond, SymBool):
         return bool(cond)
     env = cond.node.env
     if env is None:
         return None
+    if _MODE.get() == "probe":
+        return env.facts.decide(cond.node.form)
     if cond.node.hint is not False and env.statically_known_true(cond):
         return True
     if cond.node.hint is not True and env.statically_known_false(cond):
         return False
     return None
+
+
+def _symints(value: Any) -> Iterator[SymInt]:
+    if isinstance(value, SymInt):
+        yield value
+    elif isinstance(value, (tuple, list)):
+        for v in value:
+            yield from _symints(v)
+
+
+def _small_sizes(args: tuple) -> tuple[Any, list[sympy.Symbol]]:
+    """The environment and the backed symbols of ``args`` whose range holds 0 or 1 while their hint is >= 2."""
+    env = None
+    found: dict[sympy.Symbol, None] = {}
+    for v in _symints(args):
+        env = env or v.node.env
+        for sym in v.node.expr.free_symbols:
+            found.setdefault(sym, None)
+    if env is None:
+        return None, []
+    small = []
+    for sym in found:
+        info = env.symbols.get(sym)
+        if info is None or info.hint is None or info.hint < 2:
+            continue
+        if env.facts.range_of(sym).lower < 2:
+            small.append(sym)
+    return env, sorted(small, key=lambda s: env.symbols[s].index)
+
+
+def _agrees(hints: Any, other: Any, shape: Sequence[Any] | None) -> bool:
+    """Whether a world's answer is the hints' (Note [Sizes that may be 0 or 1]); asked inside the world."""
+    if shape is None or not isinstance(hints, tuple) or not isinstance(other, tuple):
+        if isinstance(hints, tuple) and isinstance(other, tuple):
+            return len(hints) == len(other) and all(_try(a == b) is True for a, b in zip(hints, other))
+        return hints == other
+    if len(hints) != len(other):
+        return False
+    if any(_try(size == 0) is True for size in shape):
+        return True  # an empty tensor: no stride is significant
+    return all(_try(size == 1) is True or _try(a == b) is True for size, a, b in zip(shape, hints, other))
+
+
+def _by_cases(fn: Callable, args: tuple, kwargs: dict, shape_arg: int | None) -> Any:
+    """``fn(*args, **kwargs)`` settled by cases on the sizes that may be 0 or 1 (Note [Sizes that may be 0 or 1])."""
+    env, small = _small_sizes(args)
+    if not small or len(small) > _MAX_SMALL:
+        return fn(*args, **kwargs)
+    token = _MODE.set("exact")  # most calls: every question provable over the whole range, no case needed
+    try:
+        return fn(*args, **kwargs)
+    except (_Undecided, ShapeError):
+        pass
+    finally:
+        _MODE.reset(token)
+    shape = args[shape_arg] if shape_arg is not None else None
+    token = _MODE.set("inner")
+    try:
+        with env.assuming(sympy.And(*(s >= 2 for s in small))):
+            answer = fn(*args, **kwargs)
+    finally:
+        _MODE.reset(token)
+    choices = [[v for v in (0, 1) if v >= env.facts.range_of(s).lower] + [None] for s in small]
+    for values in itertools.product(*choices):
+        if all(v is None for v in values):
+            continue
+        cond = sympy.And(*(sympy.Eq(s, v) if v is not None else s >= 2 for s, v in zip(small, values)))
+        if not _world_agrees(env, cond, answer, fn, args, kwargs, shape):
+            return fn(*args, **kwargs)
+    return answer
+
+
+def _world_agrees(env: Any, cond: sympy.Basic, answer: Any, fn: Callable, args: tuple, kwargs: dict,
+                  shape: Sequence[Any] | None) -> bool:
+    """Whether ``fn`` gives ``answer`` (up to insignificant strides) where ``cond`` holds, by proofs alone."""
+    token = _MODE.set("probe")
+    try:
+        with env.assuming(cond) as known_case:
+            if known_case is False:
+                return True  # no input reaches this world
+            return _agrees(answer, fn(*args, **kwargs), shape)
+    except (_Undecided, ShapeError):
+        return False
+    finally:
+        _MODE.reset(token)
+
+
+def decided_by_cases(shape_arg: int | None = None) -> Callable[[Callable], Callable]:
+    """A public layout rule that settles by cases what only sizes 0 and 1 leave open; ``shape_arg``:
+    the argument holding the result's shape, for a rule that returns strides (Note [Sizes that may be 0 or 1]).
+
+    >>> from shapeenv import ShapeEnv
+    >>> from guards import Source
+    >>> env = ShapeEnv(); b = env.create_symint(3, Source.size("x", 0), min=1, max=64)
+    >>> is_contiguous((b, 4, 5), (20, 5, 1)), is_non_overlapping_and_dense((b, 4), (1, b)), len(env.guards)
+    (True, True, 0)
+    >>> like_strides((4, b), (1, 4)), len(env.guards)
+    ((1, 4), 0)
+    """
+
+    def wrap(fn: Callable) -> Callable:
+        @functools.wraps(fn)
+        def rule(*args: Any, **kwargs: Any) -> Any:
+            if _MODE.get() != "top":
+                return fn(*args, **kwargs)
+            return _by_cases(fn, args, kwargs, shape_arg)
+
+        return rule
+
+    return wrap
 
 
 def _max1(size: Any) -> Any:
@@ -125,6 +306,7 @@ def contiguous_strides(shape: Sequence[Any]) -> tuple:
     return tuple(reversed(strides))
 
 
+@decided_by_cases(0)
 def dense_strides_for_order(shape: Sequence[Any], order: Sequence[int], *, skip_small: bool = False) -> tuple:
     """Dense strides laying out dims in ``order`` (innermost first).
 
@@ -182,10 +364,27 @@ def format_strides(shape: Sequence[Any], memory_format: str) -> tuple:
     return channels_last_strides(shape)
 
 
+@decided_by_cases(0)
+def contiguous_layout(shape: Sequence[Any], strides: Sequence[Any], memory_format: str = "contiguous_format") -> tuple:
+    """The strides of ``t.contiguous(memory_format)``: ``strides`` themselves when already contiguous, else the format's.
+
+    Settled by cases as one question (Note [Sizes that may be 0 or 1]): whether ``t`` is contiguous
+    may depend on a size being 1 or 0 where the resulting strides do not (a size-1 dim's stride, an
+    empty tensor's).
+
+    >>> contiguous_layout((2, 3), (1, 2)), contiguous_layout((2, 3), (3, 1))
+    ((3, 1), (3, 1))
+    """
+    if is_contiguous(shape, strides, memory_format):
+        return tuple(strides)
+    return format_strides(shape, memory_format)
+
+
 def _numel_is_zero(shape: Sequence[Any]) -> bool:
     return any(_ask(s == 0) for s in shape)
 
 
+@decided_by_cases()
 def is_contiguous(shape: Sequence[Any], strides: Sequence[Any], memory_format: str = "contiguous_format") -> bool:
     """c10's contiguity: dims of size 1 are skipped; an empty tensor is contiguous (Note [Layout decisions are guarded]).
 
@@ -200,12 +399,7 @@ def is_contiguous(shape: Sequence[Any], strides: Sequence[Any], memory_format: s
         order = _CL_ORDER.get(len(shape), ())
         if len(shape) != {"channels_last": 4, "channels_last_3d": 5}.get(memory_format, -1):
             return False
-    expected: Any = 1
-    for d in order:  # strides provably the running products: contiguous whatever the sizes (no question asked)
-        if not _known(strides[d] == expected):
-            break
-        expected = expected * shape[d]
-    else:
+    if _running_products(shape, strides, order, lambda size: size) or _running_products(shape, strides, order, _max1):
         return True
     if _numel_is_zero(shape):
         return True
@@ -221,6 +415,31 @@ def is_contiguous(shape: Sequence[Any], strides: Sequence[Any], memory_format: s
             return False
         expected = expected * size
     return True
+
+
+def _running_products(shape, strides, order, size_of) -> bool:
+    """Whether each stride is provably the product of ``size_of(size)`` of the dims inside it (no question asked).
+
+    With ``size_of = _max1`` this is the layout ``empty`` gives (``(Max(1, u1), 1)`` for
+    ``[u0, u1]``): it is contiguous whatever the sizes, because ``Max(1, u1)`` differs from
+    ``u1`` only when ``u1 == 0``, and a tensor with no elements is contiguous (torch agrees).
+    """
+    expected: Any = 1
+    for d in order:
+        if not _known(strides[d] == expected):
+            return False
+        expected = expected * size_of(shape[d])
+    return True
+
+
+def provably_row_major(shape: Sequence[Any], strides: Sequence[Any]) -> bool:
+    """Whether the strides are provably the row-major products of ``max(1, size)`` (``empty``'s layout):
+    contiguous whatever the sizes; records nothing.
+
+    >>> provably_row_major((2, 3), (3, 1)), provably_row_major((2, 3), (1, 2))
+    (True, False)
+    """
+    return _running_products(shape, strides, range(len(shape) - 1, -1, -1), _max1)
 
 
 def _contiguous_without_guards(shape, strides, order: tuple, k: int, expected: Any) -> bool | None:
@@ -263,6 +482,7 @@ def _before(shape, strides, a: int, b: int) -> bool:
     return _ask(strides[a] < strides[b])
 
 
+@decided_by_cases()
 def is_non_overlapping_and_dense(shape: Sequence[Any], strides: Sequence[Any]) -> bool:
     """Whether the elements fill a block of memory exactly once in some dim order (c10's rule).
 
@@ -298,6 +518,7 @@ def _insertion_perm(ndim: int, should_swap) -> list[int]:
     return perm
 
 
+@decided_by_cases(0)
 def like_strides(shape: Sequence[Any], strides: Sequence[Any]) -> tuple:
     """``empty_like``/``clone`` with ``preserve_format``: the same strides if dense, else ``infer_dense_strides``.
 
@@ -337,6 +558,7 @@ def _same(a: Sequence[Any], b: Sequence[Any]) -> bool:
     return len(a) == len(b) and all(x is y or _known(x == y) for x, y in zip(a, b))
 
 
+@decided_by_cases(0)
 def elementwise_strides(out_shape: Sequence[Any], operands: Sequence[tuple]) -> tuple:
     """The strides ``TensorIterator`` gives the output of a pointwise op; ``operands`` are ``(shape, strides)``.
 
@@ -398,6 +620,7 @@ def _channels_last_like(shape: Sequence[Any], strides: Sequence[Any]) -> bool:
     return True
 
 
+@decided_by_cases()
 def suggest_memory_format(shape: Sequence[Any], strides: Sequence[Any]) -> str:
     """``Tensor.suggest_memory_format()``: ``channels_last`` (or ``channels_last_3d``) if the strides look so.
 

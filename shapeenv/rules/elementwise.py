@@ -47,10 +47,21 @@ def broadcast_dim(a: Any, b: Any, op: str = "broadcast", where: str = "") -> Any
     """The broadcast of two sizes: equal, or one of them 1 (decided statically if possible, else guarded).
 
     Provably equal sizes broadcast to themselves whatever their value, so that is asked
-    first: ``s0`` against ``s0`` needs no guard even when ``s0`` may be 1.
+    first: ``s0`` against ``s0`` needs no guard even when ``s0`` may be 1; then a side that
+    is provably 1 (``s0`` against a static 1 is ``s0``, 1 or not, as torch has it).
+
+    >>> from shapeenv import ShapeEnv
+    >>> from guards import Source
+    >>> env = ShapeEnv(); b = env.create_symint(3, Source.size("x", 0), min=1, max=64)
+    >>> broadcast_dim(b, 1), broadcast_dim(1, b), len(env.guards)
+    (s0, s0, 0)
     """
     if a is b or _known_equal(a, b):
         return a
+    if _known_equal(b, 1):  # a static 1 first: no question about the other side (Note [Sizes that may be 0 or 1])
+        return a
+    if _known_equal(a, 1):
+        return b
     if _is_one(a):
         return b
     if _is_one(b):

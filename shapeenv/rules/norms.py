@@ -1,4 +1,4 @@
-"""Normalisations: ``layer_norm``, ``rms_norm``, ``group_norm``, ``batch_norm``, ``instance_norm``.
+"""Normalisations: ``layer_norm``, ``rms_norm``, ``group_norm``, ``batch_norm``, ``instance_norm``, ``_weight_norm``.
 
 Each keeps its input's shape and dtype and validates what torch validates, with the sizes asked
 through :func:`~shapeenv.rules.common.require` (a guard only when the hints alone decide):
@@ -12,6 +12,8 @@ through :func:`~shapeenv.rules.common.require` (a guard only when the hints alon
   are required in evaluation mode; in training, ``N * prod(spatial) != 1``.
 * ``instance_norm``: per-channel stats and parameters; with ``use_input_stats`` more than one
   spatial element (``prod(spatial) != 1``), else running stats are required.
+* ``_weight_norm`` (``torch.nn.utils.weight_norm``'s kernel): ``v * (g / norm_except_dim(v, 2, dim))``,
+  so ``g`` broadcasts against ``v`` and the result is the product's (wav2vec2's positional conv).
 
 Layouts are torch's CPU kernels': ``layer_norm`` and ``instance_norm`` write a contiguous
 result; ``group_norm`` and ``batch_norm`` keep a channels-last input channels-last (they allocate
@@ -35,10 +37,11 @@ from ..errors import ShapeError
 from ..fake.dtypes import bfloat16, float16, float32
 from ..fake import layout
 from ..fake.tensor import FakeTensor
+from .elementwise import mul
 from .common import check_size, check_tensor, fmt_shape, new_tensor, prod, require
 from .registry import rule
 
-__all__ = ["layer_norm", "rms_norm", "group_norm", "batch_norm", "instance_norm"]
+__all__ = ["layer_norm", "rms_norm", "group_norm", "batch_norm", "instance_norm", "weight_norm"]
 
 
 def _floating(op: str, x: FakeTensor) -> None:
@@ -227,3 +230,31 @@ def instance_norm(input: FakeTensor, running_mean: FakeTensor | None = None, run
         for stat in {id(s): s for s in (running_mean, running_var) if s is not None}.values():
             stat.storage.version += 1
     return new_tensor(input.env, input.shape, input.dtype)
+
+
+@rule("_weight_norm")
+def weight_norm(v: FakeTensor, g: FakeTensor, dim: int = 0) -> FakeTensor:
+    """``torch._weight_norm(v, g, dim=0)``: ``v * (g / norm_except_dim(v, 2, dim))``, shaped like ``v``.
+
+    ``g`` has ``v``'s size along ``dim`` and 1 elsewhere (one norm over everything for ``dim=-1``).
+    A ``g`` of another shape is a ShapeError; torch's CPU kernel for the first or last dim does
+    not check it and reads past ``g`` (measured on torch 2.13: garbage values, no error).
+
+    >>> from shapeenv import ShapeEnv
+    >>> env = ShapeEnv(); v = env.fake_tensor((8, 4, 16), name="v", dynamic=False)
+    >>> g = env.fake_tensor((1, 1, 16), name="g", dynamic=False)
+    >>> weight_norm(v, g, 2).shape
+    (8, 4, 16)
+    """
+    check_tensor(v, "_weight_norm")
+    check_tensor(g, "_weight_norm")
+    _floating("_weight_norm", v)
+    if not isinstance(dim, int) or not -1 <= dim < max(v.ndim, 1):
+        raise ShapeError(f"_weight_norm: dim {dim!r} is out of range for a {v.ndim}-d weight",
+                         fix="weight_norm(module, dim=d) with 0 <= d < weight.dim(), or dim=None for one norm")
+    if dim != -1:
+        want = tuple(v.shape[d] if d == dim else 1 for d in range(v.ndim))
+        require(g.ndim == v.ndim and all(a == b for a, b in zip(g.shape, want)), lambda: (
+            f"_weight_norm: g of shape {fmt_shape(g.shape)} does not match v of shape {fmt_shape(v.shape)} "
+            f"normalised over every dim but {dim} (expected {fmt_shape(want)})"))
+    return mul(v, g)

@@ -38,10 +38,8 @@ from .common import (
     canonical_dim,
     check_size,
     check_tensor,
-    decide,
     fmt_shape,
     is_contiguous,
-    known_false,
     known_true,
     make_view,
     new_tensor,
@@ -115,14 +113,10 @@ def infer_size(shape: Sequence[Any], numel: Any, op: str = "view", tensor: Any =
 
 def _ask(cond: Any, default: bool, guard: bool) -> bool:
     """``cond`` if provable; else, if ``guard``, by the hints (a guard); else (or if unbacked) ``default``."""
-    if known_true(cond):
-        return True
-    if known_false(cond):
-        return False
-    answer = decide(cond) if guard else None
-    return default if answer is None else answer
+    return layout.ask(cond, default, guard)
 
 
+@layout.decided_by_cases(2)
 def compute_stride(oldshape: Sequence[Any], oldstride: Sequence[Any], newshape: Sequence[Any],
                    *, guard: bool = True) -> tuple | None:
     """Strides that view ``oldshape``/``oldstride`` as ``newshape``, or None; see Note [Viewability].
@@ -137,13 +131,13 @@ def compute_stride(oldshape: Sequence[Any], oldstride: Sequence[Any], newshape: 
     if not oldshape:
         return (1,) * len(newshape)
     numel = prod(oldshape)
-    if known_true(numel == 0):
-        if len(oldshape) == len(newshape) and all(known_true(a == b) for a, b in zip(oldshape, newshape)):
+    if layout.known(numel == 0):
+        if len(oldshape) == len(newshape) and all(layout.known(a == b) for a, b in zip(oldshape, newshape)):
             return tuple(oldstride)
         out: list[Any] = [1] * len(newshape)
         for d in range(len(newshape) - 2, -1, -1):
             nxt = newshape[d + 1]
-            out[d] = (nxt if known_true(nxt >= 1) else 1) * out[d + 1]
+            out[d] = (nxt if layout.known(nxt >= 1) else 1) * out[d + 1]
         return tuple(out)
     newstride: list[Any] = [None] * len(newshape)
     view_d = len(newshape) - 1
@@ -291,9 +285,10 @@ def contiguous(t: FakeTensor, memory_format: Any = "contiguous_format") -> FakeT
         fmt = layout.memory_format_name(memory_format)
         if fmt == "preserve_format":
             raise ShapeError("preserve memory format is unsupported by the contiguous operator")
-        if layout.is_contiguous(t.shape, t.stride(), fmt):
+        strides = layout.contiguous_layout(t.shape, t.stride(), fmt)
+        if all(a is b for a, b in zip(strides, t.stride())):
             return t
-        return new_tensor(t.env, t.shape, t.dtype, layout.format_strides(t.shape, fmt))
+        return new_tensor(t.env, t.shape, t.dtype, strides)
     except ValueError as e:
         raise ShapeError(f"contiguous: {getattr(e, 'message', e)}") from None  # the message without the inner error's location
 

@@ -26,7 +26,15 @@ a compiled function keeps its cache in its own memory, as before.
 from .base import MemoryStore, Store
 from .disk import DiskStore
 from .entry import EntryMeta, StoredEntry
-from .errors import NotStorableWarning, StoreConfigError, StoreError, StoreFormatError, StoreUnavailableWarning
+from .errors import (
+    DamagedEntryWarning,
+    NotStorableWarning,
+    StoreConfigError,
+    StoreError,
+    StoreFormatError,
+    StoreReadOnlyError,
+    StoreUnavailableWarning,
+)
 from .fingerprint import Unfingerprintable, function_fingerprint
 from .redis_store import RedisStore
 
@@ -40,22 +48,25 @@ __all__ = [
     "StoreError",
     "StoreFormatError",
     "StoreConfigError",
+    "StoreReadOnlyError",
     "StoreUnavailableWarning",
     "NotStorableWarning",
+    "DamagedEntryWarning",
     "Unfingerprintable",
     "function_fingerprint",
     "open_store",
 ]
 
 
-def open_store(spec: str) -> Store:
+def open_store(spec: str, secret: bytes | None = None) -> Store:
     """The store a command-line argument names: a ``redis://`` URL (``#name`` after it: the key
-    namespace, default ``shapeenv``), else a DiskStore directory.
+    namespace, default ``shapeenv``; ``secret``: its signing secret, Note [The Redis secret] in
+    :mod:`shapeenv.stores.redis_store`), else a DiskStore directory (whose secret is beside it).
 
     >>> open_store("redis://127.0.0.1:1/0#tests").description
     "RedisStore('redis://127.0.0.1:1/0', namespace='tests')"
     """
     if spec.startswith(("redis://", "rediss://", "unix://")):
         url, _, namespace = spec.partition("#")
-        return RedisStore(url, namespace=namespace or "shapeenv")
+        return RedisStore(url, namespace=namespace or "shapeenv", secret=secret)
     return DiskStore(spec)

@@ -12,11 +12,17 @@ whose pinned sizes agree with its call. The backends implement eight primitives
 Note [A store that fails]
     Reading or writing a store can fail (a Redis server goes away, a disk fills up).
     A compiled function must never fail because of that, nor return a wrong result:
-    :meth:`Store.load`, :meth:`Store.save` and :meth:`Store.lease` catch the
-    backend's errors, issue ONE :class:`StoreUnavailableWarning` per store object,
-    mark the store down, and behave as an empty store from then on (the function
-    keeps its in-process cache). An entry that does not decode (another version's
-    format, a damaged record) is skipped and counted, never used. The listing and
+    :meth:`Store.index`, :meth:`Store.heads`, :meth:`Store.body`, :meth:`Store.save`
+    and :meth:`Store.lease` catch every exception (the backend's errors and any
+    other: a store's content is not trusted to be well-formed), issue ONE
+    :class:`StoreUnavailableWarning` per store object, mark the store down, and
+    behave as an empty store from then on (the function keeps its in-process cache).
+    A write that fails because the store is read-only or the disk is full stops the
+    writes only ("disk full" / "read-only" in the warning): the store keeps serving
+    what it holds. An entry that does not decode or verify (another version's
+    format, a damaged or tampered record: Note [Signed entries] in
+    :mod:`shapeenv.stores.entry`) is skipped, counted in :attr:`Store.skipped` and
+    reported by one :class:`DamagedEntryWarning`, never used. The listing and
     administration methods (``entries``, ``get``, ``clear``) raise
     :class:`StoreError` instead: their caller asked for the store itself.
 
@@ -41,14 +47,23 @@ from __future__ import annotations
 
 import abc
 import contextlib
+import errno
 import json
+import secrets
 import threading
 import time
 import warnings
 from typing import Iterator
 
 from .entry import EntryMeta, StoredEntry, canonical_json
-from .errors import StoreConfigError, StoreError, StoreFormatError, StoreUnavailableWarning
+from .errors import (
+    DamagedEntryWarning,
+    StoreConfigError,
+    StoreError,
+    StoreFormatError,
+    StoreReadOnlyError,
+    StoreUnavailableWarning,
+)
 
 __all__ = ["Store", "MemoryStore"]
 
@@ -68,8 +83,11 @@ class Store(abc.ABC):
             raise StoreConfigError(f"lease_timeout must be >= 0 seconds, got {lease_timeout!r}", fix="lease_timeout=60.0  # the default")
         self.lease_timeout = lease_timeout
         self._down: str | None = None
+        self._no_writes: str | None = None  # why saves stopped while reads go on (read-only, disk full)
         self._state = threading.Lock()
-        self.skipped = 0  # entries that did not decode
+        self._secret: bytes | None = None
+        self.skipped = 0  # entries that did not decode or verify
+        self._skip_warned = False
 
     # -- the primitives ---------------------------------------------------------------------------
     @abc.abstractmethod
@@ -104,6 +122,10 @@ class Store(abc.ABC):
     def _clear(self, name: str | None) -> int:
         """Remove every entry (of the function called ``name``, if given); how many were removed."""
 
+    @abc.abstractmethod
+    def _load_secret(self) -> bytes:
+        """The store's signing secret (Note [Signed entries] in :mod:`shapeenv.stores.entry`), created if missing."""
+
     @property
     @abc.abstractmethod
     def description(self) -> str:
@@ -115,17 +137,61 @@ class Store(abc.ABC):
         """False once the store failed (Note [A store that fails])."""
         return self._down is None
 
+    @property
+    def writable(self) -> bool:
+        """False once saving stopped (the store failed, is read-only or its disk is full)."""
+        return self._down is None and self._no_writes is None
+
+    def secret(self) -> bytes:
+        """The signing secret (read or created on first use).
+
+        Raises:
+            the backend's errors: the secret cannot be read or created.
+        """
+        if self._secret is None:
+            key = self._load_secret()
+            if not isinstance(key, bytes) or len(key) < 16:
+                raise StoreFormatError(f"the signing secret of {self.description} is missing or too short")
+            self._secret = key
+        return self._secret
+
+    def write_problem(self, exc: BaseException) -> str | None:
+        """``"disk full"`` or ``"read-only"`` (a backend may add its own) when a failed write says so: saves stop,
+        reads go on (Note [A store that fails]); else None."""
+        if isinstance(exc, StoreReadOnlyError):
+            return "read-only"
+        if isinstance(exc, OSError) and exc.errno == errno.ENOSPC:
+            return "disk full"
+        if isinstance(exc, OSError) and exc.errno in (errno.EROFS, errno.EACCES, errno.EPERM):
+            return "read-only"
+        return None
+
     def _failed(self, action: str, exc: BaseException) -> None:
+        problem = self.write_problem(exc) if action in ("writing", "taking a compile lease") else None
         with self._state:
-            if self._down is not None:
+            if self._down is not None or (problem is not None and self._no_writes is not None):
                 return
-            self._down = f"{type(exc).__name__}: {exc}"
-        warnings.warn(
-            f"{self.description} cannot be used ({action} failed: {self._down}); compiled functions go on "
-            "with their in-process caches only (nothing is read from or written to the store from now on)",
-            StoreUnavailableWarning,
-            stacklevel=4,
-        )
+            why = f"{type(exc).__name__}: {exc}"
+            if problem is None:
+                self._down = why
+            else:
+                self._no_writes = f"{problem} ({why})"
+        if problem is not None:
+            message = (f"{self.description}: {problem}, entries are no longer saved ({why}); the stored entries are "
+                       "still served" + ("; free some space" if problem.endswith("full") else ""))
+        else:
+            message = (f"{self.description} cannot be used ({action} failed: {why}); compiled functions go on with "
+                       "their in-process caches only (nothing is read from or written to the store from now on)")
+        warnings.warn(message, StoreUnavailableWarning, stacklevel=4)
+
+    def skip_entry(self, why: str) -> None:
+        """Count one entry that did not decode or verify; the first one warns."""
+        with self._state:
+            self.skipped += 1
+            first, self._skip_warned = not self._skip_warned, True
+        if first:
+            warnings.warn(f"{self.description}: a stored entry was skipped ({why}); it is traced again. "
+                          "`shapeenv cache clear` removes such entries", DamagedEntryWarning, stacklevel=5)
 
     def index(self, function: str, key: str, after: int = 0) -> list[tuple[int, str, tuple | None]]:
         """``(seq, id, pins)`` of the entries of ``(function, key)`` stored after ``after``; ``pins`` is the
@@ -135,29 +201,30 @@ class Store(abc.ABC):
             return []
         try:
             rows = self._index(function, key, after)
-        except self.errors as e:
+        except Exception as e:
             self._failed("reading", e)
             return []
         out = []
         for seq, entry_id, pins in rows:
             try:
                 parsed = tuple(tuple(p) for p in json.loads(pins))
-            except (ValueError, TypeError, RecursionError):
+            except Exception:
                 parsed = None
             out.append((seq, entry_id, parsed))
         return out
 
     def heads(self, function: str, key: str, ids: list[str]) -> list[StoredEntry]:
-        """The decodable heads of the entries ``ids`` of ``(function, key)``, in order.
+        """The heads of the entries ``ids`` of ``(function, key)`` that decode and verify, in order.
 
-        Entries of another format, of another function or key, or whose content does not
-        match their id are skipped (counted in :attr:`skipped`).
+        Entries of another format, of another function or key, not signed with this store's
+        secret, or whose content does not match their id are skipped (counted in :attr:`skipped`).
         """
         if self._down is not None or not ids:
             return []
         try:
+            secret = self.secret()
             blobs = self._heads(ids)
-        except self.errors as e:
+        except Exception as e:
             self._failed("reading", e)
             return []
         out = []
@@ -165,12 +232,12 @@ class Store(abc.ABC):
             if blob is None:
                 continue
             try:
-                entry = StoredEntry.decode_head(blob)
-            except StoreFormatError:
-                self.skipped += 1
+                entry = StoredEntry.decode_head(blob, secret)
+            except Exception as e:  # StoreFormatError, or anything a crafted record provokes
+                self.skip_entry(f"{type(e).__name__}: {e}")
                 continue
             if entry.id != entry_id or entry.function != function or entry.key != key:  # never trust an index
-                self.skipped += 1
+                self.skip_entry(f"entry {entry_id[:12]} is filed under another entry, function or key")
                 continue
             out.append(entry)
         return out
@@ -193,31 +260,33 @@ class Store(abc.ABC):
             return None
         try:
             blob = self._body(entry.id)
-        except self.errors as e:
+        except Exception as e:
             self._failed("reading", e)
             return None
         return None if blob is None else entry.with_body(blob)
 
     def save(self, entry: StoredEntry) -> bool:
         """Store ``entry`` (once: a second save of the same id does nothing); False if not stored."""
-        if self._down is not None:
+        if self._down is not None or self._no_writes is not None:
             return False
         try:
-            return self._save(entry, entry.encode_head(), entry.encode_body())
-        except self.errors as e:
+            return self._save(entry, entry.encode_head(self.secret()), entry.encode_body())
+        except Exception as e:
             self._failed("writing", e)
             return False
 
     @contextlib.contextmanager
     def lease(self, function: str, key: str) -> Iterator[bool]:
-        """Hold the compile lease of ``(function, key)`` (Note [Compile leases]); yields whether it was had."""
-        if self._down is not None:
+        """Hold the compile lease of ``(function, key)`` (Note [Compile leases]); yields whether it was had.
+
+        A store that takes no more writes (read-only, full) gives no lease: nothing would be saved under it."""
+        if self._down is not None or self._no_writes is not None:
             yield False
             return
         try:
             cm = self._lease(function, key)
             held = cm.__enter__()
-        except self.errors as e:
+        except Exception as e:
             self._failed("taking a compile lease", e)
             yield False
             return
@@ -226,7 +295,7 @@ class Store(abc.ABC):
         finally:
             try:
                 cm.__exit__(None, None, None)
-            except self.errors as e:
+            except Exception as e:
                 self._failed("releasing a compile lease", e)
 
     # -- administration (``shapeenv cache``) -----------------------------------------------------------
@@ -258,7 +327,10 @@ class Store(abc.ABC):
             raise StoreError(f"{len(blobs)} entries of {self.description} have an id starting with {prefix!r}; "
                              "`shapeenv cache ls` lists the ids")
         head, body = blobs[0]
-        entry = StoredEntry.decode_head(head)
+        try:
+            entry = StoredEntry.decode_head(head, self.secret())
+        except self.errors as e:
+            raise StoreError(f"{self.description} cannot be read: {type(e).__name__}: {e}") from e
         if body is None:
             raise StoreError(f"the body of entry {entry.id[:12]} is gone from {self.description}")
         return entry.with_body(body)
@@ -275,7 +347,9 @@ class Store(abc.ABC):
             raise StoreError(f"{self.description} cannot be written: {type(e).__name__}: {e}") from e
 
     def __repr__(self) -> str:
-        return self.description if self._down is None else f"{self.description} (down: {self._down})"
+        if self._down is not None:
+            return f"{self.description} (down: {self._down})"
+        return self.description if self._no_writes is None else f"{self.description} (not saving: {self._no_writes})"
 
 
 class MemoryStore(Store):
@@ -293,11 +367,15 @@ class MemoryStore(Store):
         self._ids: set[str] = set()
         self._seq = 0
         self._leases: dict[tuple[str, str], threading.Lock] = {}
+        self._key = secrets.token_bytes(32)
 
     @property
     def description(self) -> str:
         """``MemoryStore()``."""
         return "MemoryStore()"
+
+    def _load_secret(self) -> bytes:
+        return self._key  # the entries live and die with this object: so does their secret
 
     def _index(self, function: str, key: str, after: int) -> list[tuple[int, str, str]]:
         with self._lock:

@@ -27,6 +27,7 @@ from typing import Sequence
 from ..program_io import ProgramFormatError, program_from_json
 from . import open_store
 from .errors import StoreError
+from ..cli_common import run_command
 
 __all__ = ["configure", "run", "main", "EXIT_CODES"]
 
@@ -57,6 +58,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
             p.add_argument("entry", metavar="ID", help="the entry id (a prefix of at least 4 characters)")
         if name == "clear":
             p.add_argument("--function", metavar="NAME", help="only the entries of the function with this name")
+        p.add_argument("--secret-file", metavar="FILE",
+                       help="for a redis:// URL: the file holding the secret its clients give as RedisStore(secret=...)")
         p.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -69,7 +72,14 @@ def run(args: argparse.Namespace, out=None, err=None) -> int:
     out = out or sys.stdout
     err = err or sys.stderr
     try:
-        store = open_store(args.path)
+        secret = None
+        if getattr(args, "secret_file", None):
+            try:
+                with open(args.secret_file, "rb") as fh:
+                    secret = fh.read().strip()
+            except OSError as e:
+                raise StoreError(f"cannot read the secret file {args.secret_file!r}: {e}") from None
+        store = open_store(args.path, secret=secret)
         if args.cache_command == "ls":
             metas = store.entries()
             if args.json:
@@ -122,10 +132,4 @@ def run(args: argparse.Namespace, out=None, err=None) -> int:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """``shapeenv cache`` with ``argv``; returns the exit code."""
-    parser = argparse.ArgumentParser(prog="shapeenv cache")
-    configure(parser)
-    try:
-        args = parser.parse_args(argv)
-    except SystemExit as exc:
-        return int(exc.code or 0)
-    return run(args)
+    return run_command("shapeenv cache", configure, run, argv)

@@ -29,6 +29,24 @@ Note [Size limit and LRU]
 Compile leases are ``flock`` s on ``PATH/locks/<digest>.lock``: the kernel releases
 them when their process dies, so a killed compiler never blocks the others.
 
+Note [The secret beside the store]
+    Entries are signed (Note [Signed entries] in :mod:`shapeenv.stores.entry`) with 32
+    random bytes in ``PATH/secret.key``, created by the first process to open the store,
+    with permissions 0600 (written to a temporary file, then linked into place: two
+    processes creating it at once agree on one). Whoever can write the database but not
+    read this file cannot make an entry that is served; to share a store between users,
+    give them read access to the secret (``chmod 640`` and a common group), knowing that
+    each of them can then sign entries. Copying the directory copies the trust.
+
+Note [A read-only store]
+    A store whose directory or database this process cannot write (a read-only mount, a
+    cache baked into a container image, another user's files) is opened read-only
+    (SQLite ``mode=ro``, or ``immutable=1`` when even the write-ahead log cannot be
+    opened). It serves its entries as any store does; saves stop with one
+    :class:`~shapeenv.stores.StoreUnavailableWarning` that says "read-only", no lease
+    is taken and the LRU order is not updated. A full disk likewise stops saves with a
+    warning that says "disk full", while the stored entries are still served.
+
 >>> import tempfile
 >>> from shapeenv.stores.entry import StoredEntry
 >>> with tempfile.TemporaryDirectory() as d:
@@ -43,7 +61,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import os
+import secrets
 import sqlite3
+import urllib.parse
 import threading
 import time
 from pathlib import Path
@@ -51,17 +71,19 @@ from typing import Iterator
 
 from .base import Store
 from .entry import EntryMeta, StoredEntry, canonical_json
-from .errors import StoreConfigError
+from .errors import StoreConfigError, StoreReadOnlyError
 
 try:  # POSIX; elsewhere leases are not taken (Note [Compile leases] in shapeenv.stores.base)
     import fcntl
 except ImportError:  # pragma: no cover - Windows
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["DiskStore", "DB_NAME"]
+__all__ = ["DiskStore", "DB_NAME", "SECRET_NAME"]
 
 #: The database file inside a DiskStore's directory.
 DB_NAME = "entries-v3.sqlite3"
+#: The signing secret beside it (Note [The secret beside the store]).
+SECRET_NAME = "secret.key"
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS entries (
@@ -86,6 +108,7 @@ CREATE INDEX IF NOT EXISTS entries_by_use ON entries (last_used);
 
 _POLL = 0.02  # seconds between attempts at a held lease
 _SCHEMA_VERSION = 3
+_SQLITE_READONLY, _SQLITE_FULL = 8, 13  # SQLite's primary result codes
 
 
 class DiskStore(Store):
@@ -117,6 +140,7 @@ class DiskStore(Store):
         self._lock = threading.Lock()
         self._conn: sqlite3.Connection | None = None
         self._pid = -1
+        self.read_only = False  # set when the store could be opened for reading only (Note [A read-only store])
 
     @property
     def description(self) -> str:
@@ -131,16 +155,85 @@ class DiskStore(Store):
     def _connection(self) -> sqlite3.Connection:
         """This process's connection (reopened after a fork); call with ``self._lock`` held."""
         if self._conn is None or self._pid != os.getpid():
-            self.path.mkdir(parents=True, exist_ok=True)
-            conn = sqlite3.connect(self.db_path, timeout=self.busy_timeout, isolation_level=None,
-                                   check_same_thread=False)
+            try:
+                conn = self._open_writable()
+            except (sqlite3.Error, OSError) as e:
+                if self.write_problem(e) != "read-only" and not self._looks_read_only():
+                    raise
+                conn = self._open_read_only(e)
+            self._conn, self._pid = conn, os.getpid()
+        return self._conn
+
+    def _open_writable(self) -> sqlite3.Connection:
+        self.path.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.db_path, timeout=self.busy_timeout, isolation_level=None, check_same_thread=False)
+        try:
             conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout * 1000)}")
             conn.execute("PRAGMA journal_mode = WAL")
             conn.execute("PRAGMA synchronous = NORMAL")
             if conn.execute("PRAGMA user_version").fetchone()[0] != _SCHEMA_VERSION:
                 conn.executescript(_SCHEMA + f"PRAGMA user_version = {_SCHEMA_VERSION};")
-            self._conn, self._pid = conn, os.getpid()
-        return self._conn
+        except BaseException:
+            conn.close()
+            raise
+        self.read_only = False
+        return conn
+
+    def _looks_read_only(self) -> bool:
+        """Whether the database exists but this process may not write it or its directory."""
+        return self.db_path.is_file() and not (os.access(self.path, os.W_OK) and os.access(self.db_path, os.W_OK))
+
+    def _open_read_only(self, why: BaseException) -> sqlite3.Connection:
+        """The database opened for reading (Note [A read-only store]); ``why`` is re-raised if it cannot be."""
+        uri = "file:" + urllib.parse.quote(str(self.db_path.resolve()))
+        for params in ("?mode=ro", "?mode=ro&immutable=1"):  # immutable: no -wal/-shm files needed
+            conn = sqlite3.connect(uri + params, uri=True, timeout=self.busy_timeout, isolation_level=None,
+                                   check_same_thread=False)
+            try:
+                if conn.execute("PRAGMA user_version").fetchone()[0] != _SCHEMA_VERSION:
+                    conn.close()
+                    raise StoreConfigError(f"{self.description} is read-only and of another version; "
+                                           "it cannot be used (nor upgraded)")
+                conn.execute("SELECT COUNT(*) FROM entries").fetchone()
+            except sqlite3.Error:
+                conn.close()
+                continue
+            self.read_only = True
+            return conn
+        raise why
+
+    def write_problem(self, exc: BaseException) -> str | None:
+        """``"disk full"`` / ``"read-only"`` for SQLite's SQLITE_FULL / SQLITE_READONLY too."""
+        code = getattr(exc, "sqlite_errorcode", None)
+        if isinstance(code, int) and code & 0xFF == _SQLITE_FULL:
+            return "disk full"
+        if isinstance(code, int) and code & 0xFF == _SQLITE_READONLY:
+            return "read-only"
+        return super().write_problem(exc)
+
+    def _load_secret(self) -> bytes:
+        """``PATH/secret.key``, created (0600) if missing (Note [The secret beside the store])."""
+        path = self.path / SECRET_NAME
+        try:
+            return path.read_bytes()
+        except FileNotFoundError:
+            pass
+        self.path.mkdir(parents=True, exist_ok=True)
+        tmp = self.path / f".{SECRET_NAME}.{os.getpid()}.{secrets.token_hex(6)}"
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        try:
+            try:
+                os.write(fd, secrets.token_bytes(32))
+                os.fsync(fd)
+            finally:
+                os.close(fd)
+            try:
+                os.link(tmp, path)  # atomic, and never replaces a secret another process made meanwhile
+            except FileExistsError:
+                pass
+        finally:
+            tmp.unlink(missing_ok=True)
+        return path.read_bytes()
 
     def close(self) -> None:
         """Close this process's connection (it reopens on next use)."""
@@ -171,7 +264,7 @@ class DiskStore(Store):
         with self._lock:
             conn = self._connection()
             row = conn.execute("SELECT body FROM entries WHERE id = ?", (entry_id,)).fetchone()
-            if row is not None:  # a use: it moves up in the LRU order (Note [Size limit and LRU])
+            if row is not None and not self.read_only:  # a use: it moves up in the LRU order (Note [Size limit and LRU])
                 conn.execute("UPDATE entries SET last_used = ? WHERE id = ?", (time.time(), entry_id))
         return None if row is None else bytes(row[0])
 
@@ -181,6 +274,9 @@ class DiskStore(Store):
         meta = entry.meta(size, now, now)
         with self._lock:
             conn = self._connection()
+            if self.read_only:
+                raise StoreReadOnlyError(f"{self.description} is read-only for this process",
+                                         fix="open a store in a directory this process can write to save entries")
             conn.execute("BEGIN IMMEDIATE")
             try:
                 cur = conn.execute(
@@ -194,7 +290,9 @@ class DiskStore(Store):
                     self._evict(conn)
                 conn.execute("COMMIT")
             except BaseException:
-                conn.execute("ROLLBACK")
+                if conn.in_transaction:  # SQLite ends the transaction itself on some errors (SQLITE_FULL)
+                    with contextlib.suppress(sqlite3.Error):
+                        conn.execute("ROLLBACK")
                 raise
         return new
 
@@ -214,7 +312,9 @@ class DiskStore(Store):
 
     @contextlib.contextmanager
     def _lease(self, function: str, key: str) -> Iterator[bool]:
-        if fcntl is None:  # pragma: no cover
+        with self._lock:
+            self._connection()  # decides whether the store is read-only
+        if fcntl is None or self.read_only:  # no lease where nothing will be saved
             yield False
             return
         locks = self.path / "locks"

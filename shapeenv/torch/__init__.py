@@ -11,7 +11,11 @@ Optional: it needs torch (``pip install shapeenv[torch]``); nothing else in shap
 * ``torch.cond``, ``torch._higher_order_ops.scan`` / ``map`` and ``torch._check`` are
   this library's ``switch`` / ``scan`` / ``map`` / ``check`` while tracing (:mod:`shapeenv.torch.hops`);
 * ``nn.MultiheadAttention`` and ``nn.LSTM`` / ``GRU`` / ``RNN`` go through adapters built from
-  :mod:`shapeenv.ops` (:mod:`shapeenv.torch.composites`).
+  :mod:`shapeenv.ops` (:mod:`shapeenv.torch.composites`);
+* ``torch.compiler.is_compiling()`` / ``is_exporting()`` answer as under torch's compile / export on
+  the tracing thread, so libraries (transformers) take their traced paths (:mod:`shapeenv.torch.hops`);
+* objects registered as torch pytree nodes (transformers' ``DynamicCache``) are inputs and outputs
+  by their children, as in torch.export (:mod:`shapeenv.torch.pytrees`).
 
 How torch code reaches the shape rules (Note [Why a TorchFunctionMode] in
 :mod:`shapeenv.torch.mode`): the model runs under a ``torch.overrides.TorchFunctionMode``

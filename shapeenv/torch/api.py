@@ -21,6 +21,7 @@ on the torch tensor), and torch's own (``torch._dynamo.mark_dynamic`` / ``maybe_
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
 from typing import Any, Callable, Mapping, Sequence
 
@@ -35,6 +36,7 @@ from ..program import ExportedProgram
 from ..core.settings import ShapeEnvSettings
 from .dims import translate
 from .program import STATE_PATTERN, TorchFunction, _is_state
+from .pytrees import flatten_inputs, plain_leaves, refuse_opaque_inputs
 from .table import TorchOpTable
 
 __all__ = ["export", "compile", "TorchCompiled"]
@@ -91,7 +93,9 @@ def export(
         table: a dispatch table other than the process-wide one.
 
     Returns:
-        The program; parameters and buffers are static inputs named by torch's sources.
+        The program; parameters and buffers are static inputs named by torch's sources, bound to
+        the module: ``p.accepts(x)``, ``p.bindings(x)`` and ``p.explain_inputs(x)`` read them from
+        the module as it is at the call (Note [Bound inputs] in :mod:`shapeenv.program`).
 
     Raises:
         UnsupportedTorchOpError: the model calls a torch op with no shape rule (the message names it
@@ -103,16 +107,20 @@ def export(
     >>> p = export(torch.nn.Linear(3, 2), (torch.randn(4, 3),), dynamic_shapes={"input": {0: Dim("b")}})
     >>> p.output_shapes, p.guards.to_text("torch").splitlines()[1]
     ((s0, 2), "L['self']._parameters['weight'].size()[0] == 2")
+    >>> p.accepts(torch.randn(9, 3)), p.accepts(torch.randn(9, 4))
+    (True, False)
     """
     if isinstance(args, list):
         args = tuple(args)
     if not isinstance(args, tuple):
         raise SignatureError(f"args must be a tuple of example inputs, got {type(args).__name__}",
                              fix="wrap a single input in a tuple: shapeenv.torch.export(model, (x,))")
-    fn = TorchFunction(model, name, table)
-    kwargs = dict(kwargs or {})
+    fn = TorchFunction(model, name, table, exporting=True)
+    (args, kwargs), fn.template = flatten_inputs((args, dict(kwargs or {})))
+    refuse_opaque_inputs(fn.__name__, (args, kwargs))
     specs = _by_name(fn, args, kwargs, dynamic_shapes)
-    return se_export(fn, args, specs, {**kwargs, **fn.state()}, name=fn.__name__, settings=settings)
+    program = se_export(fn, args, specs, {**kwargs, **fn.state()}, name=fn.__name__, settings=settings)
+    return dataclasses.replace(program, bound_inputs=fn.state) if fn.is_module else program
 
 
 class TorchCompiled:
@@ -136,7 +144,14 @@ class TorchCompiled:
                     or getattr(value, "_dynamo_static_indices", None):
                 _adopt_torch_marks(value)
         state = self.function.state()
-        return self.compiled(*args, **kwargs, **state) if state else self.compiled(*args, **kwargs)
+        if plain_leaves(args, kwargs):
+            return self.compiled(*args, **kwargs, **state) if state else self.compiled(*args, **kwargs)
+        (flat_args, flat_kwargs), template = flatten_inputs((args, kwargs))
+        refuse_opaque_inputs(self.__name__, (flat_args, flat_kwargs))
+        if template.empty:
+            return self.compiled(*args, **kwargs, **state) if state else self.compiled(*args, **kwargs)
+        with self.function.calling(template, args, kwargs):  # Note [Pytree inputs of a compiled call]
+            return self.compiled(*flat_args, **flat_kwargs, **state)
 
     def cache_info(self):
         """The entries, their guards (parameters included, in torch's spelling), hits and recompile reasons."""

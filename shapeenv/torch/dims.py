@@ -8,9 +8,27 @@ or a tuple by position; per tensor a ``{dim: spec}`` dict or a list/tuple with o
 dim; nested lists/tuples/dicts for pytree inputs). :func:`translate` maps the whole
 structure, leaving this library's own Dims as they are.
 
-torch's default ``Dim("b")`` has ``min=0``: like torch.export, that still means a backed
-size in ``[2, oo]`` for an example of size >= 2 (0 and 1 specialise), so it becomes
-``Dim("b")``; any other bound is kept.
+torch's default ``Dim("b")`` has ``min=0`` and becomes ``Dim("b")``: a backed size in
+``[2, oo]`` for an example of size >= 2 (see Note [A default Dim]); any other bound is kept,
+so ``Dim("b", min=1, max=64)`` is traced over ``[1, 64]`` and reported so, as torch.export
+reports it.
+
+Note [A default Dim]
+    torch.export reports ``[0, oo]`` for ``Dim("b")`` (its ``min=0`` is the default, so a declared
+    ``min=0`` is the same Dim), but it traces that symbol with ``[2, oo]`` (``create_symbol``'s
+    default range intersected with the Dim's), so nothing its trace decides is checked at 0 or 1:
+    ``x * 2 if x.shape[0] == 1 else x`` exports as ``x``, and its program is wrong at 1. We keep
+    the range the trace establishes, ``[2, oo]``, which is also torch.compile's reading: the
+    produced guards say ``>= 2`` where torch's contract says ``>= 0``, and every input we accept
+    torch accepts. A caller who wants 0 or 1 declares it, ``Dim("b", min=1)``, or this library's
+    ``Dim("b", min=0)``: the trace then reasons over the declared range, settling by cases the
+    layout decisions only sizes 0 and 1 leave open (Note [Sizes that may be 0 or 1] in
+    :mod:`shapeenv.fake.layout`), and refusing, with the guard named, only code whose result
+    really depends on the size being 1 (a branch on it; a reshape that is a view only at 1).
+    Why not trace the default over ``[0, oo]`` too: models torch.export accepts with a default
+    Dim would then be refused wherever their result does depend on 0 or 1 (torch's own trace
+    never looks), and a range holding 1 costs several times the trace time of ``[2, oo]``
+    (measured: resnet18 1.6 s against 0.2 s).
 """
 
 from __future__ import annotations

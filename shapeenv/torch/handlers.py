@@ -27,7 +27,7 @@ from symint import SymInt
 from .. import ops
 from ..fake.dtypes import DTYPES, as_dtype
 from ..fake.tensor import FakeTensor
-from ..rules.registry import describe, env_of, is_tensor
+from ..rules.registry import call, describe, env_of, is_tensor
 from .convert import to_torch_dtype
 from .symbolic import to_torch
 from .table import DEFAULT, Entry
@@ -215,10 +215,29 @@ def _dtype_of_data(data: Any) -> str:
 
 
 def _tensor(ctx, data, *, dtype=None, **_ignored):
-    """``torch.tensor(data)``: a constant of the data's shape (its values are not tracked)."""
+    """``torch.tensor(data)``: a constant of the data's shape; Python numbers are kept for ``item()`` (Note [Literal tensors])."""
     if is_tensor(data):
         return data if dtype is None else data.to(dtype)
-    return FakeTensor(ctx.env, _shape_of_data(data), as_dtype(dtype or _dtype_of_data(data)))
+    out = FakeTensor(ctx.env, _shape_of_data(data), as_dtype(dtype or _dtype_of_data(data)))
+    if _is_literal(data):
+        ctx.remember_literal(out, data)
+    return out
+
+
+def _is_literal(data: Any) -> bool:
+    if isinstance(data, (list, tuple)):
+        return all(_is_literal(d) for d in data)
+    return isinstance(data, (bool, int, float))
+
+
+def _item(ctx, x):
+    """``x.item()``: the value of a literal one-element tensor, else the rule's unbacked SymInt."""
+    data = ctx.literal(x)
+    while isinstance(data, (list, tuple)) and len(data) == 1:
+        data = data[0]
+    if data is None or isinstance(data, (list, tuple)):
+        return call("item", x)
+    return bool(data) if x.dtype.name == "bool" else float(data) if x.dtype.is_floating_point else int(data)
 
 
 def _new(name: str):
@@ -233,6 +252,7 @@ _function(torch.full, _full, context=True)
 _function(torch.arange, _arange, context=True)
 _function(torch.tensor, _tensor, context=True)
 _function(torch.as_tensor, _tensor, context=True)
+_method("item", _item, context=True)
 _function(torch.scalar_tensor, lambda ctx, v, dtype=None, **_: _tensor(ctx, v, dtype=dtype), context=True)
 for _name in ("zeros", "ones", "empty"):
     _method(f"new_{_name}", _new(_name), context=True)

@@ -18,6 +18,9 @@ here:
 
 ``torch._check(cond, message)`` becomes :func:`shapeenv.check` (a runtime assert) and
 ``torch._check_is_size(n)`` ``check(n >= 0)``, for this library's symbolic conditions.
+``torch.compiler.is_compiling()`` is True on the tracing thread (so are ``torch._dynamo.is_compiling()``
+and ``torch._utils.is_compiling()``, which call it), and ``torch.compiler.is_exporting()`` is True
+there when the trace is an export (Note [Library trace paths]).
 Branch and body functions are torch code: they run on
 :class:`~shapeenv.torch.tensor.TracedTensor` s under the same mode.
 
@@ -28,11 +31,34 @@ Note [Patching torch during a trace]
     with the same arguments, so other threads see torch's behaviour. Because the patched
     helper is looked up at call time, ``from torch._higher_order_ops import scan`` bound
     before the trace is intercepted too.
+
+Note [Library trace paths]
+    Libraries skip data-dependent work when torch traces them: transformers' ``masking_utils``
+    asks ``torch.compiler.is_compiling()`` before ``_ignore_causal_mask_sdpa`` or
+    ``find_packed_sequence_indices`` would call ``bool()`` on a mask, so under torch's
+    export and compile it builds the mask symbolically. A trace here must take the same path:
+    on the tracing thread, ``is_compiling()`` answers True (export and compile) and
+    ``is_exporting()`` answers ``mode.exporting`` (export only), as under torch's own entry points.
+    torch 2.13 keeps both answers in module globals (``torch.compiler._is_compiling_flag`` and
+    ``_is_exporting_flag``, set by ``torch._export.utils._compiling_state_context`` and
+    ``torch.compiler._compile_session_context``); those switches are process-wide, so another
+    thread running eager torch during the trace would take the traced path too. torch offers no
+    per-thread switch, so the two readers are replaced while a trace runs, as the Note above
+    says: off the tracing thread they call torch's functions (and read torch's flags), so a
+    concurrent eager thread sees False and a concurrent ``torch.export`` sees its own True.
+    ``torch._dynamo.is_compiling`` and ``torch._utils.is_compiling`` look
+    ``torch.compiler.is_compiling`` up at call time and follow. What this cannot cover: code
+    that bound ``from torch.compiler import is_compiling`` before the trace (none in
+    transformers 5.24 or torch 2.13), and Dynamo compiling on another thread during a trace
+    (it recognises these functions by identity and would inline the replacement).
+    Data-dependent checks that libraries keep on the traced path (``if mask.all():``) still
+    raise :class:`~shapeenv.errors.ShapeError` naming the line.
 """
 
 from __future__ import annotations
 
 import contextlib
+import functools
 import sys
 import threading
 from typing import Any, Iterator
@@ -161,11 +187,29 @@ def _check_is_size(original):
     return _torch_check_is_size
 
 
+def _is_compiling(original):
+    @functools.wraps(original)
+    def is_compiling() -> bool:
+        return True if active_mode() is not None else original()
+
+    return is_compiling
+
+
+def _is_exporting(original):
+    @functools.wraps(original)
+    def is_exporting() -> bool:
+        mode = active_mode()
+        return bool(mode.exporting) if mode is not None else original()
+
+    return is_exporting
+
+
 def _targets() -> list[tuple[Any, str, Any]]:
     """``(owner, attribute, make_replacement)``."""
     utils = sys.modules["torch._higher_order_ops.utils"]
     out = [(utils, "_hop_compile_and_call", _compile_and_call), (torch, "_check", _check),
-           (torch, "_check_is_size", _check_is_size)]
+           (torch, "_check_is_size", _check_is_size),
+           (torch.compiler, "is_compiling", _is_compiling), (torch.compiler, "is_exporting", _is_exporting)]
     return [(owner, attr, make) for owner, attr, make in out if hasattr(owner, attr)]
 
 

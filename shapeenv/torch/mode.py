@@ -52,20 +52,24 @@ class ShapeTraceMode(TorchFunctionMode):
         env: the ShapeEnv of the trace (fake tensors created for constants live there).
         params: ``id(real tensor) -> fake tensor`` for the module's parameters and buffers.
         table: the dispatch table (default: the process-wide one of :func:`register_torch_op`).
+        exporting: the trace is an export (``torch.compiler.is_exporting()`` answers True in it,
+            Note [Library trace paths] in :mod:`shapeenv.torch.hops`).
 
     Attributes:
-        env: as given.
+        env, exporting: as given.
         device: the device of the call being handled (the first traced tensor's, or ``device=``).
     """
 
     def __init__(self, env, params: Mapping[int, Any] | None = None, table: TorchOpTable | None = None,
-                 keep: tuple = ()):
+                 keep: tuple = (), exporting: bool = False):
         super().__init__()
         self.env = env
+        self.exporting = exporting
         self.table = table if table is not None else DEFAULT
         self._params = dict(params or {})
         self._keep = keep  # the real tensors of _params, so their ids stay theirs during the trace
         self._constants: dict[int, tuple[torch.Tensor, FakeTensor]] = {}
+        self._literals: dict[int, tuple[FakeTensor, int, Any]] = {}
         self.device = torch.device("cpu")
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
@@ -104,6 +108,23 @@ class ShapeTraceMode(TorchFunctionMode):
                           stride=tuple(tensor.stride()), storage_offset=tensor.storage_offset(), name=None)
         self._constants[id(tensor)] = (tensor, fake)  # keeps the tensor alive: its id stays its own
         return fake
+
+    def remember_literal(self, fake: FakeTensor, data: Any) -> None:
+        """``fake`` was made by ``torch.tensor(data)`` from Python numbers: :meth:`literal` answers ``data``.
+
+        Note [Literal tensors]: torch's FakeTensor keeps the value of a tensor built from Python
+        scalars, so ``torch.tensor([4096]).item()`` is ``4096`` under torch.export (transformers
+        rebuilds a sliding-window cache layer that way). Here too, until an in-place op writes to
+        the tensor (its storage's version moves); any other op's result has no value.
+        """
+        self._literals[id(fake)] = (fake, fake.version, data)
+
+    def literal(self, fake: Any) -> Any:
+        """The Python data ``fake`` was built from (see :meth:`remember_literal`), or None."""
+        known = self._literals.get(id(fake))
+        if known is None or known[0] is not fake or known[1] != fake.version:
+            return None
+        return known[2]
 
     @property
     def constants(self) -> tuple[torch.Tensor, ...]:

@@ -18,16 +18,20 @@ Called on fake inputs, a :class:`TorchFunction` runs the torch code under a
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
 import functools
 import inspect
-from typing import Any, Callable
+from types import MappingProxyType
+from typing import Any, Callable, Iterator
 
 import torch
 
-from ..errors import SignatureError
+from ..errors import SignatureError, TorchInteropError
 from ..rules.registry import env_of, is_tensor
 from .hops import patched
 from .mode import ShapeTraceMode
+from .pytrees import REGISTER_FIX, Template, flatten_output, holder_of
 from .table import TorchOpTable
 from .tensor import TracedTensor, unwrap, wrap
 
@@ -37,6 +41,8 @@ __all__ = ["TorchFunction", "module_state", "state_source", "STATE_PATTERN", "TR
 STATE_PATTERN = r"self\.(_modules|_parameters|_buffers)\[.*"
 #: The input name of the module's ``training`` flag (a constant of each cache entry's key).
 TRAINING = "self.training"
+#: The compiled call running in this context: ``(function, template, args, kwargs)`` (see :meth:`TorchFunction.calling`).
+_CALL: contextvars.ContextVar = contextvars.ContextVar("shapeenv_torch_call", default=None)
 
 
 @functools.lru_cache(maxsize=4096)
@@ -87,10 +93,14 @@ class TorchFunction:
         name: the program's name (default: the module's class name or the function's name).
         table: the dispatch table (default: the process-wide one).
         training_key: pass the module's ``training`` flag as an input (a cache key constant).
+        exporting: traces are exports (``torch.compiler.is_exporting()`` is True in them); else compiles.
     """
 
+    #: a module's dicts whose keys read as attributes in the paths of :mod:`shapeenv.trace_state` (``self.blocks.0``)
+    attribute_dicts = MappingProxyType({"_modules": "submodule", "_parameters": "parameter", "_buffers": "buffer"})
+
     def __init__(self, target: Callable, name: str | None = None, table: TorchOpTable | None = None,
-                 training_key: bool = False):
+                 training_key: bool = False, exporting: bool = False):
         if not callable(target):
             raise SignatureError(f"shapeenv.torch needs an nn.Module or a function, got {target!r}",
                                  fix="pass the model itself: shapeenv.torch.export(model, (x,))")
@@ -107,6 +117,9 @@ class TorchFunction:
         self.__wrapped__ = forward  # what a store fingerprints: the user's code
         self._table = table
         self._training_key = training_key and self.is_module
+        self.exporting = exporting
+        #: registered pytree objects among the inputs that the caller flattened (:mod:`shapeenv.torch.pytrees`)
+        self.template = Template(())
         try:
             sig = inspect.signature(forward)
         except (TypeError, ValueError):
@@ -125,24 +138,56 @@ class TorchFunction:
             out[TRAINING] = bool(self.module.training)
         return out
 
+    @contextlib.contextmanager
+    def calling(self, template: Template, args: tuple, kwargs: dict) -> Iterator[None]:
+        """One call of a compiled function whose inputs were flattened by ``template`` (:mod:`shapeenv.torch.pytrees`).
+
+        Note [Pytree inputs of a compiled call]: the guarded cache sees the flattened inputs
+        (a ``DynamicCache``'s tensors are its inputs); a trace during the call rebuilds the
+        objects from their traced children (so it never writes traced tensors into the
+        caller's objects), and running the model calls it with the caller's own objects, so
+        in-place updates (``cache.update``) reach them as in eager torch. The flatten context
+        (a cache's layout) is not part of the cache key: a model keeps one layout.
+        """
+        token = _CALL.set((self, template, args, kwargs))
+        try:
+            yield
+        finally:
+            _CALL.reset(token)
+
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         user = {k: v for k, v in kwargs.items() if not _is_state(k)}
+        call = _CALL.get()
+        call = call if call is not None and call[0] is self else None
         if _has_fake(args) or _has_fake(user) or _has_fake(kwargs):
-            return self._trace(args, user, {k: v for k, v in kwargs.items() if _is_state(k)})
+            return self._trace(args, user, {k: v for k, v in kwargs.items() if _is_state(k)},
+                               self.template if call is None else call[1])
+        if call is not None:
+            return self.target(*call[2], **call[3])
         return self.target(*args, **user)
 
-    def _trace(self, args: tuple, kwargs: dict, state: dict) -> Any:
+    def _trace(self, args: tuple, kwargs: dict, state: dict, template: Template) -> Any:
         env = env_of(args, kwargs, state)
         if env is None:
             raise SignatureError(f"{self.__name__}: tracing needs at least one tensor input or parameter")
         reals = module_state(self.module) if self.module is not None else {}
         params = {id(reals[k]): fake for k, fake in state.items() if k in reals and is_tensor(fake)}
-        mode = ShapeTraceMode(env, params, self._table, keep=tuple(reals.values()))
+        mode = ShapeTraceMode(env, params, self._table, keep=tuple(reals.values()), exporting=self.exporting)
         device = _device_of(reals)
         with patched(mode), mode:
             mode.device = device
-            out = self.target(*wrap(args, device), **wrap(kwargs, device))
-        return _outputs(unwrap(out, mode.real))
+            args, kwargs = template.rebuild(wrap(args, device), wrap(kwargs, device))
+            out = flatten_output(self.target(*args, **kwargs))
+        out = unwrap(out, mode.real)
+        holder = holder_of(out, lambda v: isinstance(v, TracedTensor)) if self.exporting else None
+        if holder is not None:
+            kind = type(holder)
+            raise TorchInteropError(
+                f"{self.__name__} returned a {kind.__module__}.{kind.__qualname__} holding traced tensors; "
+                "it is not a registered pytree node, so its tensors cannot be outputs of the program "
+                "(torch.export refuses it too)",
+                fix=f"{REGISTER_FIX}, or return tensors only (use_cache=False)")
+        return _outputs(out)
 
     def __repr__(self) -> str:
         return f"<shapeenv.torch function {self.__name__}{self.__signature__}>"

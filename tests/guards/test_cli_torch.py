@@ -117,7 +117,10 @@ def test_broken_pipe_is_quiet() -> None:
 
 
 _FILES = {"dump.log": PAD, "guards.txt": str(DUMPS.parent / "example_guards.txt"), "a.txt": str(DUMPS.parent / "example_guards.txt"),
-          "b.txt": str(DUMPS.parent / "example_guards.txt"), "region.png": "/dev/null"}  # fmt: skip
+          "b.txt": str(DUMPS.parent / "example_guards.txt"), "region.png": "/dev/null",
+          "ours.txt": str(DUMPS.parent / "torch_runs" / "export_derived_ours.txt"),
+          "export.txt": str(DUMPS.parent / "torch_runs" / "export_derived.txt"),
+          "trace_dir": str(DUMPS.parent / "torch_runs" / "mask_trace")}  # fmt: skip
 
 
 @pytest.mark.parametrize("command", sorted(EXAMPLES))

@@ -224,10 +224,22 @@ def capture(name: str) -> tuple[str, Callable]:
     line (torch's own formatter); the compiled model is returned so that a test can keep
     calling it under ``torch.compiler.set_stance("fail_on_recompile")``.
     """
+    with torch_dynamo_patch():
+        return capture_calls(build(name), calls(name))
+
+
+def torch_dynamo_patch():
+    """The dynamo config the captures run under (nn.LSTM frames are compiled, not left to eager)."""
+    import torch
+
+    return torch._dynamo.config.patch(allow_rnn=True)
+
+
+def capture_calls(model: Any, call_args: Any) -> tuple[str, Callable]:
+    """Compile ``model`` (after a dynamo reset), call it with each argument tuple; return (the log text, the compiled model)."""
     import torch
 
     torch._dynamo.reset()
-    model = build(name)
     compiled = torch.compile(model, backend="eager")
     stream = io.StringIO()
     torch._logging.set_logs(guards=True, recompiles=True, dynamic=logging.DEBUG)
@@ -238,9 +250,8 @@ def capture(name: str) -> tuple[str, Callable]:
             if type(handler) is logging.StreamHandler and handler.stream is sys.stderr:
                 redirected.append((handler, handler.setStream(stream)))
     try:
-        with torch._dynamo.config.patch(allow_rnn=True):  # else dynamo leaves nn.LSTM frames to eager
-            for args in calls(name):
-                compiled(*args)
+        for args in call_args:
+            compiled(*args)
     finally:
         for handler, old in redirected:
             handler.setStream(old)

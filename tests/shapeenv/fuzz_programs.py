@@ -55,6 +55,8 @@ class Decisions(list):
 class FakeNS:
     """Tensor ops on fake tensors (shapeenv), recording ``if`` decisions."""
 
+    __shapeenv_trace_recorder__ = True  # records the trace on purpose: a trace does not undo its writes
+
     def __init__(self) -> None:
         self.decisions = Decisions()
         self.decisions.inlined = []
@@ -320,6 +322,7 @@ class Program:
     dims: tuple[tuple[str | None, ...], ...]
     instructions: tuple[tuple, ...]
     layouts: tuple[tuple, ...] = ()  # per input (see LAYOUTS); missing: contiguous
+    min_size: int | None = None  # a declared min for every dynamic dim (0 or 1 keep those sizes); None: [2, oo]
 
     def layout(self, i: int) -> tuple:
         """The layout of input ``i`` in the example (``("contig",)`` unless given)."""
@@ -335,6 +338,9 @@ class Program:
 
     def dynamic_shapes(self) -> dict:
         """The ``dynamic_shapes`` argument of export."""
+        if self.min_size is not None:  # Dim.DYNAMIC has no min: a Dim of its own name instead
+            return {name: {d: Dim(s or f"{name}_{d}", min=self.min_size) for d, s in enumerate(dims) if s is not None}
+                    for name, dims in zip(self.names, self.dims)}
         return {name: {d: (Dim.DYNAMIC if s == "" else Dim(s)) for d, s in enumerate(dims) if s is not None}
                 for name, dims in zip(self.names, self.dims)}
 

@@ -22,6 +22,12 @@ from shapeenv.dynamism import (
 )
 
 
+class TraceLog(list):
+    """The branches traces take (recorded on purpose: a trace does not undo writes to it)."""
+
+    __shapeenv_trace_recorder__ = True
+
+
 def a(*shape):
     return np.ones(shape, dtype=np.float32)
 
@@ -259,7 +265,7 @@ def test_mark_dynamic_beats_static_sources() -> None:
 
 # -- hint_override -------------------------------------------------------------------------------------
 def test_hint_override_decides_the_first_trace() -> None:
-    taken: list[str] = []
+    taken = TraceLog()
 
     def f(x):
         if x.shape[0] > 16:
@@ -291,7 +297,7 @@ def test_hint_override_decides_the_first_trace() -> None:
 
 
 def test_hint_override_in_its_own_regime_traces_once() -> None:
-    taken: list[str] = []
+    taken = TraceLog()
 
     def f(x):
         taken.append("big" if x.shape[0] > 16 else "small")

@@ -37,6 +37,25 @@ def test_random_programs_are_sound() -> None:
     assert len(report.export_errors) <= 3, report.summary() + "\n" + "\n".join(report.export_errors)
 
 
+def test_random_programs_with_sizes_0_and_1_declared_are_sound() -> None:
+    """Dims declared ``min=0`` / ``min=1``: layout questions settled by cases (Note [Sizes that may be 0 or 1]
+    in shapeenv.fake.layout) must hold at the sizes 0 and 1 the guards now accept."""
+    report = Report()
+    kept = 0
+    for seed in range(30):
+        rng = random.Random(1000 + seed)
+        program = dataclasses.replace(generate(rng, 8), min_size=rng.choice([0, 1]))
+        try:
+            exported = export_program(program)[0]
+        except Exception:  # noqa: BLE001  (counted by check_program below)
+            exported = None
+        if exported is not None and any(r.lower < 2 for r in exported.range_constraints.values()):
+            kept += 1
+        report.merge(check_program(program, rng, samples=8))
+    assert not report.violations, "\n\n".join(str(reproduce(v)) for v in report.violations)
+    assert kept >= 15 and report.accepted >= 80, (kept, report.summary())
+
+
 def _prog(shape: tuple, dims: tuple, *instructions: tuple) -> Program:
     return Program((shape,), (dims,), instructions)
 

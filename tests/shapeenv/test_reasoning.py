@@ -318,3 +318,17 @@ def test_nested_assumptions_keep_inner_implications() -> None:
     assert not gs.holds({Source.size("x", 0): 20, Source.size("y", 0): 3})
     assert gs.holds({Source.size("x", 0): 12, Source.size("y", 0): 3})
     assert set(map(str, g.expr.args)) == {"s0 <= 10", "s0 <= 15", "s1 > 8"}
+
+
+# -- issue 24: the rewrite rules inside the facts engine ---------------------------------------------------
+def test_decide_and_bound_use_the_rewrite_rules():
+    """``min(x, y)*max(x, y) == x*y`` was not provable (no linear combination shows it); the rewrite rules make it
+    ``x*y == x*y``. ``env.bound`` of ``min(x, y) - min(x + 10, y + 10)`` is exactly -10 (was [-oo, oo])."""
+    from symint import sym_max, sym_min
+
+    env = ShapeEnv()
+    x, y = env.create_unbacked_symint(), env.create_unbacked_symint()
+    assert env.statically_known_true(sym_min(x, y) * sym_max(x, y) == x * y)
+    assert env.statically_known_true(sym_max(x, 2 * y) + sym_min(x, 2 * y) == x + 2 * y)
+    assert str(env.bound(sym_min(x, y) - sym_min(x + 10, y + 10))) == "[-10, -10]"
+    assert not env.guards and not env.runtime_asserts

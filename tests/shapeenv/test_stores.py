@@ -21,6 +21,7 @@ from shapeenv.backends import NumpyProgram, numpy_backend
 from shapeenv.compile import GuardBudget
 from shapeenv.compile.persist import StoredArtifact
 from shapeenv.stores import (
+    DamagedEntryWarning,
     DiskStore,
     MemoryStore,
     NotStorableWarning,
@@ -84,7 +85,7 @@ def test_get_needs_one_match_of_at_least_four_characters(tmp_path) -> None:
 
 
 def test_the_disk_store_evicts_least_recently_used_entries_past_its_size_limit(tmp_path) -> None:
-    one = len(entry(0, pad=5000).encode_head()) + len(entry(0, pad=5000).encode_body())
+    one = len(entry(0, pad=5000).encode_head(b"k" * 32)) + len(entry(0, pad=5000).encode_body())
     s = DiskStore(tmp_path, max_bytes=int(one * 3.5))
     for k in range(3):
         s.save(entry(k, pad=5000, key=f"{k}" * 64))
@@ -100,29 +101,32 @@ def test_damaged_and_foreign_records_are_skipped_never_used(tmp_path) -> None:
     s = DiskStore(tmp_path)
     s.save(entry(1))
     good = entry(1)
-    data = json.loads(zlib.decompress(good.encode_head()))
-    data["guards"] = {"guards": ["s0 >= 0"]}  # content changed, id kept
-    tampered = zlib.compress(json.dumps(data).encode())
+    signed = good.encode_head(s.secret())
+    start = signed.index(b"\n") + 1 + 32  # the format tag, then the HMAC, then the compressed JSON
+    data = json.loads(zlib.decompress(signed[start:]))
+    data["guards"] = {"guards": ["s0 >= 0"]}  # content changed, id and signature kept
+    tampered = signed[:start] + zlib.compress(json.dumps(data).encode())
     foreign = entry(2, function="g" * 64)  # another function's entry under this function's index
     other = entry(3)
     conn = sqlite3.connect(s.db_path)
     rows = [("bad1", b"not zlib", b""), ("bad2", tampered, good.encode_body()),
-            ("bad3", foreign.encode_head(), foreign.encode_body()),
-            (other.id, other.encode_head(), entry(4).encode_body())]  # a head with another entry's body
+            ("bad3", foreign.encode_head(s.secret()), foreign.encode_body()),
+            (other.id, other.encode_head(s.secret()), entry(4).encode_body())]  # a head with another entry's body
     for i, head, body in rows:
         conn.execute("INSERT INTO entries (id, function, key, name, inputs, label, guards, pins, size, created, "
                      "last_used, head, body) VALUES (?, ?, ?, 'f', 'x', NULL, 0, '[]', 1, 0, 0, ?, ?)",
                      (i, "f" * 64, "k" * 64, head, body))
     conn.commit()
     conn.close()
-    loaded = [e for _, e in s.load("f" * 64, "k" * 64)]
+    with pytest.warns(DamagedEntryWarning, match="skipped"):
+        loaded = [e for _, e in s.load("f" * 64, "k" * 64)]
     assert [e.id for e in loaded] == [good.id, other.id] and s.skipped == 3
     assert s.body(loaded[0]).program["k"] == 1
     with pytest.raises(StoreFormatError, match="is not its body"):
         s.body(loaded[1])
 
 
-def test_an_entry_whose_body_is_damaged_runs_eagerly_with_a_warning(tmp_path) -> None:
+def test_an_entry_whose_body_is_damaged_is_traced_again_with_a_warning(tmp_path) -> None:
     store = DiskStore(tmp_path)
     compile(model, store=store, backend=numpy_backend)(*inputs(3))
     conn = sqlite3.connect(store.db_path)
@@ -130,9 +134,9 @@ def test_an_entry_whose_body_is_damaged_runs_eagerly_with_a_warning(tmp_path) ->
     conn.commit()
     conn.close()
     g = compile(model, store=DiskStore(tmp_path), backend=numpy_backend)
-    with pytest.warns(NotStorableWarning, match="cannot be loaded"):
+    with pytest.warns(DamagedEntryWarning, match="cannot be loaded"):
         np.testing.assert_allclose(g(*inputs(3)), reference(3), rtol=1e-6)
-    assert g.cache_info().compilations == 0
+    assert g.cache_info().compilations == 1  # the damaged entry is disabled, never served: traced again
 
 
 def test_a_fresh_function_installs_only_the_entries_that_may_serve_its_calls(tmp_path) -> None:

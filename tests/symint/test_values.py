@@ -450,11 +450,31 @@ def test_symbool_logic(name, fn):
 
 
 def test_symbool_does_not_mix_with_numbers_silently():
+    """Arithmetic on a SymBool is refused (Note [Booleans in integer operations])."""
     s = symbol("s", hint=3)
     with pytest.raises(TypeError):
         s + (s > 1)
     with pytest.raises(TypeError):
-        (s > 1) & 1
+        (s > 1) * 2
+
+
+@pytest.mark.parametrize("op", [operator.and_, operator.or_, operator.xor], ids=["and", "or", "xor"])
+def test_bitwise_of_int_and_bool_is_pythons(op):
+    """issue 24 bug 1: ``SymInt & SymBool`` raised TypeError; Python and torch give an int (``3 & True == 1``)."""
+    for a in (-3, 0, 3, 6):
+        for b in (-2, 1, 3):
+            s, t = symbol("s", hint=a), symbol("t", hint=b)
+            values = bindings((s, a), (t, b))
+            for label, sym_args, py_args in [
+                (f"s {op.__name__} (t > 1)", (s, t > 1), (a, b > 1)),
+                (f"(t > 1) {op.__name__} s", (t > 1, s), (b > 1, a)),
+                (f"(t > 1) {op.__name__} 5", (t > 1, 5), (b > 1, 5)),
+                (f"5 {op.__name__} (t > 1)", (5, t > 1), (5, b > 1)),
+                (f"s {op.__name__} True", (s, True), (a, True)),
+            ]:
+                want, got = op(*py_args), op(*sym_args)
+                assert type(want) is int and isinstance(got, (int, SymInt)), label
+                check_result(label, {"s": a, "t": b}, outcome(op, *py_args), outcome(op, *sym_args), values)
 
 
 def test_symnode_is_immutable():

@@ -84,9 +84,10 @@ COMPILE: dict[str, Difference] = {
                        "B, S >= 2, the 0/1-specialised ranges both sides have"),
 }
 
-_ZERO_ONE = ("torch.export keeps a default Dim's [0, oo] (its trace is size-oblivious, and its program does run at "
-             "size 1 and mostly 0), while shapeenv.torch.export specialises 0 and 1 as torch.compile does, so our "
-             "range is [2, oo]: once every dynamic dim is >= 2 the two sets are equivalent")
+_ZERO_ONE = ("torch.export reports a default Dim's [0, oo] but traces it with [2, oo], so nothing it decides is "
+             "checked at 0 or 1 (its program does run at size 1 and mostly 0); shapeenv.torch.export reports the "
+             "[2, oo] its trace establishes (Note [A default Dim] in shapeenv.torch.dims; Dim(min=1) gets 1 soundly): "
+             "once every dynamic dim is >= 2 the two sets are equivalent")
 
 ZERO_ONE: dict[str, Difference] = {
     "gpt2": Difference("narrower", _ZERO_ONE),

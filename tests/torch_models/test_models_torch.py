@@ -17,12 +17,17 @@ with the same ``torch.export.Dim`` specs:
   torch.export refuses); and, recorded as a known imprecision, torch.export with default Dims
   promises sizes 0 and 1 where we specialise them (:data:`~tests.torch_models.differences.ZERO_ONE`);
 * ``shapeenv.torch.compile``: the guarded cache over real tensors gives the model's own results,
-  tracing twice (static, then automatic dynamic) and hitting after.
+  tracing twice (static, then automatic dynamic) and hitting after;
+* our export and compile leave the model as they found it (:mod:`shapeenv.trace_state`): its eager
+  output and state afterwards equal an untouched copy's, and none of these models writes state in
+  forward (no ``TraceStateWarning``).
 """
 
 from __future__ import annotations
 
+import copy
 import random
+import warnings
 
 import pytest
 
@@ -30,6 +35,7 @@ torch = pytest.importorskip("torch", reason="differential tests need torch (pip 
 pytestmark = pytest.mark.torch
 
 import shapeenv.torch as st  # noqa: E402
+from shapeenv.errors import TraceStateWarning  # noqa: E402
 from guards import GuardSet, Source  # noqa: E402
 from symint.build import ge  # noqa: E402
 
@@ -232,6 +238,26 @@ def test_compile_serves_the_models_own_results_from_a_guarded_cache(name) -> Non
         assert len(got) == len(want) and all(torch.equal(a, b) for a, b in zip(got, want)), (name, s)
     info = compiled.cache_info()
     assert info.compilations == 2 and info.hits == len(sizes) - 2, (name, info)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_our_export_and_compile_leave_the_model_as_it_was(name) -> None:
+    case = CASES[name]
+    model = case.build()
+    untouched = copy.deepcopy(model)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", TraceStateWarning)  # these models keep nothing from forward
+        st.export(model, case.args(), dynamic_shapes=case.dynamic_shapes("bounded"))
+        with torch.no_grad():
+            st.compile(model)(*case.args(seed=1))
+    for seed in (1, 2):
+        args = case.args(seed=seed)
+        with torch.no_grad():
+            got, want = model(*args), untouched(*args)
+        got, want = (got, want) if isinstance(want, tuple) else ((got,), (want,))
+        assert all(torch.equal(a, b) for a, b in zip(got, want)), name
+    theirs = untouched.state_dict()
+    assert all(torch.equal(v, theirs[k]) for k, v in model.state_dict().items()), name
 
 
 # -- torch's default Dim (min=0): torch.export promises sizes 0 and 1, we specialise them --------------

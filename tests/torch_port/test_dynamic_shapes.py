@@ -783,3 +783,36 @@ def test_unbacked_contiguous() -> None:
         mark_unbacked(x, [0, 1])
         assert f(x).shape == shape
     assert len(f.cache_info().entries) == 1
+
+
+# -- issue 24: bugs found by translating torch's tests ----------------------------------------------------
+@pytest.mark.parametrize("a, b", [(2, -1), (2, 3), (4, -2), (4, 0)])  # exact in floats
+def test_float_pow_of_symbolic_ints(a, b) -> None:
+    """torch TestSymNumberMagicMethods (pow on sym_float inputs): ``sym_float(a) ** sym_float(b)`` is a real power.
+    It was ``PowByNatural(a, b)``: at b = -1 the guard set rejected the trace's own inputs."""
+    env = ShapeEnv()
+    sa = env.create_symint(a, Source.value("a"), min=-10)
+    sb = env.create_symint(b, Source.value("b"), min=-10)
+    r = sym_float(sa) ** sym_float(sb)
+    assert r.node.hint == float(a) ** float(b)
+    assert "PowByNatural" not in str(r)
+    assert bool(r == float(a) ** float(b))
+    guards = env.produce_guards()
+    assert guards.holds({"a": a, "b": b})
+    assert not guards.holds({"a": a, "b": b + 1})
+    for base, exp in ((2, sym_float(sb)), (sym_float(sa), 2), (2.0, sb), (sa, 2.0)):
+        v = base ** exp
+        assert "PowByNatural" not in str(v) or not isinstance(exp, SymFloat)
+        assert math.isclose(evaluate(v.node.expr, {sa.node.expr: a, sb.node.expr: b}), v.node.hint)
+
+
+def test_unbacked_empty_is_contiguous_and_views() -> None:
+    """torch TestUnbacked (view of ``empty(u0, u1)``): strides ``(Max(1, u1), 1)`` are contiguous (a tensor of
+    no elements is contiguous whatever its strides), so ``view(u0, u2)`` works with a runtime assert."""
+    env = ShapeEnv()
+    u0, u1, u2 = (env.create_unbacked_symint() for _ in range(3))
+    x = ops.empty(u0, u1)
+    assert str(x.stride()) == "(Max(1, u1), 1)" and x.is_contiguous()
+    y = x.view(u0, u2)
+    assert str(y.shape) == "(u0, u2)"
+    assert "Eq(u0*u1, u0*u2)" in [str(r.expr) for r in env.runtime_asserts]

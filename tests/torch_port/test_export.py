@@ -167,3 +167,46 @@ def test_divisible_suggests_derived_dim() -> None:
     with pytest.raises(ExportConstraintError) as e:
         export(lambda x: x.reshape(2, -1), (t(8),), dynamic_shapes=({0: Dim("dx")},))
     assert "2*Dim('dx_')" in str(e.value)
+
+
+# -- issue 24: export bugs found by translating torch's tests ---------------------------------------------
+def test_guard_some_declared_values_fail() -> None:
+    """torch TestExport (a guard no interval or divisibility fact captures): ``(2x+3) % (x-3) == 0`` holds only
+    for x in {2, 4, 6, 12}; with ``Dim("dim0", max=100)`` that is a violation (it used to export silently)."""
+    def f(x):
+        if (2 * x.shape[0] + 3) % (x.shape[0] - 3) == 0:
+            return x * 2
+        return x + 1
+
+    with pytest.raises(ExportConstraintError, match=r"Constraints violated \(dim0\)") as e:
+        export(f, (t(6),), dynamic_shapes=({0: Dim("dim0", max=100)},))
+    text = str(e.value)
+    assert "only {2, 4, 6, 12} do" in text and "dim0 = Dim('dim0', min=2, max=12)" in text
+    ep = export(f, (t(6),), dynamic_shapes=({0: Dim.DYNAMIC},))  # Dim.DYNAMIC accepts it: the guards check it
+    assert ep.accepts(t(12)) and not ep.accepts(t(13))
+
+
+def test_derived_dim_violation_names_the_root() -> None:
+    """torch TestExport.test_derived_dim_out_of_order_simplified: the fix for ``dimz`` is ``dimz = _dimz``, the root
+    of the derived dims it equals, not our internal symbol (it was ``dimz = s0 + 2``)."""
+    _dimz = Dim("_dimz", min=6, max=8)
+    dimy = _dimz - 1
+    dimx = dimy - 1
+    dimz = Dim("dimz", min=6, max=8)
+    foo = lambda x, y, z: x + y[1:] + z[2:]  # noqa: E731
+    with pytest.raises(ExportConstraintError) as e:
+        export(foo, (t(5), t(6), t(7)), dynamic_shapes=({0: dimx}, {0: dimy}, {0: dimz}))
+    fixes = str(e.value).split("Suggested fixes:")[1]
+    assert "dimz = _dimz" in fixes and "s0" not in fixes
+
+
+def test_range_constraints_list_derived_dims() -> None:
+    """torch TestExport.test_derived_dim_basic (``ep.range_constraints``): derived dims are listed too
+    (torch: ``{s0: [3, 6], s0 + 1: [4, 7]}``); they survive save/load."""
+    dimx = Dim("dimx", min=3, max=6)
+    ep = export(lambda x, y: x + y[1:], (t(5), t(6)), dynamic_shapes=({0: dimx}, {0: dimx + 1}))
+    got = {str(k): (v.lower, v.upper) for k, v in ep.range_constraints.items()}
+    assert got == {"s0": (3, 6), "s0 + 1": (4, 7)}
+    from shapeenv.program_io import program_from_json, program_to_json
+    back = program_from_json(program_to_json(ep))
+    assert {str(k): (v.lower, v.upper) for k, v in back.range_constraints.items()} == got

@@ -13,6 +13,7 @@ import itertools
 import math
 import operator
 import pickle
+import sys
 
 import pytest
 import sympy
@@ -219,3 +220,40 @@ def test_pickle() -> None:
     assert pickle.loads(pickle.dumps(x)) == x
     m = Mod(sympy.Symbol("a", integer=True), 3)
     assert pickle.loads(pickle.dumps(m)) == m
+
+
+# -- issue 24: value-range bugs found by translating torch's tests ----------------------------------------
+def test_overflowing_float_functions_bound() -> None:
+    """torch TestValueRanges.test_unary_ref (exp at 1000, log at 0): no InvalidRangeError; the range says
+    "past the largest float" ([MAX, oo] and [-oo, -MAX]); oo is not a value of a range."""
+    x = build.symbol_expr("x")
+    exp, log = FLOAT_FUNCTIONS["exp"], FLOAT_FUNCTIONS["log"]
+    big = bound(exp(x), {x: ValueRanges.exact(1000)})
+    assert big.lower == sys.float_info.max and big.upper == math.inf
+    for zero in (0, 0.0):
+        low = bound(log(x), {x: ValueRanges.exact(zero)})
+        assert low.lower == -math.inf and low.upper == -sys.float_info.max
+    assert bound(exp(x), {x: ValueRanges.of(0, 1000)}).lower == 1.0
+
+
+@pytest.mark.parametrize("cls, op", [(BitwiseAnd, operator.and_), (BitwiseOr, operator.or_)])
+def test_bitwise_of_booleans_is_boolean(cls, op) -> None:
+    """torch TestValueRanges.test_binary_bool_ref (bitwise_and/or of booleans): [True, True] & [True, True] is
+    [True, True] (was the integer range [0, 1]); every pair of boolean ranges gives the exact boolean range."""
+    x, y = build.symbol_expr("x"), build.symbol_expr("y")
+    ranges = [ValueRanges.of(a, b) for a, b in ((False, False), (True, True), (False, True))]
+    for ra, rb in itertools.product(ranges, ranges):
+        got = bound(cls(x, y), {x: ra, y: rb})
+        values = {op(a, b) for a in (ra.lower, ra.upper) for b in (rb.lower, rb.upper)}
+        assert got == ValueRanges.of(min(values), max(values)), (ra, rb, got)
+
+
+def test_bound_cache_keeps_ints_and_floats_apart() -> None:
+    """torch TestValueRanges (pow with a float singleton): ``[n, n]`` equals ``[n.0, n.0]``, but ``x**2`` differs
+    (the float square rounds up for n = 2**37 - 1): the cache served the int range, which misses the float value."""
+    x = build.symbol_expr("x")
+    n = 137438953471
+    e = build.pow_(x, 2)
+    assert bound(e, {x: ValueRanges.exact(n)}) == ValueRanges.exact(n * n)
+    as_float = bound(e, {x: ValueRanges.exact(float(n))})
+    assert float(n) ** 2 in as_float and float(n) ** 2 != n * n

@@ -16,7 +16,7 @@ from symint import build, evaluate
 from symint.build import symbol_expr
 from symint.functions import CeilToInt, FloorToInt, IntTrueDiv, PowByNatural
 from valueranges import UnsupportedExpressionError, ValueRangeError, ValueRanges, bound
-from valueranges.bound import _bound_cached
+from valueranges.bound import _bound_cached, _key
 
 INF = math.inf
 VR = ValueRanges
@@ -144,7 +144,7 @@ def test_shared_subexpressions_are_bounded_once():
 def test_cache_changes_no_result():
     e = build.add(build.floordiv(x, 3), build.mod(y, 5))
     ranges = {x: VR.of(-4, 10), y: VR.of(0, INF)}
-    uncached = _bound_cached.__wrapped__(e, (ranges[x], ranges[y]))
+    uncached = _bound_cached.__wrapped__(e, (_key(ranges[x]), _key(ranges[y])))
     assert bound(e, ranges) == bound(e, ranges) == uncached
 
 

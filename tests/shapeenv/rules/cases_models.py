@@ -34,7 +34,7 @@ TORCH_NAMES = {
                             "index_put einsum rsqrt erf erfc log1p expm1 log2 log10 exp2 reciprocal asin acos atan sinh "
                             "cosh asinh atanh floor ceil round trunc frac square sign sgn floor_divide remainder fmod "
                             "atan2 norm lstm_cell gru_cell rnn_tanh_cell rnn_relu_cell outer logsumexp roll diff isnan isinf "
-                            "isfinite all any lerp").split()},
+                            "isfinite all any lerp _weight_norm").split()},
     **{n: "F" for n in ("pixel_shuffle pixel_unshuffle cosine_similarity mse_loss l1_loss smooth_l1_loss cross_entropy "
                         "nll_loss binary_cross_entropy binary_cross_entropy_with_logits kl_div").split()},
     "meshgrid": "torch",
@@ -201,6 +201,9 @@ ROWS: list[tuple] = [
     ("instance-norm-eval", [(2, 3, 4), (3,), (3,)], lambda L, x, m, v: L.instance_norm(x, m, v, use_input_stats=False)),
     ("instance-norm-eval-nostats", [(2, 3, 4)], lambda L, x: L.instance_norm(x, use_input_stats=False)),
     ("instance-norm-2d", [(3, 4)], lambda L, x: L.instance_norm(x)),
+    # -- _weight_norm (nn.utils.weight_norm's kernel; wav2vec2's positional conv) -------------------------
+    ("weight-norm-last", [(8, 4, 16), (1, 1, 16)], lambda L, v, g: L._weight_norm(v, g, 2)),
+    ("weight-norm-first", [(6, 3, 5), (6, 1, 1)], lambda L, v, g: L._weight_norm(v, g, 0)),
     ("instance-norm-one-spatial", [(2, 3, 1)], lambda L, x: L.instance_norm(x)),
     ("instance-norm-perm", [(2, 5, 3)], lambda L, x: L.instance_norm(x.transpose(1, 2))),
     ("instance-norm-weight-bad", [(2, 3, 4), (4,)], lambda L, x, w: L.instance_norm(x, weight=w)),

@@ -111,7 +111,7 @@ def test_signature_is_torchs(name: str) -> None:
 
 #: torch documents no Python signature for these (their case rows call them as torch code does)
 UNDOCUMENTED = {"masked_fill", "clamp_min", "clamp_max", "index_put", "index_put_", "lstm_cell", "gru_cell",
-                "rnn_tanh_cell", "rnn_relu_cell"}
+                "rnn_tanh_cell", "rnn_relu_cell", "_weight_norm"}
 
 
 def test_every_op_is_signature_checked_or_explained() -> None:

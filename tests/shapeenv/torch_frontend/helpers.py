@@ -76,10 +76,13 @@ def as_module(fn) -> torch.nn.Module:
     return type(getattr(fn, "__name__", "Fn"), (torch.nn.Module,), {"forward": forward})()
 
 
-def assert_same_as_torch_export(model, args, dynamic_shapes=None, ours_dynamic_shapes=None):
-    """Export both ways; output shapes, strides and dtypes must agree as expressions. Returns both programs."""
-    ours = st.export(model, args, dynamic_shapes=dynamic_shapes if ours_dynamic_shapes is None else ours_dynamic_shapes)
-    ep = torch.export.export(as_module(model), args, dynamic_shapes=dynamic_shapes)
+def assert_same_as_torch_export(model, args, dynamic_shapes=None, ours_dynamic_shapes=None, kwargs=None):
+    """Export both ways; output shapes, strides and dtypes must agree as expressions. Returns both programs.
+
+    ``kwargs`` (keyword inputs) must be given in the order of the model's signature, as torch.export lists them.
+    """
+    ours = st.export(model, args, kwargs, dynamic_shapes=dynamic_shapes if ours_dynamic_shapes is None else ours_dynamic_shapes)
+    ep = torch.export.export(as_module(model), args, kwargs, dynamic_shapes=dynamic_shapes)
     mapping = symbol_map(ours, ep)
     mine = [v for v in _flat(ours.outputs) if is_tensor(v)]
     theirs = [v for v in torch_outputs(ep) if isinstance(v, torch.Tensor)]

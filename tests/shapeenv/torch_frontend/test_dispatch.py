@@ -135,15 +135,14 @@ def test_torch_check_is_a_runtime_assert():
 
 
 def test_a_traced_tensor_that_escapes_fails_loudly():
-    kept = []
-
     def f(x):
-        kept.append(x)
+        f.kept.append(x)  # a function's attributes are outside the state a trace restores (shapeenv.trace_state)
         return x + 1
 
+    f.kept = []
     st.export(f, (torch.randn(2),))
     with pytest.raises(TracedTensorError, match="outside a trace"):
-        kept[0] + 1
+        f.kept[0] + 1
 
 
 def test_values_and_indices_come_back_as_torch_structseqs():
