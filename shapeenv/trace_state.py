@@ -284,9 +284,9 @@ class StateSnapshot:
                 return
             seen.add(id(value))
             if how == _DICT:
-                records.append((_DICT, value, dict.copy(value), path, "item"))
+                records.append((_DICT, value, _raw_items(value), path, "item"))
                 if value:
-                    stack.extend(reversed([(v, (path, k, False), deep) for k, v in value.items() if type(v) not in _ATOMS]))
+                    stack.extend(reversed([(v, (path, k, False), deep) for k, v in dict.items(value) if type(v) not in _ATOMS]))
             elif how == _LIST or how == _DEQUE or how == _TUPLE:
                 saved = list(value)
                 if how != _TUPLE:
@@ -410,7 +410,7 @@ class StateSnapshot:
             how = (self._kinds.get(kind) or _kind_of(kind))[0]
             path = (parent, key, entries != "item")
             if how == _DICT:
-                stack.extend((v, path, k, "item") for k, v in reversed(list(value.items())))
+                stack.extend((v, path, k, "item") for k, v in reversed(list(dict.items(value))))
             elif how in _CONTAINERS:
                 stack.extend((v, path, i, "item") for i, v in reversed(list(enumerate(value))))
             elif how == _OBJECT:
@@ -427,6 +427,21 @@ def _is_tensor(value: Any) -> bool:
 
 # -- comparing and restoring each kind of container (by identity) -----------------------------------------
 _CELL, _GLOBALS = _OBJECT + 1, _OBJECT + 2  # record kinds beside the walk's: a closure cell, a module's globals
+
+
+def _raw_items(d: dict) -> dict:
+    """A plain copy of a dict's stored items, bypassing a subclass's ``__getitem__``/``items``.
+
+    ``dict.copy`` of an OrderedDict subclass reads through ``__getitem__``, and transformers'
+    ``ACT2FN`` builds a new module there: copying it that way, then restoring the copy, would
+    replace its classes by instances (found by the real-model suite).
+
+    >>> class Making(dict):
+    ...     def __getitem__(self, k): return "made"
+    >>> _raw_items(Making(a=1))
+    {'a': 1}
+    """
+    return dict(dict.items(d))
 
 
 def _same_items(now: dict, saved: Mapping) -> bool:

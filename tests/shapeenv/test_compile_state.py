@@ -9,6 +9,7 @@ real values (as torch's compiled code replays side effects).
 
 from __future__ import annotations
 
+import collections
 import warnings
 
 import numpy as np
@@ -265,3 +266,33 @@ def test_is_traced_knows_the_values_of_a_trace() -> None:
     s = env.create_symint(5, Source.size("x", 0))
     assert is_traced(s) and is_traced(s > 2) and is_traced(env.fake_tensor((2,), name="y"))
     assert not any(is_traced(v) for v in (3, "x", np.ones(2), None, [s]))
+
+
+class _Instantiating(collections.OrderedDict):
+    """Like transformers' ACT2FN: reading an item builds an object from the stored class."""
+
+    def __getitem__(self, key):
+        return super().__getitem__(key)()
+
+
+class _Scale:
+    def __call__(self, x):
+        return x * 2
+
+
+FACTORIES = _Instantiating(scale=_Scale)
+
+
+def _uses_factory(x):
+    return FACTORIES["scale"](x)
+
+
+def test_a_mapping_that_builds_on_read_is_left_as_stored() -> None:
+    # Found by the real-model suite: the snapshot copied such a dict through its __getitem__ (instances,
+    # not classes) and the restore wrote the instances back, breaking every later model build.
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        export(_uses_factory, (np.ones((3, 2)),), dynamic_shapes={"x": {0: Dim.DYNAMIC}})
+        compile(_uses_factory)(np.ones(4))
+    assert dict.__getitem__(FACTORIES, "scale") is _Scale
+    assert isinstance(FACTORIES["scale"], _Scale)
