@@ -84,11 +84,12 @@ class SymNode:
         return f or None
 
     def current_expr(self) -> sympy.Basic:
-        """``expr`` with what the environment has learnt since applied: for display.
+        """``expr``, or its value when the environment has pinned it since: for display.
 
-        A guard or assert may pin or unify symbols after the node was built (``x + ones(6)``
-        pins ``s0 = 6``); printing shows the value as the environment now knows it, as torch
-        prints ``torch.Size([6])``. An environment offers this with a ``simplify`` method
+        A guard or assert may pin symbols after the node was built (``x + ones(6)`` pins
+        ``s0 = 6``); printing shows the value, as torch prints ``torch.Size([6])``. An
+        expression that is not pinned keeps its own symbols (``u0`` after ``check(u0 == 4*u1)``
+        still prints ``u0``, as in torch). An environment offers this with a ``simplify`` method
         taking an expression (``ShapeEnv`` has one); without one, this is ``expr``. Records nothing.
 
         >>> from symint.build import symbol_expr
@@ -99,7 +100,8 @@ class SymNode:
         as_known = getattr(self.env, "simplify", None)
         if as_known is None or e.is_number or self.pytype is float:
             return e
-        return as_known(e)
+        known = as_known(e)
+        return known if known.is_number or known in (sympy.true, sympy.false) else e  # a symbol keeps its own name
 
     def concrete(self, reason: str) -> int | bool | float:
         """Ask the environment for a concrete value (recording a guard if it must).

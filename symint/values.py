@@ -433,13 +433,13 @@ def _printed(v: "SymInt", frame) -> str:
         ``str(n)``, ``repr(n)`` and ``f"{n}"`` in the user's code traced by ``torch.compile`` give the
         value and install a guard ``n == value`` (the text depends on it, as ``len(str(n))`` does).
         Everywhere else (messages, this library's own code, ``export``) the text is the expression,
-        with the pins and unifications the environment has learnt since applied (records nothing).
+        with a value the environment has pinned since shown as that value (records nothing).
         The environment decides (``specializes_printing(frame)``, with the caller's frame); an
         environment without that method never specialises.
     """
     if _specialises(v, frame):
         return str(int(v.node.concrete("str")))
-    return str(v.node.current_expr())  # pins and unifications learnt since are shown; no guard
+    return str(v.node.current_expr())  # a size pinned since prints its value; no guard
 
 
 class SymBool:
@@ -510,7 +510,7 @@ class SymBool:
         return self.node.expr
 
     def __repr__(self) -> str:
-        return str(self.node.current_expr())  # pins and unifications learnt since are shown; no guard
+        return str(self.node.current_expr())  # a size pinned since prints its value; no guard
 
     __str__ = __repr__
 
@@ -667,6 +667,6 @@ class SymFloat:
         return self.node.expr
 
     def __repr__(self) -> str:
-        return str(self.node.current_expr())  # pins and unifications learnt since are shown; no guard
+        return str(self.node.current_expr())  # a size pinned since prints its value; no guard
 
     __str__ = __repr__
