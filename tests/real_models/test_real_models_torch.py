@@ -52,53 +52,36 @@ class Known:
     fails: frozenset = frozenset({"export"})
 
 
-def _mask(where: str) -> Known:
-    return Known(f"ShapeError: bool() of a fake tensor in transformers' masking_utils.py {where}, a data-dependent "
-                 "check transformers skips when torch.compiler.is_compiling() is True, which ours says False while "
-                 "tracing (issue 22 item 2, helper `tf`)", frozenset({"export", "compile"}))
+def _branch(guard: str, where: str) -> Known:
+    return Known(f"ExportConstraintError: Dim(min=1) is narrowed to [2, ...] by the guard `{guard}` from a branch of "
+                 f"the library's own Python code at {where}. torch.export traces as if such a size were at least 2 and "
+                 "reports the declared range anyway (unsound in general); ours keeps the declared range and refuses "
+                 "what it cannot trace for every size in it: export with Dim(min=2), which ours accepts")
 
 
-def _one(guard: str, where: str) -> Known:
-    return Known(f"ExportConstraintError: Dim(min=1) is narrowed to [2, 64] by the guard `{guard}` recorded at {where}, "
-                 "a broadcasting/layout decision torch.export makes without guarding (issue 22 item 1, helper `vision`)")
+_SDPA_Q = _branch("s1 > 1", "transformers integrations/sdpa_attention.py:148 (is_causal = q_length > 1 and ...)")
+_PACKED = _branch("Ne(s0, 1)", "transformers masking_utils.py:868 (if batch_size != position_ids.shape[0])")
+_AND_MASK = _branch("Ne(s0, 1)", "transformers masking_utils.py:54 and_mask (result & mask(batch_idx, ...))")
 
-
-_PACKED = "find_packed_sequence_indices (:761), no attention_mask"
-_CAUSAL = "_ignore_causal_mask_sdpa (:292)"
-_BIDIRECTIONAL = "_ignore_bidirectional_mask_sdpa (:354)"
-
-#: The models that fail today, and why (the first failure; another may follow it). Delete an entry
-#: when its fix lands: the strict xfails then fail as XPASS.
+#: The models ours does not export yet at a size of 1, and why (the first failure). Delete an entry when
+#: its fix lands: the strict xfails then fail as XPASS. Each exports with Dim(min=2) (tests/shapeenv/torch_frontend:
+#: test_transformers_models.py, test_zero_one_export.py).
 KNOWN: dict[str, Known] = {
-    "tv_vit": _one("Ne(s0, 1)", "torchvision vision_transformer.py:156 (add of pos_embedding)"),
-    "tv_swin": _one("s0 > 1", "torchvision swin_transformer.py:611 (adaptive_avg_pool2d)"),
-    "tv_convnext": _one("s0 > 1", "torchvision convnext.py:64 (conv2d, depthwise on a permuted input)"),
-    "vit_tiny": _one("Ne(s0, 1)", "timm vision_transformer.py:1123 _pos_embed (add)"),
-    "deit_tiny": _one("Ne(s0, 1)", "timm vision_transformer.py:1123 _pos_embed (add)"),
-    "mixer": _one("s0 >= 2", "timm mlp_mixer.py:107 (add)"),
-    "mobilevit_xxs": _one("Ne(s0, 1)", "timm mobilevit.py:260 (reshape)"),
-    "convnext_atto": _one("s0 > 1", "timm convnext.py:206 (conv2d, depthwise)"),
-    "levit_128s": Known(_one("s0 >= 2", "timm levit.py:594 (add)").reason + "; and a trace leaves a traced tensor "
-                        "in LeViT's attention_bias_cache dict, breaking later eager calls and compile (issue 26)",
-                        frozenset({"export", "compile", "state"})),
-    "bert": _one("Ne(s0, 1)", "transformers bert/modeling_bert.py:105 (add of embeddings); also `32*s1 > 32` on seq"),
-    "t5_encoder": _one("Ne(s0, 1)", "transformers integrations/sdpa_attention.py:182 (scaled_dot_product_attention); "
-                       "also `32*s1 > 32` on seq at t5/modeling_t5.py:67"),
-    "distilbert": _one("Ne(s0, 1)", "transformers distilbert/modeling_distilbert.py:114 (add of embeddings)"),
-    "whisper_encoder": _one("s0 >= 2", "transformers whisper/modeling_whisper.py:403 (add of embed_positions)"),
-    "llama_decode": _one("Ne(s0, 1)", "transformers llama/modeling_llama.py:147 apply_rotary_pos_emb (mul); also "
-                         "`Ne(s1, 1)` on seq at masking_utils.py:292 _ignore_causal_mask_sdpa (helper `tf`)"),
-    "wav2vec2": Known("UnsupportedTorchOpError: torch._weight_norm (wav2vec2's positional conv embedding, "
-                      "modeling_wav2vec2.py:367) has no shape rule (issue 22 item 3, helper `vision`)",
-                      frozenset({"export", "compile"})),
-    "gpt2": _mask(_PACKED),
-    "gpt2_mask": _mask(_CAUSAL),
-    "bert_mask": _mask(_BIDIRECTIONAL),
-    "llama": _mask(_PACKED),
-    "llama_mask": _mask(_CAUSAL),
-    "mistral": _mask(_PACKED),
-    "qwen2": _mask(_PACKED),
-    "roberta_mask": _mask(_BIDIRECTIONAL),
+    "mobilevit_xxs": Known("ExportConstraintError: the guard `Ne(s0, 1)` at timm mobilevit.py:260 (reshape of a "
+                           "transposed tensor): a view at batch 1 and a copy above it, so eager's strides really "
+                           "differ at 1; torch.export traces the copy and predicts its strides for batch 1 too"),
+    "gpt2": _PACKED,
+    "llama": _PACKED,
+    "mistral": _PACKED,
+    "qwen2": _PACKED,
+    "gpt2_mask": _AND_MASK,
+    "llama_mask": _AND_MASK,
+    "bert": _SDPA_Q,
+    "bert_mask": _SDPA_Q,
+    "t5_encoder": _SDPA_Q,
+    "distilbert": _SDPA_Q,
+    "roberta_mask": _SDPA_Q,
+    "llama_decode": _branch("Ne(s1, 1)", "transformers integrations/sdpa_attention.py:121 (elif q_length == 1 ...)"),
 }
 
 NAMES = list(CASES)

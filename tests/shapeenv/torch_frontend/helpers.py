@@ -105,11 +105,11 @@ def assert_same_as_torch_export(model, args, dynamic_shapes=None, ours_dynamic_s
 
 def _samples(program):
     """Assignments of the program's symbols its guards accept (the example's hints first, then a few more)."""
-    syms = list(program.range_constraints)
-    out = [{s: program.env.symbols[s].hint for s in syms}]
+    roots = {s: r for s, r in program.range_constraints.items() if s.is_Symbol}  # derived dims (2*s0) follow their root
+    out = [{s: program.env.symbols[s].hint for s in roots}]
     for k in range(12):
         values = {}
-        for s, r in program.range_constraints.items():
+        for s, r in roots.items():
             lo = int(r.lower) if abs(r.lower) != float("inf") else 2
             hi = int(r.upper) if abs(r.upper) != float("inf") else lo + 20
             values[s] = min(lo + k, hi)

@@ -54,6 +54,8 @@ def _flags():
 class _Recorder(torch.nn.Module):
     """Records the flags each time it runs on a traced tensor (compile also runs it eagerly: those are skipped)."""
 
+    __shapeenv_trace_recorder__ = True  # what it records while traced must outlive the trace (shapeenv.trace_state)
+
     def __init__(self):
         super().__init__()
         self.fc = torch.nn.Linear(3, 2)
