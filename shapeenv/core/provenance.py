@@ -78,8 +78,25 @@ def user_frame(skip: int = 1) -> str | None:
         return None
     filename = frame.f_code.co_filename
     if "/ipykernel_" in filename:  # a Jupyter cell: its temporary file name means nothing to the reader
-        filename = "<notebook cell>"
+        filename = notebook_cell(filename)
     return f"{filename}:{frame.f_lineno} in {frame.f_code.co_name}"
+
+
+def notebook_cell(filename: str) -> str:
+    """``<cell In[5]>`` for the file IPython compiled cell 5 into, as IPython's own tracebacks name it.
+
+    IPython's compiler keeps the execution count of each cell's file; without it (not under
+    IPython, or a file it does not know) the name is ``<notebook cell>``. Reads only what
+    IPython already holds: this library never imports IPython.
+
+    >>> notebook_cell("/tmp/ipykernel_1/123.py")  # not under IPython here
+    '<notebook cell>'
+    """
+    get_ipython = getattr(sys.modules.get("IPython"), "get_ipython", None)
+    shell = get_ipython() if callable(get_ipython) else None
+    counts = getattr(getattr(shell, "compile", None), "_filename_map", None)
+    count = counts.get(filename) if isinstance(counts, dict) else None
+    return f"<cell In[{count}]>" if isinstance(count, int) else "<notebook cell>"
 
 
 def local_name(value: object, frame) -> str | None:
