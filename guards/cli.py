@@ -172,7 +172,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     ...
     0
     """
-    parser = argparse.ArgumentParser(prog="shapeenv guards", description=__doc__.splitlines()[0])
+    return run_command("shapeenv guards", configure, run, argv, __doc__.splitlines()[0])
+
+
+def run_command(prog: str, configure: Callable[[argparse.ArgumentParser], None],
+                run: Callable[[argparse.Namespace], int], argv: Sequence[str] | None,
+                description: str | None = None) -> int:
+    """Build the parser of ``prog``, parse ``argv`` and ``run`` it; every ``shapeenv`` subcommand run on its own.
+
+    ``--help`` and usage errors give their exit code instead of raising SystemExit.
+
+    >>> def configure(p): p.add_argument("--n", type=int, default=1)
+    >>> run_command("demo", configure, lambda args: args.n * 2, ["--n", "3"])
+    6
+    """
+    parser = argparse.ArgumentParser(prog=prog, description=description)
     configure(parser)
     try:
         args = parser.parse_args(argv)

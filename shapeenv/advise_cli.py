@@ -38,7 +38,7 @@ from guards.escape import one_line
 from guards.guardset import read_torch_output
 
 from .advise import AdviceError, advise, read_calls
-from .cli_common import run_command
+from guards.cli import run_command
 
 __all__ = ["configure", "run", "main", "EXIT_CODES"]
 

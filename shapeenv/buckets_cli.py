@@ -24,7 +24,7 @@ from typing import Sequence
 from guards import Source
 
 from .buckets import PlannerError, plan_buckets, read_size_log
-from .cli_common import run_command
+from guards.cli import run_command
 
 __all__ = ["configure", "run", "main", "EXIT_CODES"]
 

@@ -40,7 +40,7 @@ from .export import export
 from .fake.dims import Dim
 from .fake.dtypes import DTYPES
 from .program import TensorSpec
-from .cli_common import run_command
+from guards.cli import run_command
 
 __all__ = ["EXIT_OK", "EXIT_FAILED", "EXIT_USAGE", "configure", "run", "main"]
 

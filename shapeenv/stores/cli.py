@@ -27,7 +27,7 @@ from typing import Sequence
 from ..program_io import ProgramFormatError, program_from_json
 from . import open_store
 from .errors import StoreError
-from ..cli_common import run_command
+from guards.cli import run_command
 
 __all__ = ["configure", "run", "main", "EXIT_CODES"]
 
