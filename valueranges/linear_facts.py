@@ -32,6 +32,7 @@ from typing import Iterable
 
 from symint import form as F
 from symint.boolform import Norm, relation_norm
+from symint.form_terms import MEMO_LIMIT, register_cache
 
 from .form_bound import bound_form, mono_bound
 
@@ -47,25 +48,55 @@ def atom_facts(atom: "F.Atom", ranges, memo: dict) -> list[Norm]:
     ``Max(a, b) >= a``, ``Min(a, b) <= a``, ``k*(x // k) <= x <= k*(x // k) + k - 1``
     (for a divisor known positive), ``x == k*(x // k) + x % k``.
 
+    Note [Definitions of atoms are cached]
+        The facts depend on the atom and, for ``//`` and ``%``, on one bit of the ranges:
+        whether the divisor is known positive. Every ``Facts`` of a trace (the tracer's,
+        and the two that ``produce_guards`` fills) asks for the same atoms, so the facts
+        are built once per (atom, bit) and shared: the cache is keyed by the atom's serial
+        number (Note [Keys the garbage collector skips] in ``symint.form_terms``), holds
+        interned norms, and is emptied with the interning tables' other caches.
+
     >>> from symint import form as F
     >>> m = F.max_(F.sym("a"), F.sym("b")).atom()
     >>> [str(n) for n in atom_facts(m, {}, {})]
     ['Norm(a - Max(a, b) <= 0)', 'Norm(b - Max(a, b) <= 0)']
     """
+    kind = atom.kind
+    if kind in ("max", "min"):
+        positive = True
+    elif kind in ("floordiv", "mod"):
+        positive = bound_form(atom.args[1], ranges, memo)[0] >= 1
+    else:
+        return []
+    key = atom.uid << 1 | positive
+    found = _ATOM_FACTS.get(key)
+    if found is None:
+        found = _definitions(atom, positive)
+        if len(_ATOM_FACTS) > MEMO_LIMIT:
+            _ATOM_FACTS.clear()
+        _ATOM_FACTS[key] = found
+    return list(found)
+
+
+_ATOM_FACTS: dict[int, tuple] = {}
+register_cache(_ATOM_FACTS)  # Note [Sweeping the interning tables] (symint.form_terms)
+
+
+def _definitions(atom: "F.Atom", positive: bool) -> tuple:
+    """:func:`atom_facts` of ``atom`` when (for ``//`` and ``%``) the divisor is ``positive``."""
     me = F.atom_form(atom)
     kind = atom.kind
     norms = []
     if kind in ("max", "min"):
         norms = [relation_norm("<=", arg, me) if kind == "max" else relation_norm("<=", me, arg) for arg in atom.args]
-    elif kind in ("floordiv", "mod"):
+    elif positive:
         x, b = atom.args
-        if bound_form(b, ranges, memo)[0] >= 1:
-            q = me if kind == "floordiv" else F.floordiv(x, b)
-            bq = F.mul(b, q)
-            norms = [relation_norm("<=", bq, x), relation_norm("<=", x, F.sub(F.add(bq, b), F.const(1)))]
-            if kind == "mod":
-                norms.append(relation_norm("==", x, F.add(bq, me)))
-    return [n for n in norms if not isinstance(n, bool)]  # a bool: the fact folded to a constant
+        q = me if kind == "floordiv" else F.floordiv(x, b)
+        bq = F.mul(b, q)
+        norms = [relation_norm("<=", bq, x), relation_norm("<=", x, F.sub(F.add(bq, b), F.const(1)))]
+        if kind == "mod":
+            norms.append(relation_norm("==", x, F.add(bq, me)))
+    return tuple(n for n in norms if not isinstance(n, bool))  # a bool: the fact folded to a constant
 
 class LinearFacts:
     """Facts ``f <= 0`` / ``f == 0`` indexed by monomial, for :meth:`prove_le0`.
