@@ -410,12 +410,13 @@ class Facts:
         if kind == "rel":
             n = s.norm
             if use_facts:
+                # Note [Known facts hold their negations]: a relation remembered true is stored
+                # with its negation as false (and :meth:`_resimplify_known` rewrites both alike,
+                # since normalising commutes with negating), so one lookup answers both ways and
+                # a question never builds its negation (a new interned form) just to ask.
                 known = self._known.get(n)
                 if known is not None:
                     return known
-                known = self._known.get(n.negated())
-                if known is not None:
-                    return not known
             if self._div and not n.p.symbols.isdisjoint(self._div) and n.p.has_division():
                 answer = self._decide_by_multiples(n, ranges)
                 if answer is not None:
