@@ -215,9 +215,11 @@ class LinearFacts:
         each candidate is computed from ``p``'s by adjusting the terms the fact touches.
         """
         index = self._index
+        facts = self.facts
         targets = []
         finite = const_  # the upper bound of p, split into its finite part and its number of infinite terms
         infinite = 0
+        ends = {}  # p's monomial -> (its coefficient, the end of its bound that counts, None if infinite)
         for m, c in terms.items():
             b = memo.get(m)
             if b is None:
@@ -226,33 +228,37 @@ class LinearFacts:
             if end == INF or end == -INF:
                 targets.append((m, c))
                 infinite += 1
+                ends[m] = (c, None)
             else:
                 finite += c * end
+                ends[m] = (c, end)
+        size0 = len(terms)
         for m, c in targets or list(terms.items()):
             for i, d in index.get(m, _EMPTY):
                 if i in used:
                     continue
-                fact = self.facts[i]
+                fact = facts[i]
                 if fact is None or (fact.op == "<=" and (c > 0) != (d > 0)):
                     continue  # this multiple of f would not cancel m while keeping the inequality
                 if steps[0] <= 0:
                     return
                 steps[0] -= 1
-                k = abs(d)
-                lam = c * (1 if d > 0 else -1) if fact.op == "==" else abs(c)
-                fin, inf, size = finite * k - lam * fact.p.const, infinite, len(terms)
-                for mono, coeff in fact.p.terms:
-                    old = terms.get(mono, 0) * k
-                    new = old - lam * coeff
-                    if old:
-                        b = memo[mono]
-                        end = b[1] if old > 0 else b[0]
-                        if end == INF or end == -INF:
+                k = d if d > 0 else -d
+                lam = (c if d > 0 else -c) if fact.op == "==" else (c if c > 0 else -c)
+                fp = fact.p
+                fin, inf, size = finite * k - lam * fp.const, infinite, size0
+                for mono, coeff in fp.terms:
+                    own = ends.get(mono)
+                    if own is not None:  # a term of p: take its (scaled) part of the bound out
+                        old = own[0] * k  # k > 0: the same end of the bound counts
+                        if own[1] is None:
                             inf -= 1
                         else:
-                            fin -= old * end
+                            fin -= old * own[1]
+                        new = old - lam * coeff
                     else:
                         size += 1
+                        new = -lam * coeff
                     if new:
                         b = memo.get(mono)
                         if b is None:
