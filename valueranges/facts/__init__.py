@@ -145,6 +145,14 @@ class Facts:
         lo, hi = self._ranges.get(getattr(sym, "name", sym), (-INF, INF))
         return ValueRanges.of(lo, hi)
 
+    def replacement(self, name: str) -> "F.Form | None":
+        """The form the symbol ``name`` was replaced by (an equality eliminated it), or None."""
+        return self._repl.get(name)
+
+    def multiple_of(self, name: str) -> int:
+        """The largest constant known to divide the symbol ``name`` (1 if none)."""
+        return self._div.step(name)
+
     def bounds(self) -> dict[str, tuple]:
         """The range of every symbol as ``name -> (lo, hi)`` (read-only; do not modify)."""
         return self._ranges
