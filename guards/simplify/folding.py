@@ -7,11 +7,11 @@ feeds the simple ones to the engine and remembers which input guards (by index, 
 *origins*) each equality class and each per-symbol fact came from, which the passes
 need to report what replaced what and to seed the proof of equivalence.
 
-Two engines are kept: ``base`` knows the domain and the equalities between symbols
-only (the range a symbol has without its bound guards, so that a bound the domain
-already implies is not emitted); the main engine also knows each symbol's bounds,
+The engine knows the domain, the equalities between symbols and each symbol's bounds,
 values, excluded values and divisors. Guards of any other shape are not learned: they
-are what the later passes keep, drop or prove.
+are what the later passes keep, drop or prove. The *baseline* of a class (the range its
+domains allow without its bound guards, so that a bound the domain already implies is
+not emitted) is the intersection of its members' domains.
 
 >>> from symint.build import symbol_expr, eq, ge, le, mod
 >>> from valueranges import ValueRanges
@@ -62,7 +62,8 @@ class FoldedGuards:
         self.reasons: dict[int, str] = {}
         self.facts: dict[sympy.Symbol, list[tuple[str, int, int]]] = {}
         self.others: dict[sympy.Basic, set[int]] = {}
-        self.engine, self.base = self._engine(), self._engine()
+        self.engine = self._engine()
+        self._learned: set = set()
         self._fold(items)
         self.mapping = self._mapping()
         self.members = self._members()
@@ -85,8 +86,7 @@ class FoldedGuards:
         self.parent.setdefault(root, root)
         self.parent[other] = root
         self.class_origins.setdefault(root, set()).update(self.class_origins.pop(other, ()), [origin])
-        for engine in (self.engine, self.base):
-            self._learn(engine, B.rel("==", F.sym(a.name), F.sym(b.name)), [origin])
+        self._learn(self.engine, B.rel("==", F.sym(a.name), F.sym(b.name)), [origin])
 
     def _mapping(self) -> dict[sympy.Symbol, sympy.Expr]:
         out: dict[sympy.Symbol, sympy.Expr] = {}
@@ -150,6 +150,10 @@ class FoldedGuards:
     def _learn_facts(self, s: sympy.Symbol, fs: list[tuple[str, int, int]]) -> None:
         """The facts about one symbol, into the engine: bounds, values and divisors, then the excluded
         values from the ends inwards (an excluded end moves the end: Note [Excluded values])."""
+        key = (s, tuple(fs))
+        if key in self._learned:  # the same facts in an earlier round of the fixpoint
+            return
+        self._learned.add(key)
         x = F.sym(s.name)
         origins = [o for _, _, o in fs] + sorted(self.class_origins.get(self.find(s), ()))
         rel = {"lower": ">=", "upper": "<=", "exact": "=="}
@@ -172,8 +176,12 @@ class FoldedGuards:
     # -- answers --------------------------------------------------------------------------------
     def baseline(self, rep: sympy.Symbol) -> tuple:
         """The range the domains of ``rep``'s class allow (tied to ``rep`` by the kept equalities)."""
-        rng = self.base.range_of(rep.name)
-        return rng.lower, rng.upper
+        lo, hi = -INF, INF
+        for m in self.members.get(rep, [rep]):
+            rng = self.domain.get(m)
+            if rng is not None and not rng.is_bool:
+                lo, hi = max(lo, rng.lower), min(hi, rng.upper)
+        return lo, hi
 
     def range_of(self, s: sympy.Symbol) -> tuple:
         """``(lo, hi, step)``: the baseline narrowed by the facts about ``s``; ``step`` divides ``s``.
@@ -189,19 +197,23 @@ class FoldedGuards:
     def value_ranges(self, symbols: Iterable[sympy.Symbol]) -> dict[sympy.Symbol, ValueRanges]:
         return {s: ValueRanges.of(*self.range_of(s)[:2]) for s in symbols}
 
-    def decide(self, e: sympy.Basic) -> bool | None:
+    def decide(self, e: sympy.Basic, search: bool = True) -> bool | None:
         """What the engine decides of ``e`` (equalities substituted): True/False, or None.
 
         True only where no division in ``e`` can be by zero; False means ``e`` never holds
-        (where a divisor is 0 it raises, which fails as a guard too).
+        (where a divisor is 0 it raises, which fails as a guard too). Only True is searched
+        for (``expect=True``: half the search); False is found only where the ranges alone
+        decide it, and other contradictions are left to Z3. ``search=False`` leaves out the
+        linear-facts search (ranges, divisibility, case splits and rewrites only): the cheap
+        question of pass 4, which runs on every ``produce_guards``.
         """
         if e is sympy.true or e is sympy.false:
             return e is sympy.true
         try:
-            answer = self.engine.decide(B.bool_from_sympy(e))
+            answer = self.engine.decide(B.bool_from_sympy(e), use_facts=search, expect=True)
         except (NotAnIntegerForm, ValueRangeError, ArithmeticError):
             return None
-        if answer is True and not _safe_divisors(e, self.value_ranges(e.free_symbols)):
+        if answer is True and _may_raise(e) and not _safe_divisors(e, self.value_ranges(e.free_symbols)):
             return None
         return answer
 

@@ -293,7 +293,7 @@ class _Simplifier:
             if e is sympy.true:
                 self.reasons.update((o, "implied by the divisibility of its symbol") for o in origins)
                 continue
-            known = facts.decide(e)  # the facts engine: ranges, divisibility, linear facts, cases
+            known = facts.decide(e, search=False)  # the facts engine: ranges, divisibility, cases, rewrites
             if known is False:  # never True when it does not raise, so it never holds
                 raise _Contradiction(origins)
             if known is True:

@@ -123,8 +123,9 @@ def _guard_facts(env: "SymbolTable") -> tuple[Facts, dict[sympy.Symbol, list[str
     for sym, info in env.symbols.items():
         if info.sources and info.initial_range is not None:
             causes[sym] = [f"the initial range of {info.sources[0].text()}"]
+    after = facts.symbol_facts()
     for record in env.guards:
-        before = facts.symbol_facts()
+        before = after
         facts.learn_form(_form_of(record), consistent=True)  # guards hold for the hints, as the ranges do
         after = facts.symbol_facts()
         changed = set()

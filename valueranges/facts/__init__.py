@@ -184,11 +184,12 @@ class Facts:
 
     def _narrow(self, name: str, lo, hi, why: "str | object" = "") -> bool:
         # ``why`` is text, or a fact whose text is built only if the narrowing contradicts (hot path).
-        value = self._repl.get(name)
+        value = self._repl.table.get(name)
         if value is not None:
             return self._narrow_replaced(name, value, lo, hi, why)
         old = self._ranges.get(name, (-INF, INF))
-        new = intersect(name, old, lo, hi, self._div.step(name), why)
+        divisors = self._div.table.get(name)
+        new = intersect(name, old, lo, hi, math.lcm(*divisors) if divisors else 1, why)
         if new == old:
             return False
         self._ranges[name] = new
@@ -223,7 +224,9 @@ class Facts:
     # -- simplification -------------------------------------------------------------------------
     def _on_atom(self, atom: "F.Atom") -> "F.Form | None":
         kind = atom.kind
-        if kind in ("sym", "opaque"):
+        if kind == "sym":
+            return self._repl.table.get(atom.name)
+        if kind == "opaque":
             return self._repl.on_atom(atom)
         if kind in ("mod", "floordiv"):
             a, k = atom.args
@@ -255,7 +258,8 @@ class Facts:
         """
         if f.is_const:
             return f
-        if not self._div and not self._residues and f.symbols.isdisjoint(self._repl.names()) and not f.has_symbolic_division:
+        # plain dicts on this hot path (no method calls): nothing to apply is the common case
+        if not self._div.table and not self._residues and f.symbols.isdisjoint(self._repl.table) and not f.has_symbolic_division:
             return f
         return transform(f, self._on_atom, self._subst_memo)
 
@@ -399,7 +403,7 @@ class Facts:
                 known = self._known.truth_of_norm(n)
                 if known is not None:
                     return known
-            if self._div and not n.p.symbols.isdisjoint(self._div.names()) and n.p.has_division():
+            if self._div.table and not n.p.symbols.isdisjoint(self._div.table) and n.p.has_division():
                 answer = decide_by_multiples(n, self._div, ranges)
                 if answer is not None:
                     return answer
@@ -518,7 +522,7 @@ class Facts:
             return False
         if e.kind == "rel":
             self._linear.add(e.norm)
-            propagate_rounds(e.norm, self._linear, self._ranges, self._narrow, self._repl.names())
+            propagate_rounds(e.norm, self._linear, self._ranges, self._narrow, self._repl.table)
         self.related |= e.symbols
         self.version += 1  # answers may change; simplification does not
         self._views = {}

@@ -35,49 +35,49 @@ INF = math.inf
 
 
 class Divisors:
-    """Per symbol name, the positive constants known to divide it."""
+    """Per symbol name, the positive constants known to divide it (``table``: read it, change it through the methods)."""
 
     def __init__(self, table: dict[str, set[int]] | None = None):
-        self._table: dict[str, set[int]] = {k: set(v) for k, v in (table or {}).items()}
+        self.table: dict[str, set[int]] = {k: set(v) for k, v in (table or {}).items()}
 
     def __bool__(self) -> bool:
-        return bool(self._table)
+        return bool(self.table)
 
     def __contains__(self, name: str) -> bool:
-        return name in self._table
+        return name in self.table
 
     def copy(self) -> "Divisors":
-        return Divisors(self._table)
+        return Divisors(self.table)
 
     def names(self):
         """The symbols with a divisor (a set-like view)."""
-        return self._table.keys()
+        return self.table.keys()
 
     def items(self) -> Iterator[tuple[str, set[int]]]:
         """``(name, divisors)`` per symbol (do not modify the sets)."""
-        return iter(self._table.items())
+        return iter(self.table.items())
 
     def of(self, name: str) -> set[int]:
         """The divisors of ``name`` (empty if none; do not modify)."""
-        return self._table.get(name, set())
+        return self.table.get(name, set())
 
     def step(self, name: str) -> int:
         """The least common multiple of ``name``'s divisors: every value of ``name`` is a multiple of it."""
-        ks = self._table.get(name)
+        ks = self.table.get(name)
         return math.lcm(*ks) if ks else 1
 
     def divides(self, name: str, k: int) -> bool:
         """Whether ``k`` is known to divide ``name``."""
-        return any(m % k == 0 for m in self._table.get(name, ()))
+        return any(m % k == 0 for m in self.table.get(name, ()))
 
     def add(self, name: str, k: int) -> None:
         """Record that ``k`` divides ``name``."""
-        self._table.setdefault(name, set()).add(abs(k))
+        self.table.setdefault(name, set()).add(abs(k))
 
     def merge(self, survivor: str, eliminated: str) -> None:
         """``eliminated`` was replaced by ``survivor``: its divisors divide the survivor."""
-        if eliminated in self._table:
-            self._table.setdefault(survivor, set()).update(self._table[eliminated])
+        if eliminated in self.table:
+            self.table.setdefault(survivor, set()).update(self.table[eliminated])
 
     def learn_fact(self, p: "F.Form") -> tuple[str, int, int] | None:
         """:func:`divisibility_fact` of ``p == 0``; records the divisor when the residue is 0."""

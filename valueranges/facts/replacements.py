@@ -36,30 +36,33 @@ __all__ = ["Replacements"]
 
 
 class Replacements:
-    """``name -> form`` for each eliminated symbol (see the module docstring)."""
+    """``name -> form`` for each eliminated symbol (see the module docstring).
+
+    ``table`` is the mapping itself, for the hot paths of the facade: read it, change it through :meth:`add`.
+    """
 
     def __init__(self, table: dict[str, "F.Form"] | None = None):
-        self._table: dict[str, F.Form] = dict(table or {})
+        self.table: dict[str, F.Form] = dict(table or {})
 
     def __bool__(self) -> bool:
-        return bool(self._table)
+        return bool(self.table)
 
     def __contains__(self, name: str) -> bool:
-        return name in self._table
+        return name in self.table
 
     def copy(self) -> "Replacements":
-        return Replacements(self._table)
+        return Replacements(self.table)
 
     def get(self, name: str) -> "F.Form | None":
         """The form ``name`` is replaced by, or None."""
-        return self._table.get(name)
+        return self.table.get(name)
 
     def names(self):
         """The replaced symbols (a set-like view)."""
-        return self._table.keys()
+        return self.table.keys()
 
     def items(self) -> Iterator[tuple[str, "F.Form"]]:
-        return iter(self._table.items())
+        return iter(self.table.items())
 
     def solve(self, p: "F.Form", rank: Callable[[str], object]) -> tuple[str, "F.Form"] | None:
         """``(name, value)``: ``p == 0`` solved for the symbol of highest ``rank`` it can be solved for, or None.
@@ -87,15 +90,15 @@ class Replacements:
         def on_atom(atom):
             return single.get(atom.name) if atom.kind == "sym" else None
 
-        for other, old in list(self._table.items()):
+        for other, old in list(self.table.items()):
             if name in old.symbols:
-                self._table[other] = transform(old, on_atom, memo)
-        self._table[name] = value
+                self.table[other] = transform(old, on_atom, memo)
+        self.table[name] = value
 
     def on_atom(self, atom: "F.Atom") -> "F.Form | None":
         """The replacement of a symbol atom, or of an opaque atom whose sympy expression mentions replaced symbols."""
         if atom.kind == "sym":
-            return self._table.get(atom.name)
+            return self.table.get(atom.name)
         if atom.kind == "opaque":
             new = self.substitute(atom.args[0])
             if new is atom.args[0]:
@@ -108,5 +111,5 @@ class Replacements:
 
     def substitute(self, expr: sympy.Basic) -> sympy.Basic:
         """A sympy expression with the replacements applied (``expr`` itself when none applies)."""
-        subs = {s: self._table[s.name].sympy() for s in expr.free_symbols if s.name in self._table}
+        subs = {s: self.table[s.name].sympy() for s in expr.free_symbols if s.name in self.table}
         return substitute(expr, subs) if subs else expr
