@@ -3,7 +3,8 @@
 The passes, cheapest first:
 
 1. split conjunctions into separate guards;
-2. fold equalities: ``Eq(s1, s0)`` makes ``s0`` the representative of ``s1``
+2. fold equalities into the facts engine (:class:`valueranges.facts.Facts`, through
+   :mod:`guards.simplify.folding`): ``Eq(s1, s0)`` makes ``s0`` the representative of ``s1``
    (the natural-order least symbol of each class) and is kept as the equality;
    ``s1`` is replaced by ``s0`` everywhere else; a symbol whose range narrows to
    one value becomes that constant;
@@ -11,8 +12,8 @@ The passes, cheapest first:
    (``Eq(Mod(s, 8), 0)``) into one range per symbol, intersected with the domain,
    emitting only the bounds the domain and the divisibility do not already imply
    (``s0 >= 2``, ``s0 > 3``, ``s0 <= 100`` become ``s0 >= 4``, ``s0 <= 100``);
-4. drop the remaining guards that interval reasoning (``valueranges.bound``)
-   proves true within those ranges;
+4. drop the remaining guards that the facts engine proves true from those facts (ranges,
+   divisibility, case splits on max/min, its rewrites; ``Max(s0, s1 + 1) >= s0``);
 5. drop what the guards kept so far imply: a bound implied by a definition
    ``Eq(s, expr)`` and the ranges of ``expr``, else whatever Z3 proves implied by
    the guards sharing its symbols (small problems, see Note [Local premises] in
@@ -166,7 +167,7 @@ def reduce_exact(gs: GuardSetLike) -> tuple[GuardSetLike, SimplifyReport]:
     Duplicates and conjunctions split, equalities folded (one representative per class),
     one range per symbol with the bounds the domain and divisibility already imply left
     out (``x >= 4`` makes ``x >= 2`` go; ``Eq(Mod(x, 8), 0)`` makes ``Eq(Mod(x, 4), 0)`` go),
-    guards that interval reasoning proves true within those ranges dropped, bounds that
+    guards that the facts engine proves true from those facts dropped, bounds that
     a definition ``Eq(s, expr)`` and the ranges of ``expr`` imply dropped, the guards over
     small finite ranges reduced by enumeration (Note [Reducing over finite ranges]),
     canonical order. When the cheap passes see a contradiction (which only Z3 may confirm), the
@@ -200,7 +201,7 @@ def canonical_order(guards) -> list[Guard]:
 #     The result is proven equivalent to the input in two links. (1) Input <=> emitted: the
 #     guards the cheap passes emitted (merged bounds, equalities, substituted guards) and
 #     the input imply each other, checked goal by goal by Z3 or, where the other side's
-#     equalities and bounds decide it, by exact interval reasoning (``FoldedGuards.entails``,
+#     equalities and bounds decide it, by the facts engine (``FoldedGuards.entails``,
 #     the same reasoning that dropped the guard). (2) Emitted <=> result: the result is the
 #     emitted guards minus those dropped in pass 5, and each was dropped only on a Z3 proof
 #     (UNSAT) that the guards kept at that moment imply it, or on a definition and ranges

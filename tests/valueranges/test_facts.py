@@ -56,6 +56,8 @@ BOUNDS = [
     ({"n": (-2, -1)}, [], F.mod(F.add(F.scale(n, 320), k(255)), k(256)), (127, 191)),
     ({}, [rel("==", F.mod(a, k(4)), k(1)), rel("==", F.mod(a, k(3)), k(1))], F.mod(a, k(12)), (1, 1)),
     ({"x": (0, 10)}, [rel("==", F.mod(x, k(8)), k(0))], F.mod(x, k(4)), (0, 0)),
+    ({}, [rel("==", F.mod(a, k(4)), k(2))], F.mod(F.add(a, k(1)), k(4)), (3, 3)),  # the modular set of a + 1
+    ({}, [rel("==", F.mod(a, k(3)), k(0)), rel("==", F.mod(a, k(4)), k(1))], F.mod(F.add(a, k(7)), k(12)), (4, 4)),
     ({"x": (0, 100)}, [rel("==", y, F.add(x, k(3)))], F.sub(y, x), (3, 3)),
     ({"x": (0, 100), "y": (0, 100)}, [], F.sub(F.min_(x, y), F.min_(F.add(x, k(10)), F.add(y, k(10)))), (-10, -10)),
     ({"x": (2, INF)}, [], F.floordiv(x, k(2)), (1, INF)),
@@ -77,6 +79,7 @@ DECISIONS = [
     ({}, [rel("==", F.mod(a, k(4)), k(1))], rel("==", F.mod(a, k(2)), k(0)), False),
     ({}, [rel("==", F.mod(a, k(4)), k(1))], rel("==", F.mod(a, k(8)), k(1)), None),
     ({}, [rel("<", a, b), rel("<", b, x)], rel("<=", F.add(a, k(2)), x), True),
+    ({}, [rel("==", F.mod(a, k(4)), k(2))], rel("==", F.mod(F.add(F.scale(a, 3), k(2)), k(4)), k(0)), True),
     ({"x": (0, INF)}, [rel("==", F.mod(x, k(2)), k(0)), rel(">=", x, k(2))],
      rel("==", F.floordiv(x, F.floordiv(x, k(2))), k(2)), True),
     ({"x": (0, 9), "y": (0, 9)}, [], rel("<=", F.max_(x, y), k(9)), True),

@@ -230,18 +230,37 @@ class Facts:
             return self._repl.on_atom(atom)
         if kind in ("mod", "floordiv"):
             a, k = atom.args
-            if kind == "mod":
+            if kind == "mod" and k.is_const and k.const != 0:
                 inner = a.atom()
-                if inner is not None and inner.kind == "sym" and k.is_const and k.const != 0:
+                if inner is not None and inner.kind == "sym":
                     if self._div.divides(inner.name, k.const):
                         return F.const(0)
                     if self._residues:
                         value = self._residues.mod_value(inner.name, k.const)
                         if value is not None:
                             return F.const(value)
+                elif k.const > 0 and (self._residues or self._div.table):
+                    return self._mod_by_congruence(a, k.const)
             if not k.is_const:
                 return cancel_common_factor(kind, a, k, self._nonzero)
         return None
+
+    def _congruences(self) -> dict[str, tuple[int, int]]:
+        """``name -> (modulus, residue)`` from the divisors and the residues (cached until they change)."""
+        found = self._views.get("congruences")
+        if found is None:
+            found = {n: (math.lcm(*ks), 0) for n, ks in self._div.items()}
+            found.update(dict(self._residues.items()))
+            self._views["congruences"] = found
+        return found
+
+    def _mod_by_congruence(self, x: "F.Form", k: int) -> "F.Form | None":
+        """``x % k`` as a constant when the modular set of ``x`` decides it (``a % 4 == 2``: ``(a + 1) % 4`` is 3).
+
+        ``x = base (mod coeff)`` with ``k`` dividing ``coeff`` gives ``x % k == base % k`` (``k > 0``).
+        """
+        coeff, base = modular_set(self.simplify_form(x), self._congruences())
+        return F.const(base % k) if coeff % k == 0 else None
 
     def _nonzero(self, atom: "F.Atom") -> bool:
         lo, hi = bound_form(F.atom_form(atom), self._ranges, self._bound_memo, self._opaque_bound(self._ranges))
@@ -352,9 +371,7 @@ class Facts:
         >>> facts.modular_set(F.add(F.sym("b"), F.const(1)))
         (4, 3)
         """
-        residues = {n: (math.lcm(*ks), 0) for n, ks in self._div.items()}
-        residues.update(dict(self._residues.items()))
-        return modular_set(self.simplify_form(f), residues)
+        return modular_set(self.simplify_form(f), self._congruences())
 
     # -- decisions ------------------------------------------------------------------------------
     def decide(self, b: BoolForm, ranges: dict | None = None, use_facts: bool = True, expect: bool | None = None) -> bool | None:
