@@ -13,12 +13,12 @@ shape, and records a node when a graph is being traced.
 
 from __future__ import annotations
 
-from .rules import elementwise  # noqa: F401  (registers the elementwise rules)
-from .rules import conv, creation, data_dependent, indexing, linalg, reductions, shape_ops, views  # noqa: F401  (register)
-from .rules.registry import call
-from .ops_nn import *  # noqa: F401,F403  (the torch.nn.functional-style ops; listed in its __all__)
-from .ops_nn import __all__ as _nn_all
-from .hops import map, scan, switch  # noqa: F401  (ops.scan/map/switch; shadows the builtin map in this module)
+from ..rules import elementwise  # noqa: F401  (registers the elementwise rules)
+from ..rules import conv, creation, data_dependent, indexing, linalg, reductions, shape_ops, views  # noqa: F401  (register)
+from ..rules.registry import call
+from ..ops_nn import *  # noqa: F401,F403  (the torch.nn.functional-style ops; listed in its __all__)
+from ..ops_nn import __all__ as _nn_all
+from ..hops import map, scan, switch  # noqa: F401  (ops.scan/map/switch; shadows the builtin map in this module)
 
 __all__ = ["add", "sub", "mul", "div", "neg", "clone", "as_strided", "scan", "map", "switch"]
 
