@@ -50,9 +50,9 @@ from typing import Any, Callable, Iterable, Literal, Mapping, Sequence
 
 from guards import Source
 
-from .errors import ConstraintViolationError, DimOutOfRangeError, DynamicShapesError, DynamicShapesTypeError
-from .program import TensorSpec
-from .rules.registry import is_tensor
+from shapeenv.errors import ConstraintViolationError, DimOutOfRangeError, DynamicShapesError, DynamicShapesTypeError
+from shapeenv.program import TensorSpec
+from shapeenv.ops.dispatch import is_tensor
 
 __all__ = [
     "DimMark",

@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 from typing import Iterator
 
-from .active import activated
+from .ops.dispatch import activated
 from .core.env import ShapeEnv as CoreShapeEnv
 from .fake.factory import make_fake_tensor
 from .graph import Graph
@@ -59,7 +59,7 @@ class ShapeEnv(CoreShapeEnv):
         """
         self._graphs.append(graph)
         try:
-            with activated(self):  # creation ops with plain-int sizes join this trace (shapeenv.active)
+            with activated(self):  # creation ops with plain-int sizes join this trace (shapeenv.ops.dispatch)
                 yield graph
         finally:
             self._graphs.pop()

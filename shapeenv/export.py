@@ -48,25 +48,25 @@ import sympy
 from guards import Source
 from symint import SymInt, evaluate
 
-from .env import ShapeEnv
+from shapeenv.env import ShapeEnv
 from valueranges import ValueRanges, bound
 
-from .errors import ConstraintViolationError, DynamicShapesError, DynamicShapesTypeError, SignatureError
-from .core.messages import short_repr
-from .core.facts import Facts
-from .export_derived import Declared, Violation, judge_derived
-from .fake.declared import set_valued
-from .fake.dims import DerivedDim, Dim
-from .fake.factory import make_input_tensor
-from .graph import Graph
-from .layout_guards import array_storage_offset, array_strides, layout_guard_set
-from .program import (ExportedProgram, InputSpec, TensorSpec, argument_names, format_dims, is_shape_tuple, is_tensor_like,
+from shapeenv.errors import ConstraintViolationError, DynamicShapesError, DynamicShapesTypeError, SignatureError
+from shapeenv.core.messages import short_repr
+from shapeenv.core.facts import Facts
+from shapeenv.export_derived import Declared, Violation, judge_derived
+from shapeenv.fake.declared import set_valued
+from shapeenv.fake.dims import DerivedDim, Dim
+from shapeenv.fake.factory import make_input_tensor
+from shapeenv.graph import Graph
+from shapeenv.layout_guards import array_storage_offset, array_strides, layout_guard_set
+from shapeenv.program import (ExportedProgram, InputSpec, TensorSpec, argument_names, format_dims, is_shape_tuple, is_tensor_like,
                       shape_and_dtype)
-from .core.provenance import GuardRecord
-from .rules.registry import graph_arg
-from .core.settings import ShapeEnvSettings
-from .core.symbols import DimDynamic
-from .trace_state import preserved_state
+from shapeenv.core.provenance import GuardRecord
+from shapeenv.ops.dispatch import graph_arg
+from shapeenv.core.settings import ShapeEnvSettings
+from shapeenv.core.symbols import DimDynamic
+from shapeenv.trace_state import preserved_state
 
 __all__ = ["export", "ExportedProgram", "TensorSpec", "ExportConstraintError", "Violation"]
 

@@ -32,14 +32,14 @@ from guards.explain import Explanation
 from symint import SymInt
 from valueranges import ValueRanges
 
-from .errors import InputsError, ShapeEnvValueError, SignatureError
-from .core.messages import short_repr
-from .fake.dtypes import DType, as_dtype
-from .fake.layout import contiguous_strides
-from .graph import Graph
-from .layout_guards import array_strides
-from .core.provenance import AssertRecord
-from .rules.registry import is_tensor
+from shapeenv.errors import InputsError, ShapeEnvValueError, SignatureError
+from shapeenv.core.messages import short_repr
+from shapeenv.fake.dtypes import DType, as_dtype
+from shapeenv.fake.layout import contiguous_strides
+from shapeenv.graph import Graph
+from shapeenv.layout_guards import array_strides
+from shapeenv.core.provenance import AssertRecord
+from shapeenv.ops.dispatch import is_tensor
 
 __all__ = ["ExportedProgram", "InputSpec", "TensorSpec", "argument_names", "leaves", "is_tensor_like"]
 

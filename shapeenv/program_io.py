@@ -47,15 +47,15 @@ from guards.serialize import decode_guards, encode_guards, ranges_from_json, ran
 from symint import SymBool, SymFloat, SymInt, SymNode
 from symint.build import symbol_expr
 
-from .errors import ShapeEnvError
-from .fake.dtypes import DType, as_dtype
-from .fake.tensor import FakeTensor, Storage
-from .graph import Graph, Node
-from .program import ExportedProgram, InputSpec
-from .core.provenance import AssertRecord, GuardRecord, Provenance
-from .rules.registry import is_tensor
-from .core.settings import ShapeEnvSettings
-from .core.symbols import DimDynamic, SymbolInfo
+from shapeenv.errors import ShapeEnvError
+from shapeenv.fake.dtypes import DType, as_dtype
+from shapeenv.fake.tensor import FakeTensor, Storage
+from shapeenv.graph import Graph, Node
+from shapeenv.program import ExportedProgram, InputSpec
+from shapeenv.core.provenance import AssertRecord, GuardRecord, Provenance
+from shapeenv.ops.dispatch import is_tensor
+from shapeenv.core.settings import ShapeEnvSettings
+from shapeenv.core.symbols import DimDynamic, SymbolInfo
 
 __all__ = ["FORMAT", "ProgramFormatError", "LoadedEnv", "program_to_json", "program_from_json", "dumps_program",
            "loads_program"]

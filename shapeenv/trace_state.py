@@ -84,9 +84,9 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from symint import SymBool, SymFloat, SymInt
 
-from .core.provenance import user_frame_object
-from .errors import TraceStateWarning
-from .rules.registry import describe, is_tensor
+from shapeenv.core.provenance import user_frame_object
+from shapeenv.errors import TraceStateWarning
+from shapeenv.ops.dispatch import describe, is_tensor
 
 __all__ = ["preserved_state", "StateSnapshot", "StateWrite", "is_traced", "MAX_OBJECTS", "MAX_SCANNED"]
 

@@ -28,7 +28,7 @@ import numpy as np
 
 from guards.source import storage_offset_of
 
-from ..active import activated
+from ..ops.dispatch import activated
 from ..fake import layout
 from ..fake.dtypes import DType, as_dtype
 from ..fake.methods import TensorMethods
@@ -197,5 +197,5 @@ def wrap_call(fn: Any, args: tuple, kwargs: dict) -> Any:
     >>> wrap_call(lambda x: x + ops.ones(2, 3), (np.zeros((2, 3)),), {}).tolist()
     [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
     """
-    with activated(EagerTensor):  # creation ops with plain-int sizes make real arrays too (shapeenv.active)
+    with activated(EagerTensor):  # creation ops with plain-int sizes make real arrays too (shapeenv.ops.dispatch)
         return unwrap(fn(*wrap(args), **wrap(kwargs)))

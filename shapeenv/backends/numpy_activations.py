@@ -19,8 +19,8 @@ from typing import Any, Callable
 
 import numpy as np
 
-from ..rules.registry import eager_kernel
-from .numpy_kernels import KERNELS, kernel  # noqa: F401  (KERNELS: for the doctest)
+from shapeenv.ops.registry import eager_kernel
+from shapeenv.backends.numpy_kernels import KERNELS, kernel  # noqa: F401  (KERNELS: for the doctest)
 
 __all__: list[str] = []
 

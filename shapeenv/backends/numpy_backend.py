@@ -50,16 +50,16 @@ from guards.source import storage_offset_of
 from symint import SymBool, SymFloat, SymInt
 from symint.evaluate import UnboundSymbolError, evaluate
 
-from ..errors import CheckFailedError
-from ..graph import Graph, Node
-from ..hops.pytree import flatten
-from ..program import ExportedProgram, is_shape_tuple, leaves
-from ..rules.registry import is_tensor
-from .errors import BackendError, InputMismatchError, KernelError, MissingKernelError, ShapeMismatchError
-from ..rules.common import is_contiguous as _provably_contiguous
-from .numpy_kernels import KERNELS, RANDOM_OPS, element_strides, in_layout, np_dtype
-from . import numpy_nn  # noqa: F401  (registers the reduction, window and creation kernels)
-from . import numpy_activations, numpy_losses, numpy_misc, numpy_model_math, numpy_norms, numpy_windows  # noqa: F401  (the ops real models use)
+from shapeenv.errors import CheckFailedError
+from shapeenv.graph import Graph, Node
+from shapeenv.hops.pytree import flatten
+from shapeenv.program import ExportedProgram, is_shape_tuple, leaves
+from shapeenv.ops.dispatch import is_tensor
+from shapeenv.backends.errors import BackendError, InputMismatchError, KernelError, MissingKernelError, ShapeMismatchError
+from shapeenv.ops.common import is_contiguous as _provably_contiguous
+from shapeenv.backends.numpy_kernels import KERNELS, RANDOM_OPS, element_strides, in_layout, np_dtype
+from shapeenv.backends import numpy_nn  # noqa: F401  (registers the reduction, window and creation kernels)
+from shapeenv.backends import numpy_activations, numpy_losses, numpy_misc, numpy_model_math, numpy_norms, numpy_windows  # noqa: F401  (the ops real models use)
 
 __all__ = ["numpy_backend", "NumpyBackend", "NumpyProgram", "missing_kernels", "HOPS"]
 

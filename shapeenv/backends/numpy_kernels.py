@@ -1,6 +1,6 @@
 """numpy implementations of the ops with a shape rule: elementwise, views, shape ops, indexing, linalg.
 
-One kernel per op name (the names of :func:`shapeenv.rules.registry.registered`), with the same
+One kernel per op name (the names of :func:`shapeenv.ops.dispatch.registered`), with the same
 parameters as the op's shape rule, so that a recorded node's arguments can be passed unchanged.
 Kernels follow torch's semantics, not numpy's, where the two differ: integer indices are applied
 before advanced ones, ``cat`` skips 1-d empty tensors, ``view`` never copies, ``gather`` reads only
@@ -27,10 +27,10 @@ import numpy as np
 
 from guards.source import contiguous_strides_of, storage_offset_of
 
-from ..errors import DimOutOfRangeError, IndexOutOfBoundsError, ShapeEnvTypeError, ShapeEnvValueError, ShapeError
-from ..fake import layout
-from ..fake.dtypes import DType, as_dtype
-from ..rules.registry import eager_kernel
+from shapeenv.errors import DimOutOfRangeError, IndexOutOfBoundsError, ShapeEnvTypeError, ShapeEnvValueError, ShapeError
+from shapeenv.fake import layout
+from shapeenv.fake.dtypes import DType, as_dtype
+from shapeenv.ops.registry import eager_kernel
 
 __all__ = ["KERNELS", "RANDOM_OPS", "kernel", "np_dtype", "axis", "as_sizes"]
 

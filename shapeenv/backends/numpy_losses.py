@@ -1,6 +1,6 @@
 """numpy implementations of ``pixel_shuffle``/``pixel_unshuffle``, ``meshgrid``, ``cosine_similarity`` and the
 losses ``mse_loss``, ``l1_loss``, ``smooth_l1_loss``, ``cross_entropy``, ``nll_loss`` (shape rules in
-:mod:`shapeenv.rules.model_layout` and :mod:`shapeenv.rules.losses`).
+:mod:`shapeenv.ops.rules.rearrange` and :mod:`shapeenv.ops.rules.losses`).
 
 Same contract as :mod:`shapeenv.backends.numpy_kernels`; the losses follow torch's formulas
 (``ignore_index`` targets count neither in the sum nor in the weighted mean; label smoothing mixes
@@ -19,8 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from ..rules.losses import reduction_of
-from .numpy_kernels import KERNELS, axis, kernel  # noqa: F401  (KERNELS: for the doctest)
+from shapeenv.ops.rules.losses import reduction_of
+from shapeenv.backends.numpy_kernels import KERNELS, axis, kernel  # noqa: F401  (KERNELS: for the doctest)
 
 __all__: list[str] = []
 

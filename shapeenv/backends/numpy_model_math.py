@@ -1,5 +1,5 @@
 """numpy implementations of ``outer``, ``logsumexp``, ``roll``, ``diff``, ``isnan``/``isinf``/``isfinite``,
-``all``/``any`` and ``lerp``/``lerp_`` (shape rules in :mod:`shapeenv.rules.model_math`).
+``all``/``any`` and ``lerp``/``lerp_`` (shape rules in :mod:`shapeenv.ops.rules.tensor_math`).
 
 Same contract as :mod:`shapeenv.backends.numpy_kernels`: the shape rule's parameters, torch's
 semantics (``diff`` of bools is ``logical_xor``, ``roll`` with ``dims=None`` rolls the flattened

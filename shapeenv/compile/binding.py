@@ -43,11 +43,11 @@ from typing import Any, Callable, Mapping
 
 from symint import SymBool, SymFloat, SymInt
 
-from ..dynamism import MARKS, Marks
-from ..errors import ShapeEnvTypeError, SignatureError
-from ..fake.dtypes import as_dtype
-from ..program import TensorSpec, is_shape_tuple, is_tensor_like, leaves, required_parameters
-from ..rules.registry import is_tensor
+from shapeenv.dynamism import MARKS, Marks
+from shapeenv.errors import ShapeEnvTypeError, SignatureError
+from shapeenv.fake.dtypes import as_dtype
+from shapeenv.program import TensorSpec, is_shape_tuple, is_tensor_like, leaves, required_parameters
+from shapeenv.ops.dispatch import is_tensor
 
 __all__ = ["Binder", "Call", "INLINE", "describe_key", "key_differences"]
 

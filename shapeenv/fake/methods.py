@@ -1,6 +1,6 @@
 """The op methods shared by :class:`~shapeenv.fake.tensor.FakeTensor` and the eager tensor wrapper.
 
-Each method dispatches to the op's shape rule through :func:`shapeenv.rules.registry.call`
+Each method dispatches to the op's shape rule through :func:`shapeenv.ops.dispatch.call`
 (on fake tensors) or to its eager kernel (on real arrays wrapped by
 :class:`shapeenv.backends.eager.EagerTensor`), so both kinds of tensor answer the same
 torch-like calls. A class using the mixin provides ``shape``, ``dtype`` and ``_new_kwargs``.
@@ -15,9 +15,9 @@ from __future__ import annotations
 
 from symint import SymFloat, SymInt
 
-from ..errors import ShapeEnvTypeError
-from ..rules.registry import call
-from .methods_more import MoreTensorMethods
+from shapeenv.errors import ShapeEnvTypeError
+from shapeenv.ops.dispatch import call
+from shapeenv.fake.methods_more import MoreTensorMethods
 
 __all__ = ["TensorMethods"]
 
@@ -27,7 +27,7 @@ class TensorMethods(MoreTensorMethods):
 
     __slots__ = ()
 
-    # -- elementwise arithmetic and comparisons (shape rules in shapeenv.rules.elementwise) -------
+    # -- elementwise arithmetic and comparisons (shape rules in shapeenv.ops.rules.elementwise) -------
     def __add__(self, other):
         return call("add", self, other)
 
@@ -253,9 +253,9 @@ class TensorMethods(MoreTensorMethods):
         """In-place relu."""
         return call("relu_", self)
 
-    # -- shapes and views (shape rules in shapeenv.rules.views / shape_ops / indexing) -----------
+    # -- shapes and views (shape rules in shapeenv.ops.rules.views / shape_ops / indexing) -----------
     def view(self, *shape):
-        """A view with a new shape (one size may be -1); see :func:`shapeenv.rules.views.view`."""
+        """A view with a new shape (one size may be -1); see :func:`shapeenv.ops.rules.views.view`."""
         return call("view", self, *shape)
 
     def reshape(self, *shape):
@@ -450,7 +450,7 @@ class TensorMethods(MoreTensorMethods):
             raise ShapeEnvTypeError("len() of a 0-d tensor", fix="x.numel() or x.item()")
         return self.shape[0]
 
-    # -- masks and bounds (shape rules in shapeenv.rules.masking) -------------------------------------
+    # -- masks and bounds (shape rules in shapeenv.ops.rules.masking) -------------------------------------
     def masked_fill(self, mask, value):
         """``value`` where the bool ``mask`` (broadcast with ``self``) is set: a contiguous copy."""
         return call("masked_fill", self, mask, value)
@@ -499,7 +499,7 @@ class TensorMethods(MoreTensorMethods):
         """In-place ``clamp``."""
         return call("clamp_", self, min, max)
 
-    # -- bitwise and logical (shapeenv.rules.bitwise) -----------------------------------------------
+    # -- bitwise and logical (shapeenv.ops.rules.bitwise) -----------------------------------------------
     def __and__(self, other):
         return call("bitwise_and", self, other)
 
@@ -578,7 +578,7 @@ class TensorMethods(MoreTensorMethods):
         """Elementwise logical not."""
         return call("logical_not", self)
 
-    # -- scans, sorting, statistics (shapeenv.rules.scans, statistics) -----------------------------
+    # -- scans, sorting, statistics (shapeenv.ops.rules.scans, statistics) -----------------------------
     def cumsum(self, dim, dtype=None):
         """Cumulative sum along ``dim`` (integers accumulate in int64)."""
         return call("cumsum", self, dim, dtype)
@@ -607,7 +607,7 @@ class TensorMethods(MoreTensorMethods):
         """Standard deviation over ``dim`` (floating point)."""
         return call("std", self, dim, unbiased, keepdim, correction)
 
-    # -- lookups and writes (shapeenv.rules.embedding, setitem) ------------------------------------
+    # -- lookups and writes (shapeenv.ops.rules.embedding, setitem) ------------------------------------
     def repeat_interleave(self, repeats=None, dim=None, *, output_size=None):
         """Repeat elements ``repeats`` times along ``dim`` (flattened for None)."""
         return call("repeat_interleave", self, repeats, dim, output_size)
@@ -623,7 +623,7 @@ class TensorMethods(MoreTensorMethods):
         """A copy of ``self`` with ``self[indices] = values``."""
         return call("index_put", self, indices, values, accumulate)
 
-    # -- more pointwise math (shapeenv.rules.pointwise_more) -------------------------------------------
+    # -- more pointwise math (shapeenv.ops.rules.pointwise_math) -------------------------------------------
     def __floordiv__(self, other):
         return call("floor_divide", self, other)
 

@@ -1,4 +1,4 @@
-"""More torch-named tensor methods (shape rules in :mod:`shapeenv.rules.model_math`), mixed into
+"""More torch-named tensor methods (shape rules in :mod:`shapeenv.ops.rules.tensor_math`), mixed into
 :class:`~shapeenv.fake.methods.TensorMethods`.
 
 >>> from shapeenv import ShapeEnv
@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-from ..rules.registry import call
+from shapeenv.ops.dispatch import call
 
 __all__ = ["MoreTensorMethods"]
 

@@ -5,7 +5,7 @@ In-place ops bump the storage's version counter, so higher-order ops can tell
 whether a body mutated or aliased its inputs.
 
 Methods mirror torch's names and dispatch to the shape rules in
-:mod:`shapeenv.rules` (one rule per op, see :func:`shapeenv.rules.registry.call`).
+:mod:`shapeenv.ops.rules` (one rule per op, see :func:`shapeenv.ops.dispatch.call`).
 
 >>> from shapeenv import ShapeEnv
 >>> env = ShapeEnv()
@@ -19,13 +19,14 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from ..errors import DimOutOfRangeError, ShapeError, TorchInteropError
-from ..core.messages import user_label
-from ..rules.registry import env_of, registered
-from . import layout
-from .dtypes import DType
-from .layout import contiguous_strides
-from .methods import TensorMethods
+from shapeenv.errors import DimOutOfRangeError, ShapeError, TorchInteropError
+from shapeenv.core.messages import user_label
+from shapeenv.ops.dispatch import env_of
+from shapeenv.ops.registry import registered
+from shapeenv.fake import layout
+from shapeenv.fake.dtypes import DType
+from shapeenv.fake.layout import contiguous_strides
+from shapeenv.fake.methods import TensorMethods
 
 __all__ = ["FakeTensor", "Storage", "contiguous_strides"]
 

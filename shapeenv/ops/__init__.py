@@ -1,7 +1,7 @@
 """A functional namespace mirroring torch's names, so shape code reads like torch: ``ops.cat([x, y], 0)``.
 
 Every function applies the registered shape rule of the op of the same name
-(:func:`shapeenv.rules.registry.call`), which validates, computes the output's
+(:func:`shapeenv.ops.dispatch.call`), which validates, computes the output's
 shape, and records a node when a graph is being traced.
 
 >>> from shapeenv import ShapeEnv, ops
@@ -13,12 +13,12 @@ shape, and records a node when a graph is being traced.
 
 from __future__ import annotations
 
-from ..rules import elementwise  # noqa: F401  (registers the elementwise rules)
-from ..rules import conv, creation, data_dependent, indexing, linalg, reductions, shape_ops, views  # noqa: F401  (register)
-from ..rules.registry import call
-from ..ops_nn import *  # noqa: F401,F403  (the torch.nn.functional-style ops; listed in its __all__)
-from ..ops_nn import __all__ as _nn_all
-from ..hops import map, scan, switch  # noqa: F401  (ops.scan/map/switch; shadows the builtin map in this module)
+from shapeenv.ops.rules import elementwise  # noqa: F401  (registers the elementwise rules)
+from shapeenv.ops.rules import conv, creation, data_dependent, indexing, linalg, reductions, shape_ops, views  # noqa: F401  (register)
+from shapeenv.ops.dispatch import call
+from shapeenv.ops.nn import *  # noqa: F401,F403  (the torch.nn.functional-style ops; listed in its __all__)
+from shapeenv.ops.nn import __all__ as _nn_all
+from shapeenv.hops import map, scan, switch  # noqa: F401  (ops.scan/map/switch; shadows the builtin map in this module)
 
 __all__ = ["add", "sub", "mul", "div", "neg", "clone", "as_strided", "scan", "map", "switch"]
 
@@ -58,7 +58,7 @@ def as_strided(x, size, stride, storage_offset=None):
     return call("as_strided", x, size, stride, storage_offset)
 
 
-# -- comparisons, where, unary math (shapeenv.rules.elementwise) -----------------------------------
+# -- comparisons, where, unary math (shapeenv.ops.rules.elementwise) -----------------------------------
 def eq(a, b):
     """Elementwise ``a == b`` (a bool tensor)."""
     return call("eq", a, b)
@@ -159,7 +159,7 @@ def minimum(a, b):
     return call("minimum", a, b)
 
 
-# -- shapes and views (shapeenv.rules.shape_ops, views) ----------------------------------------------
+# -- shapes and views (shapeenv.ops.rules.shape_ops, views) ----------------------------------------------
 def cat(tensors, dim=0):
     """``torch.cat``."""
     return call("cat", tensors, dim)
@@ -235,7 +235,7 @@ def reshape(x, shape):
     return call("reshape", x, *shape)
 
 
-# -- indexing (shapeenv.rules.indexing) ------------------------------------------------------------
+# -- indexing (shapeenv.ops.rules.indexing) ------------------------------------------------------------
 def select(x, dim, index):
     """``torch.select``."""
     return call("select", x, dim, index)
@@ -256,7 +256,7 @@ def gather(x, dim, index):
     return call("gather", x, dim, index)
 
 
-# -- products, reductions (shapeenv.rules.linalg, reductions) ----------------------------------------
+# -- products, reductions (shapeenv.ops.rules.linalg, reductions) ----------------------------------------
 def matmul(a, b):
     """``torch.matmul``."""
     return call("matmul", a, b)
@@ -327,7 +327,7 @@ def log_softmax(x, dim, dtype=None):
     return call("log_softmax", x, dim, dtype)
 
 
-# -- windows and padding (shapeenv.rules.conv) -----------------------------------------------------
+# -- windows and padding (shapeenv.ops.rules.conv) -----------------------------------------------------
 def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
     """``torch.nn.functional.conv1d``."""
     return call("conv1d", x, weight, bias, stride, padding, dilation, groups)
@@ -353,7 +353,7 @@ def pad(x, pad, mode="constant", value=None):
     return call("pad", x, pad, mode, value)
 
 
-# -- creation (shapeenv.rules.creation): env= optional (a symbolic size's, the trace's, or detached) ---
+# -- creation (shapeenv.ops.rules.creation): env= optional (a symbolic size's, the trace's, or detached) ---
 def _given(**kwargs):
     """The keyword arguments that were given (graph nodes then list only those)."""
     return {k: v for k, v in kwargs.items() if v is not None}
@@ -424,7 +424,7 @@ def full_like(x, fill_value, dtype=None):
     return call("full_like", x, fill_value, dtype)
 
 
-# -- data-dependent sizes (shapeenv.rules.data_dependent) ------------------------------------------
+# -- data-dependent sizes (shapeenv.ops.rules.data_dependent) ------------------------------------------
 def nonzero(x):
     """``torch.nonzero``: ``(u, ndim)`` with ``u`` unbacked."""
     return call("nonzero", x)

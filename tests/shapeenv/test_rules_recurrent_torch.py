@@ -1,4 +1,4 @@
-"""The recurrent cell rules (shapeenv.rules.rnn_cells: what nn.LSTMCell / GRUCell / RNNCell call) against torch: shapes, errors, numpy kernel values."""
+"""The recurrent cell rules (shapeenv.ops.rules.rnn_cells: what nn.LSTMCell / GRUCell / RNNCell call) against torch: shapes, errors, numpy kernel values."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The ops real models use, against torch 2.13: signatures, random sizes (hypothesis), and recorded imprecision.
 
-* Every ``shapeenv.ops`` function of :mod:`shapeenv.ops_nn` has the signature of the torch callable
+* Every ``shapeenv.ops`` function of :mod:`shapeenv.ops.nn` has the signature of the torch callable
   of the same name (parameter names, order, kinds and defaults), so a torch frontend can map
   callables by name.
 * For random sizes, arguments and layouts (hypothesis, derandomized), the output shape, dtype and
@@ -19,7 +19,7 @@ import warnings
 import pytest
 
 from shapeenv import ShapeEnv, ShapeError, ops
-from shapeenv import ops_nn
+from shapeenv.ops import nn as ops_nn
 from symint import SymInt, evaluate
 
 from ..test_rules_cases import concrete
@@ -276,7 +276,7 @@ def test_einsum_shapes_on_random_sizes(equation, p, q, r) -> None:
 
 
 @pytest.mark.xfail(strict=True, reason="torch permutes a bmm result into the output order; ours is reported "
-                                       "contiguous (shapes and dtypes agree; see shapeenv/rules/einsum.py)")
+                                       "contiguous (shapes and dtypes agree; see shapeenv/ops/rules/einsum.py)")
 @pytest.mark.parametrize("equation,shapes", [("bij,bjk->kib", [(2, 3, 4), (2, 4, 5)]),
                                              ("bij,bjk->bik", [(1, 3, 4), (2, 4, 5)])])
 def test_einsum_contraction_strides_torch_permutes(equation, shapes) -> None:

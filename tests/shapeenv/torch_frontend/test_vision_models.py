@@ -30,7 +30,7 @@ from torch.export import Dim  # noqa: E402
 
 import shapeenv.torch as st  # noqa: E402
 from shapeenv.export import ExportConstraintError  # noqa: E402
-from shapeenv.rules.registry import is_tensor  # noqa: E402
+from shapeenv.ops.dispatch import is_tensor  # noqa: E402
 
 
 def _image(size: int = 32):
