@@ -16,7 +16,7 @@ from shapeenv import ops  # noqa: E402 -- after the version, which the build rea
 from shapeenv.logs import LogConfig, set_logs
 from shapeenv.api import check, guard_or_false, guard_or_true, guard_size_oblivious, statically_known_false, statically_known_true
 from shapeenv.env import ShapeEnv
-from shapeenv.export import ExportConstraintError, export
+from shapeenv.export.export import ExportConstraintError, export
 from shapeenv.errors import (
     CheckFailedError,
     ConstraintViolationError,
@@ -34,12 +34,12 @@ from shapeenv.errors import (
     UnknownDimSpecError,
 )
 from shapeenv.fake import Dim, FakeTensor
-from shapeenv.graph import Graph, Node
+from shapeenv.program.graph import Graph, Node
 from shapeenv.hops import map, scan, switch
-from shapeenv.program import ExportedProgram, TensorSpec
+from shapeenv.program.program import ExportedProgram, TensorSpec
 from shapeenv.compile import CompiledFunction, RecompileError, RecompileLimitWarning, compile, suggest_dynamic
-from shapeenv.dynamism import mark_dynamic, mark_static, mark_unbacked, maybe_mark_dynamic
-from shapeenv.stance import set_stance
+from shapeenv.compile.marks import mark_dynamic, mark_static, mark_unbacked, maybe_mark_dynamic
+from shapeenv.compile.stance import set_stance
 from shapeenv.core.provenance import AssertRecord, GuardRecord, Provenance
 from shapeenv.core.settings import ShapeEnvSettings
 from shapeenv.core.deferred import ProducedGuards

@@ -1,4 +1,4 @@
-"""Run an :class:`~shapeenv.program.ExportedProgram` on numpy arrays, node by node.
+"""Run an :class:`~shapeenv.program.program.ExportedProgram` on numpy arrays, node by node.
 
 :func:`numpy_backend` turns a traced program into a callable over real inputs (numpy arrays, or
 anything ``numpy.asarray`` accepts, such as CPU torch tensors; plain ints for symbolic int inputs).
@@ -51,9 +51,9 @@ from symint import SymBool, SymFloat, SymInt
 from symint.evaluate import UnboundSymbolError, evaluate
 
 from shapeenv.errors import CheckFailedError
-from shapeenv.graph import Graph, Node
+from shapeenv.program.graph import Graph, Node
 from shapeenv.hops.pytree import flatten
-from shapeenv.program import ExportedProgram, is_shape_tuple, leaves
+from shapeenv.program.program import ExportedProgram, is_shape_tuple, leaves
 from shapeenv.ops.dispatch import is_tensor
 from shapeenv.backends.errors import BackendError, InputMismatchError, KernelError, MissingKernelError, ShapeMismatchError
 from shapeenv.ops.common import is_contiguous as _provably_contiguous
@@ -93,7 +93,7 @@ class NumpyBackend:
         """A callable that runs ``program`` on numpy arrays (see the module docstring).
 
         Args:
-            program: an exported program (:func:`shapeenv.export`).
+            program: an exported program (:func:`shapeenv.export.export`).
             check_guards: reject inputs that fail the program's guards (a compiled cache checks
                 them before calling, and may turn this off).
             check_shapes: compare every node's result with its predicted shape and dtype.
@@ -180,7 +180,7 @@ class NumpyProgram:
 
     # -- inputs ---------------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        """Run the program on real inputs given like :func:`shapeenv.export`'s ``args``/``kwargs``.
+        """Run the program on real inputs given like :func:`shapeenv.export.export`'s ``args``/``kwargs``.
 
         Raises:
             InputMismatchError: the inputs do not fit the program (the message says how).

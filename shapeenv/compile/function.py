@@ -1,7 +1,7 @@
 """``CompiledFunction``: the guarded cache in front of a function, and what happens on a miss.
 
 A call binds its inputs (:mod:`shapeenv.compile.binding`), picks the
-:class:`~guards.cache.GuardedCache` of its key and looks up the first entry whose
+:class:`~guards.runtime.cache.GuardedCache` of its key and looks up the first entry whose
 guards hold. A hit runs the entry's artifact (or, when the backend gave nothing
 runnable, the function itself) on the real inputs; a call with shape specs gets
 the output shapes instead. A miss, under the stance of the calling thread,
@@ -58,13 +58,13 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from guards import Source
-from guards.cache import CacheEntry, GuardedCache
-from guards.explain import explain_inputs
+from guards.runtime.cache import CacheEntry, GuardedCache
+from guards.runtime.explain import explain_inputs
 
-from shapeenv.program import ExportedProgram
+from shapeenv.program.program import ExportedProgram
 from shapeenv.ops.registry import load_eager_kernels
 from shapeenv.core.provenance import user_frame
-from shapeenv.stance import Stance, stance_now
+from shapeenv.compile.stance import Stance, stance_now
 from shapeenv.compile.binding import INLINE, Binder, Call, describe_key, key_differences
 from shapeenv.compile.budget import Fallback, Forced, GuardBudget, charged_sources, guards_per_source
 from shapeenv.errors import ShapeEnvTypeError

@@ -52,8 +52,8 @@ from symint.evaluate import UnboundSymbolError, evaluate
 
 from shapeenv.core.settings import ShapeEnvSettings
 from shapeenv.errors import DynamicShapesTypeError
-from shapeenv.export import ExportConstraintError, export
-from shapeenv.program import ExportedProgram, is_tensor_like
+from shapeenv.export.export import ExportConstraintError, export
+from shapeenv.program.program import ExportedProgram, is_tensor_like
 from shapeenv.ops.dispatch import is_tensor
 from shapeenv.compile.binding import Call
 from shapeenv.compile.plan import DEMOTED, Plan

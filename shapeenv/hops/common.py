@@ -47,7 +47,7 @@ from symint import SymInt
 
 from shapeenv.errors import GuardOnDataDependentSymNode, HigherOrderOpError
 from shapeenv.fake.tensor import FakeTensor
-from shapeenv.graph import Graph
+from shapeenv.program.graph import Graph
 from shapeenv.ops.dispatch import describe, graph_arg, is_tensor
 from shapeenv.hops.pytree import flatten, leaf_items
 
