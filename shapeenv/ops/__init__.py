@@ -1,295 +1,62 @@
 """A functional namespace mirroring torch's names, so shape code reads like torch: ``ops.cat([x, y], 0)``.
 
-Every function applies the registered shape rule of the op of the same name
-(:func:`shapeenv.ops.dispatch.call`), which validates, computes the output's
-shape, and records a node when a graph is being traced.
+Every function applies the registered shape rule of its op (:func:`shapeenv.ops.dispatch.call`),
+which validates, computes the output's shape, and records a node when a graph is being traced.
+The functions are made from the op table (:mod:`shapeenv.ops.table`, one row per op: docstring,
+functions, Tensor methods), with the names, signatures and docstrings users see in ``help``;
+the few below that do more than forward their arguments are written out.
 
 >>> from shapeenv import ShapeEnv, ops
 >>> env = ShapeEnv()
 >>> x = env.fake_tensor((4, 3), name="x")
->>> ops.add(x, 1).shape
-(s0, s1)
+>>> ops.add(x, 1).shape, ops.matmul.__doc__
+((s0, s1), '``torch.matmul``.')
 """
 
 from __future__ import annotations
 
-from shapeenv.ops.rules import elementwise  # noqa: F401  (registers the elementwise rules)
-from shapeenv.ops.rules import conv, creation, data_dependent, indexing, linalg, reductions, shape_ops, views  # noqa: F401  (register)
+from shapeenv.errors import ShapeEnvTypeError
 from shapeenv.ops.dispatch import call
-from shapeenv.ops.nn import *  # noqa: F401,F403  (the torch.nn.functional-style ops; listed in its __all__)
-from shapeenv.ops.nn import __all__ as _nn_all
+from shapeenv.ops.forward import functions_of
+from shapeenv.ops.rules import activations, attention, bitwise, conv, conv_transpose, creation, data_dependent  # noqa: F401
+from shapeenv.ops.rules import einsum as _einsum, elementwise, embedding as _embedding, indexing, linalg, losses  # noqa: F401
+from shapeenv.ops.rules import masking, norms, pointwise_math, pooling, rearrange, reductions, rnn_cells  # noqa: F401
+from shapeenv.ops.rules import scans, setitem, shape_ops, statistics, tensor_math, views  # noqa: F401  (register the rules)
+from shapeenv.ops.table import OPS
 from shapeenv.hops import map, scan, switch  # noqa: F401  (ops.scan/map/switch; shadows the builtin map in this module)
 
-__all__ = ["add", "sub", "mul", "div", "neg", "clone", "as_strided", "scan", "map", "switch"]
-
-
-def add(a, b):
-    """``a + b`` with broadcasting."""
-    return call("add", a, b)
-
-
-def sub(a, b):
-    """``a - b`` with broadcasting."""
-    return call("sub", a, b)
-
-
-def mul(a, b):
-    """``a * b`` with broadcasting."""
-    return call("mul", a, b)
-
-
-def div(a, b):
-    """``a / b`` with broadcasting."""
-    return call("div", a, b)
-
-
-def neg(a):
-    """``-a``."""
-    return call("neg", a)
+# Note [Functions made from the op table]
+#     The module's namespace gets one function per function spelling of the table, once, at import
+#     (after the rules' modules above registered the rules the signatures come from). Nothing
+#     changes the namespace later: registering a rule at run time does not make a function.
+_MADE = functions_of(OPS)
+globals().update(_MADE)
 
 
 def clone(a, memory_format=None):
     """A copy of ``a`` with its own storage (``memory_format``: None/``preserve_format``, ``contiguous_format``, ``channels_last``)."""
+    # graph nodes of clone() list no memory format
     return call("clone", a) if memory_format is None else call("clone", a, memory_format)
-
-
-def as_strided(x, size, stride, storage_offset=None):
-    """``torch.as_strided``: a view of ``x``'s storage with the given sizes, strides and offset (elements)."""
-    return call("as_strided", x, size, stride, storage_offset)
-
-
-# -- comparisons, where, unary math (shapeenv.ops.rules.elementwise) -----------------------------------
-def eq(a, b):
-    """Elementwise ``a == b`` (a bool tensor)."""
-    return call("eq", a, b)
-
-
-def ne(a, b):
-    """Elementwise ``a != b``."""
-    return call("ne", a, b)
-
-
-def lt(a, b):
-    """Elementwise ``a < b``."""
-    return call("lt", a, b)
-
-
-def le(a, b):
-    """Elementwise ``a <= b``."""
-    return call("le", a, b)
-
-
-def gt(a, b):
-    """Elementwise ``a > b``."""
-    return call("gt", a, b)
-
-
-def ge(a, b):
-    """Elementwise ``a >= b``."""
-    return call("ge", a, b)
-
-
-def where(cond, a, b):
-    """``torch.where(cond, a, b)``."""
-    return call("where", cond, a, b)
 
 
 def relu(input, inplace=False):  # noqa: A002  (torch's names)
     """``torch.relu`` / ``F.relu(input, inplace=False)``."""
-    return call("relu_", input) if inplace else call("relu", input)
-
-
-def abs(a):  # noqa: A001  (torch's name)
-    """``torch.abs``."""
-    return call("abs", a)
-
-
-def exp(a):
-    """``torch.exp``."""
-    return call("exp", a)
-
-
-def log(a):
-    """``torch.log``."""
-    return call("log", a)
-
-
-def sqrt(a):
-    """``torch.sqrt``."""
-    return call("sqrt", a)
-
-
-def cos(a):
-    """``torch.cos``."""
-    return call("cos", a)
-
-
-def sin(a):
-    """``torch.sin``."""
-    return call("sin", a)
-
-
-def tan(a):
-    """``torch.tan``."""
-    return call("tan", a)
-
-
-def sigmoid(a):
-    """``torch.sigmoid``."""
-    return call("sigmoid", a)
-
-
-def tanh(a):
-    """``torch.tanh``."""
-    return call("tanh", a)
-
-
-def pow(a, b):  # noqa: A001
-    """``torch.pow``."""
-    return call("pow", a, b)
-
-
-def maximum(a, b):
-    """``torch.maximum``."""
-    return call("maximum", a, b)
-
-
-def minimum(a, b):
-    """``torch.minimum``."""
-    return call("minimum", a, b)
-
-
-# -- shapes and views (shapeenv.ops.rules.shape_ops, views) ----------------------------------------------
-def cat(tensors, dim=0):
-    """``torch.cat``."""
-    return call("cat", tensors, dim)
-
-
-def stack(tensors, dim=0):
-    """``torch.stack``."""
-    return call("stack", tensors, dim)
-
-
-def split(t, split_size_or_sections, dim=0):
-    """``torch.split``."""
-    return call("split", t, split_size_or_sections, dim)
-
-
-def chunk(t, chunks, dim=0):
-    """``torch.chunk``."""
-    return call("chunk", t, chunks, dim)
-
-
-def unbind(t, dim=0):
-    """``torch.unbind``."""
-    return call("unbind", t, dim)
-
-
-def unsqueeze(t, dim):
-    """``torch.unsqueeze``."""
-    return call("unsqueeze", t, dim)
-
-
-def squeeze(t, dim=None):
-    """``torch.squeeze``."""
-    return call("squeeze", t, dim)
+    return call("relu_", input) if inplace else call("relu", input)  # inplace picks another op
 
 
 def permute(t, dims):
     """``torch.permute``."""
-    return call("permute", t, *dims)
-
-
-def transpose(t, dim0, dim1):
-    """``torch.transpose``."""
-    return call("transpose", t, dim0, dim1)
-
-
-def t(x):
-    """``torch.t``."""
-    return call("t", x)
-
-
-def movedim(x, source, destination):
-    """``torch.movedim``."""
-    return call("movedim", x, source, destination)
-
-
-def flip(x, dims):
-    """``torch.flip``."""
-    return call("flip", x, dims)
-
-
-def flatten(x, start_dim=0, end_dim=-1):
-    """``torch.flatten``."""
-    return call("flatten", x, start_dim, end_dim)
-
-
-def unflatten(x, dim, sizes):
-    """``torch.unflatten``."""
-    return call("unflatten", x, dim, sizes)
+    return call("permute", t, *dims)  # the rule takes the dims spread, as Tensor.permute(*dims)
 
 
 def reshape(x, shape):
     """``torch.reshape``."""
-    return call("reshape", x, *shape)
-
-
-# -- indexing (shapeenv.ops.rules.indexing) ------------------------------------------------------------
-def select(x, dim, index):
-    """``torch.select``."""
-    return call("select", x, dim, index)
-
-
-def narrow(x, dim, start, length):
-    """``torch.narrow``."""
-    return call("narrow", x, dim, start, length)
-
-
-def index_select(x, dim, index):
-    """``torch.index_select``."""
-    return call("index_select", x, dim, index)
-
-
-def gather(x, dim, index):
-    """``torch.gather``."""
-    return call("gather", x, dim, index)
-
-
-# -- products, reductions (shapeenv.ops.rules.linalg, reductions) ----------------------------------------
-def matmul(a, b):
-    """``torch.matmul``."""
-    return call("matmul", a, b)
-
-
-def mm(a, b):
-    """``torch.mm``."""
-    return call("mm", a, b)
-
-
-def bmm(a, b):
-    """``torch.bmm``."""
-    return call("bmm", a, b)
-
-
-def linear(x, weight, bias=None):
-    """``torch.nn.functional.linear``."""
-    return call("linear", x, weight, bias)
-
-
-def sum(x, dim=None, keepdim=False, dtype=None):  # noqa: A001
-    """``torch.sum``."""
-    return call("sum", x, dim, keepdim, dtype)
-
-
-def mean(x, dim=None, keepdim=False, dtype=None):
-    """``torch.mean``."""
-    return call("mean", x, dim, keepdim, dtype)
+    return call("reshape", x, *shape)  # the rule takes the sizes spread, as Tensor.reshape(*shape)
 
 
 def max(x, dim=None, keepdim=False):  # noqa: A001
     """``torch.max``: all elements, ``(values, indices)`` along ``dim``, or elementwise with a tensor."""
-    return call("max", x) if dim is None else call("max", x, dim, keepdim)
+    return call("max", x) if dim is None else call("max", x, dim, keepdim)  # the rule tells the overloads by arity
 
 
 def min(x, dim=None, keepdim=False):  # noqa: A001
@@ -297,63 +64,36 @@ def min(x, dim=None, keepdim=False):  # noqa: A001
     return call("min", x) if dim is None else call("min", x, dim, keepdim)
 
 
-def amax(x, dim=(), keepdim=False):
-    """``torch.amax``."""
-    return call("amax", x, dim, keepdim)
+def clamp_min(input, min):  # noqa: A002
+    """``torch.clamp_min``."""
+    return call("clamp", input, min, None)  # clamp with one bound
 
 
-def amin(x, dim=(), keepdim=False):
-    """``torch.amin``."""
-    return call("amin", x, dim, keepdim)
+def clamp_max(input, max):  # noqa: A002
+    """``torch.clamp_max``."""
+    return call("clamp", input, None, max)
 
 
-def argmax(x, dim=None, keepdim=False):
-    """``torch.argmax``."""
-    return call("argmax", x, dim, keepdim)
+def norm(input, p="fro", dim=None, keepdim=False, out=None, dtype=None):  # noqa: A002
+    """``torch.norm`` (vector norms; ``out`` must be None)."""
+    if out is not None:
+        raise ShapeEnvTypeError("norm: out= is not supported on fake tensors", fix="y = norm(...) instead of out=y")
+    return call("norm", input, p, dim, keepdim, dtype)
 
 
-def argmin(x, dim=None, keepdim=False):
-    """``torch.argmin``."""
-    return call("argmin", x, dim, keepdim)
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):  # noqa: A002
+    """``F.normalize`` (``out`` must be None)."""
+    if out is not None:
+        raise ShapeEnvTypeError("normalize: out= is not supported on fake tensors", fix="y = normalize(...) instead of out=y")
+    return call("normalize", input, p, dim, eps)
 
 
-def softmax(x, dim, dtype=None):
-    """``torch.softmax``."""
-    return call("softmax", x, dim, dtype)
+def meshgrid(*tensors, indexing=None):
+    """``torch.meshgrid`` (``indexing`` "ij", the default, or "xy")."""
+    return call("meshgrid", *tensors, indexing=indexing)  # indexing is a keyword of the rule
 
 
-def log_softmax(x, dim, dtype=None):
-    """``torch.log_softmax``."""
-    return call("log_softmax", x, dim, dtype)
-
-
-# -- windows and padding (shapeenv.ops.rules.conv) -----------------------------------------------------
-def conv1d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """``torch.nn.functional.conv1d``."""
-    return call("conv1d", x, weight, bias, stride, padding, dilation, groups)
-
-
-def conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1):
-    """``torch.nn.functional.conv2d``."""
-    return call("conv2d", x, weight, bias, stride, padding, dilation, groups)
-
-
-def max_pool2d(x, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
-    """``torch.nn.functional.max_pool2d``."""
-    return call("max_pool2d", x, kernel_size, stride, padding, dilation, ceil_mode, return_indices)
-
-
-def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True, divisor_override=None):
-    """``torch.nn.functional.avg_pool2d``."""
-    return call("avg_pool2d", x, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
-
-
-def pad(x, pad, mode="constant", value=None):
-    """``torch.nn.functional.pad`` (constant mode)."""
-    return call("pad", x, pad, mode, value)
-
-
-# -- creation (shapeenv.ops.rules.creation): env= optional (a symbolic size's, the trace's, or detached) ---
+# -- creation: env= optional (a symbolic size's, the trace's, or detached) ------------------------------
 def _given(**kwargs):
     """The keyword arguments that were given (graph nodes then list only those)."""
     return {k: v for k, v in kwargs.items() if v is not None}
@@ -394,62 +134,7 @@ def arange(start, end=None, step=1, dtype=None, env=None):
     return call("arange", start, end, step, **_given(dtype=dtype, env=env))
 
 
-def zeros_like(x, dtype=None):
-    """``torch.zeros_like``."""
-    return call("zeros_like", x, dtype)
-
-
-def ones_like(x, dtype=None):
-    """``torch.ones_like``."""
-    return call("ones_like", x, dtype)
-
-
-def empty_like(x, dtype=None):
-    """``torch.empty_like``."""
-    return call("empty_like", x, dtype)
-
-
-def rand_like(x, dtype=None):
-    """``torch.rand_like``."""
-    return call("rand_like", x, dtype)
-
-
-def randn_like(x, dtype=None):
-    """``torch.randn_like``."""
-    return call("randn_like", x, dtype)
-
-
-def full_like(x, fill_value, dtype=None):
-    """``torch.full_like``."""
-    return call("full_like", x, fill_value, dtype)
-
-
-# -- data-dependent sizes (shapeenv.ops.rules.data_dependent) ------------------------------------------
-def nonzero(x):
-    """``torch.nonzero``: ``(u, ndim)`` with ``u`` unbacked."""
-    return call("nonzero", x)
-
-
-def masked_select(x, mask):
-    """``torch.masked_select``."""
-    return call("masked_select", x, mask)
-
-
-def unique(x, sorted=True, return_inverse=False, return_counts=False, dim=None):  # noqa: A002
-    """``torch.unique``."""
-    return call("unique", x, sorted, return_inverse, return_counts, dim)
-
-
-
-__all__ += [  # noqa: PLE0604
-    "eq", "ne", "lt", "le", "gt", "ge", "where", "relu", "abs", "exp", "log", "sqrt", "cos", "sin", "tan",
-    "sigmoid", "tanh", "pow", "maximum", "minimum",
-    "cat", "stack", "split", "chunk", "unbind", "unsqueeze", "squeeze", "permute", "transpose", "t", "movedim",
-    "flip", "flatten", "unflatten", "reshape", "select", "narrow", "index_select", "gather",
-    "matmul", "mm", "bmm", "linear", "sum", "mean", "max", "min", "amax", "amin", "argmax", "argmin",
-    "softmax", "log_softmax", "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "pad",
-    "zeros", "ones", "empty", "rand", "randn", "full", "arange",
-    "zeros_like", "ones_like", "empty_like", "rand_like", "randn_like", "full_like",
-    "nonzero", "masked_select", "unique",
-    *_nn_all,
+__all__ = [
+    *_MADE, "clone", "relu", "permute", "reshape", "max", "min", "clamp_min", "clamp_max", "norm", "normalize",
+    "meshgrid", "zeros", "ones", "empty", "rand", "randn", "full", "arange", "scan", "map", "switch",
 ]

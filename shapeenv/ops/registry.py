@@ -12,12 +12,13 @@ op (its ``shapeenv.ops`` function, Tensor methods, torch names) is its :class:`O
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Callable
 
 from ..errors import ShapeEnvValueError
 
 __all__ = ["rule", "registered", "rule_of", "eager_kernel", "eager_kernel_of", "load_eager_kernels",
-           "on_first_eager_use", "has_eager_loaders"]
+           "on_first_eager_use", "has_eager_loaders", "OpDef", "Spelling"]
 
 Rule = Callable[..., Any]
 _RULES: dict[str, Rule] = {}  # filled once, at import time, by the @rule decorators of shapeenv.ops.rules.*
@@ -82,3 +83,80 @@ def eager_kernel_of(name: str) -> Callable[..., Any] | None:
 def registered() -> tuple[str, ...]:
     """The names of all ops with a shape rule, sorted."""
     return tuple(sorted(_RULES))
+
+
+# -- the public face of each op ---------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Spelling:
+    """One way users call an op: a ``shapeenv.ops`` function or a Tensor method.
+
+    Attributes:
+        name: the function or method name (``"add"``, ``"__radd__"``, ``"clip"``).
+        doc: its docstring, when it is not the op's.
+        like: a callable whose signature is this spelling's (``lambda self, other: None``), when it
+            is not the op's (for a method: the op's with its first parameter named ``self``).
+        reflected: a method whose operands are swapped (``x.__radd__(y)`` is ``add(y, x)``).
+    """
+
+    name: str
+    doc: str | None = None
+    like: Callable[..., Any] | None = None
+    reflected: bool = False
+
+    @classmethod
+    def of(cls, spelling: "str | Spelling") -> "Spelling":
+        """``spelling`` itself, or a plain spelling of that name.
+
+        >>> Spelling.of("add")
+        Spelling(name='add', doc=None, like=None, reflected=False)
+        """
+        return spelling if isinstance(spelling, Spelling) else cls(spelling)
+
+
+@dataclass(frozen=True, slots=True)
+class OpDef:
+    """Everything public about one op name; the one place the op's function and methods come from.
+
+    The shape rule is registered under ``name`` by ``@rule(name)`` in its family's module of
+    :mod:`shapeenv.ops.rules`; the numpy kernel under the same name in the module of the same
+    family of :mod:`shapeenv.ops.kernels.numpy`. Torch reaches the op through these spellings by
+    name (:mod:`shapeenv.torch.table`), plus ``torch`` for its other names.
+
+    Attributes:
+        name: the op name (the graph node's target).
+        doc: what the op does, in torch's terms: the docstring of its function and methods.
+        functions: the ``shapeenv.ops`` functions calling it (by default one, named ``name``).
+        methods: the Tensor methods calling it.
+        like: a callable carrying the public signature, when it is not the rule's (for example
+            torch's keyword-only ``dtype``, which the rule takes positionally).
+        torch: other torch names of the op (``torch.Tensor.clip`` -> ``clamp``), for messages and lookups.
+
+    >>> d = OpDef.of("neg", "``-a``.", methods=("neg", "__neg__"))
+    >>> d.functions[0].name, [m.name for m in d.methods]
+    ('neg', ['neg', '__neg__'])
+    """
+
+    name: str
+    doc: str
+    functions: tuple[Spelling, ...]
+    methods: tuple[Spelling, ...] = ()
+    like: Callable[..., Any] | None = None
+    torch: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, name: str, doc: str, *, functions: "tuple[str | Spelling, ...] | None" = None,
+           methods: "tuple[str | Spelling, ...]" = (), like: Callable[..., Any] | None = None,
+           torch: tuple[str, ...] = ()) -> "OpDef":
+        """An OpDef with its spellings normalised (``functions=None``: one function named ``name``)."""
+        spelled = (name,) if functions is None else functions
+        return cls(name, doc, tuple(map(Spelling.of, spelled)), tuple(map(Spelling.of, methods)), like, tuple(torch))
+
+    @property
+    def rule(self) -> Rule | None:
+        """The registered shape rule (None until its module is imported)."""
+        return _RULES.get(self.name)
+
+    @property
+    def kernel(self) -> Callable[..., Any] | None:
+        """The eager numpy kernel (None until the kernels are loaded, or when it has none)."""
+        return _EAGER.get(self.name)
