@@ -22,7 +22,7 @@ from guards import Source
 from guards.errors import GuardError, UnknownEntryError
 from guards.torchlog.torch_log import read_torch_log
 from shapeenv import Dim, ShapeEnv, compile, set_stance
-from shapeenv.backends.numpy_kernels import select
+from shapeenv.ops.kernels.numpy.indexing import select
 from shapeenv.core.settings import ShapeEnvSettings
 from shapeenv.errors import (
     DimSpecError,

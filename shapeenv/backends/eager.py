@@ -6,7 +6,7 @@ code was written for the traced semantics (``x.transpose(0, 1)``, ``x.is_contigu
 ``x.view(-1)``, ``x.stride(1)``), which numpy arrays do not have. So each numpy input is
 wrapped in an :class:`EagerTensor`: its methods are those of
 :class:`~shapeenv.fake.methods.TensorMethods`, which dispatch to the numpy kernels of
-:mod:`shapeenv.backends.numpy_kernels` (with torch's layouts: views where torch views,
+:mod:`shapeenv.ops.kernels.numpy` (with torch's layouts: views where torch views,
 torch's output strides otherwise), and its metadata (``shape``, ``stride()``,
 ``storage_offset()``, ``is_contiguous()``) reads the array as torch would. Results are
 unwrapped back to numpy arrays.
@@ -32,7 +32,7 @@ from ..ops.dispatch import activated
 from ..fake import layout
 from ..fake.dtypes import DType, as_dtype
 from ..fake.methods import TensorMethods
-from .numpy_kernels import element_strides, np_dtype
+from shapeenv.ops.kernels.numpy import element_strides, np_dtype
 
 __all__ = ["EagerTensor", "wrap", "unwrap", "wrap_call"]
 

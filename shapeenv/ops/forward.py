@@ -29,6 +29,7 @@ import inspect
 import types
 from typing import Any, Callable, Iterable
 
+from shapeenv.errors import ShapeError
 from shapeenv.ops.dispatch import call
 from shapeenv.ops.registry import OpDef, Spelling, rule_of
 
@@ -70,7 +71,8 @@ class _Binder:
 def _signature(like: Callable[..., Any] | None, fallback: Callable[..., Any] | None, op: str) -> inspect.Signature:
     source = like if like is not None else fallback
     if source is None:
-        raise LookupError(f"op {op!r} has no shape rule to take a signature from; import its rules module first")
+        raise ShapeError(f"op {op!r} has no shape rule to take a signature from",
+                         fix="import the module of shapeenv.ops.rules that registers it, or give the OpDef like=")
     return inspect.signature(source)
 
 

@@ -22,7 +22,7 @@ from shapeenv.backends import (
     missing_kernels,
     numpy_backend,
 )
-from shapeenv.backends.numpy_kernels import KERNELS
+from shapeenv.ops.kernels.numpy import KERNELS
 from shapeenv.ops.registry import _RULES, registered
 from symint import SymInt
 from symint.evaluate import UnboundSymbolError, evaluate

@@ -1,6 +1,6 @@
 """numpy implementations of attention, adaptive and 1-d pooling, interpolation and transposed convolutions.
 
-Same contract as :mod:`shapeenv.backends.numpy_kernels`. ``scaled_dot_product_attention`` is
+Same contract as :mod:`shapeenv.ops.kernels.numpy`. ``scaled_dot_product_attention`` is
 torch's math path (``softmax(q k^T * scale + mask) v``, causal masks aligned top-left, GQA by
 repeating key/value heads); adaptive pools use torch's bins ``[floor(i*n/out), ceil((i+1)*n/out))``;
 1-d pools run the 2-d kernels on the input unsqueezed, as torch does; ``interpolate`` maps output
@@ -18,43 +18,13 @@ average; ``antialias`` is not implemented and computes the plain interpolation).
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
-from .numpy_kernels import KERNELS, kernel  # noqa: F401  (KERNELS: for the doctest)
+from shapeenv.ops.kernels.numpy.common import KERNELS, axis, kernel
 
 __all__: list[str] = []
-
-
-def _softmax(x: np.ndarray) -> np.ndarray:
-    m = np.max(x, axis=-1, keepdims=True)
-    m = np.where(np.isfinite(m), m, 0.0)
-    e = np.exp(x - m)
-    return e / e.sum(-1, keepdims=True)
-
-
-@kernel("scaled_dot_product_attention")
-def scaled_dot_product_attention(query: np.ndarray, key: np.ndarray, value: np.ndarray, attn_mask: Any = None,
-                                 dropout_p: float = 0.0, is_causal: bool = False, scale: Any = None,
-                                 enable_gqa: bool = False) -> np.ndarray:
-    """``F.scaled_dot_product_attention`` (math path)."""
-    q, k, v = (np.asarray(t, np.float64) for t in (query, key, value))
-    if enable_gqa and q.ndim >= 3 and k.shape[-3] != q.shape[-3]:
-        rep = q.shape[-3] // k.shape[-3]
-        k, v = np.repeat(k, rep, axis=-3), np.repeat(v, rep, axis=-3)
-    factor = 1.0 / math.sqrt(q.shape[-1]) if scale is None else float(scale)
-    scores = q @ np.swapaxes(k, -1, -2) * factor
-    L, S = q.shape[-2], k.shape[-2]
-    if is_causal:
-        scores = np.where(np.tril(np.ones((L, S), bool)), scores, -np.inf)
-    if attn_mask is not None:
-        mask = np.asarray(attn_mask)
-        scores = np.where(mask, scores, -np.inf) if mask.dtype == np.bool_ else scores + mask
-    weights = _softmax(scores)
-    if dropout_p > 0:
-        weights = weights * (np.random.default_rng().random(weights.shape) >= dropout_p) / (1 - dropout_p)
-    return (weights @ v).astype(query.dtype)
 
 
 # -- adaptive pooling --------------------------------------------------------------------------------
@@ -210,50 +180,3 @@ def interpolate(input: np.ndarray, size: Any = None, scale_factor: Any = None, m
     if input.dtype == np.uint8:
         return np.clip(np.round(x), 0, 255).astype(np.uint8)
     return x.astype(input.dtype)
-
-
-# -- transposed convolutions -------------------------------------------------------------------------
-def _tuple(value: Any, n: int) -> tuple[int, ...]:
-    items = tuple(value) if isinstance(value, (list, tuple)) else (value,)
-    return tuple(int(v) for v in (items * n if len(items) == 1 else items))
-
-
-def _conv_transpose(n: int, x: np.ndarray, weight: np.ndarray, bias: Any, stride: Any, padding: Any,
-                    output_padding: Any, groups: int, dilation: Any) -> np.ndarray:
-    batched = x.ndim == n + 2
-    xb = x if batched else x[None]
-    s, p, o, d = (_tuple(v, n) for v in (stride, padding, output_padding, dilation))
-    c_in, c_out_g = weight.shape[0], weight.shape[1]
-    kernel_ = weight.shape[2:]
-    spatial = xb.shape[2:]
-    out_sizes = [(i - 1) * st - 2 * pd + dl * (k - 1) + op + 1 for i, k, st, pd, op, dl in zip(spatial, kernel_, s, p, o, d)]
-    full = [max((i - 1) * st + dl * (k - 1) + 1, pd + size) for i, k, st, dl, pd, size in zip(spatial, kernel_, s, d, p, out_sizes)]
-    buf = np.zeros((xb.shape[0], c_out_g * groups, *full), np.float64)
-    per = c_in // groups
-    for g in range(groups):
-        xg = xb[:, g * per:(g + 1) * per].astype(np.float64)
-        wg = weight[g * per:(g + 1) * per].astype(np.float64)
-        for offs in np.ndindex(*kernel_):
-            contrib = np.einsum("nc...,co->no...", xg, wg[(Ellipsis,) + offs])
-            index = tuple(slice(k * dl, k * dl + (i - 1) * st + 1, st) for k, dl, i, st in zip(offs, d, spatial, s))
-            buf[(slice(None), slice(g * c_out_g, (g + 1) * c_out_g)) + index] += contrib
-    crop = tuple(slice(pd, pd + size) for pd, size in zip(p, out_sizes))
-    out = buf[(slice(None), slice(None)) + crop]
-    if bias is not None:
-        out = out + np.asarray(bias, np.float64).reshape((1, -1) + (1,) * n)
-    out = out.astype(x.dtype)
-    return out if batched else out[0]
-
-
-@kernel("conv_transpose1d")
-def conv_transpose1d(input: np.ndarray, weight: np.ndarray, bias: Any = None, stride: Any = 1, padding: Any = 0,
-                     output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> np.ndarray:
-    """``F.conv_transpose1d``."""
-    return _conv_transpose(1, input, weight, bias, stride, padding, output_padding, groups, dilation)
-
-
-@kernel("conv_transpose2d")
-def conv_transpose2d(input: np.ndarray, weight: np.ndarray, bias: Any = None, stride: Any = 1, padding: Any = 0,
-                     output_padding: Any = 0, groups: int = 1, dilation: Any = 1) -> np.ndarray:
-    """``F.conv_transpose2d``."""
-    return _conv_transpose(2, input, weight, bias, stride, padding, output_padding, groups, dilation)

@@ -1,6 +1,6 @@
 """numpy implementations of activations, dropout, masks and bounds (``masked_fill``, ``tril``/``triu``, ``clamp``).
 
-Same contract as :mod:`shapeenv.backends.numpy_kernels`: one kernel per op, the shape rule's
+Same contract as :mod:`shapeenv.ops.kernels.numpy`: one kernel per op, the shape rule's
 parameters, torch's semantics (``inplace=True`` writes into the input and returns it). Results
 are computed in the input's floating dtype; the interpreter casts each result to the dtype the
 program predicts.
@@ -20,7 +20,7 @@ from typing import Any, Callable
 import numpy as np
 
 from shapeenv.ops.registry import eager_kernel
-from shapeenv.backends.numpy_kernels import KERNELS, kernel  # noqa: F401  (KERNELS: for the doctest)
+from shapeenv.ops.kernels.numpy.common import KERNELS, kernel
 
 __all__: list[str] = []
 
@@ -72,10 +72,20 @@ def _activation(name: str, fn: Callable[..., np.ndarray]) -> None:
 
 
 _SELU_ALPHA, _SELU_SCALE = 1.6732632423543772, 1.0507009873554805
+
+
 _activation("silu", lambda x: x * _sigmoid(x))
+
+
 _activation("hardswish", lambda x: x * np.clip(x + 3.0, 0.0, 6.0) / 6.0)
+
+
 _activation("hardsigmoid", lambda x: np.clip(x + 3.0, 0.0, 6.0) / 6.0)
+
+
 _activation("selu", lambda x: _SELU_SCALE * np.where(x > 0, x, _SELU_ALPHA * np.expm1(x)))
+
+
 _activation("mish", lambda x: x * np.tanh(_softplus(x)))
 
 
@@ -177,76 +187,15 @@ def _channel_kernel(name: str, unsqueeze: Any, alpha: bool, feature: bool, train
 
 
 _channel_kernel("dropout1d", lambda n: n == 2, False, True, True)
+
+
 _channel_kernel("dropout2d", lambda n: False, False, True, True)
+
+
 _channel_kernel("dropout3d", lambda n: n != 5, False, True, True)
+
+
 _channel_kernel("alpha_dropout", lambda n: False, True, False, False)
+
+
 _channel_kernel("feature_alpha_dropout", lambda n: False, True, True, False)
-
-
-# -- masks and bounds ---------------------------------------------------------------------------------
-def _value(value: Any) -> Any:
-    return np.asarray(value).item() if isinstance(value, np.ndarray) else value
-
-
-@kernel("masked_fill")
-def masked_fill(input: np.ndarray, mask: np.ndarray, value: Any) -> np.ndarray:
-    """``torch.masked_fill``: ``input`` and ``mask`` broadcast together; a contiguous copy."""
-    shape = np.broadcast_shapes(input.shape, mask.shape)
-    out = np.array(np.broadcast_to(input, shape), copy=True)
-    out[np.broadcast_to(mask, shape)] = _value(value)
-    return out
-
-
-@kernel("masked_fill_")
-def masked_fill_(input: np.ndarray, mask: np.ndarray, value: Any) -> np.ndarray:
-    """``input.masked_fill_(mask, value)``."""
-    input[np.broadcast_to(mask, input.shape)] = _value(value)
-    return input
-
-
-@kernel("tril")
-def tril(input: np.ndarray, diagonal: Any = 0) -> np.ndarray:
-    """``torch.tril`` (over the last two dims)."""
-    return np.ascontiguousarray(np.tril(input, diagonal))
-
-
-@kernel("triu")
-def triu(input: np.ndarray, diagonal: Any = 0) -> np.ndarray:
-    """``torch.triu``."""
-    return np.ascontiguousarray(np.triu(input, diagonal))
-
-
-@kernel("tril_")
-def tril_(input: np.ndarray, diagonal: Any = 0) -> np.ndarray:
-    """``input.tril_()``."""
-    input[...] = np.tril(input, diagonal)
-    return input
-
-
-@kernel("triu_")
-def triu_(input: np.ndarray, diagonal: Any = 0) -> np.ndarray:
-    """``input.triu_()``."""
-    input[...] = np.triu(input, diagonal)
-    return input
-
-
-def _clamped(input: np.ndarray, min: Any, max: Any) -> np.ndarray:  # noqa: A002
-    out = input
-    if min is not None:
-        out = np.maximum(out, min)
-    if max is not None:
-        out = np.minimum(out, max)
-    return out
-
-
-@kernel("clamp")
-def clamp(input: np.ndarray, min: Any = None, max: Any = None) -> np.ndarray:  # noqa: A002
-    """``torch.clamp`` (tensor bounds broadcast)."""
-    return _clamped(input, min, max)
-
-
-@kernel("clamp_")
-def clamp_(input: np.ndarray, min: Any = None, max: Any = None) -> np.ndarray:  # noqa: A002
-    """``input.clamp_()``."""
-    input[...] = _clamped(input, min, max)
-    return input

@@ -1,6 +1,6 @@
 """numpy implementations of the normalisations: layer, RMS, group, batch, instance and weight norm.
 
-Same contract as :mod:`shapeenv.backends.numpy_kernels`. Statistics are computed in float64
+Same contract as :mod:`shapeenv.ops.kernels.numpy`. Statistics are computed in float64
 and the result cast back to the input's dtype; ``batch_norm`` in training (and
 ``instance_norm`` with running stats) updates the running statistics in place, with torch's
 unbiased variance for the running estimate.
@@ -17,7 +17,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from .numpy_kernels import KERNELS, kernel  # noqa: F401  (KERNELS: for the doctest)
+from shapeenv.ops.kernels.numpy.common import KERNELS, axis, kernel
 
 __all__: list[str] = []
 

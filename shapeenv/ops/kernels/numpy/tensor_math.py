@@ -1,7 +1,7 @@
 """numpy implementations of ``outer``, ``logsumexp``, ``roll``, ``diff``, ``isnan``/``isinf``/``isfinite``,
 ``all``/``any`` and ``lerp``/``lerp_`` (shape rules in :mod:`shapeenv.ops.rules.tensor_math`).
 
-Same contract as :mod:`shapeenv.backends.numpy_kernels`: the shape rule's parameters, torch's
+Same contract as :mod:`shapeenv.ops.kernels.numpy`: the shape rule's parameters, torch's
 semantics (``diff`` of bools is ``logical_xor``, ``roll`` with ``dims=None`` rolls the flattened
 tensor); the interpreter casts each result to the dtype the program predicts.
 
@@ -16,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from .numpy_kernels import KERNELS, axis, kernel  # noqa: F401  (KERNELS: for the doctest)
+from shapeenv.ops.kernels.numpy.common import KERNELS, axis, kernel
 
 __all__: list[str] = []
 
@@ -70,10 +70,16 @@ def diff(input: np.ndarray, n: int = 1, dim: int = -1, prepend: Any = None, appe
 
 kernel("isnan")(lambda input: np.isnan(input) if np.issubdtype(input.dtype, np.floating)
                 else np.zeros(input.shape, np.bool_))
+
+
 kernel("isinf")(lambda input: np.isinf(input) if np.issubdtype(input.dtype, np.floating)
                 else np.zeros(input.shape, np.bool_))
+
+
 kernel("isfinite")(lambda input: np.isfinite(input) if np.issubdtype(input.dtype, np.floating)
                    else np.ones(input.shape, np.bool_))
+
+
 for _name in ("isnan", "isinf", "isfinite"):
     KERNELS[_name].__doc__ = f"``torch.{_name}``."
 
