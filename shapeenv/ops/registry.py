@@ -119,8 +119,9 @@ class OpDef:
 
     The shape rule is registered under ``name`` by ``@rule(name)`` in its family's module of
     :mod:`shapeenv.ops.rules`; the numpy kernel under the same name in the module of the same
-    family of :mod:`shapeenv.ops.kernels.numpy`. Torch reaches the op through these spellings by
-    name (:mod:`shapeenv.torch.table`), plus ``torch`` for its other names.
+    family of :mod:`shapeenv.ops.kernels.numpy`. Torch reaches the op through these spellings:
+    :mod:`shapeenv.torch.table` maps ``torch.foo`` and ``torch.Tensor.foo`` by name to the function
+    or method ``foo`` (its own entries cover torch names spelled otherwise).
 
     Attributes:
         name: the op name (the graph node's target).
@@ -129,7 +130,6 @@ class OpDef:
         methods: the Tensor methods calling it.
         like: a callable carrying the public signature, when it is not the rule's (for example
             torch's keyword-only ``dtype``, which the rule takes positionally).
-        torch: other torch names of the op (``torch.Tensor.clip`` -> ``clamp``), for messages and lookups.
 
     >>> d = OpDef.of("neg", "``-a``.", methods=("neg", "__neg__"))
     >>> d.functions[0].name, [m.name for m in d.methods]
@@ -141,15 +141,13 @@ class OpDef:
     functions: tuple[Spelling, ...]
     methods: tuple[Spelling, ...] = ()
     like: Callable[..., Any] | None = None
-    torch: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, name: str, doc: str, *, functions: "tuple[str | Spelling, ...] | None" = None,
-           methods: "tuple[str | Spelling, ...]" = (), like: Callable[..., Any] | None = None,
-           torch: tuple[str, ...] = ()) -> "OpDef":
+           methods: "tuple[str | Spelling, ...]" = (), like: Callable[..., Any] | None = None) -> "OpDef":
         """An OpDef with its spellings normalised (``functions=None``: one function named ``name``)."""
         spelled = (name,) if functions is None else functions
-        return cls(name, doc, tuple(map(Spelling.of, spelled)), tuple(map(Spelling.of, methods)), like, tuple(torch))
+        return cls(name, doc, tuple(map(Spelling.of, spelled)), tuple(map(Spelling.of, methods)), like)
 
     @property
     def rule(self) -> Rule | None:
