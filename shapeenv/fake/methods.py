@@ -30,6 +30,16 @@ OpMethods = type("OpMethods", (), {"__slots__": (), "__module__": __name__, "__d
                                    **methods_of(OPS)})
 
 
+def _converter(dtype: str):
+    """The method ``x.<name>()``: ``x.to(dtype)``."""
+
+    def convert(self):
+        return call("to", self, dtype)
+
+    convert.__doc__ = f"``self.to({dtype})``."
+    return convert
+
+
 class TensorMethods(OpMethods):
     """Torch-named methods that dispatch to the op registry (see the module docstring)."""
 
@@ -45,30 +55,13 @@ class TensorMethods(OpMethods):
     def __iter__(self):
         return iter(call("unbind", self, 0))
 
-    # -- dtype conversion ----------------------------------------------------------------------
-    def float(self):
-        """``self.to(float32)``."""
-        return call("to", self, "float32")
-
-    def double(self):
-        """``self.to(float64)``."""
-        return call("to", self, "float64")
-
-    def half(self):
-        """``self.to(float16)``."""
-        return call("to", self, "float16")
-
-    def long(self):
-        """``self.to(int64)``."""
-        return call("to", self, "int64")
-
-    def int(self):
-        """``self.to(int32)``."""
-        return call("to", self, "int32")
-
-    def bool(self):
-        """``self.to(bool)``."""
-        return call("to", self, "bool")
+    # -- dtype conversion: x.float() is x.to("float32") ... -----------------------------------------
+    float = _converter("float32")
+    double = _converter("float64")
+    half = _converter("float16")
+    long = _converter("int64")
+    int = _converter("int32")
+    bool = _converter("bool")
 
     # -- shapes and views (shape rules in shapeenv.ops.rules.views / shape_ops / indexing) -----------
     def view_as(self, other):
