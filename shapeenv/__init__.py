@@ -33,7 +33,7 @@ from shapeenv.errors import (
     TorchInteropError,
     UnknownDimSpecError,
 )
-from shapeenv.fake import Dim, FakeTensor
+from shapeenv.tensor import Dim, FakeTensor
 from shapeenv.program.graph import Graph, Node
 from shapeenv.hops import map, scan, switch
 from shapeenv.program.program import ExportedProgram, TensorSpec

@@ -18,7 +18,7 @@ from typing import Iterator
 
 from shapeenv.ops.dispatch import activated
 from shapeenv.core.env import ShapeEnv as CoreShapeEnv
-from shapeenv.fake.factory import make_fake_tensor
+from shapeenv.tensor.factory import make_fake_tensor
 from shapeenv.program.graph import Graph
 
 __all__ = ["ShapeEnv", "CoreShapeEnv"]

@@ -5,7 +5,7 @@ Under ``force_eager``, ``eager_on_recompile``, past the recompile limit and on t
 code was written for the traced semantics (``x.transpose(0, 1)``, ``x.is_contiguous()``,
 ``x.view(-1)``, ``x.stride(1)``), which numpy arrays do not have. So each numpy input is
 wrapped in an :class:`EagerTensor`: its methods are those of
-:class:`~shapeenv.fake.methods.TensorMethods`, which dispatch to the numpy kernels of
+:class:`~shapeenv.tensor.methods.TensorMethods`, which dispatch to the numpy kernels of
 :mod:`shapeenv.ops.kernels.numpy` (with torch's layouts: views where torch views,
 torch's output strides otherwise), and its metadata (``shape``, ``stride()``,
 ``storage_offset()``, ``is_contiguous()``) reads the array as torch would. Results are
@@ -28,10 +28,10 @@ import numpy as np
 
 from guards.source import storage_offset_of
 
-from ..ops.dispatch import activated
-from ..fake import layout
-from ..fake.dtypes import DType, as_dtype
-from ..fake.methods import TensorMethods
+from shapeenv.ops.dispatch import activated
+from shapeenv.tensor import layout
+from shapeenv.tensor.dtypes import DType, as_dtype
+from shapeenv.tensor.methods import TensorMethods
 from shapeenv.ops.kernels.numpy import element_strides, np_dtype
 
 __all__ = ["EagerTensor", "wrap", "unwrap", "wrap_call"]

@@ -29,7 +29,7 @@ from typing import Any, Callable
 
 from symint import SymBool, SymFloat, SymInt
 
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.dispatch import is_tensor
 from shapeenv.core.messages import short_repr
 from shapeenv.hops.common import decide_equal, fail, fmt_shape, record_hop, select_view, trace_body

@@ -43,7 +43,7 @@ from typing import Any, Callable
 
 from symint import SymInt
 
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.dispatch import is_tensor
 from shapeenv.core.messages import hint_text
 from shapeenv.hops.common import decide_equal, describe_tree, fail, fmt_shape, fresh_like, record_hop, select_view, trace_body

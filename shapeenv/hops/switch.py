@@ -37,7 +37,7 @@ import sympy
 
 from symint import SymInt
 
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.dispatch import env_of, is_tensor
 from shapeenv.hops.common import Watch, closure_tensors, decide_equal, describe_tree, fail, fmt_shape, record_hop, trace_body
 from shapeenv.hops.eager import any_real, eager_switch

@@ -26,9 +26,9 @@ from symint.values import unwrap, wrap
 
 from shapeenv.api import statically_known_false, statically_known_true
 from shapeenv.errors import GuardOnDataDependentSymNode, ShapeEnvTypeError, ShapeError
-from shapeenv.fake.dtypes import DType, as_dtype
-from shapeenv.fake import layout
-from shapeenv.fake.tensor import FakeTensor, contiguous_strides
+from shapeenv.tensor.dtypes import DType, as_dtype
+from shapeenv.tensor import layout
+from shapeenv.tensor.tensor import FakeTensor, contiguous_strides
 from shapeenv.core.messages import short_repr
 from shapeenv.core.provenance import local_name, user_frame_object
 from shapeenv.ops.dispatch import is_tensor
@@ -303,7 +303,7 @@ def is_contiguous(t: FakeTensor) -> bool:
 def like_strides(t: FakeTensor) -> tuple:
     """Strides of a new tensor "like" ``t`` (torch's ``preserve_format``): ``t``'s strides if it is
     non-overlapping and dense, else a dense layout in ``t``'s stride order (``infer_dense_strides``).
-    Layout questions that are not provable are guarded (see :mod:`shapeenv.fake.layout`).
+    Layout questions that are not provable are guarded (see :mod:`shapeenv.tensor.layout`).
 
     >>> from shapeenv import ShapeEnv
     >>> x = ShapeEnv().fake_tensor((2, 3), dynamic=False)

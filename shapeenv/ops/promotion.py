@@ -19,7 +19,7 @@ from typing import Any
 from symint import SymBool, SymFloat, SymInt
 
 from shapeenv.errors import ShapeError
-from shapeenv.fake.dtypes import DType, bool_, float32, int64, promote
+from shapeenv.tensor.dtypes import DType, bool_, float32, int64, promote
 from shapeenv.core.messages import short_repr
 from shapeenv.ops.dispatch import is_tensor
 

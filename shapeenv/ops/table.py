@@ -6,7 +6,7 @@ makes the callables. The shape rule is registered under the same name in the mod
 :mod:`shapeenv.ops.rules` named in the row's section, the numpy kernel in the module of the same
 name in :mod:`shapeenv.ops.kernels.numpy`. Ops whose function or method does more than forward
 its arguments (``ops.relu(x, inplace=True)``, ``x.float()``) write it by hand, in
-:mod:`shapeenv.ops` or :mod:`shapeenv.fake.methods`, and list only their other spellings here.
+:mod:`shapeenv.ops` or :mod:`shapeenv.tensor.methods`, and list only their other spellings here.
 
 To add an op: write its rule (``@rule("foo")``), add a row ``D("foo", "``torch.foo``.", methods=("foo",))``
 here, and a numpy kernel (``@kernel("foo")``) for the backend.

@@ -25,8 +25,8 @@ import symint
 from symint import SymInt
 
 from shapeenv import ops
-from shapeenv.fake.dtypes import DTYPES, as_dtype
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor.dtypes import DTYPES, as_dtype
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.dispatch import call, describe, env_of, is_tensor
 from shapeenv.torch.convert import to_torch_dtype
 from shapeenv.torch.symbolic import to_torch

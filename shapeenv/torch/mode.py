@@ -36,7 +36,7 @@ from torch.overrides import TorchFunctionMode
 from symint import SymBool, SymFloat, SymInt
 
 from shapeenv.errors import ShapeEnvError, UnsupportedTorchOpError
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.dispatch import describe, is_tensor
 from shapeenv.torch.convert import TORCH_DIR, as_dtype, to_ours, torch_site, user_site
 from shapeenv.torch.table import DEFAULT, TorchOpTable, adapt, torch_name

@@ -36,7 +36,7 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from shapeenv.errors import UnsupportedTorchOpError
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops import dispatch, registry
 
 __all__ = ["Entry", "TorchOpTable", "torch_name", "key_of", "DEFAULT", "register_torch_op", "adapt"]

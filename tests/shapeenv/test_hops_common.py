@@ -12,8 +12,8 @@ from collections import namedtuple
 import pytest
 
 from shapeenv import Dim, HigherOrderOpError, ShapeEnv
-from shapeenv.fake.dtypes import int64
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor.dtypes import int64
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.hops.common import closure_tensors, decide_equal, fmt_shape, select_view, trace_body
 from shapeenv.hops.pytree import flatten, leaf_items, paths, structure_diff, tree_map, unflatten
 from shapeenv.ops.dispatch import describe, graph_arg

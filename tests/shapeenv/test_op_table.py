@@ -9,7 +9,7 @@ import pytest
 
 import shapeenv.ops as ops
 from shapeenv import Dim, ShapeEnv, export
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops import registry
 from shapeenv.ops.forward import OpMethod
 from shapeenv.ops.kernels.numpy import KERNELS

@@ -8,7 +8,7 @@ import pytest
 
 from guards import Source
 from shapeenv import CheckFailedError, ShapeEnv, ShapeError
-from shapeenv.fake import contiguous_strides
+from shapeenv.tensor import contiguous_strides
 from shapeenv.ops.common import (
     canonical_dim,
     canonical_dims,

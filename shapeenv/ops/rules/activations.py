@@ -24,8 +24,8 @@ from __future__ import annotations
 from typing import Any
 
 from shapeenv.errors import ShapeError
-from shapeenv.fake.dtypes import bool_, float32
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor.dtypes import bool_, float32
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.common import check_tensor, decide, like_strides, new_tensor
 from shapeenv.ops.rules.elementwise import pointwise_strides
 from shapeenv.ops.registry import rule

@@ -30,9 +30,9 @@ from __future__ import annotations
 from typing import Any
 
 from shapeenv.errors import ShapeError
-from shapeenv.fake.dtypes import bool_
-from shapeenv.fake.tensor import FakeTensor
-from shapeenv.fake import layout
+from shapeenv.tensor.dtypes import bool_
+from shapeenv.tensor.tensor import FakeTensor
+from shapeenv.tensor import layout
 from shapeenv.ops.common import check_tensor, decide, fmt_shape, known_true, new_tensor, require
 from shapeenv.ops.rules.elementwise import broadcast_shapes
 from shapeenv.ops.registry import rule

@@ -16,8 +16,8 @@ from __future__ import annotations
 from typing import Any
 
 from shapeenv.errors import ShapeError
-from shapeenv.fake.dtypes import bool_
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor.dtypes import bool_
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.core.messages import short_repr
 from shapeenv.ops.common import check_tensor
 from shapeenv.ops.rules.elementwise import broadcast_shapes, pointwise_strides

@@ -26,9 +26,9 @@ from typing import Any, Sequence
 from symint import sym_ite
 
 from shapeenv.errors import ShapeError
-from shapeenv.fake.dtypes import int64
-from shapeenv.fake.tensor import FakeTensor
-from shapeenv.fake import layout
+from shapeenv.tensor.dtypes import int64
+from shapeenv.tensor.tensor import FakeTensor
+from shapeenv.tensor import layout
 from shapeenv.ops.common import check_size, check_tensor, fmt_shape, known_false, known_true, new_tensor, require
 from shapeenv.ops.registry import rule
 

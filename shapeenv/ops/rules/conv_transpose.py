@@ -21,8 +21,8 @@ from __future__ import annotations
 from typing import Any
 
 from shapeenv.errors import ShapeError
-from shapeenv.fake import layout
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor import layout
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.common import check_tensor, fmt_shape, new_tensor, require
 from shapeenv.ops.rules.conv import check_conv_operands, size_tuple
 from shapeenv.ops.registry import rule

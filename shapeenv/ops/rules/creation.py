@@ -21,8 +21,8 @@ from symint import SymFloat, SymInt
 
 from shapeenv.ops.dispatch import current_env
 from shapeenv.errors import ShapeError
-from shapeenv.fake.dtypes import DType, bool_, float32, int64
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor.dtypes import DType, bool_, float32, int64
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.common import as_dtype_arg, ceil_div, check_tensor, decide, fmt_shape, like_strides, new_tensor, require, size_args
 from shapeenv.ops.dispatch import env_of
 from shapeenv.ops.registry import rule

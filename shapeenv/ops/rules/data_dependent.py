@@ -24,8 +24,8 @@ from typing import Any
 from symint import SymInt
 
 from shapeenv.errors import ShapeError
-from shapeenv.fake.dtypes import bool_, int64
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor.dtypes import bool_, int64
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.common import canonical_dim, check_tensor, fmt_shape, known_true, new_tensor, require
 from shapeenv.ops.rules.elementwise import broadcast_shapes
 from shapeenv.ops.registry import rule

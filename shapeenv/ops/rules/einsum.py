@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Any
 
 from shapeenv.errors import ShapeError
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.common import check_tensor, make_view, new_tensor, require
 from shapeenv.ops.rules.elementwise import broadcast_dim
 from shapeenv.ops.dispatch import is_tensor

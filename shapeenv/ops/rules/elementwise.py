@@ -14,9 +14,9 @@ from typing import Any
 from symint import SymBool, SymFloat, SymInt
 
 from shapeenv.errors import ShapeError
-from shapeenv.fake.dtypes import DType, as_dtype, bool_, float32, int64, promote
-from shapeenv.fake import layout
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor.dtypes import DType, as_dtype, bool_, float32, int64, promote
+from shapeenv.tensor import layout
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.core.messages import hint_text, short_repr, user_label
 from shapeenv.ops.dispatch import is_tensor
 from shapeenv.ops.registry import rule
@@ -131,7 +131,7 @@ def _binary(op: str, a: Any, b: Any, dtype: DType | None = None) -> FakeTensor:
 
 
 def pointwise_strides(shape: tuple, tensors: list) -> tuple:
-    """The output strides of a pointwise op on ``tensors`` (torch's TensorIterator; see :mod:`shapeenv.fake.layout`).
+    """The output strides of a pointwise op on ``tensors`` (torch's TensorIterator; see :mod:`shapeenv.tensor.layout`).
 
     >>> from shapeenv import ShapeEnv
     >>> x = ShapeEnv().fake_tensor((4, 3), dynamic=False)

@@ -25,8 +25,8 @@ from typing import Any
 from symint import SymInt
 
 from shapeenv.errors import ShapeError
-from shapeenv.fake.dtypes import int32, int64
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor.dtypes import int32, int64
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.common import canonical_dim, check_size, check_tensor, decide, fmt_shape, new_tensor, require
 from shapeenv.ops.rules.data_dependent import _data_key, memo_count, need_env
 from shapeenv.ops.dispatch import is_tensor

@@ -28,8 +28,8 @@ from typing import Any
 from symint import SymInt, sym_ite
 
 from shapeenv.errors import ShapeError
-from shapeenv.fake.dtypes import bool_, int32, int64, uint8
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor.dtypes import bool_, int32, int64, uint8
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.common import (
     canonical_dim,
     ceil_div,

@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from shapeenv.errors import ShapeError
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.common import check_tensor, fmt_shape, known_true, new_tensor, require
 from shapeenv.ops.rules.elementwise import broadcast_shapes
 from shapeenv.core.messages import hint_text, user_label

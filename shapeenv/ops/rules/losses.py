@@ -35,8 +35,8 @@ from __future__ import annotations
 from typing import Any
 
 from shapeenv.errors import ShapeError
-from shapeenv.fake.dtypes import int64, uint8
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor.dtypes import int64, uint8
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.common import check_tensor, fmt_shape, decide, new_tensor, require
 from shapeenv.ops.rules.elementwise import _result_dtype, broadcast_shapes, pointwise_strides
 from shapeenv.ops.registry import rule

@@ -26,8 +26,8 @@ from typing import Any
 from symint import SymFloat, SymInt
 
 from shapeenv.errors import ShapeError
-from shapeenv.fake.dtypes import bool_
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor.dtypes import bool_
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.common import check_tensor, fmt_shape, new_tensor
 from shapeenv.ops.rules.elementwise import broadcast_shapes, pointwise_strides
 from shapeenv.ops.promotion import result_type

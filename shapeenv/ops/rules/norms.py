@@ -34,9 +34,9 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from shapeenv.errors import ShapeError
-from shapeenv.fake.dtypes import bfloat16, float16, float32
-from shapeenv.fake import layout
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor.dtypes import bfloat16, float16, float32
+from shapeenv.tensor import layout
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.rules.elementwise import mul
 from shapeenv.ops.common import check_size, check_tensor, fmt_shape, new_tensor, prod, require
 from shapeenv.ops.registry import rule

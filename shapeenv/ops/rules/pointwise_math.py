@@ -19,8 +19,8 @@ from __future__ import annotations
 from typing import Any
 
 from shapeenv.errors import ShapeError
-from shapeenv.fake.dtypes import bool_, float32, int64
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor.dtypes import bool_, float32, int64
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.common import as_dtype_arg, check_tensor, new_tensor
 from shapeenv.ops.rules.elementwise import broadcast_shapes, pointwise_strides
 from shapeenv.ops.promotion import result_type

@@ -32,9 +32,9 @@ from typing import Any, Sequence
 from symint import SymFloat, SymInt, sym_float
 
 from shapeenv.errors import ShapeError
-from shapeenv.fake import layout
-from shapeenv.fake.dtypes import int64, uint8
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor import layout
+from shapeenv.tensor.dtypes import int64, uint8
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.common import check_size, check_tensor, fmt_shape, new_tensor, require
 from shapeenv.ops.rules.conv import pool_output_size
 from shapeenv.ops.registry import rule

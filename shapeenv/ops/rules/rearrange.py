@@ -22,8 +22,8 @@ from __future__ import annotations
 from typing import Any
 
 from shapeenv.errors import ShapeError
-from shapeenv.fake import layout
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor import layout
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.common import canonical_dim, check_tensor, fmt_shape, make_view, new_tensor, require
 from shapeenv.ops.rules.elementwise import _result_dtype, broadcast_shapes
 from shapeenv.ops.registry import rule

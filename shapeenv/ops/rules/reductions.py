@@ -18,8 +18,8 @@ from collections import namedtuple
 from typing import Any
 
 from shapeenv.errors import ShapeError
-from shapeenv.fake.dtypes import DType, int64
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor.dtypes import DType, int64
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.common import as_dtype_arg, canonical_dim, canonical_dims, check_tensor, fmt_shape, new_tensor, require
 from shapeenv.ops.rules.elementwise import maximum_impl, minimum_impl
 from shapeenv.ops.dispatch import is_tensor

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from shapeenv.errors import ShapeError
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.common import check_tensor, fmt_shape, new_tensor, require
 from shapeenv.ops.registry import rule
 

@@ -25,7 +25,7 @@ from typing import Any
 from symint import SymFloat, SymInt
 
 from shapeenv.errors import ShapeError
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.common import check_tensor, fmt_shape, known_true, like_strides, new_tensor, require
 from shapeenv.ops.rules.indexing import getitem
 from shapeenv.ops.dispatch import is_tensor

@@ -19,9 +19,9 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from shapeenv.errors import ShapeError
-from shapeenv.fake.dtypes import promote
-from shapeenv.fake import layout
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor.dtypes import promote
+from shapeenv.tensor import layout
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.common import (
     canonical_dim,
     canonical_dims,

@@ -32,9 +32,9 @@ import builtins
 from typing import Any
 
 from shapeenv.errors import ShapeError
-from shapeenv.fake import layout
-from shapeenv.fake.dtypes import bool_, float32, uint8
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor import layout
+from shapeenv.tensor.dtypes import bool_, float32, uint8
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.common import canonical_dim, canonical_dims, check_tensor, fmt_shape, is_contiguous, like_strides, new_tensor, require, smax
 from shapeenv.ops.rules.elementwise import _result_dtype, broadcast_shapes, pointwise_strides
 from shapeenv.ops.rules.reductions import reduced_dims, reduced_shape

@@ -32,8 +32,8 @@ from typing import Any, Sequence
 from symint import SymInt
 
 from shapeenv.errors import ShapeError
-from shapeenv.fake import layout
-from shapeenv.fake.tensor import FakeTensor, contiguous_strides
+from shapeenv.tensor import layout
+from shapeenv.tensor.tensor import FakeTensor, contiguous_strides
 from shapeenv.ops.common import (
     canonical_dim,
     check_size,
@@ -270,7 +270,7 @@ def contiguous(t: FakeTensor, memory_format: Any = "contiguous_format") -> FakeT
     """``t.contiguous(memory_format)``: ``t`` itself when it is contiguous in that format, else a copy laid out so.
 
     Decided as torch decides it (a guard when only the traced strides decide, see
-    :mod:`shapeenv.fake.layout`), so whether the result aliases ``t`` is exact.
+    :mod:`shapeenv.tensor.layout`), so whether the result aliases ``t`` is exact.
 
     Raises:
         ShapeError: ``preserve_format`` (torch refuses it here), or a format that does not fit the rank.

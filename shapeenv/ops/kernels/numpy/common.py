@@ -16,8 +16,8 @@ import numpy as np
 
 from guards.source import contiguous_strides_of
 from shapeenv.errors import DimOutOfRangeError, IndexOutOfBoundsError, ShapeEnvTypeError, ShapeEnvValueError
-from shapeenv.fake import layout
-from shapeenv.fake.dtypes import as_dtype, DType
+from shapeenv.tensor import layout
+from shapeenv.tensor.dtypes import as_dtype, DType
 from shapeenv.ops.registry import eager_kernel
 
 __all__ = ["KERNELS", "RANDOM_OPS", "kernel", "np_dtype", "axis", "as_sizes", "element_strides", "in_layout"]
@@ -101,7 +101,7 @@ def _arr(x: Any) -> np.ndarray:
     return np.asarray(x)
 
 
-# -- layouts (torch's, see shapeenv.fake.layout: numpy picks its own for new arrays) -----------------
+# -- layouts (torch's, see shapeenv.tensor.layout: numpy picks its own for new arrays) -----------------
 def element_strides(a: np.ndarray) -> tuple[int, ...]:
     """numpy's byte strides in elements (torch's ``stride()``; an empty array, whose numpy strides are 0, is
     laid out as torch lays it out)."""

@@ -6,7 +6,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from shapeenv.fake import layout
+from shapeenv.tensor import layout
 from shapeenv.ops.kernels.numpy.common import Kernel, _arr, copy_in_format, element_strides, in_layout, kernel, np_dtype
 
 __all__: list[str] = []

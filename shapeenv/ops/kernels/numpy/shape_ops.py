@@ -7,7 +7,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from shapeenv.errors import ShapeError
-from shapeenv.fake import layout
+from shapeenv.tensor import layout
 from shapeenv.ops.kernels.numpy.common import as_sizes, axis, element_strides, in_layout, kernel
 
 __all__: list[str] = []

@@ -10,7 +10,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from guards.source import storage_offset_of
 from shapeenv.errors import IndexOutOfBoundsError, ShapeError
-from shapeenv.fake import layout
+from shapeenv.tensor import layout
 from shapeenv.ops.kernels.numpy.common import as_sizes, axis, copy_in_format, element_strides, kernel
 
 __all__: list[str] = []

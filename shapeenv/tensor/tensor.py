@@ -23,10 +23,10 @@ from shapeenv.errors import DimOutOfRangeError, ShapeError, TorchInteropError
 from shapeenv.core.messages import user_label
 from shapeenv.ops.dispatch import env_of
 from shapeenv.ops.registry import registered
-from shapeenv.fake import layout
-from shapeenv.fake.dtypes import DType
-from shapeenv.fake.layout import contiguous_strides
-from shapeenv.fake.methods import TensorMethods
+from shapeenv.tensor import layout
+from shapeenv.tensor.dtypes import DType
+from shapeenv.tensor.layout import contiguous_strides
+from shapeenv.tensor.methods import TensorMethods
 
 __all__ = ["FakeTensor", "Storage", "contiguous_strides"]
 

@@ -1,4 +1,4 @@
-"""The op methods shared by :class:`~shapeenv.fake.tensor.FakeTensor` and the eager tensor wrapper.
+"""The op methods shared by :class:`~shapeenv.tensor.tensor.FakeTensor` and the eager tensor wrapper.
 
 The methods come from the op table (:mod:`shapeenv.ops.table`, the ``methods`` of each row),
 one :class:`~shapeenv.ops.forward.OpMethod` each; the class below writes out only those that do

@@ -1,4 +1,4 @@
-"""Input dims declared as a set of values or as a function of another dim (see :mod:`shapeenv.fake.dims`).
+"""Input dims declared as a set of values or as a function of another dim (see :mod:`shapeenv.tensor.dims`).
 
 Both record what the declaration says as *declared guards*: ordinary guards (they
 must hold for an input to reuse the trace, so they are in the produced guard set),
@@ -14,7 +14,7 @@ violations (the caller asked for them).
   size must be of the declared form).
 
 >>> from shapeenv import ShapeEnv
->>> from shapeenv.fake import Dim
+>>> from shapeenv.tensor import Dim
 >>> env = ShapeEnv(); d = Dim("d", max=5)
 >>> x = env.fake_tensor((3, 6), dynamic=[d, 2 * d], name="x")
 >>> print(env.produce_guards().to_text("source"))
@@ -32,13 +32,13 @@ from guards import Source
 from symint import SymInt, build
 from symint.values import wrap
 
-from ..errors import ConstraintViolationError
-from ..core.provenance import GuardRecord, Provenance
-from ..core.symbols import DimDynamic
-from .dims import DerivedDim, Dim
+from shapeenv.errors import ConstraintViolationError
+from shapeenv.core.provenance import GuardRecord, Provenance
+from shapeenv.core.symbols import DimDynamic
+from shapeenv.tensor.dims import DerivedDim, Dim
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..core.env import ShapeEnv
+    from shapeenv.core.env import ShapeEnv
 
 __all__ = ["declare_guard", "set_valued", "derived", "named_value"]
 

@@ -31,7 +31,7 @@ import difflib
 import math
 from dataclasses import dataclass
 
-from ..errors import DimSpecError, DimSpecTypeError, UnknownDimSpecError
+from shapeenv.errors import DimSpecError, DimSpecTypeError, UnknownDimSpecError
 
 __all__ = ["Dim", "DerivedDim"]
 

@@ -52,7 +52,7 @@ import sympy
 
 from symint import SymBool, SymInt, sym_max
 
-from ..errors import ShapeError
+from shapeenv.errors import ShapeError
 
 __all__ = [
     "MEMORY_FORMATS",

@@ -1,7 +1,7 @@
 """Creating input fake tensors: each dim's size becomes a symbol with source ``name.size()[i]``.
 
 >>> from shapeenv import ShapeEnv
->>> from shapeenv.fake import Dim
+>>> from shapeenv.tensor import Dim
 >>> env = ShapeEnv()
 >>> x = env.fake_tensor((8, 3), dynamic={0: Dim("batch")}, name="x")
 >>> y = env.fake_tensor((8,), dynamic={0: Dim("batch")}, name="y")
@@ -17,12 +17,12 @@ from guards import Source
 
 from shapeenv.errors import ConstraintViolationError, DynamicShapesError, DynamicShapesTypeError
 from shapeenv.core.symbols import DimDynamic
-from shapeenv.fake.declared import derived, named_value, set_valued
-from shapeenv.fake.dims import DerivedDim, Dim
-from shapeenv.fake.dtypes import as_dtype
+from shapeenv.tensor.declared import derived, named_value, set_valued
+from shapeenv.tensor.dims import DerivedDim, Dim
+from shapeenv.tensor.dtypes import as_dtype
 from shapeenv.program.layout_guards import input_layout
-from shapeenv.fake.layout import contiguous_strides
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor.layout import contiguous_strides
+from shapeenv.tensor.tensor import FakeTensor
 
 if TYPE_CHECKING:  # pragma: no cover
     from shapeenv.core.env import ShapeEnv

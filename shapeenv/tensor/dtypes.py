@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ..errors import ShapeEnvTypeError
+from shapeenv.errors import ShapeEnvTypeError
 
 __all__ = [
     "DType",
