@@ -19,6 +19,15 @@ of knowledge and calls down; none of them imports it. All knowledge is in canoni
 asks the cheapest first and records nothing; :meth:`Facts.bound` is the tightest interval of a
 form that all of them prove.
 
+Note [Sub-analyses outside this package]
+    The modular sets of forms (:mod:`valueranges.modular`) and the linear facts
+    (:mod:`valueranges.linear_facts`) are sub-analyses of this engine but live beside it:
+    interval bounds (:mod:`valueranges.form_bound`) use modular sets for ``%`` and the
+    rewriter (:mod:`valueranges.rewrite`) uses linear facts, and this facade imports both
+    of those, so inside ``facts/`` they would make an import cycle. The *knowledge* of
+    each (the congruences learned, the facts learned) is held here: :mod:`.residues` and
+    the facade's ``LinearFacts``.
+
 >>> from symint import boolform as B, form as F
 >>> facts = Facts()
 >>> a, b = F.sym("a"), F.sym("b")
