@@ -28,7 +28,7 @@ from typing import Mapping, Sequence
 
 import sympy
 
-from symint.evaluate import evaluate
+from symint.sympy_io.evaluate import evaluate
 
 from .errors import UnknownSourceError
 from .guardset import GuardSet

@@ -7,12 +7,12 @@
 (FloorDiv(s0 + 3, 4), 3, -2)
 """
 
-from . import build
-from .build import symbol_expr
-from .builtins import is_symbolic, sym_and, sym_ite, sym_max, sym_min, sym_not, sym_or, symbol
-from .errors import ExpressionLimitError, MixedEnvironmentError, NoEnvironmentError, SymbolicTypeError, SymIntError
-from .evaluate import UnboundSymbolError, evaluate
-from .functions import (
+from symint import build
+from symint.build import symbol_expr
+from symint.builtins import is_symbolic, sym_and, sym_ite, sym_max, sym_min, sym_not, sym_or, symbol
+from symint.errors import ExpressionLimitError, MixedEnvironmentError, NoEnvironmentError, SymbolicTypeError, SymIntError
+from symint.sympy_io.evaluate import UnboundSymbolError, evaluate
+from symint.sympy_io.functions import (
     CeilDiv,
     CeilToInt,
     FloorDiv,
@@ -25,9 +25,9 @@ from .functions import (
     PowByNatural,
     modular_indexing,
 )
-from .mathfns import sym_float, sym_math, sym_sqrt, sym_sum
-from .node import SymbolicEnv, SymNode
-from .values import SymBool, SymFloat, SymInt
+from symint.mathfns import sym_float, sym_math, sym_sqrt, sym_sum
+from symint.node import SymbolicEnv, SymNode
+from symint.values import SymBool, SymFloat, SymInt
 
 __all__ = [
     "SymInt",

@@ -38,8 +38,8 @@ from typing import TypeVar
 
 import sympy
 
-from .errors import ExpressionLimitError
-from .functions import PowByNatural
+from symint.errors import ExpressionLimitError
+from symint.sympy_io.functions import PowByNatural
 
 __all__ = [
     "MAX_INTEGER_BITS",

@@ -18,9 +18,9 @@ from typing import Mapping
 import sympy
 from sympy.core.relational import Relational
 
-from . import build
-from .functions import PowByNatural
-from .limits import check_fold_power, check_folded
+from symint import build
+from symint.sympy_io.functions import PowByNatural
+from symint.limits import check_fold_power, check_folded
 
 __all__ = ["substitute"]
 

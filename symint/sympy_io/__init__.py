@@ -1,0 +1,156 @@
+"""The boundary between canonical forms (:mod:`symint.form`) and sympy: the only place that converts.
+
+Integers and booleans are forms; sympy is a view of them, built once per form for
+printing, guard text, Z3 translation and export (:func:`to_sympy`, which
+:meth:`Form.sympy` caches), and the representation of what forms do not cover:
+floats, true division and opaque functions (:mod:`symint.sympy_io.floats`).
+sympy converts to forms through a memo table (:func:`from_sympy`,
+:func:`bool_from_sympy`), so a guard parsed from text joins the hot path at the
+cost of one walk.
+
+Submodules: :mod:`~symint.sympy_io.functions` (the printable sympy nodes ``FloorDiv``,
+``Mod``, ..., and the ordered connectives), :mod:`~symint.sympy_io.view` (forms to
+sympy), :mod:`~symint.sympy_io.floats` (bitwise and float functions),
+:mod:`~symint.sympy_io.evaluate` (the evaluator of sympy expressions with floats).
+
+Note [Import order of form and sympy_io]
+    :mod:`symint.form` builds its sympy view with :mod:`symint.sympy_io.view`, and this
+    module converts sympy to forms with :mod:`symint.form`. Importing either first
+    runs the other's ``__init__`` half-way, so this module refers to the form package
+    and its memo tables as modules (``F.add``, ``_terms.SYMPY_TO_FORM``), read when a
+    function runs, never by name at import time.
+
+>>> import sympy
+>>> from symint.build import symbol_expr
+>>> x = symbol_expr("x")
+>>> f = from_sympy(2 * x + 3)
+>>> f.const, f.sympy() == 2 * x + 3
+(3, True)
+"""
+
+from __future__ import annotations
+
+import sympy
+
+from sympy.core.relational import Relational
+
+from .. import form as F
+from ..form import terms as _terms
+from .functions import CeilDiv, FloorDiv, Max, Min, Mod, PowByNatural, _is_integer_valued
+
+__all__ = ["to_sympy", "from_sympy", "bool_from_sympy", "NotAnIntegerForm"]
+
+
+class NotAnIntegerForm(ValueError):
+    """The sympy expression is not integer-valued by structure (floats, true division, ...)."""
+
+
+def to_sympy(value) -> sympy.Basic:
+    """The sympy view of a :class:`~symint.form.Form` or :class:`~symint.form.BoolForm` (built once, cached on it).
+
+    >>> to_sympy(F.floordiv(F.sym("x"), F.const(2))), to_sympy(F.rel("<", F.sym("x"), F.const(3)))
+    (FloorDiv(x, 2), x < 3)
+    """
+    return value.sympy()
+
+
+def from_sympy(expr: sympy.Basic) -> "F.Form":
+    """The canonical form of an integer-valued sympy expression.
+
+    Raises:
+        NotAnIntegerForm: ``expr`` is not integer-valued by structure.
+
+    >>> from symint.build import symbol_expr
+    >>> from_sympy(FloorDiv(symbol_expr("x") * 4, 2)).sympy()
+    2*x
+    """
+    table = _terms.SYMPY_TO_FORM
+    found = table.get(expr)
+    if found is not None:
+        return found
+    result = _convert(expr)
+    if len(table) > (1 << 16):
+        table.clear()
+    table[expr] = result
+    if result._sympy is None:
+        result._sympy = expr
+    return result
+
+
+def _convert(e: sympy.Basic) -> "F.Form":
+    if isinstance(e, sympy.Integer):
+        return F.const(int(e))
+    if e.is_Symbol:
+        if e.is_integer is not True:
+            raise NotAnIntegerForm(f"{e} is not an integer symbol")
+        return F.sym(e.name)
+    if isinstance(e, sympy.Add):
+        out = F.const(0)
+        for arg in e.args:
+            out = F.add(out, from_sympy(arg))
+        return out
+    if isinstance(e, sympy.Mul):
+        out = F.const(1)
+        for arg in e.args:
+            out = F.mul(out, from_sympy(arg))
+        return out
+    if isinstance(e, sympy.Pow):
+        if isinstance(e.exp, sympy.Integer) and int(e.exp) >= 0:
+            return F.pow_nat(from_sympy(e.base), int(e.exp))
+        raise NotAnIntegerForm(f"{e} is not integer-valued")
+    if isinstance(e, PowByNatural):
+        return F.pow_sym(from_sympy(e.args[0]), from_sympy(e.args[1]))
+    if isinstance(e, FloorDiv):
+        return F.floordiv(from_sympy(e.args[0]), from_sympy(e.args[1]))
+    if isinstance(e, CeilDiv):
+        return F.ceildiv(from_sympy(e.args[0]), from_sympy(e.args[1]))
+    if isinstance(e, Mod):
+        if not all(_is_integer_valued(a) for a in e.args):
+            raise NotAnIntegerForm(f"{e} is not integer-valued")
+        return F.mod(from_sympy(e.args[0]), from_sympy(e.args[1]))
+    if isinstance(e, (Max, Min)):
+        if not all(_is_integer_valued(a) for a in e.args):
+            raise NotAnIntegerForm(f"{e} is not integer-valued")
+        op = F.max_ if isinstance(e, Max) else F.min_
+        args = [from_sympy(a) for a in e.args]
+        out = args[0]
+        for a in args[1:]:
+            out = op(out, a)
+        return out
+    if isinstance(e, sympy.Basic) and not isinstance(e, sympy.Number) and _is_integer_valued(e):
+        return F.opaque(e)
+    raise NotAnIntegerForm(f"{e} is not an integer expression")
+
+
+def bool_from_sympy(expr: sympy.Basic) -> "F.BoolForm":
+    """The boolean form of a sympy boolean (relations between integer expressions become ``rel``).
+
+    >>> from symint.build import symbol_expr, lt
+    >>> bool_from_sympy(lt(symbol_expr("x"), 3)).kind
+    'rel'
+    """
+    table = _terms.SYMPY_TO_BOOL
+    found = table.get(expr)
+    if found is not None:
+        return found
+    if expr is sympy.true or expr is sympy.false:
+        result = F.bool_const(bool(expr))
+    elif isinstance(expr, Relational):
+        try:
+            result = F.rel(expr.rel_op, from_sympy(expr.lhs), from_sympy(expr.rhs))
+            if result.kind == "rel":
+                result._sympy = expr
+        except NotAnIntegerForm:
+            result = F.opaque_bool(expr)
+    elif isinstance(expr, sympy.And):
+        result = F.and_(*(bool_from_sympy(a) for a in expr.args))
+    elif isinstance(expr, sympy.Or):
+        result = F.or_(*(bool_from_sympy(a) for a in expr.args))
+    elif isinstance(expr, sympy.Not):
+        result = F.not_(bool_from_sympy(expr.args[0]))
+    else:
+        result = F.opaque_bool(expr)
+    if len(table) > (1 << 16):
+        table.clear()
+    table[expr] = result
+    return result
