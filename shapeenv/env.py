@@ -16,10 +16,10 @@ from __future__ import annotations
 import contextlib
 from typing import Iterator
 
-from .active import activated
-from .core.env import ShapeEnv as CoreShapeEnv
-from .fake.factory import make_fake_tensor
-from .graph import Graph
+from shapeenv.active import activated
+from shapeenv.core.env import ShapeEnv as CoreShapeEnv
+from shapeenv.fake.factory import make_fake_tensor
+from shapeenv.program.graph import Graph
 
 __all__ = ["ShapeEnv", "CoreShapeEnv"]
 

@@ -9,7 +9,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
 RANK = {"symint": 0, "valueranges": 1, "guards": 2, "shapeenv": 3}
-Z3_MODULES = {"guards/z3_translate.py", "guards/z3_solver.py"}
+Z3_MODULES = {"guards/solver/z3_translate.py", "guards/solver/z3_solver.py"}
 TORCH_PACKAGE = "shapeenv/torch/"  # the optional torch frontend: the only library code that imports torch
 
 
@@ -150,3 +150,10 @@ def test_cycle_checker_sees_cycles(tmp_path: Path) -> None:
     (pkg / "c.py").write_text("def g():\n    from pkg.a import f\n")
     (pkg / "d.py").write_text("from . import a\n")
     assert _cycles(_import_graph(tmp_path, ["pkg"])) == [["pkg.a", "pkg.b", "pkg.c"]]
+
+
+def test_shapeenv_top_level_is_the_facade_only() -> None:
+    """One folder per idea: what is not the facade (env, api, errors, logs, demo) lives in a folder."""
+    loose = {p.stem for p in (ROOT / "shapeenv").glob("*.py")} - {"__init__"}
+    allowed = {"api", "demo", "env", "errors", "logs", "ops", "ops_nn", "active"}
+    assert loose <= allowed, f"loose modules in shapeenv/: {sorted(loose - allowed)}; put them in the folder of their idea"

@@ -20,7 +20,7 @@ import guards
 import shapeenv
 from guards import Source
 from guards.errors import GuardError, UnknownEntryError
-from guards.torch_log import read_torch_log
+from guards.torchlog.torch_log import read_torch_log
 from shapeenv import Dim, ShapeEnv, compile, set_stance
 from shapeenv.backends.numpy_kernels import select
 from shapeenv.core.settings import ShapeEnvSettings

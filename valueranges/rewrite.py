@@ -613,7 +613,8 @@ def _exact_quotient(x: "F.Form", d: "F.Form") -> "F.Form | None":
 def simplify_bool(b: "B.BoolForm", ranges: Mapping[str, tuple] | None = None) -> "B.BoolForm":
     """A boolean form with its sides simplified and the relation rules of the module docstring applied.
 
-    >>> from symint import form as F, boolform as B
+    >>> from symint import form as F
+    >>> from symint.form import logic as B
     >>> x, y = F.sym("x"), F.sym("y")
     >>> simplify_bool(B.rel("<", F.floordiv(x, F.const(2)), F.const(3))).sympy()
     x <= 5

@@ -15,17 +15,17 @@ from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from guards import Source
 
-from ..errors import ConstraintViolationError, DynamicShapesError, DynamicShapesTypeError
-from ..core.symbols import DimDynamic
-from .declared import derived, named_value, set_valued
-from .dims import DerivedDim, Dim
-from .dtypes import as_dtype
-from ..layout_guards import input_layout
-from .layout import contiguous_strides
-from .tensor import FakeTensor
+from shapeenv.errors import ConstraintViolationError, DynamicShapesError, DynamicShapesTypeError
+from shapeenv.core.symbols import DimDynamic
+from shapeenv.fake.declared import derived, named_value, set_valued
+from shapeenv.fake.dims import DerivedDim, Dim
+from shapeenv.fake.dtypes import as_dtype
+from shapeenv.program.layout_guards import input_layout
+from shapeenv.fake.layout import contiguous_strides
+from shapeenv.fake.tensor import FakeTensor
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..core.env import ShapeEnv
+    from shapeenv.core.env import ShapeEnv
 
 __all__ = ["make_fake_tensor", "make_input_tensor", "dim_specs"]
 
@@ -95,7 +95,7 @@ def make_fake_tensor(env: "ShapeEnv", shape: Sequence[int], dtype: Any = "float3
 
 def make_input_tensor(env: "ShapeEnv", shape: Sequence[int], dtype: Any, dynamic: DynamicSpec, name: str,
                       strides: Sequence[int] | None, offset: int | None) -> tuple[FakeTensor, list]:
-    """An input of a trace with its real layout: ``(fake, ties)`` (Note [Input layouts] in :mod:`shapeenv.layout_guards`).
+    """An input of a trace with its real layout: ``(fake, ties)`` (Note [Input layouts] in :mod:`shapeenv.program.layout_guards`).
 
     ``strides=None`` (a shape spec, no data) means contiguous at offset 0, still pinned by the ties.
 

@@ -1,4 +1,4 @@
-"""``TorchFunction``: torch code (an ``nn.Module`` or a function) as a function :func:`shapeenv.export` can trace.
+"""``TorchFunction``: torch code (an ``nn.Module`` or a function) as a function :func:`shapeenv.export.export` can trace.
 
 A module's parameters and buffers are extra keyword inputs named by torch's sources
 (``self._modules['fc']._parameters['weight']``; see :func:`module_state`), so the trace
@@ -96,7 +96,7 @@ class TorchFunction:
         exporting: traces are exports (``torch.compiler.is_exporting()`` is True in them); else compiles.
     """
 
-    #: a module's dicts whose keys read as attributes in the paths of :mod:`shapeenv.trace_state` (``self.blocks.0``)
+    #: a module's dicts whose keys read as attributes in the paths of :mod:`shapeenv.export.state` (``self.blocks.0``)
     attribute_dicts = MappingProxyType({"_modules": "submodule", "_parameters": "parameter", "_buffers": "buffer"})
 
     def __init__(self, target: Callable, name: str | None = None, table: TorchOpTable | None = None,

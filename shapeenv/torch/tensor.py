@@ -50,7 +50,7 @@ class TracedTensor(torch.Tensor):
 
     fake: Any
     fake_device: torch.device
-    _shapeenv_traced = True  # exists only inside a trace (shapeenv.trace_state.is_traced)
+    _shapeenv_traced = True  # exists only inside a trace (shapeenv.export.state.is_traced)
 
     @staticmethod
     def __new__(cls, fake, device: torch.device | None = None):

@@ -2,7 +2,7 @@
 
 A :class:`Program` is a list of instructions over a pool of tensors (the inputs first; each
 instruction appends its results). :func:`run` interprets it with a namespace ``T``:
-:class:`FakeNS` applies shapeenv's ops to fake tensors (what :func:`shapeenv.export` traces) and
+:class:`FakeNS` applies shapeenv's ops to fake tensors (what :func:`shapeenv.export.export` traces) and
 :class:`NumpyNS` computes on numpy arrays with torch's semantics, written directly with numpy
 (independently of the numpy backend). The same interpreter code runs on both, so the two runs
 take their ``if`` decisions at the same places; each namespace records them.

@@ -17,7 +17,7 @@ from shapeenv import Dim, ShapeError, export, set_stance
 from shapeenv.backends import EagerTensor, numpy_backend
 from shapeenv.compile import RecompileLimitWarning, compile
 from shapeenv.fake import layout
-from shapeenv.layout_guards import array_strides
+from shapeenv.program.layout_guards import array_strides
 
 
 def ones(*shape):

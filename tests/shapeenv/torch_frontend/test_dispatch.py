@@ -136,7 +136,7 @@ def test_torch_check_is_a_runtime_assert():
 
 def test_a_traced_tensor_that_escapes_fails_loudly():
     def f(x):
-        f.kept.append(x)  # a function's attributes are outside the state a trace restores (shapeenv.trace_state)
+        f.kept.append(x)  # a function's attributes are outside the state a trace restores (shapeenv.export.state)
         return x + 1
 
     f.kept = []

@@ -14,7 +14,7 @@ from torch.export import Dim  # noqa: E402
 
 import shapeenv.torch as st  # noqa: E402
 from shapeenv import ShapeError  # noqa: E402
-from shapeenv.export import ExportConstraintError  # noqa: E402
+from shapeenv.export.export import ExportConstraintError  # noqa: E402
 
 from .helpers import as_module, assert_same_as_torch_export  # noqa: E402
 

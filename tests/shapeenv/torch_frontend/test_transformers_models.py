@@ -54,7 +54,7 @@ def _flags():
 class _Recorder(torch.nn.Module):
     """Records the flags each time it runs on a traced tensor (compile also runs it eagerly: those are skipped)."""
 
-    __shapeenv_trace_recorder__ = True  # what it records while traced must outlive the trace (shapeenv.trace_state)
+    __shapeenv_trace_recorder__ = True  # what it records while traced must outlive the trace (shapeenv.export.state)
 
     def __init__(self):
         super().__init__()

@@ -29,7 +29,7 @@ transformers = pytest.importorskip("transformers", reason="needs transformers")
 from torch.export import Dim  # noqa: E402
 
 import shapeenv.torch as st  # noqa: E402
-from shapeenv.export import ExportConstraintError  # noqa: E402
+from shapeenv.export.export import ExportConstraintError  # noqa: E402
 from shapeenv.rules.registry import is_tensor  # noqa: E402
 
 

@@ -20,7 +20,7 @@ import torch.nn.functional as F  # noqa: E402
 from torch.export import Dim  # noqa: E402
 
 import shapeenv.torch as st  # noqa: E402
-from shapeenv.export import ExportConstraintError  # noqa: E402
+from shapeenv.export.export import ExportConstraintError  # noqa: E402
 from shapeenv.fake.dims import Dim as SeDim  # noqa: E402
 from shapeenv.rules.registry import is_tensor  # noqa: E402
 
