@@ -20,7 +20,7 @@ from sympy.core.relational import Relational
 from symint import build
 from symint.sympy_io.functions import CeilDiv, FloorDiv, IntTrueDiv, Mod
 from symint.sympy_io import NotAnIntegerForm, from_sympy
-from symint.substitute import substitute
+from symint.sympy_io import substitute
 from valueranges import ValueRanges, ValueRangeError, bound
 
 from guards.text.escape import sympy_str

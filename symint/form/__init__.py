@@ -61,7 +61,7 @@ from .logic import (
     rel,
     relation_norm,
 )
-from .transform import rebuild_atom, transform
+from .transform import rebuild_atom, transform, transform_bool
 
 __all__ = [
     "Atom",
@@ -100,6 +100,7 @@ __all__ = [
     "bool_const",
     "opaque_bool",
     "transform",
+    "transform_bool",
     "rebuild_atom",
     "evaluate_atom",
     "evaluate_form",

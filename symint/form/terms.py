@@ -24,7 +24,7 @@ from typing import Any, Callable
 import sympy
 
 from ..errors import ExpressionLimitError
-from ..limits import MAX_INTEGER_BITS
+from ..limits import MAX_EXPONENT, MAX_INTEGER_BITS
 from ..sympy_io.view import atom_to_sympy, form_to_sympy
 from .evaluate import evaluate_form
 
@@ -206,7 +206,9 @@ def mono_mul(a: Mono, b: Mono) -> Mono:
     for atom, p in a.factors:
         powers[atom] = powers.get(atom, 0) + p
     for atom, p in b.factors:
-        powers[atom] = powers.get(atom, 0) + p
+        q = powers[atom] = powers.get(atom, 0) + p
+        if q > MAX_EXPONENT:  # the limit of symint.limits, as sympy's folded powers have it
+            raise FormLimitError(f"the exponent {q} is larger than {MAX_EXPONENT} (in a product)")
     result = make_mono(tuple(sorted(powers.items(), key=lambda item: item[0].key)))
     if len(_MONO_MUL) > MEMO_LIMIT:
         _MONO_MUL.clear()

@@ -1,8 +1,9 @@
 """Rewriting canonical forms atom by atom: substitution and re-canonicalisation.
 
-:func:`transform` is how facts apply replacements and divisibility to a form; the
-rebuilt atoms go through the constructors of :mod:`symint.form` again, so the
-result is canonical.
+:func:`transform` (integers) and :func:`transform_bool` (booleans) are how facts apply
+replacements and divisibility, and how :func:`symint.sympy_io.substitute` substitutes;
+the rebuilt atoms and relations go through the constructors of :mod:`symint.form`
+again, so the result is canonical (a relation that became constant folds).
 
 >>> from symint.form import add, const, sym
 >>> x, y = sym("x"), sym("y")
@@ -15,8 +16,9 @@ from __future__ import annotations
 from typing import Callable, Iterable
 
 from .arith import Atom, Form, atom_form, ceildiv, const, floordiv, form_from_dict, max_, min_, mod, mul, pow_nat, pow_sym, scale
+from .logic import BoolForm, and_, not_, or_, rel
 
-__all__ = ["transform", "rebuild_atom"]
+__all__ = ["transform", "transform_bool", "rebuild_atom"]
 
 
 def rebuild_atom(atom: Atom, args: Iterable[Form]) -> Form:
@@ -107,3 +109,41 @@ def _transform_atom(atom: Atom, on_atom: Callable[[Atom], Form | None], memo: di
         new = on_atom(atom)
     memo[atom] = new
     return new
+
+
+def transform_bool(
+    b: BoolForm,
+    on_atom: Callable[[Atom], Form | None],
+    memo: dict,
+    on_opaque: Callable[[BoolForm], BoolForm | None] = lambda b: None,
+) -> BoolForm:
+    """``b`` with the atoms of its relations transformed (:func:`transform`); connectives keep their order.
+
+    ``on_opaque(b)`` rewrites a wrapped sympy boolean (None keeps it).
+
+    >>> from symint.form import add, rel, sym
+    >>> x, y = sym("x"), sym("y")
+    >>> on_atom = lambda a: add(y, const(1)) if a.name == "x" else None
+    >>> transform_bool(rel("<", x, y), on_atom, {}).value, transform_bool(rel("<=", x, add(y, const(2))), on_atom, {}).value
+    (False, True)
+    """
+    found = memo.get(b)
+    if found is not None:
+        return found
+    kind = b.kind
+    if kind == "const":
+        return b
+    if kind == "rel":
+        op, lhs, rhs = b.args
+        new_l, new_r = transform(lhs, on_atom, memo), transform(rhs, on_atom, memo)
+        result = b if new_l is lhs and new_r is rhs else rel(op, new_l, new_r)
+    elif kind in ("and", "or", "not"):
+        args = [transform_bool(a, on_atom, memo, on_opaque) for a in b.args]
+        if all(x is y for x, y in zip(args, b.args)):
+            result = b
+        else:
+            result = and_(*args) if kind == "and" else or_(*args) if kind == "or" else not_(args[0])
+    else:
+        result = on_opaque(b) or b
+    memo[b] = result
+    return result
