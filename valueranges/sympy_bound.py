@@ -5,6 +5,12 @@ The bound is computed bottom-up on the canonical expression, one
 precision when a symbol occurs more than once. A few cheap patterns recover
 the common cases (see Note [Repeated symbols]).
 
+This is the bound of the sympy view; canonical forms have their own, on the hot
+path (:mod:`valueranges.bound`), and both compute with the one endpoint
+arithmetic (:mod:`valueranges.endpoints` through :mod:`valueranges.ops`). Public
+``valueranges.bound`` is this function: it also covers floats, true division and
+opaque functions, and booleans, which the form bound does not (yet).
+
 Note [Repeated symbols]
     Interval arithmetic treats each occurrence of a symbol as independent, so
     ``x - x`` would be ``[-10, 10]`` for ``x`` in ``[0, 10]``. Sympy's canonical
@@ -49,18 +55,7 @@ from sympy.core.sorting import default_sort_key
 
 from symint import build
 from symint.sympy_io.functions import OrderedAnd, OrderedOr
-from symint.sympy_io.functions import (
-    CeilDiv,
-    CeilToInt,
-    FloorDiv,
-    FloorToInt,
-    IfThenElse,
-    IntTrueDiv,
-    Max,
-    Min,
-    Mod,
-    PowByNatural,
-)
+from symint.sympy_io import functions as N
 
 from . import ops
 from .endpoints import FALSE, TRUE, UNKNOWN
@@ -298,7 +293,7 @@ def _minmax(op: Callable[[ValueRanges, ValueRanges], ValueRanges], is_max: bool)
     return rule
 
 
-def _ite(e: IfThenElse, env: Env, memo: Memo) -> ValueRanges:
+def _ite(e: N.IfThenElse, env: Env, memo: Memo) -> ValueRanges:
     c, a, b = e.args
     return ops.ite(_walk(c, env, memo), _walk(a, env, memo), _walk(b, env, memo))
 
@@ -359,16 +354,16 @@ _RULES: dict[type, Callable[[sympy.Basic, Env, Memo], ValueRanges]] = {
     sympy.Add: _add,
     sympy.Mul: _mul,
     sympy.Pow: _pow,
-    FloorDiv: _binary(ops.floordiv),
-    CeilDiv: _binary(ops.ceildiv),
-    Mod: _binary(ops.mod),
-    PowByNatural: _binary(ops.pow_),
-    IntTrueDiv: _binary(ops.int_truediv),
-    Max: _minmax(ops.max_, True),
-    Min: _minmax(ops.min_, False),
-    FloorToInt: _unary(ops.floor_to_int),
-    CeilToInt: _unary(ops.ceil_to_int),
-    IfThenElse: _ite,
+    N.FloorDiv: _binary(ops.floordiv),
+    N.CeilDiv: _binary(ops.ceildiv),
+    N.Mod: _binary(ops.mod),
+    N.PowByNatural: _binary(ops.pow_),
+    N.IntTrueDiv: _binary(ops.int_truediv),
+    N.Max: _minmax(ops.max_, True),
+    N.Min: _minmax(ops.min_, False),
+    N.FloorToInt: _unary(ops.floor_to_int),
+    N.CeilToInt: _unary(ops.ceil_to_int),
+    N.IfThenElse: _ite,
     # sympy's own spellings of the same functions (same semantics on integers).
     sympy.Max: _minmax(ops.max_, True),
     sympy.Min: _minmax(ops.min_, False),

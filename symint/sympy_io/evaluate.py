@@ -20,18 +20,7 @@ from sympy.core.relational import Relational
 
 from symint.form.semantics import INTEGER_OPS, RELATIONS
 from symint.limits import check_power
-from symint.sympy_io.functions import (
-    CeilDiv,
-    CeilToInt,
-    FloorDiv,
-    FloorToInt,
-    IfThenElse,
-    IntTrueDiv,
-    Max,
-    Min,
-    Mod,
-    PowByNatural,
-)
+from symint.sympy_io import functions as N
 
 __all__ = ["evaluate", "UnboundSymbolError"]
 
@@ -50,15 +39,15 @@ def _num(v: Value) -> int | float:
 
 
 _FUNCS: dict[type, Callable[..., Value]] = {
-    FloorDiv: INTEGER_OPS["floordiv"],
-    CeilDiv: INTEGER_OPS["ceildiv"],
-    Mod: INTEGER_OPS["mod"],
-    Max: INTEGER_OPS["max"],
-    Min: INTEGER_OPS["min"],
-    PowByNatural: INTEGER_OPS["pow"],
-    IntTrueDiv: lambda a, b: a / b,
-    FloorToInt: math.floor,
-    CeilToInt: math.ceil,
+    N.FloorDiv: INTEGER_OPS["floordiv"],
+    N.CeilDiv: INTEGER_OPS["ceildiv"],
+    N.Mod: INTEGER_OPS["mod"],
+    N.Max: INTEGER_OPS["max"],
+    N.Min: INTEGER_OPS["min"],
+    N.PowByNatural: INTEGER_OPS["pow"],
+    N.IntTrueDiv: lambda a, b: a / b,
+    N.FloorToInt: math.floor,
+    N.CeilToInt: math.ceil,
 }
 
 
@@ -133,7 +122,7 @@ def _eval(e: sympy.Basic, values: Mapping[sympy.Symbol, int]) -> Value:
         return any(_eval(a, values) for a in e.args)
     if isinstance(e, sympy.Not):
         return not _eval(e.args[0], values)
-    if isinstance(e, IfThenElse):
+    if isinstance(e, N.IfThenElse):
         c, a, b = e.args
         return _eval(a, values) if _eval(c, values) else _eval(b, values)
     fn = _FUNCS.get(type(e)) or getattr(type(e), "python_eval", None)  # python_eval: see symint.sympy_io.floats
