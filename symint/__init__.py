@@ -5,6 +5,27 @@
 >>> n = (s0 + 3) // 4
 >>> n, n.node.hint, evaluate(n.node.expr, {s0.node.expr: -10})
 (FloorDiv(s0 + 3, 4), 3, -2)
+
+Integers and booleans have one representation, the canonical forms of :mod:`symint.form`;
+:mod:`symint.sympy_io` is the only place that converts to and from sympy (printing, floats,
+opaque functions).
+
+Note [Where the old modules went]
+    ``symint.form`` (module) is the package :mod:`symint.form` (same names, plus the booleans);
+    ``symint.form_terms`` -> ``symint.form.terms``; ``symint.boolform`` -> ``symint.form.logic``
+    (``bool_from_sympy`` -> ``symint.sympy_io``); ``symint.form_transform`` -> ``symint.form.transform``;
+    ``symint.form_sympy`` -> ``symint.sympy_io``; ``symint.functions`` -> ``symint.sympy_io.functions``;
+    ``symint.logic`` (``OrderedAnd``, ``ordered_and``, ...) -> ``symint.sympy_io.functions``;
+    ``symint.opaque`` -> ``symint.sympy_io.floats``; the module ``symint.evaluate`` ->
+    ``symint.sympy_io.evaluate`` (the function ``symint.evaluate`` stays); ``symint.substitute``
+    -> ``symint.sympy_io.substitute`` (through forms); ``symint.linear.linear_form`` is gone:
+    ``from_sympy(expr).linear()`` and ``.const`` say the same. ``symint.boolform``,
+    ``symint.form_sympy``, ``symint.form_transform`` and ``symint.substitute`` still forward
+    (Note [Forwarding modules] in :mod:`symint.boolform`). In :mod:`valueranges`:
+    ``valueranges._endpoints`` -> ``valueranges.endpoints``, the form bounds
+    ``valueranges.form_bound`` -> ``valueranges.bound`` (forwarding module kept), the sympy
+    walk ``valueranges.bound`` -> ``valueranges.sympy_bound`` (the function
+    ``valueranges.bound`` stays).
 """
 
 from symint import build

@@ -21,88 +21,11 @@ tables]), :mod:`~symint.form.arith` (the rewrite system), :mod:`~symint.form.log
 ((x > 2) & (x < 9), True)
 """
 
-from .arith import (
-    MAX_TERMS,
-    Atom,
-    Form,
-    FormLimitError,
-    Mono,
-    add,
-    atom_form,
-    ceildiv,
-    const,
-    floordiv,
-    form_from_dict,
-    max_,
-    min_,
-    mod,
-    mul,
-    neg,
-    opaque,
-    pow_nat,
-    pow_sym,
-    scale,
-    sub,
-    sym,
-)
+from .arith import *  # noqa: F401,F403  (the names of arith.__all__)
+from .arith import __all__ as _ARITH
 from .evaluate import evaluate_atom, evaluate_bool, evaluate_form
-from .logic import (
-    FALSE,
-    OPS,
-    TRUE,
-    BoolForm,
-    Norm,
-    and_,
-    bool_const,
-    normalise,
-    not_,
-    opaque_bool,
-    or_,
-    rel,
-    relation_norm,
-)
+from .logic import *  # noqa: F401,F403  (the names of logic.__all__)
+from .logic import __all__ as _LOGIC
 from .transform import rebuild_atom, transform, transform_bool
 
-__all__ = [
-    "Atom",
-    "Mono",
-    "Form",
-    "FormLimitError",
-    "MAX_TERMS",
-    "const",
-    "sym",
-    "atom_form",
-    "form_from_dict",
-    "add",
-    "sub",
-    "neg",
-    "scale",
-    "mul",
-    "pow_nat",
-    "pow_sym",
-    "floordiv",
-    "ceildiv",
-    "mod",
-    "max_",
-    "min_",
-    "opaque",
-    "BoolForm",
-    "Norm",
-    "TRUE",
-    "FALSE",
-    "OPS",
-    "rel",
-    "relation_norm",
-    "normalise",
-    "and_",
-    "or_",
-    "not_",
-    "bool_const",
-    "opaque_bool",
-    "transform",
-    "transform_bool",
-    "rebuild_atom",
-    "evaluate_atom",
-    "evaluate_form",
-    "evaluate_bool",
-]
+__all__ = [*_ARITH, *_LOGIC, "transform", "transform_bool", "rebuild_atom", "evaluate_atom", "evaluate_form", "evaluate_bool"]
