@@ -28,10 +28,10 @@ from typing import Iterable, Mapping
 
 import sympy
 
-from symint import boolform as B
+from symint.form import logic as B
 from symint import form as F
-from symint.form_sympy import NotAnIntegerForm
-from symint.substitute import substitute
+from symint.sympy_io import NotAnIntegerForm, bool_from_sympy
+from symint.sympy_io import substitute
 from valueranges import ValueRanges
 from valueranges.errors import ContradictoryFactsError, ValueRangeError
 from valueranges.facts import Facts
@@ -210,7 +210,7 @@ class FoldedGuards:
         if e is sympy.true or e is sympy.false:
             return e is sympy.true
         try:
-            answer = self.engine.decide(B.bool_from_sympy(e), use_facts=search, expect=True)
+            answer = self.engine.decide(bool_from_sympy(e), use_facts=search, expect=True)
         except (NotAnIntegerForm, ValueRangeError, ArithmeticError):
             return None
         if answer is True and _may_raise(e) and not _safe_divisors(e, self.value_ranges(e.free_symbols)):

@@ -59,7 +59,7 @@ from typing import Mapping
 import sympy
 
 from symint import build
-from symint.substitute import substitute
+from symint.sympy_io import substitute
 from valueranges import ValueRanges, bound
 from valueranges.facts.ranges import intersect
 

@@ -11,7 +11,7 @@ from guards.simplify.classify import _Contradiction
 from guards.simplify.folding import FoldedGuards
 from guards.simplify.passes import reduce_exact
 from symint.build import eq, floordiv, ge, le, max_, mod, ne, symbol_expr
-from symint.evaluate import evaluate
+from symint import evaluate
 from valueranges import ValueRanges
 
 s0, s1, s2 = (symbol_expr(f"s{i}") for i in range(3))

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import shapeenv
-from symint import boolform as B
+from symint.form import logic as B
 from symint import form as F
 from valueranges import ValueRanges
 from valueranges.errors import ContradictoryFactsError, ValueRangeError

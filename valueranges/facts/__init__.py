@@ -2,7 +2,7 @@
 
 A facade in the manner of TVM's ``arith::Analyzer``: it holds one sub-analysis per kind
 of knowledge and calls down; none of them imports it. All knowledge is in canonical form
-(:mod:`symint.form`, :mod:`symint.boolform`); sympy only at the boundary (:meth:`Facts.learn`,
+(:mod:`symint.form`, :mod:`symint.form.logic`); sympy only at the boundary (:meth:`Facts.learn`,
 :meth:`Facts.simplify` and the views ``ranges``, ``replacements``, ``divisible``, ``known``).
 
 * :mod:`.ranges`: one interval per symbol (``s0 > 5`` narrows ``s0`` to ``[6, oo]``),
@@ -28,7 +28,8 @@ Note [Sub-analyses outside this package]
     each (the congruences learned, the facts learned) is held here: :mod:`.residues` and
     the facade's ``LinearFacts``.
 
->>> from symint import boolform as B, form as F
+>>> from symint import form as F
+>>> from symint.form import logic as B
 >>> facts = Facts()
 >>> a, b = F.sym("a"), F.sym("b")
 >>> facts.learn_form(B.rel("<=", F.add(a, F.const(2)), b)); facts.learn_form(B.rel("<=", b, F.add(a, F.const(5))))
@@ -44,16 +45,16 @@ from typing import Callable
 
 import sympy
 
-from symint import boolform as B
+from symint.form import logic as B
 from symint import build
 from symint import form as F
-from symint.boolform import BoolForm, Norm
-from symint.form_sympy import NotAnIntegerForm, from_sympy
-from symint.form_transform import transform
+from symint.form.logic import BoolForm, Norm
+from symint.sympy_io import NotAnIntegerForm, bool_from_sympy, from_sympy
+from symint.form.transform import transform
 
-from ..bound import bound as bound_sympy
+from ..sympy_bound import bound as bound_sympy
 from ..errors import ContradictoryFactsError
-from ..form_bound import bound_form
+from ..bound import bound_form
 from ..interval import ValueRanges
 from ..linear_facts import LinearFacts, atom_facts, decide_norm, tighten_bound
 from ..modular import modular_set
@@ -89,7 +90,8 @@ class Facts:
         rank: ``rank(name)`` orders symbols for elimination by an equality: the highest is
             eliminated (see Note [Choosing the symbol to eliminate] in :mod:`.replacements`).
 
-    >>> from symint import boolform as B, form as F
+    >>> from symint import form as F
+    >>> from symint.form import logic as B
     >>> f = Facts()
     >>> f.learn_form(B.rel("==", F.mod(F.sym("s0"), F.const(8)), F.const(0)))
     >>> f.simplify_form(F.add(F.mod(F.sym("s0"), F.const(4)), F.const(1)))
@@ -129,7 +131,7 @@ class Facts:
         self._changed_substitution()
 
     def on_new_fact(self, listener: Callable[[BoolForm], None]) -> None:
-        """Call ``listener(fact)`` (a :class:`~symint.boolform.BoolForm`) for every fact learned from now on."""
+        """Call ``listener(fact)`` (a :class:`~symint.form.logic.BoolForm`) for every fact learned from now on."""
         self._listeners.append(listener)
 
     def _emit(self, fact: BoolForm) -> None:
@@ -315,7 +317,7 @@ class Facts:
             result = B.not_(self.simplify_bool(b.args[0]))
         else:
             new = self._repl.substitute(b.args[0])
-            result = b if new is b.args[0] else B.bool_from_sympy(new)
+            result = b if new is b.args[0] else bool_from_sympy(new)
         self._bool_memo[b] = result
         return result
 
@@ -324,7 +326,7 @@ class Facts:
         if expr.is_Number or expr is _TRUE or expr is _FALSE:
             return expr
         if build.is_bool_expr(expr):
-            return self.simplify_bool(B.bool_from_sympy(expr)).sympy()
+            return self.simplify_bool(bool_from_sympy(expr)).sympy()
         try:
             return self.simplify_form(from_sympy(expr)).sympy()
         except NotAnIntegerForm:
@@ -483,7 +485,7 @@ class Facts:
             and asking Z3 is waste.
         """
         if not isinstance(b, BoolForm):
-            b = B.bool_from_sympy(b)
+            b = bool_from_sympy(b)
         b = self.simplify_bool(b)
         if b.kind != "rel":
             return False
@@ -497,7 +499,7 @@ class Facts:
         Raises:
             ContradictoryFactsError: ``fact`` contradicts what is known.
         """
-        self.learn_form(B.bool_from_sympy(fact))
+        self.learn_form(bool_from_sympy(fact))
 
     def learn_form(self, fact: BoolForm, undecided: bool = False, consistent: bool = False) -> None:
         """Take the boolean form ``fact`` as true from now on, and feed it back.

@@ -5,7 +5,8 @@
 ``max``/``min`` it cannot bound tightly. The split is bounded (``depth``), and only a
 proof that every case holds answers (True); anything else is None.
 
->>> from symint import boolform as B, form as F
+>>> from symint import form as F
+>>> from symint.form import logic as B
 >>> x = F.sym("x")
 >>> decide_by_cases(B.rel("<=", F.max_(x, F.const(3)), F.const(5)).norm, lambda case: True)
 True
@@ -15,9 +16,9 @@ from __future__ import annotations
 
 from typing import Callable
 
-from symint import boolform as B
+from symint.form import logic as B
 from symint import form as F
-from symint.boolform import BoolForm, Norm
+from symint.form.logic import BoolForm, Norm
 
 __all__ = ["decide_by_cases"]
 

@@ -18,10 +18,10 @@ from __future__ import annotations
 import math
 from typing import Callable, Iterator
 
-from symint import boolform as B
+from symint.form import logic as B
 from symint import form as F
-from symint.boolform import BoolForm, Norm
-from symint.form_transform import transform
+from symint.form.logic import BoolForm, Norm
+from symint.form.transform import transform
 
 from ..linear_facts import decide_norm
 from .ranges import ceil_div, floor_div

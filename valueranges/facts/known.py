@@ -1,12 +1,13 @@
 """Known: the remembered relations and booleans that ranges, replacements and divisibility do not hold.
 
-A relation is kept by its normal form (:class:`symint.boolform.Norm`), with its negation
+A relation is kept by its normal form (:class:`symint.form.logic.Norm`), with its negation
 marked False, so ``a < b`` known makes ``a >= b`` decided at once; any other boolean
 (an opaque predicate) is kept as it is. When new replacements arrive, the facts that
 mention a replaced symbol are re-simplified (:meth:`Known.resimplify`); the rest cannot
 change.
 
->>> from symint import boolform as B, form as F
+>>> from symint import form as F
+>>> from symint.form import logic as B
 >>> k = Known()
 >>> k.add(B.rel("<", F.sym("a"), F.sym("b")))
 True
@@ -20,9 +21,9 @@ from typing import Callable, Iterator
 
 import sympy
 
-from symint import boolform as B
+from symint.form import logic as B
 from symint import form as F
-from symint.boolform import BoolForm, Norm
+from symint.form.logic import BoolForm, Norm
 
 from ..errors import ContradictoryFactsError
 

@@ -26,9 +26,9 @@ from __future__ import annotations
 import math
 from typing import Callable, Container
 
-from symint import boolform as B
+from symint.form import logic as B
 from symint import form as F
-from symint.boolform import Norm
+from symint.form.logic import Norm
 
 from ..errors import ContradictoryFactsError
 from ..linear_facts import LinearFacts, propagate

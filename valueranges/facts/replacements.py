@@ -28,9 +28,9 @@ from typing import Callable, Iterator
 import sympy
 
 from symint import form as F
-from symint.form_sympy import NotAnIntegerForm, from_sympy
-from symint.form_transform import transform
-from symint.substitute import substitute
+from symint.sympy_io import NotAnIntegerForm, from_sympy
+from symint.form.transform import transform
+from symint.sympy_io import substitute
 
 __all__ = ["Replacements"]
 
