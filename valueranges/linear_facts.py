@@ -32,7 +32,7 @@ from typing import Iterable
 
 from symint import form as F
 from symint.boolform import Norm, relation_norm
-from symint.form_terms import MEMO_LIMIT, register_cache
+from symint.form.terms import MEMO_LIMIT, register_cache
 
 from .form_bound import bound_form, mono_bound
 
@@ -53,7 +53,7 @@ def atom_facts(atom: "F.Atom", ranges, memo: dict) -> list[Norm]:
         whether the divisor is known positive. Every ``Facts`` of a trace (the tracer's,
         and the two that ``produce_guards`` fills) asks for the same atoms, so the facts
         are built once per (atom, bit) and shared: the cache is keyed by the atom's serial
-        number (Note [Keys the garbage collector skips] in ``symint.form_terms``), holds
+        number (Note [Keys the garbage collector skips] in ``symint.form.terms``), holds
         interned norms, and is emptied with the interning tables' other caches.
 
     >>> from symint import form as F
@@ -79,7 +79,7 @@ def atom_facts(atom: "F.Atom", ranges, memo: dict) -> list[Norm]:
 
 
 _ATOM_FACTS: dict[int, tuple] = {}
-register_cache(_ATOM_FACTS)  # Note [Sweeping the interning tables] (symint.form_terms)
+register_cache(_ATOM_FACTS)  # Note [Sweeping the interning tables] (symint.form.terms)
 
 
 def _definitions(atom: "F.Atom", positive: bool) -> tuple:

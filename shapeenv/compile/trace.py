@@ -48,13 +48,13 @@ import sympy
 
 from guards import Guard, GuardSet
 from symint import SymBool, SymInt, build
-from symint.evaluate import UnboundSymbolError, evaluate
+from symint.sympy_io.evaluate import UnboundSymbolError, evaluate
 
 from shapeenv.core.settings import ShapeEnvSettings
 from shapeenv.errors import DynamicShapesTypeError
 from shapeenv.export.export import ExportConstraintError, export
 from shapeenv.program.program import ExportedProgram, is_tensor_like
-from shapeenv.rules.registry import is_tensor
+from shapeenv.ops.dispatch import is_tensor
 from shapeenv.compile.binding import Call
 from shapeenv.compile.plan import DEMOTED, Plan
 from shapeenv.compile.reads import NO_READS, Reads, recording

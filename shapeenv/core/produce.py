@@ -39,12 +39,13 @@ import sympy
 
 from guards import Guard, GuardSet, ProofResult, SolverConfig, Source
 from guards.simplify.passes import canonical_order, reduce_exact
-from symint import boolform as B
+from symint.form import logic as B
+from symint.sympy_io import bool_from_sympy
 from symint import build
 
 from .deferred import ProducedGuards
-from .facts import Facts
-from .monotone import as_bound
+from valueranges.facts import Facts
+from valueranges.facts.monotone import as_bound
 
 if TYPE_CHECKING:  # pragma: no cover
     from .state import SymbolTable
@@ -102,7 +103,7 @@ def _range_guards(env: "SymbolTable") -> list[Guard]:
 
 def _form_of(record):
     f = record.form
-    return f if isinstance(f, B.BoolForm) else B.bool_from_sympy(f)
+    return f if isinstance(f, B.BoolForm) else bool_from_sympy(f)
 
 
 def _initial_facts(env: "SymbolTable") -> Facts:
@@ -123,13 +124,14 @@ def _guard_facts(env: "SymbolTable") -> tuple[Facts, dict[sympy.Symbol, list[str
     for sym, info in env.symbols.items():
         if info.sources and info.initial_range is not None:
             causes[sym] = [f"the initial range of {info.sources[0].text()}"]
+    after = facts.symbol_facts()
     for record in env.guards:
         version = facts.version
-        before = (dict(facts.bounds()), dict(facts._repl), {s: set(k) for s, k in facts._div.items()})
+        before = after
         facts.learn_form(_form_of(record), consistent=True)  # guards hold for the hints, as the ranges do
-        if facts.version == version:  # nothing learned (the version counts every change)
+        if facts.version == version:  # nothing learned (the version counts every change): ``after`` stands
             continue
-        after = (facts.bounds(), facts._repl, facts._div)
+        after = facts.symbol_facts()
         changed = set()
         for old, new in zip(before, after):
             for name in new.keys() | old.keys():
@@ -166,7 +168,7 @@ def _explicit_facts(env: "SymbolTable", facts: Facts, causes: dict[sympy.Symbol,
 
 
 def _as_bound(env: "SymbolTable", facts: Facts, e: sympy.Basic) -> sympy.Basic:
-    """A single-symbol guard monotone in its symbol, as the equivalent bound (see :mod:`shapeenv.core.monotone`)."""
+    """A single-symbol guard monotone in its symbol, as the equivalent bound (see :mod:`valueranges.facts.monotone`)."""
     syms = e.free_symbols
     if len(syms) != 1:
         return e
