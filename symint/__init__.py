@@ -19,11 +19,10 @@ Note [Where the old modules went]
     ``symint.opaque`` -> ``symint.sympy_io.floats``; the module ``symint.evaluate`` ->
     ``symint.sympy_io.evaluate`` (the function ``symint.evaluate`` stays); ``symint.substitute``
     -> ``symint.sympy_io.substitute`` (through forms); ``symint.linear.linear_form`` is gone:
-    ``from_sympy(expr).linear()`` and ``.const`` say the same. ``symint.boolform``,
-    ``symint.form_sympy``, ``symint.form_transform`` and ``symint.substitute`` still forward
-    (Note [Forwarding modules] in :mod:`symint.boolform`). In :mod:`valueranges`:
+    ``from_sympy(expr).linear()`` and ``.const`` say the same. The old module names are gone
+    (no forwarding modules). In :mod:`valueranges`:
     ``valueranges._endpoints`` -> ``valueranges.endpoints``, the form bounds
-    ``valueranges.form_bound`` -> ``valueranges.bound`` (forwarding module kept), the sympy
+    ``valueranges.form_bound`` -> ``valueranges.bound``, the sympy
     walk ``valueranges.bound`` -> ``valueranges.sympy_bound`` (the function
     ``valueranges.bound`` stays).
 """

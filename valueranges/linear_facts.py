@@ -1,6 +1,6 @@
 """Deciding ``p <= 0`` from symbol ranges plus linear facts, without a solver.
 
-The facts are normalised relations ``f <= 0`` / ``f == 0`` (:class:`symint.boolform.Norm`)
+The facts are normalised relations ``f <= 0`` / ``f == 0`` (:class:`symint.form.logic.Norm`)
 whose monomials are treated as unknowns (a product ``s0*s1`` is one unknown, so
 "linear" here means linear in the monomials). To show ``p <= 0`` we look for a
 non-negative combination of facts that cancels terms of ``p`` so that interval
@@ -17,7 +17,7 @@ incomplete: "not proven" is False from :meth:`LinearFacts.prove_le0`, None from
 :func:`decide_norm`, never a wrong answer.
 
 >>> from symint import form as F
->>> from symint.boolform import rel
+>>> from symint.form.logic import rel
 >>> a, b = F.sym("a"), F.sym("b")
 >>> facts = LinearFacts([rel("<", a, b).norm])          # a - b + 1 <= 0
 >>> query = rel("<=", F.add(a, F.const(1)), F.add(b, F.const(5))).norm
@@ -31,10 +31,10 @@ import math
 from typing import Iterable
 
 from symint import form as F
-from symint.boolform import Norm, relation_norm
+from symint.form.logic import Norm, relation_norm
 from symint.form.terms import MEMO_LIMIT, register_cache
 
-from .form_bound import bound_form, mono_bound
+from .bound import bound_form, mono_bound
 
 __all__ = ["LinearFacts", "decide_norm", "atom_facts", "propagate", "tighten_bound", "least_proven"]
 
@@ -284,7 +284,7 @@ def propagate(fact: Norm, ranges) -> list[tuple[str, object, object]]:
     Returns ``(name, lo, hi)`` for each symbol whose bound is finite (the caller intersects).
 
     >>> from symint import form as F
-    >>> from symint.boolform import rel
+    >>> from symint.form.logic import rel
     >>> n = rel(">=", F.sym("a1"), F.add(F.sym("a0"), F.const(8))).norm
     >>> propagate(n, {"a0": (6, INF), "a1": (2, INF)})
     [('a1', 14, inf)]
@@ -324,7 +324,7 @@ def decide_norm(n: "Norm | bool", facts: LinearFacts | None, ranges, memo: dict 
     every fact, so only that answer can be provable, and only it is searched for.
 
     >>> from symint import form as F
-    >>> from symint.boolform import rel
+    >>> from symint.form.logic import rel
     >>> decide_norm(rel("==", F.sym("x"), F.const(1)).norm, None, {"x": (2, INF)})
     False
     """
@@ -419,7 +419,7 @@ def tighten_bound(f: "F.Form", facts: LinearFacts, ranges, memo: dict, interval:
     is exactly what the decision procedure can show: ``b - a`` with
     ``a + 2 <= b <= a + 5`` is ``[2, 5]`` where intervals give ``[-oo, oo]``.
 
-    >>> from symint.boolform import rel
+    >>> from symint.form.logic import rel
     >>> a, b = F.sym("a"), F.sym("b")
     >>> facts = LinearFacts([rel("<=", F.add(a, F.const(2)), b).norm, rel("<=", b, F.add(a, F.const(5))).norm])
     >>> tighten_bound(F.sub(b, a), facts, {}, {})

@@ -22,7 +22,7 @@ form that all of them prove.
 Note [Sub-analyses outside this package]
     The modular sets of forms (:mod:`valueranges.modular`) and the linear facts
     (:mod:`valueranges.linear_facts`) are sub-analyses of this engine but live beside it:
-    interval bounds (:mod:`valueranges.form_bound`) use modular sets for ``%`` and the
+    interval bounds (:mod:`valueranges.bound`) use modular sets for ``%`` and the
     rewriter (:mod:`valueranges.rewrite`) uses linear facts, and this facade imports both
     of those, so inside ``facts/`` they would make an import cycle. The *knowledge* of
     each (the congruences learned, the facts learned) is held here: :mod:`.residues` and
