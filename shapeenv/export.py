@@ -46,7 +46,7 @@ from typing import Any, Callable, Mapping, Sequence
 
 import sympy
 
-from guards import Source
+from guards import Guard, Source
 from symint import SymInt, evaluate
 
 from .env import ShapeEnv
@@ -241,7 +241,9 @@ def _export(req: _Request, pinned: Mapping[Source, int], memo: dict) -> Exported
     produced = env.produce_guards_deferred()  # the reduced set now; Z3 simplifies it off the critical path
     guards = produced.reduced
     if extra:  # what the traces at sizes 0 and 1 guarded, each under its case (Note [Sizes 0 and 1 in export])
-        guards = guards.with_guards([*guards.guards, *extra])
+        known = {g.expr for g in guards.guards}
+        guards = guards.with_guards([*guards.guards, *(Guard.of(sympy.Or(sympy.Ne(s, v), e), why)
+                                                       for s, v, e, why in extra if e not in known)])
         produced = None
     return ExportedProgram(
         name=req.title,

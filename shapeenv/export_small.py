@@ -51,11 +51,12 @@ from typing import Any, Callable, Mapping, Sequence
 
 import sympy
 
-from guards import Guard, Source
+from guards import Source
 from symint import SymInt, evaluate
 from valueranges import ValueRanges, bound
 
 from .core.produce import source_symbols
+from .env import ShapeEnv
 from .export_derived import Declared, Violation
 from .fake.dims import Dim
 from .graph import Graph, Node
@@ -148,14 +149,14 @@ def _holds_on(guard: sympy.Basic, ranges: Mapping) -> bool:
 
 
 def verify_size_one(traced: Any, split: SizeOneSplit, retrace: Callable[[Mapping[Source, int]], Any]
-                    ) -> tuple[list[Guard], list[Violation]]:
+                    ) -> tuple[list[tuple], list[Violation]]:
     """Trace each small dim at 0 and 1 (those its declared range holds) and compare with ``traced``.
 
-    Returns the pinned traces' guards as implications ``s != v or g`` over ``traced``'s symbols,
+    Returns the pinned traces' guards ``(s, v, g, origin)`` over ``traced``'s symbols (each to hold where ``s == v``),
     and one violation per small dim whose pinned program differs (Note [Sizes 0 and 1 in export]).
     """
     env = traced.env
-    extra: list[Guard] = []
+    extra: list[tuple] = []
     failed: list[Violation] = []
     by_source = _symbols_by_source(env)
     by_source.update({src: sym for sym, src in source_symbols(env)[0].items() if src not in by_source})
@@ -169,8 +170,9 @@ def verify_size_one(traced: Any, split: SizeOneSplit, retrace: Callable[[Mapping
             try:
                 pinned = retrace(pins)
             except Exception as e:  # noqa: BLE001 - any failure at that size means we cannot vouch for it
-                failed.append(_violation(traced, split, s, v, record, f"tracing at that size fails: {type(e).__name__}: "
-                                         f"{str(e).splitlines()[0] if str(e) else ''}"))
+                inner = getattr(e, "violations", None)
+                text = str(inner[0]) if inner else (str(e).splitlines() or [""])[0]
+                failed.append(_violation(traced, split, s, v, record, f"tracing at that size fails: {type(e).__name__}: {text}"))
                 break
             difference = _difference(traced, pinned, {s: v}, by_source)
             if difference is not None:
@@ -202,21 +204,21 @@ def _symbols_by_source(env: Any) -> dict:
     return out
 
 
-def _implications(pinned: Any, s: sympy.Symbol, v: int, by_source: Mapping) -> list[Guard]:
-    """The pinned program's guards over the general program's symbols, each as ``s != v or g``."""
+def _implications(pinned: Any, s: sympy.Symbol, v: int, by_source: Mapping) -> list[tuple]:
+    """The pinned program's guards over the general program's symbols: ``(s, v, g, origin)``, ``g`` to hold where ``s == v``."""
     out = []
     guards = pinned.guards
     rename: dict = {}
     for sym, src in guards.sources:
         target = by_source.get(src)
         if target is None:
-            return [Guard.of(sympy.Ne(s, v), f"{src.text()} of the trace at {s} = {v} is no input of the general one")]
+            return [(s, v, sympy.false, f"{src.text()} of the trace at {s} = {v} is no input of the general one")]
         rename[sym] = target
     for g in guards.guards:
         e = g.expr.xreplace(rename).subs(s, v)
         if e is sympy.true:
             continue
-        out.append(Guard.of(sympy.Or(sympy.Ne(s, v), e), f"at {s} = {v}: {g.origin or g.expr}"))
+        out.append((s, v, e, f"at {s} = {v}: {g.origin or g.expr}"))
     return out
 
 
@@ -277,7 +279,8 @@ class _Describe:
                 index[id(node)] = ("input", node.name)
                 shapes[id(node)] = self.shape(node.value)
                 continue
-            args, kwargs = self.value(node.args, index), self.value(node.kwargs, index)
+            args = self.value(node.args, index)
+            kwargs = self.value({k: v for k, v in node.kwargs.items() if not isinstance(v, ShapeEnv)}, index)
             shape = self.shape(node.value)
             first = node.args[0] if node.args else None
             if (node.op in _IDENTITY_AT_SAME_SHAPE and isinstance(first, Node) and shape is not None
@@ -335,6 +338,10 @@ class _Describe:
             return (type(x).__name__, tuple(self.value(v, index) for v in x))
         if isinstance(x, dict):
             return tuple((k, self.value(v, index)) for k, v in x.items())
+        if isinstance(x, ShapeEnv):
+            return "env"
+        if isinstance(x, slice):
+            return ("slice", self.value(x.start, index), self.value(x.stop, index), self.value(x.step, index))
         return repr(x)
 
 
