@@ -207,13 +207,16 @@ def _export(req: _Request, pinned: Mapping[Source, int], memo: dict) -> Exported
     extra: list = []
     violations = find_violations(env, builder.declared)
     small: dict = {}
-    if violations:
-        split = size_one_split(env, builder.declared, violations)
+    # A trace with pins only answers for its pinned sizes: what it constrains elsewhere becomes the
+    # general program's guards where those sizes hold, never an error (Note [Sizes 0 and 1 in export]).
+    split = size_one_split(env, builder.declared, violations) if violations else None
+    if violations and not pinned:
         if split is None:
             raise ExportConstraintError(violations, t.signature)
         rest = find_violations(env, builder.declared, [r for r in env.guards if id(r) not in split.dropped])
         if rest:
             raise ExportConstraintError(rest, t.signature)
+    if split is not None:
 
         def retrace(pins: Mapping[Source, int]) -> ExportedProgram:
             key = frozenset({**pinned, **pins}.items())
@@ -222,10 +225,13 @@ def _export(req: _Request, pinned: Mapping[Source, int], memo: dict) -> Exported
             return memo[key]
 
         extra, differ = verify_size_one(t, split, retrace)
-        if differ:
+        if differ and not pinned:
             raise ExportConstraintError(differ, t.signature)
-        env.guards[:] = [r for r in env.guards if id(r) not in split.dropped]
-        small = {s: env.symbols[s].initial_range for s in split.symbols}
+        if differ:
+            extra = []
+        else:
+            env.guards[:] = [r for r in env.guards if id(r) not in split.dropped]
+            small = {s: env.symbols[s].initial_range for s in split.symbols}
     ranges = {sym: small.get(sym) or env.facts.range_of(sym) for sym, info in env.symbols.items()
               if env.simplify(sym) == sym and not (info.sources and info.sources[0].kind in ("stride", "storage_offset"))}
     for d in builder.declared:  # torch lists the derived dims too (``s0 + 1: [4, 7]``)
