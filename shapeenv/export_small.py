@@ -250,7 +250,7 @@ def _first_difference(a: tuple, b: tuple) -> str | None:
     (nodes_a, out_a), (nodes_b, out_b) = a, b
     for k, (x, y) in enumerate(zip(nodes_a, nodes_b)):
         if x != y:
-            return f"op {k}: {_show(x)} in the general program, {_show(y)} in the pinned one"
+            return f"op {k}: {_show(x)} in the general program, {_show(y)} in the pinned one{_what_differs(x, y)}"
     if len(nodes_a) != len(nodes_b):
         longer, which = (nodes_a, "general") if len(nodes_a) > len(nodes_b) else (nodes_b, "pinned")
         return f"the {which} program has more ops, from {_show(longer[min(len(nodes_a), len(nodes_b))])}"
@@ -259,9 +259,36 @@ def _first_difference(a: tuple, b: tuple) -> str | None:
     return None
 
 
+def _what_differs(x: tuple, y: tuple) -> str:
+    if x[0] != y[0]:
+        return ""
+    (_, xs), (_, ys) = x[1], y[1]
+    for i, (p, q) in enumerate(zip(xs, ys)):
+        if p != q:
+            return f" (argument {i}: {p} against {q})"
+    for label, k in (("keyword arguments", 2), ("shape", 3), ("dtype", 4), ("sub-graphs", 5)):
+        if x[k] != y[k]:
+            return f" ({label}: {x[k]} against {y[k]})"
+    return ""
+
+
 def _show(desc: tuple) -> str:
-    op, args, kwargs, shape = desc[:4]
-    return f"{op}{args}{dict(kwargs) if kwargs else ''} -> {shape}"
+    op, (_, args), kwargs, shape = desc[:4]
+    shown = [_text(a) for a in args] + [f"{k}={_text(v)}" for k, v in kwargs]
+    return f"{op}({', '.join(shown)}) -> {_text(shape)}"
+
+
+def _text(value: Any) -> str:
+    """A described value as it reads in a graph listing (``%3`` for the result of op 3)."""
+    if isinstance(value, tuple) and len(value) == 2 and value[0] in ("node", "input"):
+        return f"%{value[1]}"
+    if isinstance(value, tuple) and len(value) == 2 and value[0] in ("tuple", "list"):
+        return "(" + ", ".join(_text(v) for v in value[1]) + ")"
+    if isinstance(value, tuple) and value and value[0] == "slice":
+        return ":".join("" if v is None else _text(v) for v in value[1:3])
+    if isinstance(value, tuple):
+        return "(" + ", ".join(_text(v) for v in value) + ")"
+    return str(value)
 
 
 class _Describe:
@@ -296,12 +323,13 @@ class _Describe:
 
     def attention(self, node: Node, args: tuple, kwargs: tuple, shapes: dict) -> tuple[tuple, tuple]:
         """``is_causal`` of one query against one key is no mask at all: read as False."""
-        q, k = (node.args + (None, None))[:2]
+        q, k = (tuple(node.args) + (None, None))[:2]
         qs, ks = shapes.get(id(q)), shapes.get(id(k))
         if not qs or not ks or len(qs) < 2 or len(ks) < 2 or qs[-2] != 1 or ks[-2] != 1:
             return args, kwargs
-        if len(args) > 5:
-            args = args[:5] + (False,) + args[6:]
+        kind, items = args
+        if len(items) > 5:
+            args = (kind, items[:5] + (False,) + items[6:])
         return args, tuple((key, False if key == "is_causal" else v) for key, v in kwargs)
 
     def shape(self, value: Any) -> tuple | None:
