@@ -24,6 +24,10 @@ Note [Constraint violations]
     to another named Dim (``torch.export`` reports the same cases). ``Dim.DYNAMIC``
     accepts such refinements; the produced guards then carry them. The error names
     the dim, the guard that first caused it (with where it was recorded) and a fix.
+    A guard that narrows a declared range only by excluding 0 and 1 (a branch such as
+    ``q_length > 1``) is no violation by itself: the request is traced again at those sizes
+    and refused only where that program differs (Note [Sizes 0 and 1 in export] in
+    :mod:`shapeenv.export_small`).
 
 >>> from shapeenv import Dim
 >>> p = export(lambda x, y: x * y, ((8, 3), (8, 3)), dynamic_shapes={"x": {0: Dim("batch")}, "y": {0: Dim("batch")}})
