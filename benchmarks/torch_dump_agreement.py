@@ -3,7 +3,7 @@
 For each of the six models of tests/guards/torch_models.py: compile and call it (capturing its
 TORCH_LOGS=guards output), then for N random inputs (a third non-contiguous) ask torch under
 ``set_stance("fail_on_recompile")`` whether it reuses an entry, and ask the dump alone
-(guards.torch_check.explain_call). Also counted: the verdicts from the LAMBDA_GUARD lines only
+(guards.torchlog.torch_check.explain_call). Also counted: the verdicts from the LAMBDA_GUARD lines only
 (what a reader that skips TENSOR_MATCH would say).
 
     python3 benchmarks/torch_dump_agreement.py            # 300 inputs per model
@@ -24,8 +24,8 @@ sys.path.insert(0, str(ROOT))
 import torch  # noqa: E402
 
 from guards.guardset import GuardSet  # noqa: E402
-from guards.torch_check import TorchGuards, explain_call, load_torch_guards  # noqa: E402
-from guards.torch_log import read_torch_log  # noqa: E402
+from guards.torchlog.torch_check import TorchGuards, explain_call, load_torch_guards  # noqa: E402
+from guards.torchlog.torch_log import read_torch_log  # noqa: E402
 from tests.guards.torch_models import MODELS, capture, random_inputs  # noqa: E402
 
 

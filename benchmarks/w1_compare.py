@@ -12,7 +12,7 @@ import random
 def torch_guard_set(tenv, program: dict):
     """torch's recorded guards as one of our GuardSets over the same sources (sizes assumed >= 2)."""
     from guards import GuardSet, Source
-    from guards.parse import parse_guard
+    from guards.text.parse import parse_guard
     from symint.build import symbol_expr
     from symint.substitute import substitute
     from valueranges import ValueRanges

@@ -141,8 +141,8 @@ _TORCH_RANGE = re.compile(r"^\S+ <= (L\[[^\]]+\]) and \1 <= \S+$")
 def worker(engine: str, program_path: Path, use_z3: bool) -> dict:
     """One cold run in this (fresh) process: imports first, then replay + produce; a JSON-able summary."""
     import guards  # noqa: F401  (imports are paid before timing)
-    import guards.z3_solver  # noqa: F401
-    import guards.z3_translate  # noqa: F401
+    import guards.solver.z3_solver  # noqa: F401
+    import guards.solver.z3_translate  # noqa: F401
     import shapeenv  # noqa: F401
     # sympy imports sympy.tensor.tensor (~30 ms) inside the first Add it builds: an import,
     # paid here for both engines (torch would pay it in its replay, ours in produce)

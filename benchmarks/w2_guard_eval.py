@@ -127,7 +127,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     if not args.no_torch:
-        try:  # as in real use, torch is loaded before guards are compiled (see guards/codegen.py)
+        try:  # as in real use, torch is loaded before guards are compiled (see guards/runtime/codegen.py)
             import torch  # noqa: F401
         except ImportError:
             pass

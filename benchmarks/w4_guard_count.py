@@ -2,7 +2,7 @@
 
 For each program this script
 
-* exports it with :func:`shapeenv.export` (the workload's dynamic dims as ``Dim.DYNAMIC``) and counts
+* exports it with :func:`shapeenv.export.export` (the workload's dynamic dims as ``Dim.DYNAMIC``) and counts
   the guards recorded while tracing, the guards produced, and the runtime asserts;
 * where torch is installed, compiles the same code with ``torch.compile`` (``mark_dynamic`` on the same
   dims, ``backend="eager"``) and counts torch's recorded guards, the lines ``produce_guards`` returns

@@ -7,25 +7,25 @@
 False
 """
 
-from .errors import AmbiguousSourceError, CodegenError, GuardError, GuardParseError, GuardTypeError, GuardValueError, SolverError, UnknownSourceError
-from .guard import Guard
-from .guardset import Bindings, GuardSet, decode_guard_bytes, load_guards, parse_guards
-from .parse import parse_expression, parse_guard, parse_source
-from .printers import to_source_text, to_sympy_text, to_torch_text
-from .serialize import ranges_from_json, ranges_to_json
-from .codegen import CompiledGuards, compile_guards
-from .explain import Explanation, Failure, explain, explain_inputs, read_inputs
-from .conflict import Conflict
-from .source import Source
-from .prove import ProofResult, RedundancyReport, Verdict
-from .simplify import SimplifyReport, reduce_exact, simplify_with_report
-from .z3_solver import SolverConfig
-from .z3_translate import to_smtlib
-from .torch_log import TorchLog, read_torch_log
-from .torch_trace import read_torch_trace
-from .torch_check import TorchGuards, explain_call, explain_recompiles, load_torch_guards, read_arguments
-from .torch_export import read_exported_program
-from .region import describe_region
+from guards.errors import AmbiguousSourceError, CodegenError, GuardError, GuardParseError, GuardTypeError, GuardValueError, SolverError, UnknownSourceError
+from guards.guard import Guard
+from guards.guardset import Bindings, GuardSet, decode_guard_bytes, load_guards, parse_guards
+from guards.text.parse import parse_expression, parse_guard, parse_source
+from guards.text.printers import to_source_text, to_sympy_text, to_torch_text
+from guards.text.serialize import ranges_from_json, ranges_to_json
+from guards.runtime.codegen import CompiledGuards, compile_guards
+from guards.runtime.explain import Explanation, Failure, explain, explain_inputs, read_inputs
+from guards.solver.conflict import Conflict
+from guards.source import Source
+from guards.solver.prove import ProofResult, RedundancyReport, Verdict
+from guards.simplify.passes import SimplifyReport, reduce_exact, simplify_with_report
+from guards.solver.z3_solver import SolverConfig
+from guards.solver.z3_translate import to_smtlib
+from guards.torchlog.torch_log import TorchLog, read_torch_log
+from guards.torchlog.torch_trace import read_torch_trace
+from guards.torchlog.torch_check import TorchGuards, explain_call, explain_recompiles, load_torch_guards, read_arguments
+from guards.torchlog.torch_export import read_exported_program
+from guards.runtime.region import describe_region
 
 __all__ = [
     "Guard",
@@ -40,7 +40,7 @@ __all__ = [
     "GuardValueError",
     "SolverError",
     "CodegenError",
-    # parsing and printing (guards/parse.py, guards/printers.py, guards/serialize.py)
+    # parsing and printing (guards/text/parse.py, guards/text/printers.py, guards/text/serialize.py)
     "parse_guard",
     "parse_guards",
     "parse_expression",
@@ -52,17 +52,17 @@ __all__ = [
     "to_source_text",
     "ranges_to_json",
     "ranges_from_json",
-    # compiled checkers (guards/codegen.py)
+    # compiled checkers (guards/runtime/codegen.py)
     "CompiledGuards",
     "compile_guards",
-    # explanations (guards/explain.py, guards/conflict.py)
+    # explanations (guards/runtime/explain.py, guards/solver/conflict.py)
     "Conflict",
     "Explanation",
     "Failure",
     "explain",
     "explain_inputs",
     "read_inputs",
-    # reasoning with Z3 (guards/z3_translate.py, guards/z3_solver.py, guards/prove.py, guards/simplify.py)
+    # reasoning with Z3 (guards/solver/z3_translate.py, guards/solver/z3_solver.py, guards/solver/prove.py, guards/simplify/passes.py)
     "SolverConfig",
     "Verdict",
     "ProofResult",
@@ -71,7 +71,7 @@ __all__ = [
     "reduce_exact",
     "RedundancyReport",
     "to_smtlib",
-    # torch's own output (guards/torch_log.py, torch_trace.py, torch_check.py, torch_export.py, export_text.py) and regions
+    # torch's own output (guards/torchlog/torch_log.py, torch_trace.py, torch_check.py, torch_export.py, export_text.py) and regions
     "TorchLog",
     "read_torch_log",
     "read_torch_trace",

@@ -14,8 +14,8 @@ import sympy
 
 from symint.build import is_bool_expr
 
-from .errors import GuardTypeError
-from .escape import sympy_str as _sympy_str
+from guards.errors import GuardTypeError
+from guards.text.escape import sympy_str as _sympy_str
 
 __all__ = ["Guard"]
 

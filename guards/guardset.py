@@ -26,13 +26,13 @@ import sympy
 from symint.evaluate import evaluate
 from valueranges import ValueRanges
 
-from .codegen import CompiledGuards, compile_guards
-from .conflict import Conflict, conflict
-from .explain import Explanation, explain
-from .errors import AmbiguousSourceError, GuardError, GuardParseError, GuardTypeError, UnknownSourceError
-from .guard import Guard
-from .progress import Progress
-from .prove import (
+from guards.runtime.codegen import CompiledGuards, compile_guards
+from guards.solver.conflict import Conflict, conflict
+from guards.runtime.explain import Explanation, explain
+from guards.errors import AmbiguousSourceError, GuardError, GuardParseError, GuardTypeError, UnknownSourceError
+from guards.guard import Guard
+from guards.progress import Progress
+from guards.solver.prove import (
     ProofResult,
     RedundancyReport,
     counterexample,
@@ -43,18 +43,18 @@ from .prove import (
     redundant,
     redundant_with_report,
 )
-from .simplify import SimplifyReport, simplify_with_report
-from .z3_solver import SolverConfig
-from .parse import Dialect, parse_guards_text
-from .escape import sympy_str
-from .printers import TextStyle, render_html, render_latex, to_text
-from .protocols import Bindings
-from .serialize import decode_guards, encode_guards, loads_json
-from .source import Source
-from .export_text import looks_like_export_program, read_export_text
-from .torch_log import TorchEntry, TorchLog, looks_like_torch_log, read_torch_log
-from .torch_trace import looks_like_torch_trace, read_torch_trace, read_trace_path
-from .validate import need_choice, need_config, need_guardset, need_iterable, need_mapping
+from guards.simplify.passes import SimplifyReport, simplify_with_report
+from guards.solver.z3_solver import SolverConfig
+from guards.text.parse import Dialect, parse_guards_text
+from guards.text.escape import sympy_str
+from guards.text.printers import TextStyle, render_html, render_latex, to_text
+from guards.protocols import Bindings
+from guards.text.serialize import decode_guards, encode_guards, loads_json
+from guards.source import Source
+from guards.torchlog.export_text import looks_like_export_program, read_export_text
+from guards.torchlog.torch_log import TorchEntry, TorchLog, looks_like_torch_log, read_torch_log
+from guards.torchlog.torch_trace import looks_like_torch_trace, read_torch_trace, read_trace_path
+from guards.validate import need_choice, need_config, need_guardset, need_iterable, need_mapping
 
 __all__ = [
     "GuardSet",
@@ -279,9 +279,9 @@ class GuardSet:
         """Whether every guard holds for ``bindings``."""
         return not self.failures(bindings)
 
-    # -- compiled checkers and explanations (guards/codegen.py, guards/explain.py) ---------------
+    # -- compiled checkers and explanations (guards/runtime/codegen.py, guards/runtime/explain.py) ---------------
     def compile(self) -> "CompiledGuards":
-        """Compile to a fast checker over concrete sizes (see :func:`guards.codegen.compile_guards`).
+        """Compile to a fast checker over concrete sizes (see :func:`guards.runtime.codegen.compile_guards`).
 
         >>> from symint.build import symbol_expr, ge
         >>> n = symbol_expr("n")
@@ -291,7 +291,7 @@ class GuardSet:
         return compile_guards(self)
 
     def explain(self, bindings: Bindings, *, first_only: bool = False) -> "Explanation":
-        """Which guards fail for ``bindings``, in words (see :func:`guards.explain.explain`).
+        """Which guards fail for ``bindings``, in words (see :func:`guards.runtime.explain.explain`).
 
         >>> from symint.build import symbol_expr, eq
         >>> s0 = symbol_expr("s0")
@@ -300,7 +300,7 @@ class GuardSet:
         """
         return explain(self, bindings, first_only=first_only)
 
-    # -- text, JSON and notebook views (guards/parse.py, guards/printers.py, guards/serialize.py) --
+    # -- text, JSON and notebook views (guards/text/parse.py, guards/text/printers.py, guards/text/serialize.py) --
     @classmethod
     def parse(
         cls,
@@ -313,7 +313,7 @@ class GuardSet:
 
         Sources (``L['x'].size()[0]``, ``x.shape[0]``) become symbols ``s0, s1, ...`` by
         first appearance unless ``symbols`` maps one to them. With ``origin`` set,
-        each guard's origin is ``"<origin>:<line>"``. See :func:`guards.parse.parse_guards_text`.
+        each guard's origin is ``"<origin>:<line>"``. See :func:`guards.text.parse.parse_guards_text`.
 
         Raises:
             GuardParseError: malformed text (with the line and column).
@@ -331,7 +331,7 @@ class GuardSet:
     def from_file(cls, path: "str | os.PathLike[str]", dialect: Dialect = "auto") -> "GuardSet":
         """Read a guard file: JSON, guard text, or torch's own output (the newest entry of a log or trace).
 
-        JSON is detected by content (see :mod:`guards.serialize`). A ``TORCH_LOGS=guards`` log, a
+        JSON is detected by content (see :mod:`guards.text.serialize`). A ``TORCH_LOGS=guards`` log, a
         ``TORCH_TRACE`` file (or its directory) and a printed ``torch.export`` program are read
         as :meth:`from_torch_log` reads them; for a log or trace this is its newest cache entry
         (:meth:`from_torch_log` gives every entry). Each guard read from guard text gets the
@@ -363,11 +363,11 @@ class GuardSet:
 
         ``text`` is a ``TORCH_LOGS=guards`` log, a ``TORCH_TRACE`` file (its payload guard trees
         read as the log's), or a printed ``torch.export`` program (one guard set, see
-        :func:`guards.torch_export.read_exported_program`). Shape guards (``LAMBDA_GUARD``
+        :func:`guards.torchlog.torch_export.read_exported_program`). Shape guards (``LAMBDA_GUARD``
         lines), ``TENSOR_MATCH`` sizes and strides and int ``EQUALS_MATCH`` lines are kept,
         each guard's origin being its line and torch's comment; non-shape guards are skipped
-        (see :mod:`guards.torch_log`, whose :func:`~guards.torch_log.read_torch_log` also
-        reports what was skipped, and :mod:`guards.torch_check` for dtypes, ranks and real arguments).
+        (see :mod:`guards.torchlog.torch_log`, whose :func:`~guards.torchlog.torch_log.read_torch_log` also
+        reports what was skipped, and :mod:`guards.torchlog.torch_check` for dtypes, ranks and real arguments).
 
         Raises:
             GuardParseError: a shape guard that cannot be read (its line and column), in strict mode an
@@ -385,13 +385,13 @@ class GuardSet:
 
     @classmethod
     def from_exported_program(cls, text: str) -> "GuardSet":
-        """The guard set of ``print(exported_program)`` text (see :mod:`guards.export_text`)."""
+        """The guard set of ``print(exported_program)`` text (see :mod:`guards.torchlog.export_text`)."""
         e = read_export_text(text)
         return cls.of(e.guards, dict(e.sources))
 
     @classmethod
     def from_torch_entry(cls, entry: TorchEntry) -> "GuardSet":
-        """The guard set of one :class:`~guards.torch_log.TorchEntry` (symbols ``s0, s1, ...`` by first appearance)."""
+        """The guard set of one :class:`~guards.torchlog.torch_log.TorchEntry` (symbols ``s0, s1, ...`` by first appearance)."""
         parsed = parse_guards_text([g.text for g in entry.guards])
         guards = [Guard(e, line.origin) for e, line in zip(parsed.exprs, entry.guards)]
         return cls.of(guards, parsed.source_map)
@@ -445,10 +445,10 @@ class GuardSet:
         """Notebook view: the conjunction in LaTeX with the symbol -> source legend."""
         return render_latex(self.guards, self.source_map)
 
-    # -- reasoning with Z3 (guards/prove.py, guards/simplify.py) ---------------------------------
+    # -- reasoning with Z3 (guards/solver/prove.py, guards/simplify/passes.py) ---------------------------------
     # Each answer is three-valued (Verdict.YES/NO/UNKNOWN); every Z3 check is bounded by
     # ``config.rlimit`` and each question by ``config.budget_rlimit``/``max_checks`` (deterministic
-    # counts; see Note [Deterministic limits] in guards.z3_solver), and says what it spent. Two sets are compared over the same inputs: symbols are matched
+    # counts; see Note [Deterministic limits] in guards.solver.z3_solver), and says what it spent. Two sets are compared over the same inputs: symbols are matched
     # by source when both have one, else by name; both domains are assumed.
     def is_satisfiable(self, config: SolverConfig = SolverConfig()) -> ProofResult:
         """Whether some input passes every guard (YES comes with a witness).
@@ -548,7 +548,7 @@ class GuardSet:
     def simplify_with_report(
         self, config: SolverConfig = SolverConfig(), progress: Progress | None = None
     ) -> tuple["GuardSet", SimplifyReport]:
-        """:meth:`simplify`, and a :class:`~guards.simplify.SimplifyReport` of what it did (``progress``: a display)."""
+        """:meth:`simplify`, and a :class:`~guards.simplify.passes.SimplifyReport` of what it did (``progress``: a display)."""
         return simplify_with_report(self, need_config(config), progress)
 
     def __repr__(self) -> str:
@@ -630,7 +630,7 @@ def _check_sources(sources: Mapping[sympy.Symbol, Source]) -> None:
             )
 
 
-# -- reading guard text and files (guards/parse.py, guards/serialize.py) --------------------------------
+# -- reading guard text and files (guards/text/parse.py, guards/text/serialize.py) --------------------------------
 
 
 def looks_like_torch_output(text: str) -> bool:
@@ -643,7 +643,7 @@ def looks_like_torch_output(text: str) -> bool:
 
 
 def read_torch_output(text: str | Iterable[str], *, strict: bool = False) -> TorchLog:
-    """A TORCH_LOGS text log or a TORCH_TRACE file, read into one :class:`~guards.torch_log.TorchLog`."""
+    """A TORCH_LOGS text log or a TORCH_TRACE file, read into one :class:`~guards.torchlog.torch_log.TorchLog`."""
     if isinstance(text, str) and looks_like_torch_trace(text):
         return read_torch_trace(text, strict=strict)
     return read_torch_log(text, strict=strict)

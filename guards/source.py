@@ -15,8 +15,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from .errors import GuardTypeError, GuardValueError
-from .torch_sources import torch_base
+from guards.errors import GuardTypeError, GuardValueError
+from guards.text.torch_sources import torch_base
 
 __all__ = ["Source", "SourceKind", "storage_offset_of", "contiguous_strides_of"]
 
@@ -94,7 +94,7 @@ class Source:
         return self.base + self._suffix()
 
     def torch_text(self) -> str:
-        """Torch's guard dialect: ``L['x'].size()[0]``, ``L['n']``, ``L['xs'][0].size()[0]`` (see :mod:`guards.torch_sources`)."""
+        """Torch's guard dialect: ``L['x'].size()[0]``, ``L['n']``, ``L['xs'][0].size()[0]`` (see :mod:`guards.text.torch_sources`)."""
         return torch_base(self.base) + self._suffix()
 
     def read(self, obj: object) -> int:

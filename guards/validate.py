@@ -66,8 +66,8 @@ def need_guardset(obj: Any, what: str) -> Any:
 
 
 def need_config(obj: Any, what: str = "config") -> Any:
-    """A :class:`~guards.z3_solver.SolverConfig`: ``obj`` itself, or the default for None."""
-    cls = sys.modules["guards.z3_solver"].SolverConfig
+    """A :class:`~guards.solver.z3_solver.SolverConfig`: ``obj`` itself, or the default for None."""
+    cls = sys.modules["guards.solver.z3_solver"].SolverConfig
     if obj is None:
         return cls()
     if isinstance(obj, cls):

@@ -12,12 +12,12 @@
 #: The library's version (``shapeenv --version`` prints it; pyproject.toml reads it from here).
 __version__ = "0.2.0"
 
-from . import ops  # noqa: E402 -- after the version, which the build reads without importing
-from .logs import LogConfig, set_logs
-from .api import check, guard_or_false, guard_or_true, guard_size_oblivious, statically_known_false, statically_known_true
-from .env import ShapeEnv
-from .export import ExportConstraintError, export
-from .errors import (
+from shapeenv import ops  # noqa: E402 -- after the version, which the build reads without importing
+from shapeenv.logs import LogConfig, set_logs
+from shapeenv.api import check, guard_or_false, guard_or_true, guard_size_oblivious, statically_known_false, statically_known_true
+from shapeenv.env import ShapeEnv
+from shapeenv.export.export import ExportConstraintError, export
+from shapeenv.errors import (
     CheckFailedError,
     ConstraintViolationError,
     ContradictionError,
@@ -33,18 +33,18 @@ from .errors import (
     TorchInteropError,
     UnknownDimSpecError,
 )
-from .fake import Dim, FakeTensor
-from .graph import Graph, Node
-from .hops import map, scan, switch
-from .program import ExportedProgram, TensorSpec
-from .compile import CompiledFunction, RecompileError, RecompileLimitWarning, compile, suggest_dynamic
-from .dynamism import mark_dynamic, mark_static, mark_unbacked, maybe_mark_dynamic
-from .stance import set_stance
-from .core.provenance import AssertRecord, GuardRecord, Provenance
-from .core.settings import ShapeEnvSettings
-from .core.deferred import ProducedGuards
-from .core.symbols import DimDynamic
-from .rules.registry import on_first_eager_use as _on_first_eager_use
+from shapeenv.tensor import Dim, FakeTensor
+from shapeenv.program.graph import Graph, Node
+from shapeenv.hops import map, scan, switch
+from shapeenv.program.program import ExportedProgram, TensorSpec
+from shapeenv.compile import CompiledFunction, RecompileError, RecompileLimitWarning, compile, suggest_dynamic
+from shapeenv.compile.marks import mark_dynamic, mark_static, mark_unbacked, maybe_mark_dynamic
+from shapeenv.compile.stance import set_stance
+from shapeenv.core.provenance import AssertRecord, GuardRecord, Provenance
+from shapeenv.core.settings import ShapeEnvSettings
+from shapeenv.core.deferred import ProducedGuards
+from shapeenv.core.symbols import DimDynamic
+from shapeenv.ops.registry import on_first_eager_use as _on_first_eager_use
 
 
 def _load_backends() -> None:
@@ -54,7 +54,7 @@ def _load_backends() -> None:
     for importing numpy (nor for the thread pool it starts).
     """
     try:
-        from . import backends  # noqa: F401
+        from shapeenv import backends  # noqa: F401
     except ImportError:  # pragma: no cover - exercised only without numpy
         pass
 

@@ -11,7 +11,7 @@ program, its guard set in torch's text, and results equal to a plain numpy loop.
 from __future__ import annotations
 
 from guards import Source
-from guards.explain import explain_inputs
+from guards.runtime.explain import explain_inputs
 from shapeenv import ShapeEnv, check, compile, ops, scan
 
 try:

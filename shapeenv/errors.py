@@ -140,16 +140,16 @@ class InputsError(ShapeEnvError, ValueError):
 
 class TraceStateWarning(UserWarning):
     """A trace wrote to the user's state (a module attribute, a container it owns, a global, an argument's
-    attribute); the writes were undone after the trace (:mod:`shapeenv.trace_state`).
+    attribute); the writes were undone after the trace (:mod:`shapeenv.export.state`).
 
     As ``torch.export`` words it, tensors a module keeps must be registered as buffers.
 
     Attributes:
         title: the traced program's name.
-        writes: one :class:`~shapeenv.trace_state.StateWrite` per write (``path``, ``what``, ``value``, ...).
+        writes: one :class:`~shapeenv.export.state.StateWrite` per write (``path``, ``what``, ``value``, ...).
         summary: one line naming the writes.
 
-    >>> from shapeenv.trace_state import StateWrite
+    >>> from shapeenv.export.state import StateWrite
     >>> w = TraceStateWarning.of("M", (StateWrite("self.cache['cpu']", "added", "a traced tensor f32[4]", True, True),))
     >>> print(str(w)[:99])
     The tensor attribute self.cache['cpu'] (added: a traced tensor f32[4]) was assigned while tracing M

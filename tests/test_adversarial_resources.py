@@ -140,7 +140,7 @@ GC_PRESSURE = """
 import sys
 sys.path.insert(0, {root!r})
 import numpy as np
-from shapeenv.dynamism import MARKS, mark_dynamic
+from shapeenv.compile.marks import MARKS, mark_dynamic
 
 class Cycle:  # freed only by the cycle collector, which may run inside MarkTable.mark()
     def __init__(self):

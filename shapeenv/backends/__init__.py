@@ -1,6 +1,6 @@
 """Backends: run traced programs on real data.
 
-:func:`numpy_backend` makes an :class:`~shapeenv.program.ExportedProgram` callable on numpy
+:func:`numpy_backend` makes an :class:`~shapeenv.program.program.ExportedProgram` callable on numpy
 arrays, one numpy kernel per op and loops for scan, map and switch; it is also a ``backend=``
 for :func:`shapeenv.compile`. numpy is needed only when this package is imported.
 

@@ -1,9 +1,9 @@
-"""Run an :class:`~shapeenv.program.ExportedProgram` on numpy arrays, node by node.
+"""Run an :class:`~shapeenv.program.program.ExportedProgram` on numpy arrays, node by node.
 
 :func:`numpy_backend` turns a traced program into a callable over real inputs (numpy arrays, or
 anything ``numpy.asarray`` accepts, such as CPU torch tensors; plain ints for symbolic int inputs).
-Each node runs the numpy kernel of its op (:mod:`shapeenv.backends.numpy_kernels`,
-:mod:`shapeenv.backends.numpy_nn`); higher-order ops loop over their sub-graphs:
+Each node runs the numpy kernel of its op (:mod:`shapeenv.ops.kernels.numpy`,
+:mod:`shapeenv.ops.kernels.numpy`); higher-order ops loop over their sub-graphs:
 
 * ``scan`` runs ``combine_fn`` on the slices of ``xs`` along ``dim`` (last to first when
   ``reverse``), threading the carry; ``ys[i]`` is the output for ``xs[i]`` (as in torch, also when
@@ -50,16 +50,14 @@ from guards.source import storage_offset_of
 from symint import SymBool, SymFloat, SymInt
 from symint.evaluate import UnboundSymbolError, evaluate
 
-from ..errors import CheckFailedError
-from ..graph import Graph, Node
-from ..hops.pytree import flatten
-from ..program import ExportedProgram, is_shape_tuple, leaves
-from ..rules.registry import is_tensor
-from .errors import BackendError, InputMismatchError, KernelError, MissingKernelError, ShapeMismatchError
-from ..rules.common import is_contiguous as _provably_contiguous
-from .numpy_kernels import KERNELS, RANDOM_OPS, element_strides, in_layout, np_dtype
-from . import numpy_nn  # noqa: F401  (registers the reduction, window and creation kernels)
-from . import numpy_activations, numpy_losses, numpy_misc, numpy_model_math, numpy_norms, numpy_windows  # noqa: F401  (the ops real models use)
+from shapeenv.errors import CheckFailedError
+from shapeenv.program.graph import Graph, Node
+from shapeenv.hops.pytree import flatten
+from shapeenv.program.program import ExportedProgram, is_shape_tuple, leaves
+from shapeenv.ops.dispatch import is_tensor
+from shapeenv.backends.errors import BackendError, InputMismatchError, KernelError, MissingKernelError, ShapeMismatchError
+from shapeenv.ops.common import is_contiguous as _provably_contiguous
+from shapeenv.ops.kernels.numpy import KERNELS, RANDOM_OPS, element_strides, in_layout, np_dtype
 
 __all__ = ["numpy_backend", "NumpyBackend", "NumpyProgram", "missing_kernels", "HOPS"]
 
@@ -93,7 +91,7 @@ class NumpyBackend:
         """A callable that runs ``program`` on numpy arrays (see the module docstring).
 
         Args:
-            program: an exported program (:func:`shapeenv.export`).
+            program: an exported program (:func:`shapeenv.export.export`).
             check_guards: reject inputs that fail the program's guards (a compiled cache checks
                 them before calling, and may turn this off).
             check_shapes: compare every node's result with its predicted shape and dtype.
@@ -180,7 +178,7 @@ class NumpyProgram:
 
     # -- inputs ---------------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        """Run the program on real inputs given like :func:`shapeenv.export`'s ``args``/``kwargs``.
+        """Run the program on real inputs given like :func:`shapeenv.export.export`'s ``args``/``kwargs``.
 
         Raises:
             InputMismatchError: the inputs do not fit the program (the message says how).

@@ -2,12 +2,12 @@
 
 ``compile(fn)`` returns a :class:`CompiledFunction`. Call it with real arrays
 (numpy arrays, torch tensors: anything with ``.shape`` and ``.dtype``), ints and
-constants, or with shape specs (tuples, :class:`~shapeenv.program.TensorSpec`):
+constants, or with shape specs (tuples, :class:`~shapeenv.program.program.TensorSpec`):
 
 * it binds the input sizes and looks up a cache entry whose guard set accepts
   them, layout guards included: the strides it was traced for, so a transposed
   array does not reuse an entry traced for a contiguous one (the dispatch index
-  of :class:`guards.cache.GuardedCache` hashes on the sizes entries pin, so
+  of :class:`guards.runtime.cache.GuardedCache` hashes on the sizes entries pin, so
   lookup does not scan every entry);
 * the entry also checks what its trace read besides the inputs: the globals, module
   attributes, closure cells and defaults of the user's code that ran, and the state
@@ -16,7 +16,7 @@ constants, or with shape specs (tuples, :class:`~shapeenv.program.TensorSpec`):
   keys, and arrays passed twice (:mod:`shapeenv.compile.binding`);
 * on a hit it runs the entry's artifact on the real inputs (with shape specs it
   returns the output shapes);
-* on a miss it traces ``fn`` with :func:`shapeenv.export`, passes the program to
+* on a miss it traces ``fn`` with :func:`shapeenv.export.export`, passes the program to
   ``backend``, and caches the artifact with the program's guards. The reason
   (the first failed guard of each entry, ``x.size()[0] == 8 failed: got 9``) is
   kept: see :meth:`CompiledFunction.cache_info` and :func:`suggest_dynamic`.
@@ -25,9 +25,9 @@ Dynamism follows torch: the first call is traced static; a later call whose size
 differs from the first call's in a dim recompiles with that dim dynamic
 (automatic dynamic). ``dynamic=True`` makes every dim dynamic from the start,
 ``dynamic=False`` none; ``mark_dynamic``/``maybe_mark_dynamic``/``mark_static``
-(:mod:`shapeenv.dynamism`) and the ``dynamic_sources``/``static_sources``
+(:mod:`shapeenv.compile.marks`) and the ``dynamic_sources``/``static_sources``
 whitelists override that (precedence in :mod:`shapeenv.compile.plan`). Stances
-(:mod:`shapeenv.stance`) switch to eager execution or make recompiles errors.
+(:mod:`shapeenv.compile.stance`) switch to eager execution or make recompiles errors.
 
 >>> import numpy as np
 >>> f = compile(lambda x, y: x + y)
@@ -51,14 +51,14 @@ from __future__ import annotations
 
 from typing import Callable, Sequence
 
-from ..dynamism import SourcePatterns
-from .binding import describe_key
-from .budget import Fallback, GuardBudget
-from .errors import RecompileError, RecompileLimitWarning, UnguardedReadWarning
-from .function import Backend, CompiledFunction
-from .info import CacheInfo, EntryInfo, RecompileReason, Suggestion, suggest_dynamic
-from .persist import StorableBackend
-from .plan import CompileOptions
+from shapeenv.compile.marks import SourcePatterns
+from shapeenv.compile.binding import describe_key
+from shapeenv.compile.budget import Fallback, GuardBudget
+from shapeenv.compile.errors import RecompileError, RecompileLimitWarning, UnguardedReadWarning
+from shapeenv.compile.function import Backend, CompiledFunction
+from shapeenv.compile.info import CacheInfo, EntryInfo, RecompileReason, Suggestion, suggest_dynamic
+from shapeenv.compile.persist import StorableBackend
+from shapeenv.compile.plan import CompileOptions
 
 __all__ = [
     "compile",
@@ -100,7 +100,7 @@ def compile(  # noqa: A001 - the name mirrors torch.compile
         dynamic: None: automatic dynamic (static first, a dim becomes dynamic once it changes);
             True: every dim and int dynamic from the first call; False: never (except marks
             and ``dynamic_sources``).
-        backend: takes the traced :class:`~shapeenv.program.ExportedProgram` and returns the
+        backend: takes the traced :class:`~shapeenv.program.program.ExportedProgram` and returns the
             artifact to cache (default: the program itself). A callable artifact is called with
             the real arguments; otherwise ``fn`` runs eagerly on them.
         recompile_limit: how many compilations at most; past it, calls no entry accepts run

@@ -1,6 +1,6 @@
 """Binding a call's arguments to named input leaves, and the part of the cache key guards cannot express.
 
-Inputs are named as :func:`shapeenv.export` names them (the function's parameters;
+Inputs are named as :func:`shapeenv.export.export` names them (the function's parameters;
 ``rest[0]`` for ``*rest``; keyword arguments by key; ``xs[0]``, ``d['k']`` inside
 lists, tuples and dicts), so the sources of an exported guard set read the leaves
 of a call directly: ``x.size()[0]`` is ``inputs["x"].shape[0]``.
@@ -8,7 +8,7 @@ of a call directly: ``x.size()[0]`` is ``inputs["x"].shape[0]``.
 Note [The cache key]
     Guards speak about integers (sizes, int inputs). The rest of what a trace
     depends on goes in a hashable key, and each key gets its own
-    :class:`~guards.cache.GuardedCache`: the leaf names, per tensor leaf its type,
+    :class:`~guards.runtime.cache.GuardedCache`: the leaf names, per tensor leaf its type,
     dtype and number of dims (a guard set over dims 0 and 1 would otherwise accept a
     3-d input), per constant leaf (float, str, bool, None, ...) its type and value,
     and the marks of marked inputs (``mark_dynamic`` & co., which change what is
@@ -43,11 +43,11 @@ from typing import Any, Callable, Mapping
 
 from symint import SymBool, SymFloat, SymInt
 
-from ..dynamism import MARKS, Marks
-from ..errors import ShapeEnvTypeError, SignatureError
-from ..fake.dtypes import as_dtype
-from ..program import TensorSpec, is_shape_tuple, is_tensor_like, leaves, required_parameters
-from ..rules.registry import is_tensor
+from shapeenv.compile.marks import MARKS, Marks
+from shapeenv.errors import ShapeEnvTypeError, SignatureError
+from shapeenv.tensor.dtypes import as_dtype
+from shapeenv.program.program import TensorSpec, is_shape_tuple, is_tensor_like, leaves, required_parameters
+from shapeenv.ops.dispatch import is_tensor
 
 __all__ = ["Binder", "Call", "INLINE", "describe_key", "key_differences"]
 
@@ -129,7 +129,7 @@ class Binder:
         return tuple(key), make_inputs(args)
 
     def top_level(self, args: tuple, kwargs: Mapping[str, Any]) -> list[tuple[str, Any]]:
-        """``(name, value)`` per argument, named as :func:`shapeenv.export` names them.
+        """``(name, value)`` per argument, named as :func:`shapeenv.export.export` names them.
 
         Raises:
             TypeError: the function cannot take these arguments.
@@ -280,7 +280,7 @@ def describe_key(key: tuple) -> str:
 
 
 def _structure(value: Any) -> Any:
-    """The container types, lengths and keys of an argument, as :func:`~shapeenv.program.leaves` walks it
+    """The container types, lengths and keys of an argument, as :func:`~shapeenv.program.program.leaves` walks it
     (None for a leaf): a list, a tuple and a ``{0: .., 1: ..}`` dict of the same arrays name the same leaves."""
     if is_tensor_like(value):
         return None

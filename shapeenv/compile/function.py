@@ -1,7 +1,7 @@
 """``CompiledFunction``: the guarded cache in front of a function, and what happens on a miss.
 
 A call binds its inputs (:mod:`shapeenv.compile.binding`), picks the
-:class:`~guards.cache.GuardedCache` of its key and looks up the first entry whose
+:class:`~guards.runtime.cache.GuardedCache` of its key and looks up the first entry whose
 guards hold. A hit runs the entry's artifact (or, when the backend gave nothing
 runnable, the function itself) on the real inputs; a call with shape specs gets
 the output shapes instead. A miss, under the stance of the calling thread,
@@ -58,22 +58,22 @@ from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
 from guards import Source
-from guards.cache import CacheEntry, GuardedCache
-from guards.explain import explain_inputs
+from guards.runtime.cache import CacheEntry, GuardedCache
+from guards.runtime.explain import explain_inputs
 
-from ..program import ExportedProgram
-from ..rules.registry import load_eager_kernels
-from ..core.provenance import user_frame
-from ..stance import Stance, stance_now
-from .binding import INLINE, Binder, Call, describe_key, key_differences
-from .budget import Fallback, Forced, GuardBudget, charged_sources, guards_per_source
-from ..errors import ShapeEnvTypeError
-from .errors import RecompileError, RecompileLimitWarning
-from .info import CacheInfo, EntryInfo, RecompileReason, suggest_from
-from .persist import NEVER, Loaded, Persistence, StoredArtifact
-from .plan import CompileOptions, Dynamism, make_plan
-from .reads import NO_READS, Reads
-from .trace import Traced, output_shapes, trace_call
+from shapeenv.program.program import ExportedProgram
+from shapeenv.ops.registry import load_eager_kernels
+from shapeenv.core.provenance import user_frame
+from shapeenv.compile.stance import Stance, stance_now
+from shapeenv.compile.binding import INLINE, Binder, Call, describe_key, key_differences
+from shapeenv.compile.budget import Fallback, Forced, GuardBudget, charged_sources, guards_per_source
+from shapeenv.errors import ShapeEnvTypeError
+from shapeenv.compile.errors import RecompileError, RecompileLimitWarning
+from shapeenv.compile.info import CacheInfo, EntryInfo, RecompileReason, suggest_from
+from shapeenv.compile.persist import NEVER, Loaded, Persistence, StoredArtifact
+from shapeenv.compile.plan import CompileOptions, Dynamism, make_plan
+from shapeenv.compile.reads import NO_READS, Reads
+from shapeenv.compile.trace import Traced, output_shapes, trace_call
 
 __all__ = ["CompiledFunction", "Backend"]
 

@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Protocol, Sequence
 from guards import GuardSet, Source
 
 if TYPE_CHECKING:  # pragma: no cover
-    from ..program import ExportedProgram
-    from .budget import Fallback
+    from shapeenv.program.program import ExportedProgram
+    from shapeenv.compile.budget import Fallback
 
 __all__ = ["RecompileReason", "EntryInfo", "CacheInfo", "Suggestion", "suggest_dynamic", "suggest_from"]
 

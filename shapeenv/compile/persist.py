@@ -59,18 +59,18 @@ from typing import Any, Callable, Protocol, runtime_checkable
 import sympy
 
 from guards import GuardSet, Source
-from guards.cache import pinned_sources
-from guards.serialize import decode_guards, encode_guards
+from guards.runtime.cache import pinned_sources
+from guards.text.serialize import decode_guards, encode_guards
 
-from ..errors import ShapeEnvTypeError
-from ..program import ExportedProgram
-from ..program_io import program_from_json, program_to_json
-from ..stores.base import Store
-from ..stores.entry import StoredEntry, canonical_json
-from ..stores.errors import DamagedEntryWarning, NotStorableWarning, StoreFormatError
-from ..stores.fingerprint import CodeDigests, fingerprint_and_reads
-from .binding import describe_key
-from .reads import NO_READS, Probe, Reads
+from shapeenv.errors import ShapeEnvTypeError
+from shapeenv.program.program import ExportedProgram
+from shapeenv.program.io import program_from_json, program_to_json
+from shapeenv.stores.base import Store
+from shapeenv.stores.entry import StoredEntry, canonical_json
+from shapeenv.stores.errors import DamagedEntryWarning, NotStorableWarning, StoreFormatError
+from shapeenv.stores.fingerprint import CodeDigests, fingerprint_and_reads
+from shapeenv.compile.binding import describe_key
+from shapeenv.compile.reads import NO_READS, Probe, Reads
 
 __all__ = ["StorableBackend", "Persistence", "StoredArtifact", "Loaded", "encode_key", "PROGRAM_BACKEND", "NEVER"]
 
@@ -476,7 +476,7 @@ def _short(e: BaseException) -> str:
 
 
 def guard_data_source(src: Source) -> dict:
-    """A source as :mod:`guards.serialize` writes it."""
+    """A source as :mod:`guards.text.serialize` writes it."""
     out: dict[str, Any] = {"base": src.base, "kind": src.kind}
     if src.index is not None:
         out["index"] = src.index

@@ -33,12 +33,12 @@ from typing import Any, Mapping
 
 from guards import Source
 
-from ..dynamism import DimMark, Marks, SourcePatterns
-from ..errors import ShapeEnvTypeError, ShapeEnvValueError
-from ..fake.dims import Dim
-from ..program import TensorSpec, is_shape_tuple, is_tensor_like, shape_and_dtype
-from .binding import Call
-from .budget import Forced
+from shapeenv.compile.marks import DimMark, Marks, SourcePatterns
+from shapeenv.errors import ShapeEnvTypeError, ShapeEnvValueError
+from shapeenv.tensor.dims import Dim
+from shapeenv.program.program import TensorSpec, is_shape_tuple, is_tensor_like, shape_and_dtype
+from shapeenv.compile.binding import Call
+from shapeenv.compile.budget import Forced
 
 __all__ = ["CompileOptions", "Decision", "Dynamism", "Plan", "make_plan", "DEMOTED"]
 

@@ -83,9 +83,9 @@ from operator import attrgetter, itemgetter
 from pathlib import Path
 from typing import Any, Callable, Iterator, Mapping
 
-from ..core.provenance import library_code
-from ..program import is_tensor_like
-from .errors import UnguardedReadWarning
+from shapeenv.core.provenance import library_code
+from shapeenv.program.program import is_tensor_like
+from shapeenv.compile.errors import UnguardedReadWarning
 
 __all__ = ["Probe", "Reads", "Recorder", "recording", "MISSING", "NO_READS"]
 
@@ -515,7 +515,7 @@ class Recorder:
         local = chained(frame, event, arg) if chained is not None else None
         if code is self._top_code and self._top is None and local is None:
             # The state a trace writes is restored when the trace ends
-            # (shapeenv.trace_state), so what the function changed is judged when it returns, before that.
+            # (shapeenv.export.state), so what the function changed is judged when it returns, before that.
             self._top = frame
             frame.f_trace_lines = False
             return self._on_return

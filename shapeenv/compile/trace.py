@@ -50,14 +50,14 @@ from guards import Guard, GuardSet
 from symint import SymBool, SymInt, build
 from symint.evaluate import UnboundSymbolError, evaluate
 
-from ..core.settings import ShapeEnvSettings
-from ..errors import DynamicShapesTypeError
-from ..export import ExportConstraintError, export
-from ..program import ExportedProgram, is_tensor_like
-from ..rules.registry import is_tensor
-from .binding import Call
-from .plan import DEMOTED, Plan
-from .reads import NO_READS, Reads, recording
+from shapeenv.core.settings import ShapeEnvSettings
+from shapeenv.errors import DynamicShapesTypeError
+from shapeenv.export.export import ExportConstraintError, export
+from shapeenv.program.program import ExportedProgram, is_tensor_like
+from shapeenv.ops.dispatch import is_tensor
+from shapeenv.compile.binding import Call
+from shapeenv.compile.plan import DEMOTED, Plan
+from shapeenv.compile.reads import NO_READS, Reads, recording
 
 __all__ = ["Traced", "Specialization", "trace_call", "output_shapes"]
 

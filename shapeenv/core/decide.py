@@ -21,8 +21,8 @@ from typing import TYPE_CHECKING
 
 import sympy
 
-from guards.incremental import IncrementalProver
-from guards.printers import to_source_text
+from guards.solver.incremental import IncrementalProver
+from guards.text.printers import to_source_text
 from symint import SymBool, build
 from symint import boolform as B
 from symint import form as F

@@ -4,12 +4,12 @@ Note [Deferred simplification]
     Z3 simplification of a produced set (dropping what the others imply) takes seconds
     on a large trace (W1: ~1.4 s of a 2 s pipeline), while the cheap exact reduction
     (equalities folded, one range per symbol, implied bounds and divisibility folded,
-    guards that intervals decide dropped; :func:`guards.simplify.reduce_exact`) takes
+    guards that intervals decide dropped; :func:`guards.simplify.passes.reduce_exact`) takes
     milliseconds and is equivalent to the raw set by construction. So ``produce_guards``,
     ``export`` and ``compile`` install the reduced set at once, and the Z3 simplification
     runs after: in a worker thread started right away (``ShapeEnvSettings.simplify_in_background``),
     or in the first caller of :meth:`ProducedGuards.wait`. The simplified set replaces the
-    reduced one only when :func:`guards.simplify.simplify_with_report` proved it
+    reduced one only when :func:`guards.simplify.passes.simplify_with_report` proved it
     equivalent: its report's ``proof`` is ``YES`` (every group proven), or ``UNKNOWN``
     when some groups of interacting symbols could not be proven within the budget and
     were returned exactly as they were in the reduced set (so what changed is proven);
@@ -18,7 +18,7 @@ Note [Deferred simplification]
     (a compiled function's cache entries) are told once, after it.
 
     Both sets are deterministic (the simplification's Z3 work is bounded by counts, see
-    Note [Deterministic limits] in ``guards.z3_solver``); which of the two a caller
+    Note [Deterministic limits] in ``guards.solver.z3_solver``); which of the two a caller
     sees depends on timing, so :attr:`ProducedGuards.current` says which it is, and
     :meth:`ProducedGuards.wait` gives the final one.
 
@@ -42,7 +42,7 @@ import threading
 from typing import Callable
 
 from guards import GuardSet, SolverConfig, Verdict
-from guards.simplify import SimplifyReport, simplify_with_report
+from guards.simplify.passes import SimplifyReport, simplify_with_report
 
 __all__ = ["ProducedGuards"]
 
@@ -59,7 +59,7 @@ class ProducedGuards:
         background: start the simplification in a worker thread now (else the first
             :meth:`wait` runs it in the caller's thread).
         raw: the unreduced set, for reports.
-        simplifier: what simplifies (default :func:`guards.simplify.simplify_with_report`).
+        simplifier: what simplifies (default :func:`guards.simplify.passes.simplify_with_report`).
 
     Attributes:
         reduced: the set installed at once.

@@ -19,7 +19,7 @@ import re
 from typing import Any, Iterable
 
 from symint import SymInt
-from guards.printers import to_source_text
+from guards.text.printers import to_source_text
 
 from .provenance import local_name, user_frame_object
 

@@ -21,7 +21,7 @@ Note [Reducing the produced guard set]
     replacement, each symbol's final range, each divisibility fact. Every one of these
     is a consequence of the raw guards. A recorded guard that these explicit facts
     decide (by replacements, divisibility and interval bounds) is dropped; the rest
-    are kept in their simplified form. :func:`guards.simplify.reduce_exact` then merges
+    are kept in their simplified form. :func:`guards.simplify.passes.reduce_exact` then merges
     bounds, folds divisibility and drops what intervals decide, without Z3. The result
     is equivalent to the raw set by construction and is what ``produce_guards`` returns
     at once; ``GuardSet.simplify`` removes what Z3 finds implied and proves that step
@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 import sympy
 
 from guards import Guard, GuardSet, ProofResult, SolverConfig, Source
-from guards.simplify import canonical_order, reduce_exact
+from guards.simplify.passes import canonical_order, reduce_exact
 from symint import boolform as B
 from symint import build
 

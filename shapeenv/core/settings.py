@@ -29,7 +29,7 @@ class ShapeEnvSettings:
             they are rarely decided cheaply, and the guards they would have saved are
             removed anyway when ``produce_guards`` simplifies the set with a larger budget.
         solver_timeout_ms: only a wall-clock safety net per query (see Note [Deterministic
-            limits] in ``guards.z3_solver``); its firings are counted on the prover.
+            limits] in ``guards.solver.z3_solver``); its firings are counted on the prover.
         nonlinear_timeout_ms: deprecated (use ``nonlinear_rlimit``); a positive value with
             ``nonlinear_rlimit=0`` asks nonlinear queries with ``solver_rlimit``.
         z3_on_backed: also ask Z3 about questions whose answer the hints give (off by
@@ -78,7 +78,7 @@ class ShapeEnvSettings:
                                 fix="ShapeEnvSettings(z3_budget=0) turns Z3 off for backed decisions; the default is 64")
 
     def prover_limits(self) -> dict[str, int]:
-        """The keyword arguments of :class:`guards.incremental.IncrementalProver` these settings ask for.
+        """The keyword arguments of :class:`guards.solver.incremental.IncrementalProver` these settings ask for.
 
         >>> ShapeEnvSettings().prover_limits()["nonlinear_rlimit"], ShapeEnvSettings(nonlinear_timeout_ms=3).prover_limits()["nonlinear_rlimit"]
         (0, 10000)

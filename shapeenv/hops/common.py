@@ -45,11 +45,11 @@ from typing import Any, Callable, Sequence
 
 from symint import SymInt
 
-from ..errors import GuardOnDataDependentSymNode, HigherOrderOpError
-from ..fake.tensor import FakeTensor
-from ..graph import Graph
-from ..rules.registry import describe, graph_arg, is_tensor
-from .pytree import flatten, leaf_items
+from shapeenv.errors import GuardOnDataDependentSymNode, HigherOrderOpError
+from shapeenv.tensor.tensor import FakeTensor
+from shapeenv.program.graph import Graph
+from shapeenv.ops.dispatch import describe, graph_arg, is_tensor
+from shapeenv.hops.pytree import flatten, leaf_items
 
 __all__ = [
     "fail",

@@ -1,7 +1,7 @@
 """What a store holds: one :class:`StoredEntry` per cache entry, as two compressed JSON records.
 
-An entry is the guard set (the JSON of :mod:`guards.serialize`), the traced program
-(:mod:`shapeenv.program_io`), the backend's serialised artifact and the provenance
+An entry is the guard set (the JSON of :mod:`guards.text.serialize`), the traced program
+(:mod:`shapeenv.program.io`), the backend's serialised artifact and the provenance
 (which function, inputs, host, process and time, how long the trace took, why it was
 compiled). It is addressed by two digests: the *function* fingerprint
 (:mod:`shapeenv.stores.fingerprint`) and the *key* (the part of the cache key that
@@ -11,7 +11,7 @@ Note [Head and body]
     An entry is stored as a small *head* (key, guards, the sources its guards pin to
     constants, provenance) and a *body* (program and artifact). A process looking for
     entries reads heads only, picks those whose pins agree with its call (as the
-    dispatch index of :class:`guards.cache.GuardedCache` does) and reads a body only
+    dispatch index of :class:`guards.runtime.cache.GuardedCache` does) and reads a body only
     when an entry serves a call. So a store with 1,000 entries of a function costs a
     fresh process one indexed query of small records, not 1,000 programs.
 
@@ -109,12 +109,12 @@ class StoredEntry:
         key: the digest of the cache key.
         inputs: the key in words (``x: float32[2-d] ndarray, n: int``).
         label: the ``specialize_on`` condition of a specialised entry, else None.
-        guards: the guard set as a :func:`guards.serialize.encode_guards` dict.
+        guards: the guard set as a :func:`guards.text.serialize.encode_guards` dict.
         pins: ``[source, value]`` for each source the guards pin to a constant (sources as
-            :mod:`guards.serialize` writes them).
+            :mod:`guards.text.serialize` writes them).
         body_digest: SHA-256 of the body.
         provenance: who stored it and why (function name, host, pid, time, trace seconds, reason, dynamic dims).
-        program: the traced program as a :func:`shapeenv.program_io.program_to_json` dict (None: body not read).
+        program: the traced program as a :func:`shapeenv.program.io.program_to_json` dict (None: body not read).
         artifact: ``{"backend": name, "data": ...}`` (None: body not read).
     """
 

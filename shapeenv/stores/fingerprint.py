@@ -69,9 +69,9 @@ import guards
 import symint
 import valueranges
 
-from ..errors import ShapeEnvError
-from ..program_io import FORMAT as PROGRAM_FORMAT
-from .entry import ENTRY_FORMAT, canonical_json
+from shapeenv.errors import ShapeEnvError
+from shapeenv.program.io import FORMAT as PROGRAM_FORMAT
+from shapeenv.stores.entry import ENTRY_FORMAT, canonical_json
 
 __all__ = ["Unfingerprintable", "function_fingerprint", "library_digest", "LIBRARY_VERSION", "CodeDigests"]
 

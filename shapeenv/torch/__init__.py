@@ -3,7 +3,7 @@
 Optional: it needs torch (``pip install shapeenv[torch]``); nothing else in shapeenv imports it.
 
 * :func:`export` ``(model, args, kwargs=None, dynamic_shapes=...)`` -> this library's
-  :class:`~shapeenv.program.ExportedProgram`, with ``torch.export.Dim`` specs;
+  :class:`~shapeenv.program.program.ExportedProgram`, with ``torch.export.Dim`` specs;
 * :func:`compile` ``(model, backend=None, dynamic=None)`` -> the guarded cache over real
   torch tensors, running the model in torch (or the backend's artifact);
 * :func:`register_torch_op` ``(torch_callable, op)`` maps a torch callable to a

@@ -2,7 +2,7 @@
 
 ``export(model, args, kwargs=None, dynamic_shapes=None)`` traces an ``nn.Module`` (or a
 function) on fake tensors and returns this library's
-:class:`~shapeenv.program.ExportedProgram`: its graph of shapeenv ops, symbolic output
+:class:`~shapeenv.program.program.ExportedProgram`: its graph of shapeenv ops, symbolic output
 shapes, range constraints and the guard set, with inputs named as torch names them
 (``x``; parameters ``self._modules['fc']._parameters['weight']``, printed in torch's
 dialect as ``L['self']._modules['fc']._parameters['weight']``). ``dynamic_shapes`` takes
@@ -27,17 +27,17 @@ from typing import Any, Callable, Mapping, Sequence
 
 import torch
 
-from ..compile import CompiledFunction
-from ..compile import compile as se_compile
-from ..dynamism import MARKS, SourcePatterns, mark_dynamic, mark_static, maybe_mark_dynamic
-from ..errors import SignatureError
-from ..export import export as se_export
-from ..program import ExportedProgram
-from ..core.settings import ShapeEnvSettings
-from .dims import translate
-from .program import STATE_PATTERN, TorchFunction, _is_state
-from .pytrees import flatten_inputs, plain_leaves, refuse_opaque_inputs
-from .table import TorchOpTable
+from shapeenv.compile import CompiledFunction
+from shapeenv.compile import compile as se_compile
+from shapeenv.compile.marks import MARKS, SourcePatterns, mark_dynamic, mark_static, maybe_mark_dynamic
+from shapeenv.errors import SignatureError
+from shapeenv.export.export import export as se_export
+from shapeenv.program.program import ExportedProgram
+from shapeenv.core.settings import ShapeEnvSettings
+from shapeenv.torch.dims import translate
+from shapeenv.torch.program import STATE_PATTERN, TorchFunction, _is_state
+from shapeenv.torch.pytrees import flatten_inputs, plain_leaves, refuse_opaque_inputs
+from shapeenv.torch.table import TorchOpTable
 
 __all__ = ["export", "compile", "TorchCompiled"]
 
@@ -48,19 +48,19 @@ def _by_name(fn: TorchFunction, args: tuple, kwargs: Mapping[str, Any], dynamic_
     if specs is None or isinstance(specs, Mapping):
         return specs
     if not isinstance(specs, (tuple, list)):
-        return specs  # let shapeenv.export word the type error
+        return specs  # let shapeenv.export.export word the type error
     sig = fn.__signature__
     names = [p.name for p in sig.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
     rest = next((p.name for p in sig.parameters.values() if p.kind is p.VAR_POSITIONAL), None)
     given = [names[i] if i < len(names) else f"{rest}[{i - len(names)}]" for i in range(len(args))] + list(kwargs)
     if len(specs) != len(given):
-        from ..errors import DynamicShapesError
+        from shapeenv.errors import DynamicShapesError
 
         raise DynamicShapesError(f"dynamic_shapes has {len(specs)} entries for {len(given)} inputs ({', '.join(given)}); "
                                  "give one per input (None for static), or a dict by name")
     out: dict[str, Any] = {}
     for name, spec in zip(given, specs):
-        if "[" in name:  # *args: grouped under the parameter's name, as shapeenv.export reads them
+        if "[" in name:  # *args: grouped under the parameter's name, as shapeenv.export.export reads them
             out.setdefault(rest, []).append(spec)
         else:
             out[name] = spec
@@ -95,12 +95,12 @@ def export(
     Returns:
         The program; parameters and buffers are static inputs named by torch's sources, bound to
         the module: ``p.accepts(x)``, ``p.bindings(x)`` and ``p.explain_inputs(x)`` read them from
-        the module as it is at the call (Note [Bound inputs] in :mod:`shapeenv.program`).
+        the module as it is at the call (Note [Bound inputs] in :mod:`shapeenv.program.program`).
 
     Raises:
         UnsupportedTorchOpError: the model calls a torch op with no shape rule (the message names it
             and the line, and shows how to register one).
-        ExportConstraintError, ShapeError, ...: as :func:`shapeenv.export` raises them.
+        ExportConstraintError, ShapeError, ...: as :func:`shapeenv.export.export` raises them.
 
     >>> import torch
     >>> from torch.export import Dim

@@ -1,4 +1,4 @@
-"""``TorchFunction``: torch code (an ``nn.Module`` or a function) as a function :func:`shapeenv.export` can trace.
+"""``TorchFunction``: torch code (an ``nn.Module`` or a function) as a function :func:`shapeenv.export.export` can trace.
 
 A module's parameters and buffers are extra keyword inputs named by torch's sources
 (``self._modules['fc']._parameters['weight']``; see :func:`module_state`), so the trace
@@ -27,13 +27,13 @@ from typing import Any, Callable, Iterator
 
 import torch
 
-from ..errors import SignatureError, TorchInteropError
-from ..rules.registry import env_of, is_tensor
-from .hops import patched
-from .mode import ShapeTraceMode
-from .pytrees import REGISTER_FIX, Template, flatten_output, holder_of
-from .table import TorchOpTable
-from .tensor import TracedTensor, unwrap, wrap
+from shapeenv.errors import SignatureError, TorchInteropError
+from shapeenv.ops.dispatch import env_of, is_tensor
+from shapeenv.torch.hops import patched
+from shapeenv.torch.mode import ShapeTraceMode
+from shapeenv.torch.pytrees import REGISTER_FIX, Template, flatten_output, holder_of
+from shapeenv.torch.table import TorchOpTable
+from shapeenv.torch.tensor import TracedTensor, unwrap, wrap
 
 __all__ = ["TorchFunction", "module_state", "state_source", "STATE_PATTERN", "TRAINING"]
 
@@ -96,7 +96,7 @@ class TorchFunction:
         exporting: traces are exports (``torch.compiler.is_exporting()`` is True in them); else compiles.
     """
 
-    #: a module's dicts whose keys read as attributes in the paths of :mod:`shapeenv.trace_state` (``self.blocks.0``)
+    #: a module's dicts whose keys read as attributes in the paths of :mod:`shapeenv.export.state` (``self.blocks.0``)
     attribute_dicts = MappingProxyType({"_modules": "submodule", "_parameters": "parameter", "_buffers": "buffer"})
 
     def __init__(self, target: Callable, name: str | None = None, table: TorchOpTable | None = None,

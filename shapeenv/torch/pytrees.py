@@ -6,7 +6,7 @@ tensors become inputs, each with a ``dynamic_shapes`` entry in the children's st
 and an output into its leaves. This module does the same for ``shapeenv.torch``:
 
 * :func:`flatten_inputs` replaces each registered object among the example inputs by the
-  list of its children (recursively), which :func:`shapeenv.export` traces like any list,
+  list of its children (recursively), which :func:`shapeenv.export.export` traces like any list,
   and returns a :class:`Template` of what it replaced; inside the trace,
   :meth:`Template.rebuild` calls the type's ``unflatten`` on the traced children, so the
   model receives a ``DynamicCache`` of traced tensors, as under torch.export;
@@ -16,7 +16,7 @@ and an output into its leaves. This module does the same for ``shapeenv.torch``:
 
 Note [Which pytree nodes are flattened here]
     Lists, tuples (named ones too), dicts and their subclasses are containers
-    :func:`shapeenv.export` already walks, so only the other registered types are
+    :func:`shapeenv.export.export` already walks, so only the other registered types are
     flattened here (a ``ModelOutput`` is a dict). The registry is torch's own: a type is
     flattened exactly when torch.export would flatten it, e.g. ``DynamicCache`` after
     ``transformers.integrations.executorch.register_dynamic_cache_export_support()``.

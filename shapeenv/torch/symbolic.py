@@ -103,7 +103,7 @@ class TorchSymNode:
     """
 
     __slots__ = ("value",)
-    _shapeenv_traced = True  # a torch.SymInt over it exists only inside a trace (shapeenv.trace_state.is_traced)
+    _shapeenv_traced = True  # a torch.SymInt over it exists only inside a trace (shapeenv.export.state.is_traced)
 
     def __init__(self, value: Any):
         self.value = value

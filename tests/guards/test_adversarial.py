@@ -45,8 +45,8 @@ from guards import (
     to_sympy_text,
     to_torch_text,
 )
-from guards.cli import EXIT_INTERNAL, EXIT_NO, EXIT_OK, EXIT_USAGE
-from guards.escape import one_line
+from shapeenv.cli.guards import EXIT_INTERNAL, EXIT_NO, EXIT_OK, EXIT_USAGE
+from guards.text.escape import one_line
 from symint.build import ge, symbol_expr
 from symint.logic import OrderedAnd, OrderedOr
 from valueranges import ValueRanges
@@ -233,7 +233,7 @@ def test_payloads_never_execute(tmp_path):
     """8 wrappers x 123 payloads through 8 readers: typed errors or harmless guards, and no code runs.
 
     An audit hook (in a subprocess: hooks cannot be removed) fails on any compile/exec
-    other than the compiled checker's own (filename ``<guards.codegen>``) and on any
+    other than the compiled checker's own (filename ``<guards.runtime.codegen>``) and on any
     file opened for writing, process started or module imported while reading payloads.
     """
     sentinel = tmp_path / "PWNED"
@@ -246,11 +246,11 @@ def test_payloads_never_execute(tmp_path):
         from pathlib import Path
         bad = []
         def hook(event, args):
-            if event == "exec" and getattr(args[0], "co_filename", "") == "<guards.codegen>":
-                pass  # the compiled checker (Note [Why exec is safe here] in guards/codegen.py)
+            if event == "exec" and getattr(args[0], "co_filename", "") == "<guards.runtime.codegen>":
+                pass  # the compiled checker (Note [Why exec is safe here] in guards/runtime/codegen.py)
             elif event in ("exec", "os.system", "subprocess.Popen", "os.exec", "os.spawn", "ctypes.dlopen"):
                 bad.append((event, repr(args)[:80]))
-            elif event == "compile" and args[1] not in ("<guards.codegen>",):
+            elif event == "compile" and args[1] not in ("<guards.runtime.codegen>",):
                 bad.append((event, repr(args)[:120]))
             elif event == "open" and len(args) > 1 and isinstance(args[1], str) and any(c in args[1] for c in "wax+"):
                 bad.append((event, repr(args)[:80]))
@@ -589,7 +589,7 @@ def test_cli_user_errors_have_no_traceback(tmp_path):
 
 
 def test_internal_errors_have_their_own_exit_code(monkeypatch, capsys):
-    from guards import cli as guards_cli
+    from shapeenv.cli import guards as guards_cli
     from shapeenv.cli import main
 
     def broken(args):

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from guards import GuardSet, Source
-from guards.cache import GuardedCache, pinned_sources
+from guards.runtime.cache import GuardedCache, pinned_sources
 from symint.build import eq, ge, le, mod, symbol_expr
 
 S = [symbol_expr(f"s{i}") for i in range(3)]

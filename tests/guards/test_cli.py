@@ -1,4 +1,4 @@
-"""End-to-end tests of ``shapeenv guards ...`` (guards/cli.py via shapeenv/cli.py)."""
+"""End-to-end tests of ``shapeenv guards ...`` (shapeenv/cli/guards.py via shapeenv/cli.py)."""
 
 from __future__ import annotations
 

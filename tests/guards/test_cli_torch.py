@@ -1,4 +1,4 @@
-"""The ``shapeenv guards`` commands on torch's raw output (guards/cli_torch.py and its hooks in guards/cli.py)."""
+"""The ``shapeenv guards`` commands on torch's raw output (shapeenv/cli/guards_torch.py and its hooks in shapeenv/cli/guards.py)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from guards.cli import EXAMPLES, main
+from shapeenv.cli.guards import EXAMPLES, main
 
 DUMPS = Path(__file__).parent / "data" / "torch_dumps"
 ROOT = Path(__file__).resolve().parents[2]
@@ -111,7 +111,7 @@ def test_json_on_every_subcommand(capsys) -> None:
 
 
 def test_broken_pipe_is_quiet() -> None:
-    cmd = f"{shlex.quote(sys.executable)} -m guards.cli check {shlex.quote(CNN)} --format source | head -c 10"
+    cmd = f"{shlex.quote(sys.executable)} -m shapeenv.cli.guards check {shlex.quote(CNN)} --format source | head -c 10"
     proc = subprocess.run(["bash", "-c", cmd], capture_output=True, text=True, cwd=ROOT, env={"PYTHONPATH": str(ROOT), "PATH": "/usr/bin:/bin"})
     assert "Traceback" not in proc.stderr and "BrokenPipe" not in proc.stderr, proc.stderr
 

@@ -1,4 +1,4 @@
-"""Tests for guards/codegen.py: compiled checkers agree with the slow evaluator and cannot be injected."""
+"""Tests for guards/runtime/codegen.py: compiled checkers agree with the slow evaluator and cannot be injected."""
 
 from __future__ import annotations
 
@@ -363,7 +363,7 @@ def test_hostile_symbol_names_cannot_inject():
 
 
 def test_generated_code_has_only_generated_names():
-    from guards.codegen import _validate
+    from guards.runtime.codegen import _validate
 
     c = GuardSet.of([eq(floordiv(x, y), max_(y, 3))], {x: X0, y: Y0}).compile()
     _validate(c.code)  # the finished text passes its own validator

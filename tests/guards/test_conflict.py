@@ -10,7 +10,7 @@ from symint.build import eq, ge, gt, le, lt, mod, symbol_expr
 from valueranges import ValueRanges
 
 from guards import GuardSet, Source
-from guards.cli import main
+from shapeenv.cli.guards import main
 
 s0, s1, s2 = (symbol_expr(f"s{i}") for i in range(3))
 SOURCES = {s0: Source.size("x", 0), s1: Source.size("y", 0), s2: Source.size("z", 0)}

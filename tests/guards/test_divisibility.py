@@ -1,10 +1,10 @@
-"""guards.divisibility: the gcd normalisation and the quotient rewrite are exact (hypothesis, against evaluate)."""
+"""guards.simplify.divisibility: the gcd normalisation and the quotient rewrite are exact (hypothesis, against evaluate)."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings, strategies as st
 
-from guards.divisibility import drop_divided, normalise_divisibility
+from guards.simplify.divisibility import drop_divided, normalise_divisibility
 from symint import build, evaluate
 
 s, t = build.symbol_expr("s"), build.symbol_expr("t")

@@ -1,4 +1,4 @@
-"""Tests for guards/explain.py: failing guards explained in words, with the values they saw."""
+"""Tests for guards/runtime/explain.py: failing guards explained in words, with the values they saw."""
 
 from __future__ import annotations
 

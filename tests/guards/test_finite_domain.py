@@ -1,4 +1,4 @@
-"""The finite-range pass (guards.finite_domain) and reduce_exact with it: exact, checked point by point."""
+"""The finite-range pass (guards.simplify.finite_domain) and reduce_exact with it: exact, checked point by point."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import sympy
 from hypothesis import assume, given, settings, strategies as st
 
 from guards import GuardSet, Source
-from guards.finite_domain import FiniteLimits, reduce_finite
-from guards.simplify import reduce_exact
+from guards.simplify.finite_domain import FiniteLimits, reduce_finite
+from guards.simplify.passes import reduce_exact
 from symint.build import eq, floordiv, ge, gt, le, lt, ne, symbol_expr
 from symint.functions import Max, Min, Mod
 from valueranges import ValueRanges

@@ -14,33 +14,46 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGE = "guards"
 
 
-def _edges(path: Path, modules: set[str]) -> set[str]:
-    """The sibling modules of ``guards`` that ``path`` imports (anywhere in the file)."""
+def _edges(path: Path, root: Path, modules: set[str]) -> set[str]:
+    """The modules of ``guards`` (dotted below it: ``guard``, ``text.parse``) that ``path`` imports, anywhere in the file."""
     tree = ast.parse(path.read_text(), filename=str(path))
+    package = list(path.relative_to(root).with_suffix("").parts[:-1])
+    if path.name == "__init__.py":
+        package = list(path.relative_to(root).parts[:-1])
     found: set[str] = set()
+
+    def add(dotted: str) -> None:
+        parts = dotted.split(".")
+        while parts and ".".join(parts[1:]) not in modules:
+            parts.pop()
+        if len(parts) > 1:
+            found.add(".".join(parts[1:]))
+
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom):
-            if node.level == 1:
-                base = node.module
-            elif node.level == 0 and node.module and node.module.split(".")[0] == PACKAGE:
-                base = node.module.split(".", 1)[1] if "." in node.module else None
-            else:
+            base = package[: len(package) - node.level + 1] if node.level else []
+            target = ".".join(base + (node.module.split(".") if node.module else []))
+            if target.split(".")[0] != PACKAGE:
                 continue
-            if base is None:  # from . import x, y  /  from guards import x
-                found |= {a.name for a in node.names if a.name in modules}
-            else:
-                found.add(base.split(".")[0])
+            for alias in node.names:
+                add(f"{target}.{alias.name}")
         elif isinstance(node, ast.Import):
             for alias in node.names:
-                parts = alias.name.split(".")
-                if parts[0] == PACKAGE and len(parts) > 1:
-                    found.add(parts[1])
-    return {m for m in found if m in modules}
+                if alias.name.split(".")[0] == PACKAGE:
+                    add(alias.name)
+    return found
 
 
 def _graph(directory: Path) -> dict[str, set[str]]:
-    files = {p.stem: p for p in directory.glob("*.py") if p.stem != "__init__"}
-    return {name: _edges(path, set(files)) - {name} for name, path in files.items()}
+    """Import arrows between the modules of the package at ``directory``, named dotted below it (``text.parse``); folders' ``__init__`` count as the folder."""
+    root = directory.parent
+    paths = {}
+    for p in sorted(directory.rglob("*.py")):
+        rel = p.relative_to(directory).with_suffix("").parts
+        name = ".".join(rel[:-1] if rel[-1] == "__init__" else rel)
+        if name:
+            paths[name] = p
+    return {name: _edges(path, root, set(paths)) - {name} for name, path in paths.items()}
 
 
 def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -72,15 +85,26 @@ def _cycle(graph: dict[str, set[str]]) -> list[str] | None:
 
 def test_guards_import_graph_is_acyclic() -> None:
     graph = _graph(ROOT / PACKAGE)
-    assert "guardset" in graph and graph["guardset"] >= {"prove", "simplify", "codegen", "explain"}
+    assert "guardset" in graph and graph["guardset"] >= {"solver.prove", "simplify.passes", "runtime.codegen", "runtime.explain"}
     cycle = _cycle(graph)
     assert cycle is None, f"import cycle in guards: {' -> '.join(cycle)} (lower modules must take a GuardSetLike)"
 
 
 def test_lower_modules_do_not_import_the_facade() -> None:
     graph = _graph(ROOT / PACKAGE)
-    for lower in ("prove", "simplify", "simplify_facts", "codegen", "explain", "z3_translate", "z3_solver", "incremental", "protocols"):
-        assert "guardset" not in graph[lower], f"guards/{lower}.py imports guardset"
+    lower = [m for m in graph if m.split(".")[0] in ("text", "solver", "simplify") or m in (
+        "runtime.codegen", "runtime.explain", "protocols", "guard", "source", "validate")]
+    assert len(lower) > 15
+    for module in lower:
+        assert "guardset" not in graph[module], f"guards/{module} imports guardset"
+
+
+def test_guards_top_level_holds_only_the_values() -> None:
+    """guards/ is split by idea: text, solver, simplify, runtime, torchlog; the values stay at the top."""
+    folders = sorted(d.name for d in (ROOT / PACKAGE).iterdir() if (d / "__init__.py").exists())
+    assert folders == ["runtime", "simplify", "solver", "text", "torchlog"]
+    loose = sorted(p.stem for p in (ROOT / PACKAGE).glob("*.py") if p.stem != "__init__")
+    assert loose == ["errors", "guard", "guardset", "progress", "protocols", "source", "validate"], loose
 
 
 def test_checker_sees_function_level_and_type_checking_cycles(tmp_path: Path) -> None:
@@ -90,7 +114,11 @@ def test_checker_sees_function_level_and_type_checking_cycles(tmp_path: Path) ->
     (pkg / "b.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from .c import C\n")
     (pkg / "c.py").write_text("def g():\n    from guards.a import f\n")
     (pkg / "d.py").write_text("from . import a\n")
+    (pkg / "e").mkdir()
+    (pkg / "e" / "__init__.py").write_text("")
+    (pkg / "e" / "x.py").write_text("from ..d import z\nfrom .y import w\n")
+    (pkg / "e" / "y.py").write_text("")
     graph = _graph(pkg)
-    assert graph == {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert graph == {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}, "e": set(), "e.x": {"d", "e.y"}, "e.y": set()}
     assert _cycle(graph) == ["a", "b", "c", "a"]
     assert _cycle({"a": {"b"}, "b": set()}) is None

@@ -1,4 +1,4 @@
-"""Tests of the safe guard parser (guards/lexer.py, guards/parse.py) and of reading guard files.
+"""Tests of the safe guard parser (guards/text/lexer.py, guards/text/parse.py) and of reading guard files.
 
 Expected expressions are built independently with ``symint.build``; error cases
 check the typed error, the 1-based column and the offending fragment.
@@ -14,7 +14,7 @@ import pytest
 import sympy
 
 from guards import GuardParseError, GuardSet, GuardTypeError, Source, load_guards, parse_guard, parse_guards, parse_source
-from guards.parse import MAX_DEPTH, parse_expression, parse_guards_text
+from guards.text.parse import MAX_DEPTH, parse_expression, parse_guards_text
 from symint.build import (
     abs_,
     add,

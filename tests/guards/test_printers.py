@@ -1,4 +1,4 @@
-"""Tests of the guard printers (guards/printers.py): expected text, round trips, notebook rendering.
+"""Tests of the guard printers (guards/text/printers.py): expected text, round trips, notebook rendering.
 
 Expected strings are written by hand from torch's and sympy's conventions; the
 round-trip property builds random guards with ``symint.build``, prints them in
@@ -15,8 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from guards import Guard, GuardSet, GuardTypeError, Source, parse_guard, parse_guards
-from guards.parse import MAX_DEPTH
-from guards.printers import latex_text, render_html, render_latex, to_source_text, to_sympy_text, to_text, to_torch_text
+from guards.text.parse import MAX_DEPTH
+from guards.text.printers import latex_text, render_html, render_latex, to_source_text, to_sympy_text, to_text, to_torch_text
 from symint.build import (
     abs_,
     add,

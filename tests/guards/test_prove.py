@@ -10,8 +10,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from guards import GuardSet, GuardTypeError, SolverError, Source
-from guards.prove import ProofResult, Verdict, counterexample, equivalent, implies, is_satisfiable, overlap, redundant
-from guards.z3_solver import SolverConfig
+from guards.solver.prove import ProofResult, Verdict, counterexample, equivalent, implies, is_satisfiable, overlap, redundant
+from guards.solver.z3_solver import SolverConfig
 from symint import build
 from valueranges import ValueRanges
 
@@ -183,7 +183,7 @@ def test_total_budget_exhaustion_is_reported():
 
 def test_redundant_is_bounded_by_the_budget_and_says_so():
     """5,000 bounds on one symbol need no Z3; nonlinear guards past the budget are kept and listed."""
-    from guards.prove import redundant_with_report
+    from guards.solver.prove import redundant_with_report
 
     bounds = GuardSet.of([build.ge(a_, k) for k in range(5000)])
     r = redundant_with_report(bounds)

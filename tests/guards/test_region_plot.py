@@ -8,7 +8,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 from matplotlib.colors import to_rgba  # noqa: E402
 
 from guards import GuardSet, parse_source  # noqa: E402
-from guards.region import plot_region  # noqa: E402
+from guards.runtime.region import plot_region  # noqa: E402
 
 GS = GuardSet.parse("2 <= L['x'].size()[0] <= 15\n2 <= L['x'].size()[1] <= 9")
 X, Y = parse_source("L['x'].size()[0]"), parse_source("L['x'].size()[1]")

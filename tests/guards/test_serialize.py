@@ -1,4 +1,4 @@
-"""Tests of the JSON form of guard sets and value ranges (guards/serialize.py, GuardSet.to_json/from_json)."""
+"""Tests of the JSON form of guard sets and value ranges (guards/text/serialize.py, GuardSet.to_json/from_json)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from guards import Guard, GuardParseError, GuardSet, GuardTypeError, Source, ranges_from_json, ranges_to_json
-from guards.serialize import FORMAT, decode_guards, encode_guards
+from guards.text.serialize import FORMAT, decode_guards, encode_guards
 from symint.build import and_, eq, floordiv, ge, le, lt, mod, ne, symbol_expr, truediv
 from tests.guards.test_printers import bool_exprs
 from valueranges import ValueRanges

@@ -11,9 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from guards import GuardSet, Source
-from guards.prove import Verdict, equivalent
-from guards.simplify import simplify, simplify_with_report
-from guards.z3_solver import SolverConfig
+from guards.solver.prove import Verdict, equivalent
+from guards.simplify.passes import simplify, simplify_with_report
+from guards.solver.z3_solver import SolverConfig
 from symint import build
 from symint.functions import IntTrueDiv
 from valueranges import ValueRanges
@@ -233,7 +233,7 @@ def test_deterministic_on_a_larger_set():
 @given(guard_sets(), st.integers(0, 2**32))
 def test_exact_reduction_is_equivalent_to_the_input(gs, seed):
     """``reduce_exact`` runs no Z3, yet Z3 proves its result equivalent (and concrete sizes agree)."""
-    from guards.simplify import reduce_exact
+    from guards.simplify.passes import reduce_exact
 
     out, report = reduce_exact(gs)
     assert report.z3_checks == 0 and report.rlimit == 0
@@ -255,7 +255,7 @@ def test_exact_reduction_is_equivalent_to_the_input(gs, seed):
     ids=["implied bound", "divisibility", "duplicates and one range", "intervals", "z3 left for later"],
 )
 def test_exact_reduction_cases(gs, expected):
-    from guards.simplify import reduce_exact
+    from guards.simplify.passes import reduce_exact
 
     out, report = reduce_exact(gs)
     assert sorted(map(str, out.exprs)) == sorted(map(str, expected)), (gs, out)

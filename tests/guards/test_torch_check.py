@@ -1,4 +1,4 @@
-"""Real arguments against torch's dumps (guards/torch_check.py): numpy arrays, nested inputs, strides, recompile logs."""
+"""Real arguments against torch's dumps (guards/torchlog/torch_check.py): numpy arrays, nested inputs, strides, recompile logs."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from guards import GuardSet
-from guards.torch_check import dynamic_guard_set, explain_call, explain_recompiles, load_torch_guards, pinned_values, read_arguments
-from guards.torch_log import read_torch_log
+from guards.torchlog.torch_check import dynamic_guard_set, explain_call, explain_recompiles, load_torch_guards, pinned_values, read_arguments
+from guards.torchlog.torch_log import read_torch_log
 
 DUMPS = Path(__file__).parent / "data" / "torch_dumps"
 

@@ -5,7 +5,7 @@ with its call sequence while its ``TORCH_LOGS=guards`` output is captured; then,
 inputs (sizes around the traced ones, 1s included, a third of them non-contiguous through a
 transpose or a strided slice), torch is asked under ``set_stance("fail_on_recompile")``
 whether it reuses an entry, and our verdict is read from the captured dump alone
-(:func:`guards.torch_check.explain_call`). They must agree on every input.
+(:func:`guards.torchlog.torch_check.explain_call`). They must agree on every input.
 """
 
 from __future__ import annotations
@@ -19,8 +19,8 @@ torch = pytest.importorskip("torch", reason="differential tests need torch (pip 
 pytestmark = pytest.mark.torch
 
 from guards.guardset import GuardSet  # noqa: E402
-from guards.torch_check import TorchGuards, explain_call, load_torch_guards  # noqa: E402
-from guards.torch_log import read_torch_log  # noqa: E402
+from guards.torchlog.torch_check import TorchGuards, explain_call, load_torch_guards  # noqa: E402
+from guards.torchlog.torch_log import read_torch_log  # noqa: E402
 from tests.guards.torch_models import MODELS, capture, random_inputs  # noqa: E402
 
 SAMPLES = 60

@@ -1,4 +1,4 @@
-"""A printed torch.export program read as a guard set (guards/torch_export.py), on the checked-in real print."""
+"""A printed torch.export program read as a guard set (guards/torchlog/torch_export.py), on the checked-in real print."""
 
 from __future__ import annotations
 

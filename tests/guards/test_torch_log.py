@@ -1,4 +1,4 @@
-"""Reading torch's own logs (guards/torch_log.py, GuardSet.from_torch_log) on the checked-in real dumps.
+"""Reading torch's own logs (guards/torchlog/torch_log.py, GuardSet.from_torch_log) on the checked-in real dumps.
 
 The dumps under data/torch_dumps/ are what torch 2.13 printed for six models
 (benchmarks/capture_torch_dumps.py); these tests need no torch.
@@ -12,7 +12,7 @@ import pytest
 import sympy
 
 from guards import GuardParseError, GuardSet
-from guards.torch_log import looks_like_torch_log, read_torch_log, strip_log_prefix
+from guards.torchlog.torch_log import looks_like_torch_log, read_torch_log, strip_log_prefix
 
 DUMPS = Path(__file__).parent / "data" / "torch_dumps"
 NAMES = ["cnn", "lstm", "pad_pool", "patchify", "router", "transformer"]

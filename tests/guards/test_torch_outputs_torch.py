@@ -23,13 +23,13 @@ pytestmark = pytest.mark.torch
 from torch.export import Dim, export  # noqa: E402
 
 from guards import GuardSet  # noqa: E402
-from guards.cli_diff import compare  # noqa: E402
-from guards.cli_torch import read_text  # noqa: E402
+from shapeenv.cli.guards_diff import compare  # noqa: E402
+from shapeenv.cli.guards_torch import read_text  # noqa: E402
 from guards.guardset import read_torch_output  # noqa: E402
-from guards.torch_check import explain_call, load_torch_guards  # noqa: E402
-from guards.torch_log import read_torch_log  # noqa: E402
-from guards.torch_trace import read_torch_trace  # noqa: E402
-from shapeenv.advise import advise, read_calls  # noqa: E402
+from guards.torchlog.torch_check import explain_call, load_torch_guards  # noqa: E402
+from guards.torchlog.torch_log import read_torch_log  # noqa: E402
+from guards.torchlog.torch_trace import read_torch_trace  # noqa: E402
+from shapeenv.compile.advise import advise, read_calls  # noqa: E402
 from tests.guards.torch_models import capture_calls  # noqa: E402
 from tests.guards.torch_run_models import RUNS, Block, Mask, arguments  # noqa: E402
 

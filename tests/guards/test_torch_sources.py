@@ -1,4 +1,4 @@
-"""torch's source spelling (guards/torch_sources.py): parsed and printed back identically; real arguments followed."""
+"""torch's source spelling (guards/text/torch_sources.py): parsed and printed back identically; real arguments followed."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from guards import GuardParseError, GuardSet, GuardTypeError, Source, UnknownSourceError, parse_source
-from guards.torch_sources import parse_path, resolve, torch_base
+from guards.text.torch_sources import parse_path, resolve, torch_base
 
 # Every spelling the issue lists, as torch prints it: read and printed back unchanged.
 TORCH_SPELLINGS = [

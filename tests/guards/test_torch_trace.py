@@ -16,11 +16,11 @@ from pathlib import Path
 import pytest
 
 from guards import GuardParseError, GuardSet
-from guards.cli import main
+from shapeenv.cli.guards import main
 from guards.guardset import read_torch_output
-from guards.torch_check import TorchGuards, explain_call
-from guards.torch_log import read_torch_log
-from guards.torch_trace import looks_like_torch_trace, read_torch_trace
+from guards.torchlog.torch_check import TorchGuards, explain_call
+from guards.torchlog.torch_log import read_torch_log
+from guards.torchlog.torch_trace import looks_like_torch_trace, read_torch_trace
 
 RUNS = Path(__file__).parent / "data" / "torch_runs"
 NAMES = ("mask", "block", "chunks")
@@ -292,7 +292,7 @@ def test_read_torch_output_dispatches() -> None:
 def test_export_reader_is_linear_on_a_1mb_line(text: str) -> None:
     import time
 
-    from guards.export_text import read_export_text
+    from guards.torchlog.export_text import read_export_text
 
     start = time.perf_counter()
     try:
@@ -305,7 +305,7 @@ def test_export_reader_is_linear_on_a_1mb_line(text: str) -> None:
 def test_trace_and_value_readers_are_linear_on_a_1mb_line() -> None:
     import time
 
-    from guards.torch_log import _non_shape_lambda, _top_level_eq, literal_value
+    from guards.torchlog.torch_log import _non_shape_lambda, _top_level_eq, literal_value
 
     key = "a is b " * 150_000
     hostile = [
@@ -324,7 +324,7 @@ def test_trace_and_value_readers_are_linear_on_a_1mb_line() -> None:
 def test_real_arguments_against_a_trace() -> None:
     import numpy as np
 
-    from guards.torch_check import load_torch_guards
+    from guards.torchlog.torch_check import load_torch_guards
 
     entries = load_torch_guards(_trace("mask").read_text())
     assert [e.compile_id for e in entries] == ["0/0", "0/1", "0/2"]

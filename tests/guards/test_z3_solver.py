@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from guards.z3_solver import Budget, SatStatus, SolverConfig, Z3Context, Z3Solver
-from guards.z3_translate import Translator
+from guards.solver.z3_solver import Budget, SatStatus, SolverConfig, Z3Context, Z3Solver
+from guards.solver.z3_translate import Translator
 from symint import build
 
 A, B, C = (build.symbol_expr(n) for n in ("a", "b", "c"))

@@ -11,8 +11,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from guards import GuardSet, SolverError, Source, to_smtlib
-from guards.z3_solver import SatStatus, Z3Solver
-from guards.z3_translate import Translator
+from guards.solver.z3_solver import SatStatus, Z3Solver
+from guards.solver.z3_translate import Translator
 from symint import build
 from symint.evaluate import evaluate
 from symint.functions import CeilToInt, FloorToInt, IntTrueDiv

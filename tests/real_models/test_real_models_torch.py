@@ -55,7 +55,7 @@ class Known:
 #: The models ours does not export yet at a size of 1, and why (the first failure). Delete an entry when
 #: its fix lands: the strict xfails then fail as XPASS. Empty: the branches of transformers' code on a size that
 #: may be 1 and MobileViT's reshape (a view only at batch 1) are traced at 1 too and compared (Note [Sizes 0 and 1
-#: in export] in shapeenv.export_small).
+#: in export] in shapeenv.export.small).
 KNOWN: dict[str, Known] = {}
 
 NAMES = list(CASES)

@@ -1,6 +1,6 @@
 """Programs for the numpy backend's tests, written once against a namespace ``T`` (``shapeenv.ops`` or torch).
 
-Each :class:`Case` is traced with :func:`shapeenv.export` at example sizes (``T`` is ``shapeenv.ops``
+Each :class:`Case` is traced with :func:`shapeenv.export.export` at example sizes (``T`` is ``shapeenv.ops``
 and the inputs are fake tensors), run by the numpy backend at *other* sizes, and compared with a
 direct numpy computation (``ref``) in ``test_numpy_backend.py`` and with torch eager (``T`` is
 :data:`TORCH_NS`) in ``test_numpy_backend_torch.py``.
@@ -17,7 +17,7 @@ from typing import Any, Callable
 import numpy as np
 
 from shapeenv import Dim, map as hop_map, ops, scan as hop_scan, switch as hop_switch
-from shapeenv.fake.dtypes import DTYPES
+from shapeenv.tensor.dtypes import DTYPES
 from tests.shapeenv.rules.backend_models import BACKEND_ROWS
 from tests.shapeenv.rules.cases_models import TORCH_NAMES
 

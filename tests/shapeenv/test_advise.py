@@ -1,4 +1,4 @@
-"""``shapeenv advise``: recompile advice on three torch 2.13 runs that recompile (shapeenv/advise.py).
+"""``shapeenv advise``: recompile advice on three torch 2.13 runs that recompile (shapeenv/compile/advise.py).
 
 The runs are under ``tests/guards/data/torch_runs/`` (made by ``make_torch_runs.py``), each with
 the shapes of every call the script made (``<run>.calls.json``). The advice is checked by
@@ -13,10 +13,10 @@ from pathlib import Path
 
 import pytest
 
-from guards.cli_torch import read_text
+from shapeenv.cli.guards_torch import read_text
 from guards.guardset import read_torch_output
-from guards.torch_log import read_torch_log
-from shapeenv.advise import AdviceError, advise, bind_call, logged_calls, read_calls
+from guards.torchlog.torch_log import read_torch_log
+from shapeenv.compile.advise import AdviceError, advise, bind_call, logged_calls, read_calls
 from shapeenv.cli import main
 
 RUNS = Path(__file__).resolve().parents[1] / "guards" / "data" / "torch_runs"

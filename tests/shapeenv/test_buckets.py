@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from guards import Source
 from shapeenv import compile
-from shapeenv.buckets import (
+from shapeenv.compile.buckets import (
     PlannerError,
     cost_curve,
     optimal_tops,
@@ -22,7 +22,7 @@ from shapeenv.buckets import (
     read_size_log,
     sizes_from_cache_info,
 )
-from shapeenv.buckets_cli import main as cli_main
+from shapeenv.cli.buckets import main as cli_main
 
 X0 = Source.size("x", 0)
 

@@ -23,7 +23,7 @@ from shapeenv.compile import (
 )
 from shapeenv.compile.binding import Binder
 from shapeenv.errors import TraceStateWarning
-from shapeenv.program import ExportedProgram
+from shapeenv.program.program import ExportedProgram
 
 
 def a(*shape, dtype=np.float32):
@@ -245,7 +245,7 @@ def test_a_non_callable_artifact_means_running_the_function_eagerly() -> None:
     c = compile(f, backend=lambda program: {"not": "callable"})
     with pytest.warns(TraceStateWarning, match=r"f\.<closure>\.calls\[0\]"):
         np.testing.assert_array_equal(c(a(3)), a(3) + 1)
-    # traced once (the trace's append undone: shapeenv.trace_state), then run eagerly on the array (with torch's methods)
+    # traced once (the trace's append undone: shapeenv.export.state), then run eagerly on the array (with torch's methods)
     assert calls == ["EagerTensor"]
     assert c.cache_info().entries[0].program.signature() == "f(x: f32[3])"
 

@@ -10,7 +10,7 @@ import pytest
 from guards import Source
 from shapeenv import ConstraintViolationError, ExportConstraintError, TensorSpec
 from shapeenv.compile import compile
-from shapeenv.dynamism import (
+from shapeenv.compile.marks import (
     MARKS,
     DimMark,
     SourcePatterns,

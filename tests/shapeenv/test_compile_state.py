@@ -1,4 +1,4 @@
-"""``shapeenv.export`` and ``shapeenv.compile`` over plain Python leave the program's state as they found it.
+"""``shapeenv.export.export`` and ``shapeenv.compile`` over plain Python leave the program's state as they found it.
 
 A traced function that writes a global, a closure variable, a list it closes over or an
 attribute of an argument object has those writes undone when the trace ends (returns or
@@ -17,7 +17,7 @@ import pytest
 
 from shapeenv import Dim, compile, export
 from shapeenv.errors import TraceStateWarning
-from shapeenv.trace_state import MAX_OBJECTS, StateSnapshot, is_traced
+from shapeenv.export.state import MAX_OBJECTS, StateSnapshot, is_traced
 from symint import SymInt
 
 #: written by ``count_calls`` (``global``)

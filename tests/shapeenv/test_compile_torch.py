@@ -121,7 +121,7 @@ STANCE_CASES = [
 
 @pytest.mark.parametrize("fn,calls", STANCE_CASES, ids=[fn.__name__ for fn, _ in STANCE_CASES])
 def test_eager_then_compile_compiles_as_often_as_torch(fn, calls) -> None:
-    from shapeenv.stance import set_stance
+    from shapeenv.compile.stance import set_stance
 
     expected = _torch_compiles(fn, calls, stance="eager_then_compile")
     ours = compile(fn)
@@ -132,7 +132,7 @@ def test_eager_then_compile_compiles_as_often_as_torch(fn, calls) -> None:
 
 
 def test_mark_dynamic_compiles_as_often_as_torch() -> None:
-    from shapeenv.dynamism import mark_dynamic
+    from shapeenv.compile.marks import mark_dynamic
 
     def marked_torch(shape):
         t = _t(shape)

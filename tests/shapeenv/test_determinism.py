@@ -1,7 +1,7 @@
 """The same program gives byte-identical guards, runtime asserts, reduced and simplified sets on every run.
 
 Solver work is bounded by Z3 resource limits and budgets (counts), never wall-clock
-(see Note [Deterministic limits] in ``guards.z3_solver``): three replays of W1 in
+(see Note [Deterministic limits] in ``guards.solver.z3_solver``): three replays of W1 in
 fresh processes, with different hash seeds and one while the CPU is kept busy by
 spinning processes, must print exactly the same text.
 """

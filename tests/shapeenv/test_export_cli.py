@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from shapeenv import cli, export_cli
+from shapeenv import cli
+from shapeenv.cli import export as export_cli
 
 ROOT = Path(__file__).resolve().parents[2]
 MODELS = "tests.shapeenv.example_models"

@@ -10,7 +10,7 @@ import pytest
 from shapeenv import Dim, TensorSpec, check, export, map, ops, switch
 from shapeenv.backends import numpy_backend
 from shapeenv.demo import rnn
-from shapeenv.program_io import LoadedEnv, ProgramFormatError, dumps_program, loads_program, program_to_json
+from shapeenv.program.io import LoadedEnv, ProgramFormatError, dumps_program, loads_program, program_to_json
 
 
 def _rnn():

@@ -9,8 +9,8 @@ import pytest
 import sympy
 
 from guards import GuardSet, Source, parse_guard
-from guards.divisibility import drop_divided, normalise_divisibility
-from guards.printers import to_sympy_text, to_torch_text
+from guards.simplify.divisibility import drop_divided, normalise_divisibility
+from guards.text.printers import to_sympy_text, to_torch_text
 from shapeenv import (
     Dim,
     ExportConstraintError,

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 
 from shapeenv.compile import RecompileError, compile
-from shapeenv.stance import Stance, current_stance, set_stance
+from shapeenv.compile.stance import Stance, current_stance, set_stance
 
 
 def a(*shape):

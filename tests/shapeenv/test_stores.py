@@ -31,7 +31,7 @@ from shapeenv.stores import (
     StoredEntry,
     function_fingerprint,
 )
-from shapeenv.stores.cli import main as cache_main
+from shapeenv.cli.cache import main as cache_main
 
 from .store_worker import inputs, model, reference
 
@@ -294,7 +294,7 @@ def test_a_backend_that_does_not_opt_in_stores_nothing(tmp_path) -> None:
 
 
 def test_marked_inputs_are_not_stored(tmp_path) -> None:
-    from shapeenv import dynamism
+    from shapeenv.compile import marks as dynamism
 
     store = DiskStore(tmp_path)
     x, w = inputs(6)

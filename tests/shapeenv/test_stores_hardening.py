@@ -446,7 +446,7 @@ def test_item_17_an_orphan_head_of_the_old_protocol_is_listed_healed_and_cleared
 
 
 def test_the_cache_command_reads_a_redis_store_signed_with_a_given_secret(redis_store, tmp_path, capsys) -> None:
-    from shapeenv.stores.cli import main as cache_main
+    from shapeenv.cli.cache import main as cache_main
 
     (tmp_path / "key").write_bytes(b"a secret every client is given\n")
     writer = RedisStore(redis_store.url, namespace=redis_store.namespace, secret=b"a secret every client is given")

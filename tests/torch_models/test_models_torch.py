@@ -18,7 +18,7 @@ with the same ``torch.export.Dim`` specs:
   promises sizes 0 and 1 where we specialise them (:data:`~tests.torch_models.differences.ZERO_ONE`);
 * ``shapeenv.torch.compile``: the guarded cache over real tensors gives the model's own results,
   tracing twice (static, then automatic dynamic) and hitting after;
-* our export and compile leave the model as they found it (:mod:`shapeenv.trace_state`): its eager
+* our export and compile leave the model as they found it (:mod:`shapeenv.export.state`): its eager
   output and state afterwards equal an untouched copy's, and none of these models writes state in
   forward (no ``TraceStateWarning``).
 """

@@ -1,7 +1,7 @@
 """What torch says about the models of :mod:`tests.torch_models.models`: exported programs, guard dumps, shapes.
 
 Everything here reads torch's own output into this project's values: the guard set of a
-``torch.export`` program (:func:`guards.torch_export.read_exported_program` on its printed
+``torch.export`` program (:func:`guards.torchlog.torch_export.read_exported_program` on its printed
 text, restricted to the user inputs), the output shapes and strides of its graph as
 expressions over input *sources* (``x.size()[0]``), and the ``TORCH_LOGS=guards`` dump of a
 ``torch.compile(backend="eager")`` run (:meth:`guards.GuardSet.from_torch_log`). torch is
@@ -22,8 +22,8 @@ from typing import Any
 import sympy
 
 from guards import GuardSet, Source
-from guards.parse import parse_expression, parse_guards_text
-from guards.torch_export import read_exported_program
+from guards.text.parse import parse_expression, parse_guards_text
+from guards.torchlog.torch_export import read_exported_program
 
 __all__ = ["Outputs", "compile_guard_log", "export_guards", "export_outputs", "source_symbols", "torch_export"]
 

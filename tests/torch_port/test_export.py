@@ -207,6 +207,6 @@ def test_range_constraints_list_derived_dims() -> None:
     ep = export(lambda x, y: x + y[1:], (t(5), t(6)), dynamic_shapes=({0: dimx}, {0: dimx + 1}))
     got = {str(k): (v.lower, v.upper) for k, v in ep.range_constraints.items()}
     assert got == {"s0": (3, 6), "s0 + 1": (4, 7)}
-    from shapeenv.program_io import program_from_json, program_to_json
+    from shapeenv.program.io import program_from_json, program_to_json
     back = program_from_json(program_to_json(ep))
     assert {str(k): (v.lower, v.upper) for k, v in back.range_constraints.items()} == got

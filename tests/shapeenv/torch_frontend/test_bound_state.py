@@ -1,6 +1,6 @@
 """An exported module's program binds the module's parameters and buffers: ``p.accepts(x)`` takes the user's arguments alone.
 
-Note [Bound inputs] in :mod:`shapeenv.program`: the state is read from the module at each check,
+Note [Bound inputs] in :mod:`shapeenv.program.program`: the state is read from the module at each check,
 so a parameter replaced after export is checked as it is now.
 """
 

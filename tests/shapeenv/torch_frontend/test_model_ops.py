@@ -1,4 +1,4 @@
-"""Small models using the ops of ``shapeenv.rules.model_math``/``model_layout``/``losses`` through
+"""Small models using the ops of ``shapeenv.ops.rules.tensor_math``/``rearrange``/``losses`` through
 ``shapeenv.torch.export``, against ``torch.export`` (output shapes, strides, dtypes as expressions)."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from torch.export import Dim  # noqa: E402
 
 import shapeenv.torch as st  # noqa: E402
 from shapeenv import ShapeError  # noqa: E402
-from shapeenv.export import ExportConstraintError  # noqa: E402
+from shapeenv.export.export import ExportConstraintError  # noqa: E402
 
 from .helpers import as_module, assert_same_as_torch_export  # noqa: E402
 

@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[3]
 
 
 def test_import_shapeenv_does_not_import_torch():
-    code = ("import sys, shapeenv, shapeenv.ops, shapeenv.compile, shapeenv.export, shapeenv.errors; "
+    code = ("import sys, shapeenv, shapeenv.ops, shapeenv.compile, shapeenv.export.export, shapeenv.errors; "
             "from shapeenv.errors import UnsupportedTorchOpError; "
             "e = shapeenv.ShapeEnv(); x = e.fake_tensor((4, 3), name='x'); (x + 1).sum(0); "
             "print('torch' in sys.modules)")

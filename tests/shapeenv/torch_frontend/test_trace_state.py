@@ -27,7 +27,7 @@ from torch.export import Dim  # noqa: E402
 import shapeenv.torch as st  # noqa: E402
 from shapeenv import ExportConstraintError  # noqa: E402
 from shapeenv.errors import TraceStateWarning  # noqa: E402
-from shapeenv.trace_state import is_traced  # noqa: E402
+from shapeenv.export.state import is_traced  # noqa: E402
 
 #: written by GlobalScale.forward (``global``) and read by it
 SCALE = None

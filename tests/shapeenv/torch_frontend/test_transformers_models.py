@@ -23,7 +23,7 @@ from torch.export import Dim  # noqa: E402
 
 import shapeenv.torch as st  # noqa: E402
 from shapeenv.errors import ShapeError  # noqa: E402
-from shapeenv.rules.registry import is_tensor  # noqa: E402
+from shapeenv.ops.dispatch import is_tensor  # noqa: E402
 from symint import SymInt  # noqa: E402
 
 from .helpers import as_module, assert_same_as_torch_export  # noqa: E402
@@ -54,7 +54,7 @@ def _flags():
 class _Recorder(torch.nn.Module):
     """Records the flags each time it runs on a traced tensor (compile also runs it eagerly: those are skipped)."""
 
-    __shapeenv_trace_recorder__ = True  # what it records while traced must outlive the trace (shapeenv.trace_state)
+    __shapeenv_trace_recorder__ = True  # what it records while traced must outlive the trace (shapeenv.export.state)
 
     def __init__(self):
         super().__init__()
@@ -148,7 +148,7 @@ DECODERS = ["gpt2", "llama", "mistral", "qwen2"]
 
 # Note [Sizes from 1 here]: the sequence length and batch are declared Dim(min=1, ...), as in tests/real_models:
 # the branches of transformers' own code on a size that may be 1 (``q_length > 1``, ``batch_size !=
-# position_ids.shape[0]``) are traced at 1 too and compared (Note [Sizes 0 and 1 in export] in shapeenv.export_small).
+# position_ids.shape[0]``) are traced at 1 too and compared (Note [Sizes 0 and 1 in export] in shapeenv.export.small).
 MIN = 1
 
 

@@ -1,0 +1,631 @@
+"""Simplify a guard set into a smaller, canonical one that Z3 proves equivalent.
+
+The passes, cheapest first:
+
+1. split conjunctions into separate guards;
+2. fold equalities: ``Eq(s1, s0)`` makes ``s0`` the representative of ``s1``
+   (the natural-order least symbol of each class) and is kept as the equality;
+   ``s1`` is replaced by ``s0`` everywhere else; a symbol whose range narrows to
+   one value becomes that constant;
+3. merge single-symbol linear bounds, ``!=`` constants and divisibility
+   (``Eq(Mod(s, 8), 0)``) into one range per symbol, intersected with the domain,
+   emitting only the bounds the domain and the divisibility do not already imply
+   (``s0 >= 2``, ``s0 > 3``, ``s0 <= 100`` become ``s0 >= 4``, ``s0 <= 100``);
+4. drop the remaining guards that interval reasoning (``valueranges.bound``)
+   proves true within those ranges;
+5. drop what the guards kept so far imply: a bound implied by a definition
+   ``Eq(s, expr)`` and the ranges of ``expr``, else whatever Z3 proves implied by
+   the guards sharing its symbols (small problems, see Note [Local premises] in
+   ``guards.solver.prove``; a guard that would need a large or slow proof is kept);
+6. over symbols with small finite ranges, decide the guards by enumerating the points
+   (:mod:`guards.simplify.finite_domain`): ranges shrink to what is admitted, a symbol with one
+   value left is pinned, and only enough guards to exclude the rest are kept; when
+   something got pinned, passes 2-5 run again (without Z3) to substitute it. Then order
+   canonically: equalities, then bounds per symbol, then the rest, sorted;
+7. prove that the result accepts exactly the inputs (within the domain) the input
+   accepts (see Note [Proof of equivalence]); a group of interacting symbols whose
+   proof fails or runs out of its limits keeps its original guards, and the report says so.
+   A last Z3 check turns an unsatisfiable result into ``False``.
+
+Passes 1-4 and 6 need no Z3 and are exact by construction: :func:`reduce_exact` runs
+only them and the Z3-free drops of pass 5 (a bound implied by a definition and ranges;
+the set ``produce_guards`` installs at once). Z3 work is bounded by counts
+(see Note [Deterministic limits] in ``guards.solver.z3_solver``): each check by
+``config.rlimit`` (``drop_rlimit`` in pass 5), pass 5 and pass 7 each by half of the
+budget (``budget_rlimit``, ``max_checks``); pass 5 tries each candidate once, and what
+the budget leaves untried is kept. The report says what was spent and what ran out.
+
+Guards that may divide by zero (a symbolic divisor) are never rewritten, only kept
+or dropped whole: see :func:`_may_raise`. Everything is deterministic: the output
+does not depend on the order of the input guards.
+
+>>> from symint.build import symbol_expr, eq, ge, gt, le
+>>> from guards import GuardSet, Source
+>>> s0, s1 = symbol_expr("s0"), symbol_expr("s1")
+>>> gs = GuardSet.of([eq(s1, s0), ge(s1, 2), gt(s0, 3), le(s0, 100)],
+...                  {s0: Source.size("x", 0), s1: Source.size("y", 0)})
+>>> simplify(gs)
+GuardSet(y.size()[0] == x.size()[0], x.size()[0] >= 4, x.size()[0] <= 100)
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass, replace
+from typing import Mapping
+
+import sympy
+
+from symint import build
+from symint.substitute import substitute
+from valueranges import ValueRanges, ValueRangeError, bound
+
+from guards.simplify.divisibility import drop_divided
+from guards.simplify.finite_domain import reduce_finite
+from guards.errors import SolverError
+from guards.validate import need_config, need_guardset
+from guards.guard import Guard
+from guards.solver.prove import Entailer, Neighbourhoods, Verdict, unproven_entailments
+from guards.simplify.facts import (
+    _canonical_key,
+    _ceil_mult,
+    _classify,
+    _conjuncts,
+    _Contradiction,
+    _Facts,
+    _floor_mult,
+    _safe_divisors,
+    _sym_key,
+)
+from guards.progress import Progress, progress as progress_of
+from guards.solver.z3_solver import Budget, SatStatus, SolverConfig, Z3Context
+
+from guards.protocols import GuardSetLike
+
+__all__ = ["simplify", "simplify_with_report", "SimplifyReport", "reduce_exact", "canonical_order"]
+
+_DEFAULT = SolverConfig()
+#: Neighbourhoods larger than this are not used to drop a guard (the guard is kept instead).
+_LOCAL_LIMIT = 60
+INF = math.inf
+
+
+@dataclass(frozen=True, slots=True)
+class SimplifyReport:
+    """What :func:`simplify_with_report` did.
+
+    Attributes:
+        dropped: input guards that no longer appear in any form, each with why.
+        rewritten: output guards that are not input guards, each with the input
+            guards it replaces (merged bounds, equalities after substitution).
+        substitutions: ``(symbol, replacement)`` pairs applied to the other guards.
+        proof: ``YES`` if the whole output was proven equivalent to the input;
+            ``UNKNOWN`` (a proof timed out) or ``NO`` (a bug: the proof found a
+            difference) if some group of guards was returned unsimplified.
+        reverted: one message per group of guards returned unsimplified.
+        z3_checks: how many Z3 checks ran.
+        elapsed: seconds taken (informational: the output never depends on it).
+        rlimit: Z3 resource units spent (deterministic).
+        budget_exhausted: the drop pass or the proof ran out of its budget (what it
+            could not try was kept as it was).
+        safety_net: the wall-clock safety net fired (a check was cut short; the output
+            is still proven, but may keep more than an unloaded run would).
+    """
+
+    dropped: tuple[tuple[Guard, str], ...] = ()
+    rewritten: tuple[tuple[Guard, tuple[Guard, ...]], ...] = ()
+    substitutions: tuple[tuple[sympy.Symbol, sympy.Expr], ...] = ()
+    proof: Verdict = Verdict.YES
+    reverted: tuple[str, ...] = ()
+    z3_checks: int = 0
+    elapsed: float = 0.0
+    rlimit: int = 0
+    budget_exhausted: bool = False
+    safety_net: bool = False
+
+    def __str__(self) -> str:
+        spent = f"{self.z3_checks} Z3 checks, {self.rlimit:,} rlimit units"
+        if self.budget_exhausted:
+            spent += " (budget exhausted)"
+        if self.safety_net:
+            spent += " (wall-clock safety net fired)"
+        lines = [f"proof of equivalence: {self.proof.value}; {spent}; {self.elapsed * 1000:.1f} ms"]
+        lines += [f"dropped {g.expr}: {why}" for g, why in self.dropped]
+        lines += [f"{g.expr} replaces {', '.join(str(o.expr) for o in origins)}" for g, origins in self.rewritten]
+        lines += [f"kept unsimplified: {msg}" for msg in self.reverted]
+        return "\n".join(lines)
+
+
+def simplify(gs: GuardSetLike, config: SolverConfig = _DEFAULT) -> GuardSetLike:
+    """An equivalent, smaller guard set in canonical order (see the module docstring).
+
+    >>> from symint.build import symbol_expr, eq, mod
+    >>> from guards import GuardSet
+    >>> n = symbol_expr("n")
+    >>> simplify(GuardSet.of([eq(mod(n, 4), 0), eq(mod(n, 8), 0)]))
+    GuardSet(Eq(Mod(n, 8), 0))
+    """
+    return simplify_with_report(gs, config)[0]
+
+
+def simplify_with_report(
+    gs: GuardSetLike, config: SolverConfig = _DEFAULT, progress: Progress | None = None
+) -> tuple[GuardSetLike, SimplifyReport]:
+    """Like :func:`simplify`, also returning a :class:`SimplifyReport`.
+
+    ``progress`` (a :class:`~guards.progress.Progress`) is stepped once per guard tried in
+    pass 5 and once per direction of the proof; it only displays, it never changes the result.
+
+    >>> from symint.build import symbol_expr, ge, gt
+    >>> from guards import GuardSet
+    >>> n = symbol_expr("n")
+    >>> out, report = simplify_with_report(GuardSet.of([ge(n, 2), gt(n, 3)]))
+    >>> out, report.proof.value, [(str(g.expr), [str(o.expr) for o in gs]) for g, gs in report.rewritten]
+    (GuardSet(n >= 4), 'yes', [('n >= 4', ['n >= 2', 'n > 3'])])
+    """
+    need_guardset(gs, "simplify_with_report's argument")  # typed errors for wrong arguments
+    return _Simplifier(gs, need_config(config), progress).run()
+
+
+def reduce_exact(gs: GuardSetLike) -> tuple[GuardSetLike, SimplifyReport]:
+    """Passes 1-4 and 6 only (no Z3): an equivalent set, exact by construction.
+
+    Duplicates and conjunctions split, equalities folded (one representative per class),
+    one range per symbol with the bounds the domain and divisibility already imply left
+    out (``x >= 4`` makes ``x >= 2`` go; ``Eq(Mod(x, 8), 0)`` makes ``Eq(Mod(x, 4), 0)`` go),
+    guards that interval reasoning proves true within those ranges dropped, bounds that
+    a definition ``Eq(s, expr)`` and the ranges of ``expr`` imply dropped, the guards over
+    small finite ranges reduced by enumeration (Note [Reducing over finite ranges]),
+    canonical order. When the cheap passes see a contradiction (which only Z3 may confirm), the
+    input is returned unchanged. The report's ``proof`` is ``YES`` by construction
+    (``z3_checks`` is 0).
+
+    >>> from symint.build import symbol_expr, eq, ge, mod
+    >>> from guards import GuardSet
+    >>> n = symbol_expr("n")
+    >>> reduce_exact(GuardSet.of([ge(n, 2), ge(n, 4), eq(mod(n, 4), 0), eq(mod(n, 8), 0)]))[0]
+    GuardSet(n >= 8, Eq(Mod(n, 8), 0))
+    """
+    return _Simplifier(gs, SolverConfig()).run(use_z3=False)
+
+
+def canonical_order(guards) -> list[Guard]:
+    """Guards in the order :func:`reduce_exact` and :func:`simplify` emit them: equalities, bounds per symbol, the rest.
+
+    >>> from symint.build import symbol_expr, eq, ge
+    >>> n, m = symbol_expr("n"), symbol_expr("m")
+    >>> [str(g.expr) for g in canonical_order([Guard.of(ge(n, 2)), Guard.of(eq(m, 3))])]
+    ['Eq(m, 3)', 'n >= 2']
+    """
+    return sorted(guards, key=lambda g: _canonical_key(g.expr))
+
+
+# -- small helpers ---------------------------------------------------------------------------------
+
+
+# Note [Proof of equivalence]
+#     The result is proven equivalent to the input in two links. (1) Input <=> emitted: the
+#     guards the cheap passes emitted (merged bounds, equalities, substituted guards) and
+#     the input imply each other, checked goal by goal by Z3 or, where the other side's
+#     equalities and bounds decide it, by exact interval reasoning (``_Facts.entails``,
+#     the same reasoning that dropped the guard). (2) Emitted <=> result: the result is the
+#     emitted guards minus those dropped in pass 5, and each was dropped only on a Z3 proof
+#     (UNSAT) that the guards kept at that moment imply it, or on a definition and ranges
+#     (``_defined_away``); by induction over the drops the result implies all of them.
+#     Link (1) failing for a group of symbols keeps that group's input guards.
+
+
+def _by_name(domain: Mapping[sympy.Symbol, ValueRanges]) -> dict[str, ValueRanges]:
+    return {s.name: r for s, r in domain.items()}
+
+
+def _definitions(exprs: list, indices: list[int]) -> dict[sympy.Symbol, list[tuple[int, sympy.Symbol, sympy.Expr]]]:
+    """The guards ``Eq(s, expr)`` (``s`` not in ``expr``) among ``indices``, by ``s``."""
+    out: dict = {}
+    for j in indices:
+        e = exprs[j]
+        if isinstance(e, sympy.Eq):
+            for s, expr in ((e.lhs, e.rhs), (e.rhs, e.lhs)):
+                if s.is_Symbol and s not in expr.free_symbols:
+                    out.setdefault(s, []).append((j, s, expr))
+    return out
+
+
+@dataclass(slots=True)
+class _Emitted:
+    """A guard of the result, with the input guards (by index) it stands for."""
+
+    expr: sympy.Basic
+    origins: frozenset[int]
+    candidate: bool = False  # may Z3 drop it as implied by the rest?
+    dropped: bool = False
+    because: tuple[int, ...] = ()  # when dropped: the guards (indices in the same list) that imply it
+
+
+class _Simplifier:
+    """One simplification run (all state is local to the run)."""
+
+    def __init__(self, gs: GuardSetLike, config: SolverConfig, progress: Progress | None = None):
+        self.gs, self.config, self.progress = gs, config, progress
+        self.domain = gs.domain_map
+        self.start = time.perf_counter()
+        self.checks = 0
+        self._context: Z3Context | None = None
+        # Two deterministic budgets (Note [Deterministic limits]): the optional drops must
+        # never starve the proof that makes the result trustworthy.
+        self.drop_budget = Budget.of(config, share=2)
+        self.proof_budget = Budget.of(config, share=2)
+        self._extra_rlimit, self._extra_safety = 0, False  # the final satisfiability check's own budget
+
+    @property
+    def context(self) -> Z3Context:
+        """This run's own Z3 context (created on first use)."""
+        if self._context is None:
+            self._context = Z3Context()
+        return self._context
+
+    def _entailer(self, domain, budget: Budget, rlimit: int | None = None) -> Entailer:
+        return Entailer(_by_name(domain), self.config, context=self.context, budget=budget, rlimit=rlimit)
+
+    def run(self, use_z3: bool = True) -> tuple[GuardSetLike, SimplifyReport]:
+        items = [(c, i) for i, g in enumerate(self.gs.guards) for c in _conjuncts(g.expr)]
+        self.mapping: dict = {}
+        self.reasons: dict[int, str] = {}
+        try:
+            facts = self.facts = _Facts(self.domain, items)
+            self.mapping, self.reasons = facts.mapping, facts.reasons
+            emitted = self._emit(facts)
+            self._drop_implied(emitted, use_z3)
+            if not use_z3:
+                return self._assemble(self._settle([e for e in emitted if not e.dropped]), Verdict.YES, ())
+        except _Contradiction as exc:
+            if not use_z3:
+                return self.gs, self._report(proof=Verdict.YES, reverted=("the guards look contradictory; kept as they are",))
+            return self._contradiction(exc.origins)
+        return self._finish(emitted)
+
+    # -- emitting the simplified guards --------------------------------------------------------
+    def _emit(self, facts: _Facts) -> list[_Emitted]:
+        out: list[_Emitted] = []
+        for root, ms in facts.members.items():
+            origins = frozenset(facts.class_origins.get(root, ()))
+            if root in facts.const:
+                out += [_Emitted(build.eq(m, facts.const[root]), origins) for m in ms]
+            else:
+                out += [_Emitted(build.eq(m, root), origins) for m in ms if m != root]
+        for s in sorted(facts.facts, key=_sym_key):
+            out += self._emit_bounds(s, facts.facts[s])
+        for e, origins in facts.others.items():
+            e = drop_divided(e, lambda sym: facts.range_of(sym)[::2])  # T % (T // 4) with 4 | T: see guards.simplify.divisibility
+            if e is sympy.true:
+                self.reasons.update((o, "implied by the divisibility of its symbol") for o in origins)
+                continue
+            ranges = facts.value_ranges(e.free_symbols)
+            try:
+                known = bound(e, ranges)
+            except ValueRangeError:
+                known = ValueRanges.unknown_bool()
+            if known == ValueRanges.false():  # never True when it does not raise, so it never holds
+                raise _Contradiction(origins)
+            if known == ValueRanges.true() and _safe_divisors(e, ranges):
+                self.reasons.update((o, "implied by the ranges of its symbols") for o in origins)
+                continue
+            out.append(_Emitted(e, frozenset(origins), True))
+        return out
+
+    def _emit_bounds(self, s: sympy.Symbol, fs: list) -> list[_Emitted]:
+        """The fewest bound guards that, with the baseline, pin ``s`` to exactly its facts' range."""
+        lo, hi, _ = self.facts.range_of(s)
+        base_lo, base_hi = self.facts.baseline(s)
+        mods = sorted({v for k, v, _ in fs if k == "div" and v != 1})
+        keep_mods = [m for m in mods if not any(o != m and o % m == 0 for o in mods)]
+        step = math.lcm(1, *keep_mods)
+
+        def origins(pick) -> frozenset[int]:
+            return frozenset(o for k, v, o in fs if pick(k, v))
+
+        out: list[_Emitted] = []
+        if lo > _ceil_mult(base_lo, step):
+            out.append(_Emitted(build.ge(s, lo), origins(lambda k, v: k == "lower" or (k == "ne" and v < lo)), True))
+        if hi < _floor_mult(base_hi, step):
+            out.append(_Emitted(build.le(s, hi), origins(lambda k, v: k == "upper" or (k == "ne" and v > hi)), True))
+        for c in sorted({v for k, v, _ in fs if k == "ne" and lo < v < hi and v % step == 0}):
+            out.append(_Emitted(build.ne(s, c), origins(lambda k, v: k == "ne" and v == c), True))
+        for m in keep_mods:
+            out.append(_Emitted(build.eq(build.mod(s, m), 0), origins(lambda k, v: k == "div" and v == m), True))
+        used = set().union(*(e.origins for e in out)) if out else set()
+        self.reasons.update((o, f"implied by the domain and the other facts about {s}") for _, _, o in fs if o not in used)
+        return out
+
+    # -- Z3 ------------------------------------------------------------------------------------
+    def _z3_domain(self) -> dict[sympy.Symbol, ValueRanges]:
+        # Baselines (implied by the domain and the kept equalities) are safe background facts;
+        # the narrowed ranges are not: they would let a bound guard justify its own removal.
+        reps = set(self.facts.members) | set(self.facts.facts)
+        return {**self.domain, **{r: ValueRanges.of(*self.facts.baseline(r)) for r in reps}}
+
+    def _drop_implied(self, emitted: list[_Emitted], use_z3: bool = True) -> None:
+        """Pass 5: drop each candidate that the still-kept guards around it imply (Z3, local premises).
+
+        General guards are tried before bounds, each kind last first, so that of two guards
+        implying each other the bound and the earlier one survive. A bound is tried only if
+        its symbol appears in a general guard (bounds alone were already merged exactly).
+        Each candidate is judged against the guards kept at that moment, so everything
+        dropped is implied by what remains. Premises are the guards over the candidate's
+        symbols only, then its one-hop neighbourhood if that is small (see Note [Local premises]);
+        a candidate that would need more is kept. Without ``use_z3`` only definitions and
+        ranges drop guards (exact interval reasoning).
+        """
+        exprs = [e.expr for e in emitted]
+        hood = Neighbourhoods([exprs], self.facts.find)
+        general = [i for i, e in enumerate(emitted) if e.candidate and _canonical_key(e.expr)[0] != 2]
+        simple = {i for i, e in enumerate(emitted) if _canonical_key(e.expr)[0] in (0, 2)}
+        linked = frozenset().union(*(hood.reps[0][i] for i in general))
+        bounds = [i for i, e in enumerate(emitted) if e.candidate and i not in general and hood.reps[0][i] <= linked]
+        order = sorted(general, key=lambda i: _canonical_key(exprs[i]), reverse=True)
+        order += sorted(bounds, key=lambda i: _canonical_key(exprs[i]), reverse=True)
+        config = self.config
+        if config.drop_timeout_ms is not None:  # deprecated: only a tighter safety net per drop check
+            config = replace(config, timeout_ms=min(config.timeout_ms, config.drop_timeout_ms))
+        entailer = None
+        active = set(range(len(emitted)))
+        definitions = _definitions(exprs, general)
+        loose: set[sympy.Symbol] = set()  # symbols that lost a bound guard in this pass
+        self.progress = bar = progress_of(self.progress, total=len(order) + 2)
+        for i in order:
+            bar.step()
+            if not self.drop_budget.allows():  # out of budget: the candidates left are kept
+                break
+            because = self._defined_away(exprs[i], definitions, active, loose)
+            if because is not None:
+                why = "implied by the definition of its symbol and the ranges"
+            elif not use_z3:
+                continue
+            else:
+                if entailer is None:
+                    entailer = self._entailer(self._z3_domain(), self.drop_budget, config.drop_rlimit)
+                    entailer.config = config
+                because = self._implied_by(entailer, hood, exprs, i, active, bounded=i in bounds, simple=simple)
+                if because is None:
+                    continue
+                why = "implied by the other guards (Z3)"
+            active.discard(i)
+            if i in bounds:
+                loose |= hood.reps[0][i]
+            self.reasons.update((o, why) for o in emitted[i].origins)
+            emitted[i].dropped, emitted[i].because = True, because
+        self.checks += entailer.checks if entailer is not None else 0
+
+    def _implied_by(self, entailer, hood, exprs, i, active, bounded: bool, simple: set) -> tuple[int, ...] | None:
+        """The premises (indices) with which Z3 proved guard ``i`` implied, or None."""
+        own = hood.reps[0][i]
+        around = [j for j in hood.pool_members(0, own, skip=i) if j in active]
+        inner = [j for j in around if hood.reps[0][j] <= own]
+        tried: list[int] = []
+        for chosen in (inner, around if len(around) <= _LOCAL_LIMIT else []):
+            # Bounds and equalities alone cannot imply a bound: the ranges are already merged exactly.
+            if chosen == tried or not chosen or (bounded and all(j in simple for j in chosen)):
+                continue
+            tried = chosen
+            try:
+                outcome = entailer.entails([exprs[j] for j in chosen], exprs[i])
+            except SolverError:
+                return None  # an untranslatable guard: keep it
+            if outcome.status is SatStatus.UNSAT:
+                return tuple(chosen)
+            if outcome.status is SatStatus.UNKNOWN:
+                return None  # more premises would make it harder still
+        return None
+
+    def _defined_away(self, e: sympy.Basic, definitions: dict, active: set[int], loose: set) -> tuple[int] | None:
+        """Whether a bound on ``s`` follows from a kept ``Eq(s, expr)`` and the ranges of ``expr``'s symbols.
+
+        Catches ``s9 >= 64`` and ``Eq(Mod(s9, 16), 0)`` given ``Eq(s9, 16*s1*s2)`` without Z3.
+        Ranges of symbols that lost a bound guard in this pass are not used: that guard
+        may have been dropped on the strength of the very bound now being judged.
+        """
+        k = _classify(e)
+        for j, s, expr in definitions.get(k.sym, ()) if k.kind in ("lower", "upper", "ne", "div") else ():
+            if j not in active or expr.free_symbols & loose:
+                continue
+            try:
+                goal = substitute(e, {s: expr}, {})
+            except ZeroDivisionError:
+                continue
+            ranges = self.facts.value_ranges(goal.free_symbols)
+            if goal is sympy.true or (bound(goal, ranges) == ValueRanges.true() and _safe_divisors(goal, ranges)):
+                return (j,)
+        return None
+
+    def _finish(self, emitted: list[_Emitted]) -> tuple[GuardSetLike, SimplifyReport]:
+        """Pass 7: prove the input and the emitted guards imply each other (see Note [Proof of equivalence]).
+
+        Goals that the other side's equalities and bounds already imply (``_Facts.entails``)
+        need no Z3; the others are tried first with the guards they were derived from,
+        then with growing neighbourhoods (see Note [Local premises]). A group of
+        interacting symbols with a goal left unproven keeps its original guards.
+        """
+        old = [g.expr for g in self.gs.guards]
+        new = [e.expr for e in emitted]
+        hood = Neighbourhoods([old, new], self.facts.find)
+        seeds_new, seeds_old = self._seeds(emitted, hood)
+        entailer = self._entailer(self.domain, self.proof_budget)
+        old_set, new_set = set(old), set(new)
+        failures: list[tuple[int, int, Verdict, str]] = []
+        plan = ((1, new, old, old_set, self.facts, seeds_new), (0, old, new, new_set, self.facts, seeds_old))
+        for goal_pool, goals, premises, known, cheap, seeds in plan:
+            skip = frozenset(k for k, e in enumerate(goals) if e in known or cheap.entails(e))
+            try:
+                found = unproven_entailments(
+                    entailer, hood, 1 - goal_pool, premises, goal_pool, goals, skip, seeds
+                )
+            except SolverError as exc:
+                found = [(k, Verdict.UNKNOWN, str(exc)) for k in range(len(goals)) if k not in skip]
+            failures += [(goal_pool, k, verdict, why) for k, verdict, why in found]
+            progress_of(self.progress).step(note="proof")
+        self.checks += entailer.checks
+        reverted_reps: set = set()
+        messages, verdicts = [], []
+        for pool, k, verdict, why in failures:
+            reps = hood.reps[pool][k]
+            if not reps <= reverted_reps or not reps:
+                reverted_reps |= hood.around(reps, None)
+                messages.append(why)
+                verdicts.append(verdict)
+        proof = Verdict.NO if Verdict.NO in verdicts else Verdict.UNKNOWN if verdicts else Verdict.YES
+        keep = [e for k, e in enumerate(emitted) if not e.dropped and not hood.reps[1][k] & reverted_reps]
+        back = [i for i in range(len(old)) if hood.reps[0][i] & reverted_reps]
+        if verdicts and len(back) == len(old):  # nothing proven: return the input exactly as it was
+            return self.gs, self._report(proof=proof, reverted=tuple(messages))
+        keep += [_Emitted(old[i], frozenset([i])) for i in back]
+        if self._unsatisfiable([e.expr for e in keep]):  # equivalent to the input, so the input is too
+            return self._false("the guards contradict each other (Z3)")
+        return self._assemble(self._settle(keep), proof, tuple(messages))
+
+    def _unsatisfiable(self, exprs: list[sympy.Basic]) -> bool:
+        """One last check: contradictions the cheap passes cannot see (``Eq(Mod(s, 4), 1)``, ``Eq(Mod(s, 2), 0)``)."""
+        entailer = self._entailer(self.domain, Budget(self.config.rlimit, 1))
+        try:
+            unsat = entailer.entails(exprs, sympy.false).status is SatStatus.UNSAT
+        except SolverError:
+            unsat = False
+        self.checks += entailer.checks
+        self._extra_rlimit += entailer.budget.spent
+        self._extra_safety |= entailer.budget.safety_net > 0
+        return unsat
+
+    def _seeds(self, emitted: list[_Emitted], hood: Neighbourhoods):
+        """First premises to try in the proof: the guards each goal was derived from."""
+        by_origin: dict[int, list[int]] = {}
+        for k, e in enumerate(emitted):
+            for o in e.origins:
+                by_origin.setdefault(o, []).append(k)
+        simple_by_rep: dict[sympy.Symbol, list[int]] = {}  # emitted equalities and bounds, by representative
+        for k, e in enumerate(emitted):
+            if _canonical_key(e.expr)[0] in (0, 2):
+                for r in hood.reps[1][k]:
+                    simple_by_rep.setdefault(r, []).append(k)
+
+        def for_new_goal(k: int) -> list[int]:  # premises among the input guards
+            found = set(emitted[k].origins)
+            for r in hood.reps[1][k]:
+                found |= self.facts.class_origins.get(r, set())
+            return sorted(found)
+
+        def for_old_goal(o: int) -> list[int]:  # premises among the emitted guards
+            found = set(by_origin.get(o, ()))
+            for r in set(hood.reps[0][o]).union(*(hood.reps[1][k] for k in found)):
+                found.update(simple_by_rep.get(r, ()))
+            return sorted(found)
+
+        return for_new_goal, for_old_goal
+
+    # -- results -------------------------------------------------------------------------------
+    def _contradiction(self, origins: frozenset[int]) -> tuple[GuardSetLike, SimplifyReport]:
+        """The cheap passes found the guards inconsistent: return ``False`` if Z3 agrees."""
+        old = [g.expr for g in self.gs.guards]
+        hood = Neighbourhoods([old])
+        entailer = self._entailer(self.domain, self.proof_budget)
+        tried: list[list[int]] = []
+        proven = False
+        for o in sorted(origins):
+            group = hood.pool_members(0, hood.around(hood.reps[0][o], None))
+            if group in tried:
+                continue
+            tried.append(group)
+            try:
+                proven = entailer.entails([old[i] for i in group], sympy.false).status is SatStatus.UNSAT
+            except SolverError:
+                continue
+            if proven:
+                break
+        self.checks += entailer.checks
+        if not proven:
+            why = "the guards look contradictory but Z3 could not confirm it"
+            return self.gs, self._report(proof=Verdict.UNKNOWN, reverted=(why,))
+        return self._false("the guards contradict each other")
+
+    def _false(self, why: str) -> tuple[GuardSetLike, SimplifyReport]:
+        dropped = tuple((g, why) for g in self.gs.guards)
+        return self.gs.with_guards([Guard(sympy.false, f"simplify: {why}")]), self._report(dropped=dropped)
+
+    def _assemble(
+        self, keep: list[_Emitted], proof: Verdict, reverted: tuple[str, ...]
+    ) -> tuple[GuardSetLike, SimplifyReport]:
+        old = list(self.gs.guards)
+        keep = sorted(keep, key=lambda e: _canonical_key(e.expr))
+        by_expr = {g.expr: g for g in old}
+        guards, rewritten = [], []
+        for e in keep:
+            if e.expr in by_expr:
+                guards.append(by_expr[e.expr])
+                continue
+            sources = [old[i] for i in sorted(e.origins)]
+            provenance = "; ".join(dict.fromkeys(g.origin for g in sources if g.origin)) or None
+            g = Guard(e.expr, provenance)
+            guards.append(g)
+            rewritten.append((g, tuple(sources)))
+        kept_exprs = {e.expr for e in keep}
+        represented = set().union(*(e.origins for e in keep))
+        represented |= {i for i, g in enumerate(old) if g.expr in kept_exprs}
+        why = self.reasons.get
+        dropped = tuple((g, why(i, "implied by the other guards")) for i, g in enumerate(old) if i not in represented)
+        report = self._report(dropped=dropped, rewritten=tuple(rewritten), proof=proof, reverted=reverted)
+        return self.gs.with_guards(guards), report
+
+    def _settle(self, keep: list[_Emitted], rounds: int = 3) -> list[_Emitted]:
+        """Pass 6a, then the cheap passes again while it pins new symbols (a bounded number of rounds).
+
+        A symbol the finite pass pins (``Eq(s, 5)``) is substituted into the guards that
+        also mention unbounded symbols, which often become plain bounds to merge. Every
+        step is exact, so the result stays equivalent to what it started from.
+        """
+        for _ in range(rounds):
+            reduced = self._finite_pass(keep)
+            pinned = {e.expr for e in reduced} - {e.expr for e in keep}
+            if not any(_classify(e).kind == "exact" for e in pinned) or not all(e.origins for e in reduced):
+                return reduced
+            items = [(e.expr, o) for e in reduced for o in sorted(e.origins)]
+            try:
+                facts = _Facts(self.domain, items)
+            except _Contradiction:
+                return reduced
+            previous = self.facts
+            self.facts = facts
+            self.mapping = {**self.mapping, **facts.mapping}
+            emitted = self._emit(facts)
+            self._drop_implied(emitted, use_z3=False)
+            self.facts = previous
+            self.reasons.update(facts.reasons)
+            keep = [e for e in emitted if not e.dropped]
+        return self._finite_pass(keep)
+
+    def _finite_pass(self, keep: list[_Emitted]) -> list[_Emitted]:
+        """Pass 6a: the guards over small finite ranges, reduced by enumeration (exact; Note [Reducing over finite ranges])."""
+        exprs = [e.expr for e in keep]
+        result = reduce_finite(exprs, self.domain)
+        if not result.dropped and not result.added:
+            return keep
+        by_expr = {e.expr: e for e in keep}
+        note = f"implied within the finite ranges of its symbols ({result.points} points enumerated)"
+        for k in result.dropped:
+            self.reasons.update((o, note) for o in keep[k].origins)
+        out = []
+        added = dict(result.added)
+        for expr in result.exprs:
+            found = by_expr.get(expr)
+            if found is None:
+                found = _Emitted(expr, frozenset().union(*(keep[k].origins for k in added[expr])))
+            out.append(found)
+        return out
+
+    def _report(self, **fields) -> SimplifyReport:
+        subs = tuple(sorted(self.mapping.items(), key=lambda kv: _sym_key(kv[0])))
+        budgets = (self.drop_budget, self.proof_budget)
+        return SimplifyReport(
+            substitutions=subs, z3_checks=self.checks, elapsed=time.perf_counter() - self.start,
+            rlimit=sum(b.spent for b in budgets) + self._extra_rlimit,
+            budget_exhausted=any(b.exhausted for b in budgets),
+            safety_net=any(b.safety_net for b in budgets) or self._extra_safety, **fields,
+        )

@@ -1,0 +1,342 @@
+"""The vocabulary of guard text: its tokens, operators, keywords and functions.
+
+:func:`tokenize` splits a line into tokens; the tables below say how operators
+bind and which functions exist (and how each is built through
+:mod:`symint.build`). :mod:`guards.text.parse` puts them together.
+
+The lexer only recognises a small, fixed vocabulary: integer and decimal
+literals, ASCII identifiers, single- or double-quoted string literals (for
+``L['x']``), and the operators of Python's expression grammar that guards use.
+Anything else (``:``, ``=``, ``;``, ``@``, backticks, string prefixes, non-ASCII
+letters, ...) is a :class:`~guards.errors.GuardParseError` at its column. ``#``
+outside a string starts a comment that runs to the end of the line.
+
+String literals are decoded here by a small escape decoder (backslash escapes
+of quotes, backslash, ``n r t 0 a b f v`` and ``x``/``u``/``U`` hex codes), which
+covers everything ``repr(str)`` produces; nothing is ever evaluated.
+
+>>> [t.text for t in tokenize("L['x'].size()[0] >= 2  # batch")]
+['L', '[', "'x'", ']', '.', 'size', '(', ')', '[', '0', ']', '>=', '2', '']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Literal
+
+import sympy
+
+from symint.opaque import OPAQUE_FUNCTIONS
+from symint.build import (
+    abs_, and_, ceildiv, eq, floordiv, ge, gt, ite, le, lt, max_, min_, mod, ne, not_, or_, pow_, truediv,
+)
+from symint.functions import CeilToInt, FloorToInt
+
+from guards.errors import GuardParseError, GuardValueError
+
+__all__ = [
+    "Token",
+    "TokenKind",
+    "tokenize",
+    "FunctionSpec",
+    "FUNCTIONS",
+    "KNOWN_FUNCTIONS",
+    "KEYWORDS",
+    "BINARY_PRECEDENCE",
+    "COMPARISONS",
+    "SOURCE_ATTRS",
+    "balanced",
+    "MAX_LINE_LENGTH",
+    "MAX_NAME_LENGTH",
+    "MAX_INT_DIGITS",
+    "MAX_CONSTANT_BITS",
+]
+
+TokenKind = Literal["num", "name", "str", "op", "end"]
+
+#: Longest accepted line, in characters. It bounds the work one line can cause: building
+#: sympy expressions for a 100,000-character line of distinct terms takes a few seconds.
+MAX_LINE_LENGTH = 200_000
+#: Longest accepted name, in characters.
+MAX_NAME_LENGTH = 1000
+#: Longest accepted integer literal, in digits (Python refuses to convert > 4300 digits anyway).
+MAX_INT_DIGITS = 1000
+#: Largest constant ``*`` and ``**`` may fold to, in bits (about 2,500 decimal digits).
+MAX_CONSTANT_BITS = 8192
+
+_TWO_CHAR_OPERATORS = frozenset(("**", "//", "==", "!=", "<=", ">="))
+_OPERATORS = frozenset("<>+-*/%&|~()[],.")
+_WHITESPACE = " \t\r\f\v"
+_IDENT_START = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_")
+_IDENT_CHARS = _IDENT_START | frozenset("0123456789")
+_DIGITS = frozenset("0123456789")
+_HEX = frozenset("0123456789abcdefABCDEF")
+_SIMPLE_ESCAPES = {"\\": "\\", "'": "'", '"': '"', "n": "\n", "r": "\r", "t": "\t", "0": "\0", "a": "\a", "b": "\b", "f": "\f", "v": "\v"}
+_HEX_ESCAPES = {"x": 2, "u": 4, "U": 8}
+# What a stray character probably meant, for the error message.
+_HINTS = {
+    "=": "use == to compare",
+    "!": "use != or not",
+    "^": "use ** for powers; there is no xor in guards",
+    ":": "lambdas, slices and annotations are not guard syntax",
+    ";": "write one guard per line",
+    "\n": "write one guard per line (parse_guards reads several)",
+    "@": "matrix products are not guard syntax",
+    "{": "sets and dicts are not guard syntax",
+    "}": "sets and dicts are not guard syntax",
+    "`": "backticks are not guard syntax",
+    "\\": "line continuations are not supported; write one guard per line",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    """One token.
+
+    Attributes:
+        kind: ``"num"``, ``"name"``, ``"str"``, ``"op"`` or ``"end"`` (end of line).
+        text: the token's text exactly as written (for ``"str"``: with its quotes).
+        column: 1-based column of its first character.
+        value: the decoded string of a ``"str"`` token; None otherwise.
+    """
+
+    kind: TokenKind
+    text: str
+    column: int
+    value: str | None = None
+
+
+def tokenize(line: str) -> list[Token]:
+    r"""Split one line of guard text into tokens, ending with an ``"end"`` token.
+
+    Args:
+        line: the text (a comment after ``#`` is dropped).
+
+    Returns:
+        The tokens; an empty or comment-only line gives just the ``"end"`` token.
+
+    Raises:
+        GuardParseError: a character or literal that guard text cannot contain.
+
+    >>> [t.text for t in tokenize("Eq(s0 // 2, 3)")]
+    ['Eq', '(', 's0', '//', '2', ',', '3', ')', '']
+    >>> tokenize("L['a\\'b']")[2].value
+    "a'b"
+    """
+    if len(line) > MAX_LINE_LENGTH:
+        raise GuardParseError(
+            f"line too long ({len(line)} characters, at most {MAX_LINE_LENGTH}); split the guard set into one guard per line",
+            line[:80],
+            1,
+            "",
+        )
+    tokens: list[Token] = []
+    i, n = 0, len(line)
+    while i < n:
+        c = line[i]
+        if c in _WHITESPACE:
+            i += 1
+        elif c == "#":  # a comment runs to the end of the line (a newline after it is still an error)
+            end = line.find("\n", i)
+            i = n if end < 0 else end
+        elif c in _DIGITS or (c == "." and i + 1 < n and line[i + 1] in _DIGITS):
+            i = _number(line, i, tokens)
+        elif c in _IDENT_START:
+            j = i + 1
+            while j < n and line[j] in _IDENT_CHARS:
+                j += 1
+            if j - i > MAX_NAME_LENGTH:
+                raise GuardParseError(f"name too long (at most {MAX_NAME_LENGTH} characters)", line, i + 1, line[i:j])
+            tokens.append(Token("name", line[i:j], i + 1))
+            i = j
+        elif c in "'\"":
+            i = _string(line, i, tokens)
+        elif line[i : i + 2] in _TWO_CHAR_OPERATORS:  # before their one-character prefixes
+            tokens.append(Token("op", line[i : i + 2], i + 1))
+            i += 2
+        elif c in _OPERATORS:
+            tokens.append(Token("op", c, i + 1))
+            i += 1
+        else:
+            hint = _HINTS.get(c, "guards use only numbers, names, L['...'], operators and parentheses")
+            raise GuardParseError(f"unexpected character ({hint})", line, i + 1, c)
+    tokens.append(Token("end", "", len(line) + 1))
+    return tokens
+
+
+def _number(line: str, i: int, tokens: list[Token]) -> int:
+    """Scan ``123``, ``1.5``, ``.5``, ``1e3``, ``2.5E-1``; return the index after it."""
+    n, j = len(line), i
+    while j < n and line[j] in _DIGITS:
+        j += 1
+    is_float = False
+    if j < n and line[j] == "." and j + 1 < n and line[j + 1] in _DIGITS:
+        is_float = True
+        j += 1
+        while j < n and line[j] in _DIGITS:
+            j += 1
+    if j < n and line[j] in "eE":
+        k = j + 1
+        if k < n and line[k] in "+-":
+            k += 1
+        if k < n and line[k] in _DIGITS:
+            is_float = True
+            j = k
+            while j < n and line[j] in _DIGITS:
+                j += 1
+    text = line[i:j]
+    if j < n and line[j] in _IDENT_CHARS:
+        raise GuardParseError("a number runs into a name (missing operator?)", line, i + 1, line[i : j + 1])
+    if not is_float and len(text) > MAX_INT_DIGITS:
+        raise GuardParseError(f"integer literal too long (at most {MAX_INT_DIGITS} digits)", line, i + 1, text)
+    if is_float and len(text) > 100:
+        raise GuardParseError("decimal literal too long (at most 100 characters)", line, i + 1, text)
+    tokens.append(Token("num", text, i + 1))
+    return j
+
+
+def _string(line: str, i: int, tokens: list[Token]) -> int:
+    """Scan and decode a quoted string starting at ``line[i]``; return the index after it."""
+    quote, n = line[i], len(line)
+    out: list[str] = []
+    j = i + 1
+    while True:
+        if j >= n:
+            raise GuardParseError("unterminated string (a name in L['...'] must end with its quote)", line, i + 1, line[i : i + 20])
+        c = line[j]
+        if c == quote:
+            break
+        if c in "\n\r":
+            raise GuardParseError("unterminated string (a name in L['...'] must end on its line; write \\n)", line, i + 1, line[i : i + 20])
+        if c != "\\":
+            out.append(c)
+            j += 1
+            continue
+        if j + 1 >= n:
+            raise GuardParseError("unterminated string (it ends with a backslash)", line, i + 1, line[i : i + 20])
+        e = line[j + 1]
+        if e in _SIMPLE_ESCAPES:
+            out.append(_SIMPLE_ESCAPES[e])
+            j += 2
+        elif e in _HEX_ESCAPES:
+            width = _HEX_ESCAPES[e]
+            digits = line[j + 2 : j + 2 + width]
+            if len(digits) != width or not all(d in _HEX for d in digits) or int(digits, 16) > 0x10FFFF:
+                raise GuardParseError(f"bad \\{e} escape: expected {width} hex digits", line, j + 1, line[j : j + 2 + width])
+            out.append(chr(int(digits, 16)))
+            j += 2 + width
+        else:
+            raise GuardParseError("unsupported escape in a string", line, j + 1, line[j : j + 2])
+    tokens.append(Token("str", line[i : j + 1], i + 1, "".join(out)))
+    return j + 1
+
+
+# -- operators, keywords and functions ---------------------------------------------------------------
+
+# Binding powers, as in Python (higher binds tighter); the printers use the same table.
+PREC_OR, PREC_AND, PREC_NOT, PREC_CMP, PREC_BOR, PREC_BAND = 1, 2, 3, 4, 5, 7
+PREC_ADD, PREC_MUL, PREC_UNARY, PREC_POW, PREC_ATOM = 10, 11, 12, 13, 14
+#: Binary operator -> binding power.
+BINARY_PRECEDENCE = {"or": PREC_OR, "and": PREC_AND, "|": PREC_BOR, "&": PREC_BAND, "+": PREC_ADD, "-": PREC_ADD, "*": PREC_MUL, "/": PREC_MUL, "//": PREC_MUL, "%": PREC_MUL}
+#: Comparison operator -> builder.
+COMPARISONS = {"==": eq, "!=": ne, "<": lt, "<=": le, ">": gt, ">=": ge}
+for _op in COMPARISONS:
+    BINARY_PRECEDENCE[_op] = PREC_CMP
+#: Python keywords that are not guard syntax (``and or not True False`` are).
+KEYWORDS = frozenset(
+    "None as assert async await break class continue def del elif else except finally for from global if "
+    "import in is lambda nonlocal pass raise return try while with yield".split()
+)
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionSpec:
+    """How to check and build one callable name: arity bounds, argument kind, builder."""
+
+    min_args: int
+    max_args: int | None
+    kind: Literal["int", "bool", "rel", "eq", "ite", "any"]
+    build: Callable[..., sympy.Basic]
+
+
+def _fold(fn: Callable) -> Callable[..., sympy.Basic]:
+    def folded(*args: sympy.Basic) -> sympy.Basic:
+        return balanced(fn, list(args))
+
+    return folded
+
+
+def _identity(x: sympy.Basic) -> sympy.Basic:
+    return x
+
+
+def _pow_natural(a: sympy.Basic, b: sympy.Basic) -> sympy.Basic:
+    if isinstance(b, sympy.Integer) and b < 0:
+        raise GuardValueError(f"PowByNatural needs an exponent >= 0, got {b}")
+    return pow_(a, b)
+
+
+#: Function name -> how to check its arguments and build it.
+FUNCTIONS: dict[str, FunctionSpec] = {
+    "Eq": FunctionSpec(2, 2, "eq", eq),
+    "Ne": FunctionSpec(2, 2, "eq", ne),
+    "Lt": FunctionSpec(2, 2, "rel", lt),
+    "Le": FunctionSpec(2, 2, "rel", le),
+    "Gt": FunctionSpec(2, 2, "rel", gt),
+    "Ge": FunctionSpec(2, 2, "rel", ge),
+    "And": FunctionSpec(1, None, "bool", and_),
+    "Or": FunctionSpec(1, None, "bool", or_),
+    "Not": FunctionSpec(1, 1, "bool", not_),
+    "sym_not": FunctionSpec(1, 1, "bool", not_),
+    "torch.sym_not": FunctionSpec(1, 1, "bool", not_),
+    "Mod": FunctionSpec(2, 2, "int", mod),
+    "PythonMod": FunctionSpec(2, 2, "int", mod),
+    "FloorDiv": FunctionSpec(2, 2, "int", floordiv),
+    "CeilDiv": FunctionSpec(2, 2, "int", ceildiv),
+    "IntTrueDiv": FunctionSpec(2, 2, "int", truediv),
+    "PowByNatural": FunctionSpec(2, 2, "int", _pow_natural),
+    "Max": FunctionSpec(1, None, "int", _fold(max_)),
+    "Min": FunctionSpec(1, None, "int", _fold(min_)),
+    "max": FunctionSpec(2, None, "int", _fold(max_)),
+    "min": FunctionSpec(2, None, "int", _fold(min_)),
+    "sym_max": FunctionSpec(2, 2, "int", max_),
+    "sym_min": FunctionSpec(2, 2, "int", min_),
+    "torch.sym_max": FunctionSpec(2, 2, "int", max_),
+    "torch.sym_min": FunctionSpec(2, 2, "int", min_),
+    "Abs": FunctionSpec(1, 1, "int", abs_),
+    "abs": FunctionSpec(1, 1, "int", abs_),
+    "FloorToInt": FunctionSpec(1, 1, "int", FloorToInt),
+    "CeilToInt": FunctionSpec(1, 1, "int", CeilToInt),
+    "math.floor": FunctionSpec(1, 1, "int", FloorToInt),
+    "math.ceil": FunctionSpec(1, 1, "int", CeilToInt),
+    "IfThenElse": FunctionSpec(3, 3, "ite", ite),
+    "Identity": FunctionSpec(1, 1, "any", _identity),
+}
+
+# Opaque functions (bitwise ops, float math; symint.opaque) read back under their own names.
+for _cls in OPAQUE_FUNCTIONS:
+    _arity = min(_cls.nargs)
+    FUNCTIONS.setdefault(_cls.__name__, FunctionSpec(_arity, _arity, "int", _cls))
+
+#: Every function name the parser accepts.
+KNOWN_FUNCTIONS: tuple[str, ...] = tuple(sorted(FUNCTIONS, key=str.lower))
+
+#: What may follow an input's name, for error messages.
+SOURCE_ATTRS = "size()[i], size(i), shape[i], stride()[i], stride(i), storage_offset() or numel()"
+
+
+def balanced(fn: Callable[[sympy.Basic, sympy.Basic], sympy.Basic], items: list[sympy.Basic]) -> sympy.Basic:
+    """Fold an associative ``fn`` over ``items`` as a balanced tree.
+
+    Sympy flattens n-ary sums, products, ``And`` and ``Max``, so a balanced fold
+    costs O(n log n) where a left fold costs O(n^2).
+
+    >>> balanced(lambda a, b: a + b, [1, 2, 3, 4, 5])
+    15
+    """
+    while len(items) > 1:
+        paired = [fn(items[i], items[i + 1]) for i in range(0, len(items) - 1, 2)]
+        if len(items) % 2:
+            paired.append(items[-1])
+        items = paired
+    return items[0]

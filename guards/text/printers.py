@@ -1,0 +1,469 @@
+"""Print guard expressions as text the parser reads back, and render guard sets for notebooks.
+
+Three text styles:
+
+* :func:`to_sympy_text`: sympy-style, ``Eq(s0, s1)``, ``Ne(Mod(s0, 2), 0)``,
+  ``FloorDiv(s0, 2)``, ``(s0 < 3) & (s1 >= 2)``;
+* :func:`to_torch_text`: torch's guard text, ``L['x'].size()[0] == L['y'].size()[0]``,
+  ``(L['x'].size()[0] % 8) == 0``, ``L['x'].size()[0] // 2``, ``and``/``or``/``not``,
+  and a two-sided bound on one expression as a chain, ``2 <= L['x'].size()[0] <= 1024``;
+* :func:`to_source_text`: the same Python syntax with our source names, ``x.size()[0]``.
+
+Note [Round trip]
+    For expressions built by :mod:`symint.build` over integer symbols,
+    ``parse(print(e)) == e`` structurally, in every style: the printers emit
+    each node in a form the parser rebuilds through the same builder (n-ary sums
+    and products print flat and sympy re-canonicalises them, parentheses follow
+    Python's precedence, floats print with ``repr``). One corner is not exact,
+    and is documented rather than hidden: a sympy quotient whose numerator is
+    integer-valued (a ``Rational`` such as ``1/2``, or ``s0*(s1 + 1)**-1``, which
+    ``symint.build`` never makes from integers) reads back as ``IntTrueDiv``;
+    quotients of float-valued expressions (``IntTrueDiv(s0, s1)/(s1 + 1)``) are
+    exact. Infinities have no guard syntax and raise
+    :class:`~guards.errors.GuardTypeError`.
+
+>>> from symint.build import symbol_expr, eq, mod, floordiv
+>>> from guards.source import Source
+>>> s0, s1 = symbol_expr("s0"), symbol_expr("s1")
+>>> srcs = {s0: Source.size("x", 0), s1: Source.size("y", 0)}
+>>> to_sympy_text(eq(mod(s0, 8), 0)), to_torch_text(eq(mod(s0, 8), 0), srcs)
+('Eq(Mod(s0, 8), 0)', "(L['x'].size()[0] % 8) == 0")
+>>> to_source_text(eq(floordiv(s0, 2), s1), srcs)
+'x.size()[0] // 2 == y.size()[0]'
+"""
+
+from __future__ import annotations
+
+import html
+import keyword
+from typing import Callable, Literal, Mapping, Sequence
+
+import sympy
+from sympy.core.relational import Relational
+
+from symint.opaque import OPAQUE_FUNCTIONS
+from symint.functions import CeilDiv, CeilToInt, FloorDiv, FloorToInt, IfThenElse, IntTrueDiv, Max, Min, Mod, PowByNatural
+
+from guards.errors import GuardTypeError, GuardValueError
+from guards.text.escape import affordable_sum, sympy_latex, sympy_str
+from guards.validate import need_mapping, short
+from guards.guard import Guard
+from guards.text.lexer import PREC_ADD, PREC_AND, PREC_ATOM, PREC_BAND, PREC_BOR, PREC_CMP, PREC_MUL, PREC_NOT, PREC_OR, PREC_POW, PREC_UNARY
+from guards.source import Source
+
+__all__ = [
+    "membership",
+    "to_sympy_text",
+    "to_torch_text",
+    "to_source_text",
+    "to_text",
+    "render_html",
+    "render_latex",
+    "sympy_str",
+    "TextStyle",
+]
+
+TextStyle = Literal["sympy", "torch", "source"]
+
+_REL_OPS = {sympy.Eq: "==", sympy.Ne: "!=", sympy.Lt: "<", sympy.Le: "<=", sympy.Gt: ">", sympy.Ge: ">="}
+_SYMPY_CALLS = {FloorDiv, CeilDiv, Mod, Max, Min, PowByNatural, IntTrueDiv, FloorToInt, CeilToInt, IfThenElse}
+_PYTHON_NAMES = {Max: "max", Min: "min", FloorToInt: "math.floor", CeilToInt: "math.ceil"}
+_RESERVED = frozenset(keyword.kwlist)
+_NO_SYNTAX = (sympy.oo, -sympy.oo, sympy.zoo, sympy.nan)
+
+
+class _Printer:
+    """One printing pass: ``style`` picks the syntax, ``name`` prints a symbol."""
+
+    def __init__(self, python: bool, name: Callable[[sympy.Symbol], str], sizes: frozenset = frozenset()):
+        self.python, self.name = python, name
+        self.sizes = sizes  # symbols of size-like sources: never negative, so `a**b` is a natural power
+
+    def text(self, e: sympy.Basic) -> str:
+        return self.print(e)[0]
+
+    def wrap(self, e: sympy.Basic, min_prec: int) -> str:
+        """``e`` printed, parenthesized unless it binds at least as tightly as ``min_prec``."""
+        text, prec = self.print(e)
+        return text if prec >= min_prec else f"({text})"
+
+    def print(self, e: sympy.Basic) -> tuple[str, int]:
+        if isinstance(e, sympy.Symbol):
+            return self.name(e), PREC_ATOM
+        if isinstance(e, sympy.Integer):
+            return str(int(e)), PREC_ATOM if e >= 0 else PREC_UNARY
+        if isinstance(e, sympy.Rational):  # not exact: reads back as true division (Note [Round trip])
+            return f"{e.p}/{e.q}", PREC_MUL
+        if isinstance(e, sympy.Float):
+            value = float(e)
+            if value != value or value in (float("inf"), float("-inf")):
+                raise GuardTypeError(f"{e} has no guard syntax")
+            return repr(value), PREC_ATOM if value >= 0 else PREC_UNARY
+        if e is sympy.true or e is sympy.false:
+            return str(bool(e)), PREC_ATOM
+        if isinstance(e, sympy.Add):
+            return self.add(e), PREC_ADD
+        if isinstance(e, sympy.Mul):
+            coeff, rest = e.as_coeff_Mul()
+            return self.product(coeff, sympy.Mul.make_args(rest))
+        if isinstance(e, sympy.Pow):
+            return f"{self.wrap(e.base, PREC_POW + 1)}**{self.wrap(e.exp, PREC_UNARY)}", PREC_POW
+        if isinstance(e, Relational):
+            return self.relation(e)
+        if isinstance(e, (sympy.And, sympy.Or)):
+            return self.logic(e)
+        if isinstance(e, sympy.Not):
+            if self.python:
+                return f"not {self.wrap(e.args[0], PREC_NOT)}", PREC_NOT
+            return f"~{self.wrap(e.args[0], PREC_UNARY)}", PREC_UNARY
+        if type(e) in _SYMPY_CALLS:
+            return self.function(e)
+        if type(e) in OPAQUE_FUNCTIONS:  # BitwiseAnd(a, b), FloatSqrt(x): the same call in every style
+            return f"{type(e).__name__}({', '.join(self.text(a) for a in e.args)})", PREC_ATOM
+        if e in _NO_SYNTAX:
+            raise GuardTypeError(f"{e} has no guard syntax (guards compare finite integers)")
+        raise GuardTypeError(f"cannot print {type(e).__name__} ({e}) as guard text: not built by symint.build")
+
+    def add(self, e: sympy.Add) -> str:
+        parts: list[str] = []
+        for term in _ordered_terms(e):
+            coeff, rest = term.as_coeff_Mul()
+            if parts and coeff.is_negative:
+                text, prec = self.product(-coeff, sympy.Mul.make_args(rest))
+                parts.append(" - " + (text if prec > PREC_ADD else f"({text})"))
+            else:
+                text, prec = self.print(term)
+                parts.append((" + " if parts else "") + (text if prec >= PREC_ADD else f"({text})"))
+        return "".join(parts)
+
+    def product(self, coeff: sympy.Number, factors: Sequence[sympy.Basic]) -> tuple[str, int]:
+        """``coeff * factors``; negative powers and a rational coefficient's denominator go after a ``/``."""
+        num, den = [], []
+        for f in factors:
+            if isinstance(f, sympy.Pow) and isinstance(f.exp, sympy.Integer) and f.exp < 0:
+                den.append(f)
+            elif f != 1:
+                num.append(f)
+        q = coeff.q if isinstance(coeff, sympy.Rational) else 1
+        if not den and q == 1:
+            return self.plain_product(coeff, num)
+        # a*b/(c*d**2) reads back as truediv(a*b, c*d**2); exact unless a*b is integer-valued (Note [Round trip]).
+        top, top_prec = self.plain_product(sympy.Integer(coeff.p) if q != 1 else coeff, num)
+        parts = [str(q)] if q != 1 else []
+        for f in den:
+            k = -int(f.exp)
+            parts.append(self.wrap(f.base, PREC_POW + 1) + (f"**{k}" if k != 1 else ""))
+        bottom = parts[0] if len(parts) == 1 else "(" + "*".join(parts) + ")"
+        return f"{top if top_prec >= PREC_MUL else f'({top})'}/{bottom}", PREC_MUL
+
+    def plain_product(self, coeff: sympy.Number, factors: Sequence[sympy.Basic]) -> tuple[str, int]:
+        if not factors:
+            return self.print(coeff)
+        if len(factors) == 1:
+            body, prec = self.print(factors[0])
+        else:
+            # Factors that print at '*' level (a // b, a / b) are parenthesized so that
+            # the product never reads as a left-associative division.
+            body, prec = "*".join(self.wrap(f, PREC_MUL + 1) for f in _ordered(factors)), PREC_MUL
+        if coeff == 1:
+            return body, prec
+        if coeff == -1:
+            return "-" + (body if prec >= PREC_UNARY or len(factors) > 1 else f"({body})"), min(prec, PREC_UNARY)
+        if prec <= PREC_MUL and len(factors) == 1:
+            body = f"({body})"
+        return f"{self.print(coeff)[0]}*{body}", PREC_MUL
+
+    def relation(self, e: Relational) -> tuple[str, int]:
+        op = _REL_OPS[type(e)]
+        if not self.python and op in ("==", "!="):
+            name = "Eq" if op == "==" else "Ne"
+            return f"{name}({self.text(e.lhs)}, {self.text(e.rhs)})", PREC_ATOM
+        return f"{self.wrap(e.lhs, PREC_CMP + 1)} {op} {self.wrap(e.rhs, PREC_CMP + 1)}", PREC_CMP
+
+    def logic(self, e: sympy.Basic) -> tuple[str, int]:
+        is_and = isinstance(e, sympy.And)
+        members = None if is_and or not self.python else membership(e)
+        if members is not None:  # a set-valued dim: x in (1, 8, 16)
+            subject, values = members
+            return f"{self.wrap(subject, PREC_CMP + 1)} in ({', '.join(str(v) for v in values)})", PREC_CMP
+        if not self.python:
+            prec = PREC_BAND if is_and else PREC_BOR
+            return (" & " if is_and else " | ").join(self.wrap(a, prec + 1) for a in e.args), prec
+        prec = PREC_AND if is_and else PREC_OR
+        parts = self.chains(e.args) if is_and else [self.wrap(a, prec + 1) for a in e.args]
+        return (" and " if is_and else " or ").join(parts), prec
+
+    def chains(self, args: Sequence[sympy.Basic]) -> list[str]:
+        """Print ``lo <= e`` followed by ``e <= hi`` (or ``>=`` both ways) as one chain ``lo <= e <= hi``.
+
+        Only neighbours pair, and only in the order written (``a <= b and b <= c``), through a
+        non-constant middle: the chain evaluates exactly what the two relations evaluate, in the
+        same order, so the printed text short-circuits (and raises) where the guard does.
+        """
+        parts: list[str] = []
+        i = 0
+        while i < len(args):
+            a = args[i]
+            b = args[i + 1] if i + 1 < len(args) else None
+            way = _direction(a)
+            if way is not None and b is not None and _direction(b) == way and a.rhs == b.lhs and not a.rhs.is_Number:
+                parts.append(
+                    f"{self.wrap(a.lhs, PREC_CMP + 1)} {_REL_OPS[type(a)]} {self.wrap(a.rhs, PREC_CMP + 1)}"
+                    f" {_REL_OPS[type(b)]} {self.wrap(b.rhs, PREC_CMP + 1)}"
+                )
+                i += 2
+                continue
+            parts.append(self.wrap(a, PREC_AND + 1))
+            i += 1
+        return parts
+
+    def function(self, e: sympy.Basic) -> tuple[str, int]:
+        cls = type(e)
+        if self.python:
+            if cls is FloorDiv:
+                return f"{self.wrap(e.args[0], PREC_MUL)} // {self.wrap(e.args[1], PREC_MUL + 1)}", PREC_MUL
+            if cls is IntTrueDiv:
+                return f"{self.wrap(e.args[0], PREC_MUL)} / {self.wrap(e.args[1], PREC_MUL + 1)}", PREC_MUL
+            if cls is Mod:  # torch's style: (a % b), always parenthesized
+                return f"({self.wrap(e.args[0], PREC_MUL)} % {self.wrap(e.args[1], PREC_MUL + 1)})", PREC_ATOM
+            if cls is PowByNatural and (e.args[1].is_Integer or e.args[1] in self.sizes):  # else `**` is Python's pow
+                return f"{self.wrap(e.args[0], PREC_POW + 1)}**{self.wrap(e.args[1], PREC_UNARY)}", PREC_POW
+            name = _PYTHON_NAMES.get(cls, cls.__name__)
+        else:
+            name = cls.__name__
+        return f"{name}({', '.join(self.text(a) for a in e.args)})", PREC_ATOM
+
+
+def _ordered_terms(e: sympy.Add) -> list[sympy.Basic]:
+    """The terms in sympy's print order, or, for a huge sum, in linear memory (Note [Printing large sums])."""
+    if affordable_sum(e):
+        return list(e.as_ordered_terms())
+    return [a for a in e.args if not a.is_Number] + [a for a in e.args if a.is_Number]
+
+
+def membership(e: sympy.Basic) -> tuple[sympy.Basic, tuple[int, ...]] | None:
+    """``(x, (v1, v2, ...))`` when ``e`` is ``Eq(x, v1) | Eq(x, v2) | ...`` over integer constants, else None.
+
+    That disjunction is how a set-valued dim (``x in (1, 8, 16)``) is represented.
+
+    >>> from symint.build import symbol_expr, eq, or_
+    >>> s = symbol_expr("s0")
+    >>> membership(or_(eq(s, 16), eq(s, 1), eq(s, 8)))
+    (s0, (1, 8, 16))
+    """
+    if not isinstance(e, sympy.Or) or len(e.args) < 2:
+        return None
+    subject, values = None, []
+    for a in e.args:
+        if not isinstance(a, sympy.Eq):
+            return None
+        lhs, rhs = (a.lhs, a.rhs) if isinstance(a.rhs, sympy.Integer) else (a.rhs, a.lhs)
+        if not isinstance(rhs, sympy.Integer) or isinstance(lhs, sympy.Integer):
+            return None
+        if subject is None:
+            subject = lhs
+        elif lhs != subject:
+            return None
+        values.append(int(rhs))
+    return subject, tuple(sorted(values))
+
+
+def _direction(e: sympy.Basic) -> bool | None:
+    """True for ``<``/``<=``, False for ``>``/``>=``, None for anything that does not chain."""
+    if isinstance(e, (sympy.Lt, sympy.Le)):
+        return True
+    if isinstance(e, (sympy.Gt, sympy.Ge)):
+        return False
+    return None
+
+
+def _ordered(factors: list[sympy.Basic]) -> list[sympy.Basic]:
+    """Factors in sympy's print order (symbols and powers before function calls)."""
+    return list(sympy.Mul(*factors, evaluate=False).as_ordered_factors())
+
+
+def _symbol_name(sym: sympy.Symbol) -> str:
+    name = sym.name
+    if not (name.isidentifier() and name.isascii()) or name in _RESERVED or name.startswith("__"):
+        raise GuardTypeError(f"the symbol name {name!r} cannot be written in guard text (it reads as something else)")
+    return name
+
+
+def _source_namer(sources: Mapping[sympy.Symbol, Source] | None, torch: bool) -> Callable[[sympy.Symbol], str]:
+    sources = need_mapping(sources, "sources", optional=True) or {}
+
+    def name(sym: sympy.Symbol) -> str:
+        src = sources.get(sym)
+        if src is None:
+            return _symbol_name(sym)
+        if torch or not _plain_base(src.base):
+            return src.torch_text()
+        return src.text()
+
+    return name
+
+
+def _sizes(sources: Mapping[sympy.Symbol, Source] | None) -> frozenset:
+    return frozenset(sym for sym, src in (sources or {}).items() if isinstance(src, Source) and src.is_size_like)
+
+
+def _plain_base(base: str) -> bool:
+    """Whether ``base`` reads back as a bare name (else it is printed as ``L['...']``)."""
+    return base.isidentifier() and base.isascii() and not keyword.iskeyword(base) and not base.startswith("__")
+
+
+def to_sympy_text(expr: sympy.Basic) -> str:
+    """``expr`` in sympy-style text, which :func:`guards.text.parse.parse_guard` reads back.
+
+    Raises:
+        GuardTypeError: ``expr`` holds something guard text cannot express (``oo``, a foreign function).
+
+    >>> from symint.build import symbol_expr, and_, ne, mod, le, floordiv
+    >>> s0 = symbol_expr("s0")
+    >>> to_sympy_text(and_(ne(mod(s0, 2), 0), le(floordiv(s0, 2), 7)))   # in the order written
+    'Ne(Mod(s0, 2), 0) & (FloorDiv(s0, 2) <= 7)'
+    """
+    return _Printer(False, _symbol_name).text(expr)
+
+
+def to_torch_text(expr: sympy.Basic, sources: Mapping[sympy.Symbol, Source] | None = None) -> str:
+    """``expr`` in torch's guard text; symbols with a source print as ``L['x'].size()[0]``.
+
+    >>> from symint.build import symbol_expr, and_, le
+    >>> s0 = symbol_expr("s0")
+    >>> to_torch_text(and_(le(2, s0), le(s0, 1024)), {s0: Source.size("x", 0)})
+    "2 <= L['x'].size()[0] <= 1024"
+    """
+    return _Printer(True, _source_namer(sources, torch=True), _sizes(sources)).text(expr)
+
+
+def to_source_text(expr: sympy.Basic, sources: Mapping[sympy.Symbol, Source] | None = None) -> str:
+    """``expr`` in Python syntax with our source names (``x.size()[0]``; ``L['a b']`` for odd names).
+
+    An int input prints as its bare name, so read such text back with ``dialect="source"``.
+
+    >>> from symint.build import symbol_expr, ne
+    >>> s0 = symbol_expr("s0")
+    >>> to_source_text(ne(s0, 1), {s0: Source.stride("x", 1)})
+    'x.stride()[1] != 1'
+    """
+    return _Printer(True, _source_namer(sources, torch=False), _sizes(sources)).text(expr)
+
+
+def to_text(expr: sympy.Basic, sources: Mapping[sympy.Symbol, Source] | None = None, style: TextStyle = "torch") -> str:
+    """``expr`` in the given style: ``"sympy"``, ``"torch"`` or ``"source"``.
+
+    >>> from symint.build import symbol_expr, eq
+    >>> to_text(eq(symbol_expr("s0"), 3), style="sympy")
+    'Eq(s0, 3)'
+    """
+    if style == "sympy":
+        return to_sympy_text(expr)
+    if style == "torch":
+        return to_torch_text(expr, sources)
+    if style == "source":
+        return to_source_text(expr, sources)
+    raise GuardValueError(f"unknown text style {short(style)}; expected 'sympy', 'torch' or 'source'")
+
+
+# -- notebook rendering ---------------------------------------------------------------------------------
+
+
+def _safe_text(fn: Callable[[], str], fallback: sympy.Basic) -> str:
+    try:
+        return fn()
+    except GuardTypeError:
+        return sympy_str(fallback)
+
+
+def render_html(guards: Sequence[Guard], sources: Mapping[sympy.Symbol, Source]) -> str:
+    """An HTML table of ``guards``: torch text, sympy form, the sources involved, the origin.
+
+    Every piece of text is HTML-escaped (source names and origins are user text).
+
+    >>> from symint.build import symbol_expr, ge
+    >>> s0 = symbol_expr("s0")
+    >>> table = render_html([Guard.of(ge(s0, 2), origin="f.py:3")], {s0: Source.size("<b>", 0)})
+    >>> "<code>L[&#x27;&lt;b&gt;&#x27;].size()[0] &gt;= 2</code>" in table, "<b>" in table
+    (True, False)
+    """
+    esc = html.escape
+    rows = []
+    for i, g in enumerate(guards, 1):
+        torch_text = _safe_text(lambda: to_torch_text(g.expr, sources), g.expr)
+        sympy_text = _safe_text(lambda: to_sympy_text(g.expr), g.expr)
+        involved = "<br>".join(
+            f"{esc(s.name)} = {esc(sources[s].text())}" if s in sources else esc(s.name)
+            for s in sorted(g.expr.free_symbols, key=lambda s: s.name)
+        )
+        origin = esc(g.origin) if g.origin else ""
+        rows.append(
+            f"<tr><td>{i}</td><td><code>{esc(torch_text)}</code></td><td><code>{esc(sympy_text)}</code></td>"
+            f"<td>{involved}</td><td>{origin}</td></tr>"
+        )
+    if not rows:
+        rows.append('<tr><td colspan="5">no guards: every input is accepted</td></tr>')
+    head = "<tr><th>#</th><th>guard (torch)</th><th>sympy</th><th>sources</th><th>origin</th></tr>"
+    caption = f"<caption>GuardSet: {len(guards)} guard{'s' if len(guards) != 1 else ''}</caption>"
+    return f'<table class="guardset">{caption}<thead>{head}</thead><tbody>{"".join(rows)}</tbody></table>'
+
+
+# Characters that are safe inside \texttt{...} in LaTeX and MathJax; everything else is escaped.
+_TT_SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,:;()[]'\"=+-*/<>!?@|")
+_MATH_ESCAPES = {
+    "{": r"\{",
+    "}": r"\}",
+    "_": r"\_",
+    "#": r"\#",
+    "$": r"\$",
+    "%": r"\%",
+    "&": r"\&",
+    "\\": r"\backslash ",
+    "~": r"\sim ",
+    "^": r"\hat{}",
+}
+
+
+def latex_text(text: str) -> str:
+    r"""``text`` typeset verbatim in math mode: safe runs in ``\texttt``, specials escaped.
+
+    >>> latex_text("x_1{")
+    '\\texttt{x}\\_\\texttt{1}\\{'
+    """
+    out: list[str] = []
+    run: list[str] = []
+    for c in text:
+        if c in _TT_SAFE:
+            run.append(c)
+            continue
+        if run:
+            out.append(r"\texttt{" + "".join(run) + "}")
+            run = []
+        if c in _MATH_ESCAPES:
+            out.append(_MATH_ESCAPES[c])
+        elif c.isalnum():  # a non-ASCII letter or digit
+            out.append(r"\texttt{" + c + "}")
+        else:
+            out.append(r"\texttt{?}")
+    if run:
+        out.append(r"\texttt{" + "".join(run) + "}")
+    return "".join(out)
+
+
+def render_latex(guards: Sequence[Guard], sources: Mapping[sympy.Symbol, Source]) -> str:
+    r"""LaTeX of the conjunction of ``guards``, one per line, with the symbol -> source legend.
+
+    >>> from symint.build import symbol_expr, ge
+    >>> s0 = symbol_expr("s0")
+    >>> print(render_latex([Guard.of(ge(s0, 2))], {s0: Source.size("x", 0)}))
+    $\begin{aligned} & s_{0} \geq 2 \\ & \text{where } s_{0} = \texttt{x.size()[0]} \end{aligned}$
+    """
+    lines = [("& " if i == 0 else r"\wedge\ & ") + sympy_latex(g.expr) for i, g in enumerate(guards)]
+    if not lines:
+        lines = [r"& \mathrm{True}"]
+    used = set().union(*(g.expr.free_symbols for g in guards)) if guards else set()
+    name = _source_namer(sources, torch=False)
+    legend = [f"{sympy.latex(sym)} = {latex_text(name(sym))}" for sym in sorted(sources, key=lambda s: s.name) if sym in used]
+    if legend:
+        lines.append(r"& \text{where } " + r",\ ".join(legend))
+    return r"$\begin{aligned} " + r" \\ ".join(lines) + r" \end{aligned}$"
