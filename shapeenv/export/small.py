@@ -52,7 +52,8 @@ from typing import Any, Callable, Mapping, Sequence
 import sympy
 
 from guards import Source
-from symint import SymInt, evaluate
+from symint import SymInt
+from symint import boolform as B
 from valueranges import ValueRanges, bound
 
 from shapeenv.core.produce import source_symbols
@@ -112,8 +113,8 @@ def size_one_split(env: Any, declared: Sequence[Declared], violations: Sequence[
     if not small:
         return None
     raised = {s: (ValueRanges.of(2, r.upper) if s in small else r) for s, r in ranges.items()}
-    records = [r for r in env.guards if r.expr.free_symbols & set(small) and _holds_on(r.expr, raised)
-               and not _holds_on(r.expr, ranges)]
+    records = [r for r in env.guards if r.expr.free_symbols & set(small) and not _holds_on(r, ranges)
+               and _holds_on(r, raised)]
     if not records:
         return None
     used = sorted({s for r in records for s in r.expr.free_symbols if s in small}, key=lambda s: env.symbols[s].index)
@@ -126,8 +127,9 @@ def size_one_split(env: Any, declared: Sequence[Declared], violations: Sequence[
     return SizeOneSplit(tuple(used), sources, tuple(records), frozenset(id(r) for r in records))
 
 
-def _holds_on(guard: sympy.Basic, ranges: Mapping) -> bool:
-    """Whether ``guard`` holds at every point of the box ``ranges`` (intervals, else by enumeration within budget)."""
+def _holds_on(record: Any, ranges: Mapping) -> bool:
+    """Whether ``record``'s guard holds at every point of the box ``ranges`` (intervals, else by enumeration within budget)."""
+    guard = record.expr
     syms = guard.free_symbols
     if not syms <= set(ranges):
         return False
@@ -138,10 +140,11 @@ def _holds_on(guard: sympy.Basic, ranges: Mapping) -> bool:
         return False
     if math.prod(int(r.upper - r.lower + 1) for r in boxes) > _ENUMERATION_BUDGET:
         return False
-    order = list(syms)
+    form = record.form if isinstance(record.form, B.BoolForm) else B.bool_from_sympy(record.form)
+    names = [s.name for s in syms]
     for point in itertools.product(*(range(int(r.lower), int(r.upper) + 1) for r in boxes)):
         try:
-            if not bool(evaluate(guard, dict(zip(order, point)))):
+            if not form.evaluate(dict(zip(names, point))):
                 return False
         except (ZeroDivisionError, ValueError):
             return False
@@ -295,7 +298,14 @@ class _Describe:
     """A graph as a tuple of normalised node descriptions (op, args, kwargs, shape, dtype, sub-graphs)."""
 
     def __init__(self, norm: Callable[[sympy.Basic], sympy.Basic]):
-        self.norm = norm
+        self._norm, self._seen = norm, {}
+
+    def norm(self, e: sympy.Basic) -> sympy.Basic:
+        if e.is_Integer:
+            return e
+        if e not in self._seen:
+            self._seen[e] = self._norm(e)
+        return self._seen[e]
 
     def graph(self, graph: Graph) -> tuple:
         index: dict = {}
