@@ -23,7 +23,7 @@ from typing import Iterable, Iterator, Mapping
 
 import sympy
 
-from symint.evaluate import evaluate
+from symint.sympy_io.evaluate import evaluate
 from valueranges import ValueRanges
 
 from guards.runtime.codegen import CompiledGuards, compile_guards

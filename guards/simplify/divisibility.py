@@ -31,8 +31,8 @@ import sympy
 from sympy.core.relational import Relational
 
 from symint import build
-from symint.functions import FloorDiv, Mod
-from symint.substitute import substitute
+from symint.sympy_io.functions import FloorDiv, Mod
+from symint.sympy_io import substitute
 
 __all__ = ["normalise_divisibility", "drop_divided"]
 

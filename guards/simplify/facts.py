@@ -18,9 +18,9 @@ import sympy
 from sympy.core.relational import Relational
 
 from symint import build
-from symint.functions import CeilDiv, FloorDiv, IntTrueDiv, Mod
-from symint.linear import linear_form
-from symint.substitute import substitute
+from symint.sympy_io.functions import CeilDiv, FloorDiv, IntTrueDiv, Mod
+from symint.sympy_io import NotAnIntegerForm, from_sympy
+from symint.sympy_io import substitute
 from valueranges import ValueRanges, ValueRangeError, bound
 
 from guards.text.escape import sympy_str
@@ -75,10 +75,14 @@ def _classify(e: sympy.Basic) -> _Kind:
     diff = build.sub(e.lhs, e.rhs)
     if op == "==" and isinstance(diff, Mod) and diff.args[0].is_Symbol and diff.args[1].is_Integer:
         return _Kind("div", diff.args[0], abs(int(diff.args[1])))
-    lin = linear_form(diff)
+    try:
+        form = from_sympy(diff)
+    except NotAnIntegerForm:
+        return _Kind("other")
+    lin = form.linear()
     if lin is None:
         return _Kind("other")
-    coeffs, k = lin
+    coeffs, k = {build.symbol_expr(n): c for n, c in lin.items()}, form.const
     if len(coeffs) == 2 and op == "==" and k == 0:
         (a, ca), (b, cb) = coeffs.items()
         if ca == -cb:

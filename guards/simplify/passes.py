@@ -58,7 +58,7 @@ from typing import Mapping
 import sympy
 
 from symint import build
-from symint.substitute import substitute
+from symint.sympy_io import substitute
 from valueranges import ValueRanges, ValueRangeError, bound
 
 from guards.simplify.divisibility import drop_divided

@@ -22,7 +22,7 @@ from functools import lru_cache
 
 import sympy
 
-from symint.functions import CeilDiv, FloorDiv, Mod, PowByNatural
+from symint.sympy_io.functions import CeilDiv, FloorDiv, Mod, PowByNatural
 
 from guards.errors import SolverError
 from guards.solver.z3_solver import SatStatus, SolverConfig, Z3Context, Z3Solver

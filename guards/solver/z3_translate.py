@@ -54,7 +54,7 @@ import sympy
 import z3
 from sympy.core.relational import Relational
 
-from symint.functions import (
+from symint.sympy_io.functions import (
     CeilDiv,
     CeilToInt,
     FloorDiv,

@@ -30,11 +30,11 @@ import sympy
 
 from guards import GuardSet, Source
 from symint import SymBool, SymFloat, SymInt, SymNode, build
-from symint import boolform as B
+from symint.form import logic as B
 from symint import form as F
-from symint import form_terms
-from symint.form_sympy import NotAnIntegerForm, from_sympy
-from symint.evaluate import evaluate as evaluate_expr
+from symint.form import terms as form_terms
+from symint.sympy_io import NotAnIntegerForm, bool_from_sympy, from_sympy
+from symint.sympy_io.evaluate import evaluate as evaluate_expr
 from valueranges import ValueRanges, bound
 
 from .assuming import Assumptions, assuming
@@ -427,7 +427,7 @@ class ShapeEnv:
             if not cond:
                 raise CheckFailedError(f"check failed (the condition is the constant {cond!r}){what}")
             return
-        stated = cond.node.form or B.bool_from_sympy(cond.node.expr)
+        stated = cond.node.form or bool_from_sympy(cond.node.expr)
         form = self.facts.simplify_bool(stated)
         hint = cond.node.hint if cond.node.hint is not None else self.hint_of_form(form)
         static = self.decider.static_form(form, hint=hint)

@@ -39,7 +39,8 @@ import sympy
 
 from guards import Guard, GuardSet, ProofResult, SolverConfig, Source
 from guards.simplify.passes import canonical_order, reduce_exact
-from symint import boolform as B
+from symint.form import logic as B
+from symint.sympy_io import bool_from_sympy
 from symint import build
 
 from .deferred import ProducedGuards
@@ -102,7 +103,7 @@ def _range_guards(env: "SymbolTable") -> list[Guard]:
 
 def _form_of(record):
     f = record.form
-    return f if isinstance(f, B.BoolForm) else B.bool_from_sympy(f)
+    return f if isinstance(f, B.BoolForm) else bool_from_sympy(f)
 
 
 def _initial_facts(env: "SymbolTable") -> Facts:

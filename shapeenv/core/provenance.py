@@ -149,7 +149,7 @@ def _sympy_of(value) -> sympy.Basic:
 class GuardRecord:
     """A guard the environment recorded: ``expr`` held for the hints and must hold for reuse.
 
-    ``form`` is the guard's canonical form (a :class:`symint.boolform.BoolForm`) or a sympy
+    ``form`` is the guard's canonical form (a :class:`symint.form.logic.BoolForm`) or a sympy
     boolean; ``expr`` is its sympy expression, built on first use.
     """
 

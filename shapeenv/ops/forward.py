@@ -42,7 +42,7 @@ _KW_ONLY = inspect.Parameter.KEYWORD_ONLY
 class _Binder:
     """Arguments -> the tuple of values passed to the rule (see the module docstring)."""
 
-    __slots__ = ("signature", "params", "defaults", "positional", "required", "fast")
+    __slots__ = ("signature", "params", "defaults", "positional", "required", "fast", "index")
 
     def __init__(self, signature: inspect.Signature) -> None:
         self.signature = signature
@@ -53,10 +53,23 @@ class _Binder:
         self.required = max((i + 1 for i, p in enumerate(self.params) if p.default is empty and p.kind is not _VAR), default=0)
         # positional calls bind by position alone when there is no *args and no required keyword-only
         self.fast = all(p.kind is not _VAR for p in self.params) and self.required <= self.positional
+        self.index = {p.name: i for i, p in enumerate(self.params) if p.kind is not inspect.Parameter.POSITIONAL_ONLY}
 
     def values(self, args: tuple, kwargs: dict) -> tuple:
-        if not kwargs and self.fast and self.required <= len(args) <= self.positional:
-            return args + self.defaults[len(args):]
+        if self.fast and len(args) <= self.positional:
+            if not kwargs:
+                if self.required <= len(args):
+                    return args + self.defaults[len(args):]
+            else:
+                given = [*args, *self.defaults[len(args):]]
+                for name, value in kwargs.items():
+                    i = self.index.get(name, -1)
+                    if i < len(args):  # unknown, or given twice: Signature.bind below says which
+                        break
+                    given[i] = value
+                else:  # by identity: == on tensors and arrays is elementwise
+                    if not any(v is inspect.Parameter.empty for v in given[:self.required]):
+                        return tuple(given)
         bound = self.signature.bind(*args, **kwargs).arguments  # Python's own TypeError on a bad call
         out: list[Any] = []
         for p in self.params:

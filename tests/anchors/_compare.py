@@ -19,7 +19,7 @@ import itertools
 import math
 
 from shapeenv.core.facts import Facts
-from symint import boolform as B
+from symint.form import logic as B
 from symint import form as F
 from symint.build import symbol_expr
 from valueranges import ValueRanges

@@ -82,3 +82,10 @@ def test_help_shows_the_ops_doc_and_signature() -> None:
     text = inspect.getdoc(ops.matmul)
     assert text == BY_NAME["matmul"].doc
     assert str(inspect.signature(ops.cumsum)).startswith("(input")
+
+
+def test_keywords_on_real_arrays_run_the_kernel() -> None:
+    got = ops.cumsum(np.array([[1, 2], [3, 4]]), dim=1, dtype="int64")
+    assert got.tolist() == [[1, 3], [3, 7]]
+    with pytest.raises(TypeError):
+        ops.softmax(np.zeros(3))  # dim is required

@@ -10,9 +10,9 @@ import pytest
 
 from shapeenv.core.errors import ContradictionError
 from shapeenv.core.facts import Facts
-from symint import boolform as B
+from symint.form import logic as B
 from symint import form as F
-from valueranges.form_bound import bound_form
+from valueranges.bound import bound_form
 from valueranges.modular import combine_congruences, mod_bound_by_residue, modular_set
 
 x, y = F.sym("x"), F.sym("y")

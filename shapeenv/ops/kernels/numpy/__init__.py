@@ -1,6 +1,6 @@
 """numpy implementations of the ops with a shape rule, one module per rule family (the names of :mod:`shapeenv.ops.rules`).
 
-One kernel per op name (the names of :func:`shapeenv.ops.dispatch.registered`), with the same
+One kernel per op name (the names of :func:`shapeenv.ops.registry.registered`), with the same
 parameters as the op's shape rule, so that a recorded node's arguments can be passed unchanged.
 Kernels follow torch's semantics, not numpy's, where the two differ: integer indices are applied
 before advanced ones, ``cat`` skips 1-d empty tensors, ``view`` never copies, ``gather`` reads only
