@@ -5,8 +5,11 @@ A :class:`ValueRanges` is a closed interval ``[lower, upper]`` whose ends may be
 endpoints, :mod:`valueranges.ops` has one pure function per operator on ranges,
 :mod:`valueranges.bound` bounds canonical forms (the hot path), and :func:`bound`
 (:mod:`valueranges.sympy_bound`) computes the range of a sympy expression given
-the range of each symbol. Nothing here holds state: the only cache is ``bound``'s,
-keyed by its arguments.
+the range of each symbol. :class:`Facts` (:mod:`valueranges.facts`) is the one facts
+engine: what is known about symbols (ranges, equalities, divisibility, congruences,
+linear facts) and what follows from it; its ``bound`` is the tightest interval all of
+that proves. Nothing else here holds state (a ``Facts`` holds its owner's): the only
+cache is ``bound``'s, keyed by its arguments.
 
 Note [The module bound and the function bound]
     ``valueranges.bound`` names the function (the public API); the module of form bounds
@@ -32,10 +35,14 @@ from .errors import (
     ValueRangeError,
 )
 from .interval import ValueRanges
+from .errors import ContradictoryFactsError
+from .facts import Facts  # after the function bound (Note [The module bound and the function bound])
 
 __all__ = [
     "ValueRanges",
     "bound",
+    "Facts",
+    "ContradictoryFactsError",
     "ops",
     "ValueRangeError",
     "EmptyRangeError",

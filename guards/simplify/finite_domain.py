@@ -48,7 +48,7 @@ from symint import build
 from symint.sympy_io.functions import CeilDiv, FloorDiv, Max, Min, Mod, PowByNatural
 from valueranges import ValueRanges
 
-from guards.simplify.facts import _canonical_key, _classify, _sym_key
+from guards.simplify.classify import _canonical_key, _classify, _sym_key
 
 __all__ = ["FiniteLimits", "FiniteReduction", "reduce_finite"]
 

@@ -58,7 +58,7 @@ from valueranges import ValueRanges, bound
 
 from shapeenv.errors import ConstraintViolationError, DynamicShapesError, DynamicShapesTypeError, SignatureError
 from shapeenv.core.messages import short_repr
-from shapeenv.core.facts import Facts
+from valueranges.facts import Facts
 from shapeenv.export.derived import Declared, Violation, judge_derived
 from shapeenv.export.small import pin_example, size_one_split, verify_size_one
 from shapeenv.tensor.declared import set_valued
