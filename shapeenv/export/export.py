@@ -24,6 +24,10 @@ Note [Constraint violations]
     to another named Dim (``torch.export`` reports the same cases). ``Dim.DYNAMIC``
     accepts such refinements; the produced guards then carry them. The error names
     the dim, the guard that first caused it (with where it was recorded) and a fix.
+    A guard that narrows a declared range only by excluding 0 and 1 (a branch such as
+    ``q_length > 1``) is no violation by itself: the request is traced again at those sizes
+    and refused only where that program differs (Note [Sizes 0 and 1 in export] in
+    :mod:`shapeenv.export.small`).
 
 >>> from shapeenv import Dim
 >>> p = export(lambda x, y: x * y, ((8, 3), (8, 3)), dynamic_shapes={"x": {0: Dim("batch")}, "y": {0: Dim("batch")}})
@@ -39,13 +43,14 @@ x.size()[0] >= 2
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 from types import MappingProxyType
 from typing import Any, Callable, Mapping, Sequence
 
 import sympy
 
-from guards import Source
+from guards import Guard, Source
 from symint import SymInt, evaluate
 
 from shapeenv.env import ShapeEnv
@@ -55,6 +60,7 @@ from shapeenv.errors import ConstraintViolationError, DynamicShapesError, Dynami
 from shapeenv.core.messages import short_repr
 from valueranges.facts import Facts
 from shapeenv.export.derived import Declared, Violation, judge_derived
+from shapeenv.export.small import pin_example, size_one_split, verify_size_one
 from shapeenv.tensor.declared import set_valued
 from shapeenv.tensor.dims import DerivedDim, Dim
 from shapeenv.tensor.factory import make_input_tensor
@@ -144,13 +150,49 @@ def export(
     names = argument_names(fn, args, kwargs)
     arg_specs, kw_specs = _split_specs(dynamic_shapes, names, args, kwargs)
 
-    env = ShapeEnv(settings)
-    graph = Graph(title)
-    builder = _Inputs(env, graph)
-    fake_args = tuple(builder.make(n, a, s, f"dynamic_shapes[{n!r}]") for n, a, s in zip(names, args, arg_specs))
-    fake_kwargs = {k: builder.make(k, v, kw_specs[k], f"dynamic_shapes[{k!r}]") for k, v in kwargs.items()}
-    signature = f"{title}({', '.join(f'{s.name}: {s.meta}' for s in builder.inputs)})"
-    with preserved_state(fn, [*zip(names, args), *kwargs.items()], title), env.tracing(graph):
+    memo: dict = {}
+    return _export(_Request(fn, args, kwargs, names, arg_specs, kw_specs, title, settings), {}, memo)
+
+
+@dataclass(frozen=True)
+class _Request:
+    """What :func:`export` was asked, read once; traced again with some dims pinned (Note [Sizes 0 and 1 in export])."""
+
+    fn: Callable
+    args: tuple
+    kwargs: dict
+    names: list
+    arg_specs: list
+    kw_specs: dict
+    title: str
+    settings: ShapeEnvSettings | None
+
+
+@dataclass(frozen=True)
+class Traced:
+    """One trace of a request: its environment, graph, inputs, outputs and signature."""
+
+    env: ShapeEnv
+    graph: Graph
+    builder: "_Inputs"
+    out: Any
+    signature: str
+
+
+def _trace(req: _Request, pinned: Mapping[Source, int]) -> Traced:
+    """Trace ``req`` once; the sources in ``pinned`` are static at the given size (the examples cut to it)."""
+    args, kwargs = req.args, req.kwargs
+    if pinned:
+        args = tuple(pin_example(n, a, pinned) for n, a in zip(req.names, args))
+        kwargs = {k: pin_example(k, v, pinned) for k, v in kwargs.items()}
+    env = ShapeEnv(req.settings)
+    graph = Graph(req.title)
+    builder = _Inputs(env, graph, pinned)
+    fake_args = tuple(builder.make(n, a, s, f"dynamic_shapes[{n!r}]") for n, a, s in zip(req.names, args, req.arg_specs))
+    fake_kwargs = {k: builder.make(k, v, req.kw_specs[k], f"dynamic_shapes[{k!r}]") for k, v in kwargs.items()}
+    signature = f"{req.title}({', '.join(f'{s.name}: {s.meta}' for s in builder.inputs)})"
+    fn = req.fn
+    with preserved_state(fn, [*zip(req.names, args), *kwargs.items()], req.title), env.tracing(graph):
         try:
             out = fn(*fake_args, **fake_kwargs)
         except Exception as e:
@@ -159,11 +201,42 @@ def export(
             raise
     graph.set_output(graph_arg(graph, out))
     _refresh_meta(graph, env)
+    return Traced(env, graph, builder, out, signature)
 
+
+def _export(req: _Request, pinned: Mapping[Source, int], memo: dict) -> ExportedProgram:
+    """Trace ``req`` (with ``pinned`` sources static) into a program, settling sizes 0 and 1 by re-tracing."""
+    t = _trace(req, pinned)
+    env, builder = t.env, t.builder
+    extra: list = []
     violations = find_violations(env, builder.declared)
-    if violations:
-        raise ExportConstraintError(violations, signature)
-    ranges = {sym: env.facts.range_of(sym) for sym, info in env.symbols.items()
+    small: dict = {}
+    # A trace with pins only answers for its pinned sizes: what it constrains elsewhere becomes the
+    # general program's guards where those sizes hold, never an error (Note [Sizes 0 and 1 in export]).
+    split = size_one_split(env, builder.declared, violations) if violations else None
+    if violations and not pinned:
+        if split is None:
+            raise ExportConstraintError(violations, t.signature)
+        rest = find_violations(env, builder.declared, [r for r in env.guards if id(r) not in split.dropped])
+        if rest:
+            raise ExportConstraintError(rest, t.signature)
+    if split is not None:
+
+        def retrace(pins: Mapping[Source, int]) -> ExportedProgram:
+            key = frozenset({**pinned, **pins}.items())
+            if key not in memo:
+                memo[key] = _export(req, {**pinned, **pins}, memo)
+            return memo[key]
+
+        extra, differ = verify_size_one(t, split, retrace)
+        if differ and not pinned:
+            raise ExportConstraintError(differ, t.signature)
+        if differ:
+            extra = []
+        else:
+            env.guards[:] = [r for r in env.guards if id(r) not in split.dropped]
+            small = {s: env.symbols[s].initial_range for s in split.symbols}
+    ranges = {sym: small.get(sym) or env.facts.range_of(sym) for sym, info in env.symbols.items()
               if env.simplify(sym) == sym and not (info.sources and info.sources[0].kind in ("stride", "storage_offset"))}
     for d in builder.declared:  # torch lists the derived dims too (``s0 + 1: [4, 7]``)
         if isinstance(d.spec, DerivedDim):
@@ -176,16 +249,22 @@ def export(
         for s in builder.inputs
     )
     produced = env.produce_guards_deferred()  # the reduced set now; Z3 simplifies it off the critical path
+    guards = produced.reduced
+    if extra:  # what the traces at sizes 0 and 1 guarded, each under its case (Note [Sizes 0 and 1 in export])
+        known = {g.expr for g in guards.guards}
+        guards = guards.with_guards([*guards.guards, *(Guard.of(sympy.Or(sympy.Ne(s, v), e), why)
+                                                       for s, v, e, why in extra if e not in known)])
+        produced = None
     return ExportedProgram(
-        name=title,
-        graph=graph,
+        name=req.title,
+        graph=t.graph,
         inputs=inputs,
-        outputs=out,
+        outputs=t.out,
         range_constraints=MappingProxyType(ranges),
-        guards=produced.reduced,
+        guards=guards,
         runtime_asserts=tuple(env.runtime_asserts),
         dims=MappingProxyType(dims),
-        arg_names=tuple(names),
+        arg_names=tuple(req.names),
         env=env,
         layout_guards=layout_guard_set(env, builder.ties),
         produced=produced,
@@ -233,8 +312,8 @@ def _nth(group: Any, i: int, base: str) -> Any:
 class _Inputs:
     """Turns example inputs into fake inputs, graph placeholders and input specs, remembering declared dims."""
 
-    def __init__(self, env: ShapeEnv, graph: Graph):
-        self.env, self.graph = env, graph
+    def __init__(self, env: ShapeEnv, graph: Graph, pinned: Mapping[Source, int] = MappingProxyType({})):
+        self.env, self.graph, self.pinned = env, graph, pinned
         self.inputs: list[InputSpec] = []
         self.declared: list[Declared] = []
         self.ties: list = []  # (stride source, traced value) per input stride: the layout guards
@@ -268,6 +347,8 @@ class _Inputs:
             return first[0]
         shape, dtype = shape_and_dtype(value)
         dims = _per_dim(spec, len(shape), where, shape)
+        if self.pinned:
+            dims = [Dim.STATIC if Source.size(name, i) in self.pinned else d for i, d in enumerate(dims)]
         strides = array_strides(value) if real else None
         offset = array_storage_offset(value) if real and strides is not None else None
         fake, ties = make_input_tensor(self.env, shape, dtype, dims, name, strides, offset)
@@ -289,7 +370,7 @@ class _Inputs:
         return fake
 
     def _int(self, name: str, value: int, spec: Any, where: str):
-        if spec is None or spec is Dim.STATIC:
+        if spec is None or spec is Dim.STATIC or Source.value(name) in self.pinned:
             self.inputs.append(InputSpec(name, "constant", repr(value), value))
             return value
         if not isinstance(spec, Dim):
@@ -373,15 +454,16 @@ def _zero_one(source: Source, spec: Dim, value: int, where: str) -> Violation:
     )
 
 
-def find_violations(env: ShapeEnv, declared: Sequence[Declared]) -> list[Violation]:
-    """Replay the recorded guards and report declared dims they constrain (Note [Constraint violations]).
+def find_violations(env: ShapeEnv, declared: Sequence[Declared], records: Sequence[GuardRecord] | None = None) -> list[Violation]:
+    """Replay the recorded guards (or ``records``) and report declared dims they constrain (Note [Constraint violations]).
 
     >>> env = ShapeEnv(); x = env.fake_tensor((8,), dynamic=[Dim("n")], name="x")
     >>> _ = bool(x.shape[0] > 5)
     >>> [v.kind for v in find_violations(env, [Declared(Source.size("x", 0), Dim("n"), x.shape[0].node.expr)])]
     ['narrowed']
     """
-    if not declared or not env.guards:
+    records = env.guards if records is None else records
+    if not declared or not records:
         return []
     facts = Facts(rank=env.elimination_rank)
     for sym, info in env.symbols.items():
@@ -394,7 +476,7 @@ def find_violations(env: ShapeEnv, declared: Sequence[Declared]) -> list[Violati
              if isinstance(d.spec, DerivedDim) and d.symbol.is_Symbol and d.symbol not in named}
     found: dict[Source, Violation] = {}
     declared_ids = {id(r) for r in env.declared_guards}
-    for record in env.guards:
+    for record in records:
         facts.learn(record.expr)
         if id(record) in declared_ids:
             continue  # the caller declared it (a derived or set-valued dim)

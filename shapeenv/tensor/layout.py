@@ -34,6 +34,9 @@ Note [Sizes that may be 0 or 1]
     torch itself treats as significant), the hints' answer holds for the whole range and no
     guard on ``s`` is recorded; otherwise the rule runs as before and guards. At most
     ``_MAX_SMALL`` such sizes are split (3 ** k worlds); beyond that, the old guards.
+    In an export, such a guard on a declared ``Dim(min=0 or 1)`` is then settled as a branch of
+    the user's code is: by tracing again at 0 and 1 (Note [Sizes 0 and 1 in export] in
+    :mod:`shapeenv.export.small`).
 
 >>> contiguous_strides((2, 3, 4)), channels_last_strides((2, 3, 4, 5))
 ((12, 4, 1), (60, 1, 15, 3))

@@ -23,8 +23,10 @@ Note [A default Dim]
     torch accepts. A caller who wants 0 or 1 declares it, ``Dim("b", min=1)``, or this library's
     ``Dim("b", min=0)``: the trace then reasons over the declared range, settling by cases the
     layout decisions only sizes 0 and 1 leave open (Note [Sizes that may be 0 or 1] in
-    :mod:`shapeenv.tensor.layout`), and refusing, with the guard named, only code whose result
-    really depends on the size being 1 (a branch on it; a reshape that is a view only at 1).
+    :mod:`shapeenv.tensor.layout`), tracing a branch of the code on such a size again at 0 and 1
+    and refusing, with the guard named, only code whose program at that size really differs (a
+    branch that computes something else at 1; a reshape whose output is a view only at 1): see
+    Note [Sizes 0 and 1 in export] in :mod:`shapeenv.export.small`.
     Why not trace the default over ``[0, oo]`` too: models torch.export accepts with a default
     Dim would then be refused wherever their result does depend on 0 or 1 (torch's own trace
     never looks), and a range holding 1 costs several times the trace time of ``[2, oo]``

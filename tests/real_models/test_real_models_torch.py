@@ -52,37 +52,11 @@ class Known:
     fails: frozenset = frozenset({"export"})
 
 
-def _branch(guard: str, where: str) -> Known:
-    return Known(f"ExportConstraintError: Dim(min=1) is narrowed to [2, ...] by the guard `{guard}` from a branch of "
-                 f"the library's own Python code at {where}. torch.export traces as if such a size were at least 2 and "
-                 "reports the declared range anyway (unsound in general); ours keeps the declared range and refuses "
-                 "what it cannot trace for every size in it: export with Dim(min=2), which ours accepts")
-
-
-_SDPA_Q = _branch("s1 > 1", "transformers integrations/sdpa_attention.py:148 (is_causal = q_length > 1 and ...)")
-_PACKED = _branch("Ne(s0, 1)", "transformers masking_utils.py:868 (if batch_size != position_ids.shape[0])")
-_AND_MASK = _branch("Ne(s0, 1)", "transformers masking_utils.py:54 and_mask (result & mask(batch_idx, ...))")
-
 #: The models ours does not export yet at a size of 1, and why (the first failure). Delete an entry when
-#: its fix lands: the strict xfails then fail as XPASS. Each exports with Dim(min=2) (tests/shapeenv/torch_frontend:
-#: test_transformers_models.py, test_zero_one_export.py).
-KNOWN: dict[str, Known] = {
-    "mobilevit_xxs": Known("ExportConstraintError: the guard `Ne(s0, 1)` at timm mobilevit.py:260 (reshape of a "
-                           "transposed tensor): a view at batch 1 and a copy above it, so eager's strides really "
-                           "differ at 1; torch.export traces the copy and predicts its strides for batch 1 too"),
-    "gpt2": _PACKED,
-    "llama": _PACKED,
-    "mistral": _PACKED,
-    "qwen2": _PACKED,
-    "gpt2_mask": _AND_MASK,
-    "llama_mask": _AND_MASK,
-    "bert": _SDPA_Q,
-    "bert_mask": _SDPA_Q,
-    "t5_encoder": _SDPA_Q,
-    "distilbert": _SDPA_Q,
-    "roberta_mask": _SDPA_Q,
-    "llama_decode": _branch("Ne(s1, 1)", "transformers integrations/sdpa_attention.py:121 (elif q_length == 1 ...)"),
-}
+#: its fix lands: the strict xfails then fail as XPASS. Empty: the branches of transformers' code on a size that
+#: may be 1 and MobileViT's reshape (a view only at batch 1) are traced at 1 too and compared (Note [Sizes 0 and 1
+#: in export] in shapeenv.export.small).
+KNOWN: dict[str, Known] = {}
 
 NAMES = list(CASES)
 

@@ -2,7 +2,8 @@
 
 torch.export traces such a dim with the range ``[2, oo]`` and reports the declared range; we trace with
 the declared range and settle the layout questions only 0 and 1 leave open by cases (Note [Sizes that
-may be 0 or 1] in :mod:`shapeenv.tensor.layout`). Each case exports both ways with the same Dims, checks
+may be 0 or 1] in :mod:`shapeenv.tensor.layout`), and trace a branch on such a size again at 0 and 1 (Note
+[Sizes 0 and 1 in export] in :mod:`shapeenv.export.small`). Each case exports both ways with the same Dims, checks
 that both accept the declared range, and runs the function in torch eager at 0 (where declared), 1, 2
 and a few other sizes: every size our guards accept must give the predicted output shapes and (on dims
 not of size 1, in non-empty outputs: torch's significant strides) the predicted strides.
@@ -175,3 +176,32 @@ def test_two_dims_that_may_be_one():
     both = {0: Dim("a", min=1, max=9), 1: Dim("c", min=1, max=9)}
     ours, _ = check(lambda x: x.transpose(0, 1).contiguous() + 1, (torch.randn(3, 4),), {0: both})
     assert sorted(int(r.lower) for r in ours.range_constraints.values()) == [1, 1]
+
+
+def _causal_attention(x, memory):
+    """transformers' ``is_causal = q_length > 1 and ...``: causal attention of ``x`` over ``memory``."""
+    q = x.unsqueeze(1)
+    kv = memory.unsqueeze(1)
+    return F.scaled_dot_product_attention(q, kv, kv, is_causal=bool(q.shape[2] > 1))
+
+
+def test_is_causal_over_one_query_and_one_key_is_the_same_program():
+    """Self-attention: at length 1 the causal mask is all-true, so ``is_causal=False`` there is the general program."""
+    ours, _ = check(lambda x: _causal_attention(x, x), (torch.randn(2, 6, 8),), {0: {1: Dim("s", min=1, max=32)}},
+                    sizes=(1, 2, 3, 7))
+    assert sorted(int(r.lower) for r in ours.range_constraints.values()) == [1]
+
+
+def test_is_causal_over_one_query_and_several_keys_is_refused_where_torch_is_wrong():
+    """Over a memory of 5 keys, the general program (causal: query 0 sees key 0 only) is wrong at length 1,
+    where eager attends to all 5; torch.export exports it anyway, we refuse and name the branch."""
+    x, memory = torch.randn(2, 6, 8), torch.randn(2, 5, 8)
+    spec = ({1: Dim("s", min=1, max=32)}, None)
+    ep = torch.export.export(as_module(_causal_attention), (x, memory), dynamic_shapes=spec)
+    one = torch.randn(2, 1, 8)
+    assert not torch.allclose(ep.module()(one, memory), _causal_attention(one, memory))
+    with pytest.raises(ExportConstraintError) as info:
+        st.export(_causal_attention, (x, memory), dynamic_shapes=spec)
+    (v,) = info.value.violations
+    assert v.kind == "size_one" and "scaled_dot_product_attention" in v.detail and "argument 5: True against False" in v.detail and "test_zero_one_export.py" in str(v.guard.provenance)
+    assert st.export(_causal_attention, (x, memory), dynamic_shapes=({1: Dim("s", min=2, max=32)}, None)).range_constraints
