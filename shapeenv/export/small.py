@@ -53,7 +53,8 @@ import sympy
 
 from guards import Source
 from symint import SymInt
-from symint import boolform as B
+from symint.form import BoolForm
+from symint.sympy_io import bool_from_sympy
 from valueranges import ValueRanges, bound
 
 from shapeenv.core.produce import source_symbols
@@ -140,7 +141,7 @@ def _holds_on(record: Any, ranges: Mapping) -> bool:
         return False
     if math.prod(int(r.upper - r.lower + 1) for r in boxes) > _ENUMERATION_BUDGET:
         return False
-    form = record.form if isinstance(record.form, B.BoolForm) else B.bool_from_sympy(record.form)
+    form = record.form if isinstance(record.form, BoolForm) else bool_from_sympy(record.form)
     names = [s.name for s in syms]
     for point in itertools.product(*(range(int(r.lower), int(r.upper) + 1) for r in boxes)):
         try:
