@@ -32,6 +32,7 @@ from typing import Iterable
 
 from symint import form as F
 from symint.boolform import Norm, relation_norm
+from symint.form.terms import MEMO_LIMIT, register_cache
 
 from .form_bound import bound_form, mono_bound
 
@@ -47,25 +48,55 @@ def atom_facts(atom: "F.Atom", ranges, memo: dict) -> list[Norm]:
     ``Max(a, b) >= a``, ``Min(a, b) <= a``, ``k*(x // k) <= x <= k*(x // k) + k - 1``
     (for a divisor known positive), ``x == k*(x // k) + x % k``.
 
+    Note [Definitions of atoms are cached]
+        The facts depend on the atom and, for ``//`` and ``%``, on one bit of the ranges:
+        whether the divisor is known positive. Every ``Facts`` of a trace (the tracer's,
+        and the two that ``produce_guards`` fills) asks for the same atoms, so the facts
+        are built once per (atom, bit) and shared: the cache is keyed by the atom's serial
+        number (Note [Keys the garbage collector skips] in ``symint.form.terms``), holds
+        interned norms, and is emptied with the interning tables' other caches.
+
     >>> from symint import form as F
     >>> m = F.max_(F.sym("a"), F.sym("b")).atom()
     >>> [str(n) for n in atom_facts(m, {}, {})]
     ['Norm(a - Max(a, b) <= 0)', 'Norm(b - Max(a, b) <= 0)']
     """
+    kind = atom.kind
+    if kind in ("max", "min"):
+        positive = True
+    elif kind in ("floordiv", "mod"):
+        positive = bound_form(atom.args[1], ranges, memo)[0] >= 1
+    else:
+        return []
+    key = atom.uid << 1 | positive
+    found = _ATOM_FACTS.get(key)
+    if found is None:
+        found = _definitions(atom, positive)
+        if len(_ATOM_FACTS) > MEMO_LIMIT:
+            _ATOM_FACTS.clear()
+        _ATOM_FACTS[key] = found
+    return list(found)
+
+
+_ATOM_FACTS: dict[int, tuple] = {}
+register_cache(_ATOM_FACTS)  # Note [Sweeping the interning tables] (symint.form.terms)
+
+
+def _definitions(atom: "F.Atom", positive: bool) -> tuple:
+    """:func:`atom_facts` of ``atom`` when (for ``//`` and ``%``) the divisor is ``positive``."""
     me = F.atom_form(atom)
     kind = atom.kind
     norms = []
     if kind in ("max", "min"):
         norms = [relation_norm("<=", arg, me) if kind == "max" else relation_norm("<=", me, arg) for arg in atom.args]
-    elif kind in ("floordiv", "mod"):
+    elif positive:
         x, b = atom.args
-        if bound_form(b, ranges, memo)[0] >= 1:
-            q = me if kind == "floordiv" else F.floordiv(x, b)
-            bq = F.mul(b, q)
-            norms = [relation_norm("<=", bq, x), relation_norm("<=", x, F.sub(F.add(bq, b), F.const(1)))]
-            if kind == "mod":
-                norms.append(relation_norm("==", x, F.add(bq, me)))
-    return [n for n in norms if not isinstance(n, bool)]  # a bool: the fact folded to a constant
+        q = me if kind == "floordiv" else F.floordiv(x, b)
+        bq = F.mul(b, q)
+        norms = [relation_norm("<=", bq, x), relation_norm("<=", x, F.sub(F.add(bq, b), F.const(1)))]
+        if kind == "mod":
+            norms.append(relation_norm("==", x, F.add(bq, me)))
+    return tuple(n for n in norms if not isinstance(n, bool))  # a bool: the fact folded to a constant
 
 class LinearFacts:
     """Facts ``f <= 0`` / ``f == 0`` indexed by monomial, for :meth:`prove_le0`.
@@ -184,9 +215,11 @@ class LinearFacts:
         each candidate is computed from ``p``'s by adjusting the terms the fact touches.
         """
         index = self._index
+        facts = self.facts
         targets = []
         finite = const_  # the upper bound of p, split into its finite part and its number of infinite terms
         infinite = 0
+        ends = {}  # p's monomial -> (its coefficient, the end of its bound that counts, None if infinite)
         for m, c in terms.items():
             b = memo.get(m)
             if b is None:
@@ -195,33 +228,37 @@ class LinearFacts:
             if end == INF or end == -INF:
                 targets.append((m, c))
                 infinite += 1
+                ends[m] = (c, None)
             else:
                 finite += c * end
+                ends[m] = (c, end)
+        size0 = len(terms)
         for m, c in targets or list(terms.items()):
             for i, d in index.get(m, _EMPTY):
                 if i in used:
                     continue
-                fact = self.facts[i]
+                fact = facts[i]
                 if fact is None or (fact.op == "<=" and (c > 0) != (d > 0)):
                     continue  # this multiple of f would not cancel m while keeping the inequality
                 if steps[0] <= 0:
                     return
                 steps[0] -= 1
-                k = abs(d)
-                lam = c * (1 if d > 0 else -1) if fact.op == "==" else abs(c)
-                fin, inf, size = finite * k - lam * fact.p.const, infinite, len(terms)
-                for mono, coeff in fact.p.terms:
-                    old = terms.get(mono, 0) * k
-                    new = old - lam * coeff
-                    if old:
-                        b = memo[mono]
-                        end = b[1] if old > 0 else b[0]
-                        if end == INF or end == -INF:
+                k = d if d > 0 else -d
+                lam = (c if d > 0 else -c) if fact.op == "==" else (c if c > 0 else -c)
+                fp = fact.p
+                fin, inf, size = finite * k - lam * fp.const, infinite, size0
+                for mono, coeff in fp.terms:
+                    own = ends.get(mono)
+                    if own is not None:  # a term of p: take its (scaled) part of the bound out
+                        old = own[0] * k  # k > 0: the same end of the bound counts
+                        if own[1] is None:
                             inf -= 1
                         else:
-                            fin -= old * end
+                            fin -= old * own[1]
+                        new = old - lam * coeff
                     else:
                         size += 1
+                        new = -lam * coeff
                     if new:
                         b = memo.get(mono)
                         if b is None:

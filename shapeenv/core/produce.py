@@ -126,18 +126,22 @@ def _guard_facts(env: "SymbolTable") -> tuple[Facts, dict[sympy.Symbol, list[str
             causes[sym] = [f"the initial range of {info.sources[0].text()}"]
     after = facts.symbol_facts()
     for record in env.guards:
+        version = facts.version
         before = after
         facts.learn_form(_form_of(record), consistent=True)  # guards hold for the hints, as the ranges do
+        if facts.version == version:  # nothing learned (the version counts every change): ``after`` stands
+            continue
         after = facts.symbol_facts()
         changed = set()
         for old, new in zip(before, after):
             for name in new.keys() | old.keys():
                 if old.get(name) != new.get(name):
                     changed.add(name)
+        text = None  # printed once per guard, however many symbols it changed (a sympy print is the cost)
         for name in sorted(changed):
-            causes.setdefault(build.symbol_expr(name), []).append(
-                f"{record.expr} at {record.provenance.user_frame or '<unknown>'}"
-            )
+            if text is None:
+                text = f"{record.expr} at {record.provenance.user_frame or '<unknown>'}"
+            causes.setdefault(build.symbol_expr(name), []).append(text)
     return facts, causes
 
 

@@ -7,6 +7,7 @@
 
 from __future__ import annotations
 
+import functools
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -49,8 +50,15 @@ def library_code(frame) -> bool:
     False
     """
     filename = frame.f_code.co_filename
-    return (filename.startswith(_LIBRARY_DIRS + ("<frozen",) + _torch_dir()) or "contextlib" in filename
-            or _generated_here(frame, filename))
+    return (filename.startswith(_library_prefixes(getattr(sys.modules.get("torch"), "__file__", None)))
+            or "contextlib" in filename or _generated_here(frame, filename))
+
+
+@functools.lru_cache(maxsize=4)
+def _library_prefixes(torch_file: str | None) -> tuple[str, ...]:
+    """The file prefixes of library code: ours, ``<frozen ...>``, and torch's directory once torch is imported
+    (a pure function of torch's file, cached: every frame of every recorded guard asks)."""
+    return _LIBRARY_DIRS + ("<frozen",) + _torch_dir(torch_file)
 
 
 def _generated_here(frame, filename: str) -> bool:
@@ -60,10 +68,9 @@ def _generated_here(frame, filename: str) -> bool:
     return filename == "<string>" and str(frame.f_globals.get("__name__", "")).partition(".")[0] in _PACKAGES
 
 
-def _torch_dir() -> tuple[str, ...]:
-    """torch's own directory once torch is imported: its frames are torch code that ``shapeenv.torch`` traces
-    (``nn.Linear.forward``, ``SymInt.__bool__``), and the user's line is further out."""
-    file = getattr(sys.modules.get("torch"), "__file__", None)
+def _torch_dir(file: str | None) -> tuple[str, ...]:
+    """torch's own directory (from its ``__file__``, None before torch is imported): its frames are torch code
+    that ``shapeenv.torch`` traces (``nn.Linear.forward``, ``SymInt.__bool__``), and the user's line is further out."""
     return (str(Path(file).parent) + "/",) if file else ()
 
 

@@ -37,11 +37,12 @@ def _key(e: BoolForm):
 class Known:
     """``key -> truth`` for remembered facts (keys: a Norm for a relation, else the BoolForm)."""
 
-    def __init__(self, table: dict | None = None):
+    def __init__(self, table: dict | None = None, unpaired: bool = False):
         self._table: dict[object, bool] = dict(table or {})
+        self._unpaired = unpaired  # Note [Known relations come in pairs]
 
     def copy(self) -> "Known":
-        return Known(self._table)
+        return Known(self._table, self._unpaired)
 
     def __contains__(self, e: BoolForm) -> bool:
         return _key(e) in self._table
@@ -53,8 +54,16 @@ class Known:
         return self._table.get(e)
 
     def truth_of_norm(self, n: Norm) -> bool | None:
+        """Note [Known relations come in pairs]
+            :meth:`add` stores a relation with its negation (marked False), and :meth:`resimplify`
+            rewrites both alike (normalising commutes with negating: ``1 - p`` simplifies to
+            ``1 - p'``), so the negation of ``n`` is stored only if ``n`` is. The one exception is
+            an opaque boolean that re-simplifies into a relation (stored alone: ``_unpaired``);
+            only then is the negation looked up, so a question does not build and intern the
+            negation of every relation it asks about.
+        """
         found = self._table.get(n)
-        if found is not None:
+        if found is not None or not self._unpaired:
             return found
         found = self._table.get(n.negated())
         return None if found is None else not found
@@ -99,6 +108,7 @@ class Known:
                     if s.value != truth:
                         raise ContradictoryFactsError(f"{key.sympy()} became {s.value}, contradicting a known fact")
                     continue
+                self._unpaired |= s.kind == "rel"  # a relation without its negation (Note [Known relations come in pairs])
                 self._table[_key(s)] = truth
 
     def items(self) -> Iterator[tuple[object, bool]]:
