@@ -250,7 +250,7 @@ class Facts:
                         value = self._residues.mod_value(inner.name, k.const)
                         if value is not None:
                             return F.const(value)
-                elif k.const > 0 and (self._residues or self._div.table):
+                elif k.const > 0 and (self._residues or self._div.table) and not a.symbols.isdisjoint(self._congruences()):
                     return self._mod_by_congruence(a, k.const)
             if not k.is_const:
                 return cancel_common_factor(kind, a, k, self._nonzero)
