@@ -197,7 +197,7 @@ def reduce_guards(env: "SymbolTable") -> list[Guard]:
         kept_facts.learn_form(form, consistent=True)
         e = _as_bound(env, facts, form.sympy())
         if e is not sympy.true:
-            kept.append(Guard.of(e, str(record.provenance)))
+            kept.append(Guard.of(form if e is form.sympy() else e, str(record.provenance)))
     kept.reverse()
     return explicit + kept
 
@@ -205,7 +205,7 @@ def reduce_guards(env: "SymbolTable") -> list[Guard]:
 def raw_guards(env: "SymbolTable") -> GuardSet:
     """The unreduced guard set (see Note [What goes into the produced guard set])."""
     sources, ties = source_symbols(env)
-    recorded = [Guard.of(r.expr, str(r.provenance)) for r in env.guards]
+    recorded = [Guard.of(_form_of(r), str(r.provenance)) for r in env.guards]
     return GuardSet.of(ties + _range_guards(env) + recorded, sources)
 
 
