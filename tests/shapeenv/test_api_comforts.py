@@ -61,7 +61,7 @@ def test_the_repr_of_a_guard_set_names_sources() -> None:
 
 
 def test_help_on_export_explains_dynamic_shapes_itself() -> None:
-    text = pydoc.render_doc(shapeenv.export.export, renderer=pydoc.plaintext)
+    text = pydoc.render_doc(shapeenv.export, renderer=pydoc.plaintext)
     assert "see the module docstring" not in text  # before: all help() said about the arguments
     for needed in ("Dim(", "Dim.DYNAMIC", "Dim.STATIC", "Dim.AUTO", "2 * d", "min=", "max="):
         assert needed in text, needed
