@@ -78,9 +78,14 @@ def as_bool_form(cond: object) -> BoolForm:
         return bool_const(cond)
     if isinstance(cond, sympy.Basic) and is_bool_expr(cond):
         try:
-            return bool_from_sympy(cond)
+            form = bool_from_sympy(cond)
         except RecursionError:  # nested past what a walk can follow: kept as sympy, refused where it is read
             return opaque_bool(cond)
+        if len(form.symbols) != len(cond.free_symbols):
+            # Folding lost a symbol (``Eq(2*a, 1)`` is FALSE over the integers): the guard keeps
+            # the condition as written, so the inputs it names are still the set's inputs.
+            return opaque_bool(cond)
+        return form
     raise GuardTypeError(f"a guard must be a boolean expression (a comparison, And/Or/Not), got {cond!r}")
 
 

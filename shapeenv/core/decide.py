@@ -98,7 +98,7 @@ class Decider:
         elif self._z3_worth_asking(hint, size_oblivious) and not facts.intervals_are_exact(e):
             self._flush()
             expect = None if size_oblivious else hint
-            answer = self.prover.decide(e.sympy(), extra=self._oblivious_facts(e) if size_oblivious else (), expect=expect)
+            answer = self.prover.decide(e, extra=self._oblivious_facts(e) if size_oblivious else (), expect=expect)
             self.stats["z3" if answer is not None else "undecided"] += 1
             if _solver_log.isEnabledFor(logging.INFO):
                 said = {True: "true", False: "false", None: "not decided"}[answer]
@@ -136,7 +136,7 @@ class Decider:
     def _flush(self) -> None:
         pending, self._pending[:] = list(self._pending), []
         for fact in pending:
-            self.prover.add_fact(fact.sympy())
+            self.prover.add_fact(fact)
 
     def _oblivious_symbols(self, e: BoolForm) -> list[str]:
         env = self.env
@@ -156,7 +156,7 @@ class Decider:
         return ranges
 
     def _oblivious_facts(self, e: BoolForm) -> tuple:
-        return tuple(build.ge(build.symbol_expr(n), 2) for n in self._oblivious_symbols(e))
+        return tuple(B.rel(">=", F.sym(n), F.const(2)) for n in self._oblivious_symbols(e))
 
     # -- guarded answers -------------------------------------------------------------------------------
     def guard_bool(self, cond, hint: bool | None, *, reason: str, size_oblivious: bool = False) -> bool:
