@@ -23,7 +23,6 @@ from typing import Iterable, Iterator, Mapping
 
 import sympy
 
-from symint.evaluate import evaluate
 from valueranges import ValueRanges
 
 from guards.runtime.codegen import CompiledGuards, compile_guards
@@ -266,9 +265,10 @@ class GuardSet:
             names = ", ".join(sorted(self.source_map[s].text() if s in self.source_map else s.name for s in missing))
             raise UnknownSourceError(f"no value given for {names}")
         failed = []
+        by_name = {s.name: v for s, v in values.items()}
         for g in self.guards:
             try:
-                ok = bool(evaluate(g.expr, values))
+                ok = bool(g.form.evaluate(by_name))  # left to right, as the compiled checker and Z3 read it
             except (ArithmeticError, ValueError):  # as the compiled checker: Note [Guards that raise]
                 ok = False
             if not ok:
