@@ -31,7 +31,7 @@ from symint.form_sympy import NotAnIntegerForm, from_sympy
 
 from .errors import GuardOnDataDependentSymNode, ShapeEnvTypeError
 from .messages import annotate
-from .provenance import user_frame
+from .provenance import sympy_of, bool_form_of, user_frame
 
 if TYPE_CHECKING:  # pragma: no cover
     from .state import DecisionState
@@ -176,7 +176,7 @@ class Decider:
         if answer is not None:
             return answer
         if hint is None:
-            raise self._data_dependent(b.sympy(), e.sympy())
+            raise self._data_dependent(b, e)
         guard = e if hint else B.not_(e)
         env.record_guard(guard, b if hint else B.not_(b), self._why(e, reason), undecided=True)
         return bool(hint)
@@ -222,7 +222,7 @@ class Decider:
         if hint is None:
             hint = env.hint_of_form(e)
         if hint is None:
-            raise self._data_dependent(f.sympy(), e.sympy(), value=True)
+            raise self._data_dependent(f, e, value=True)
         env.record_guard(
             B.rel("==", e, F.const(hint)), B.rel("==", f, F.const(hint)),
             f"{reason}() needs a concrete value; specialised to the hint {hint}",
@@ -236,8 +236,10 @@ class Decider:
         solver = "" if self._prover is None else f"; Z3: {self._prover.last_outcome}"
         return f"{reason}: not decided by ranges ({ranges}) or known facts{solver}"
 
-    def _data_dependent(self, stated: sympy.Basic, e: sympy.Basic, value: bool = False) -> GuardOnDataDependentSymNode:
+    def _data_dependent(self, stated, e, value: bool = False) -> GuardOnDataDependentSymNode:
+        """The error for a question no hint answers; ``stated`` and ``e`` are forms or sympy (floats)."""
         env = self.env
+        stated, e = sympy_of(stated), sympy_of(e)  # the error's text and fields are sympy
         unbacked = sorted((s for s in e.free_symbols if s in env.symbols and not env.symbols[s].backed), key=lambda s: s.name)
         where = user_frame()
         names = ", ".join(map(str, unbacked)) or "a data-dependent value"
@@ -275,5 +277,5 @@ def _bool_form(value) -> BoolForm:
         if not build.is_bool_expr(value):
             raise ShapeEnvTypeError(f"expected a condition, got the sympy expression {value}",
                                     fix=f"compare it, e.g. {value} >= 0")
-        return B.bool_from_sympy(value)
+        return bool_form_of(value)
     return B.bool_const(bool(value))

@@ -52,7 +52,7 @@ from .explain import explain_symbol
 from .facts import Facts
 from .deferred import ProducedGuards
 from .produce import ProduceReport, produce_guards, produce_guards_deferred, produce_guards_with_report
-from .provenance import AssertRecord, GuardRecord, Provenance, library_code, user_frame
+from .provenance import AssertRecord, GuardRecord, Provenance, bool_form_of, library_code, user_frame
 from .settings import ShapeEnvSettings
 from .symbols import DimDynamic, SymbolInfo
 
@@ -468,7 +468,7 @@ class ShapeEnv:
         ``undecided``: the facts were just asked about ``guard`` and did not decide it.
         (``record_guard_form``, the forms-only twin of this method, is gone: this is it.)
         """
-        guard = guard if isinstance(guard, B.BoolForm) else B.bool_from_sympy(guard)
+        guard = bool_form_of(guard)
         provenance = Provenance(stated, user_frame(), self.current_op(), why)
         if self.assumptions:  # inside `with env.assuming(c)`: see shapeenv.core.assuming
             scoped = self.assumptions.scoped(guard)

@@ -45,6 +45,7 @@ from symint import build
 from .deferred import ProducedGuards
 from .facts import Facts
 from .monotone import as_bound
+from .provenance import bool_form_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from .state import SymbolTable
@@ -101,8 +102,7 @@ def _range_guards(env: "SymbolTable") -> list[Guard]:
 
 
 def _form_of(record):
-    f = record.form
-    return f if isinstance(f, B.BoolForm) else B.bool_from_sympy(f)
+    return bool_form_of(record.form)
 
 
 def _initial_facts(env: "SymbolTable") -> Facts:
