@@ -33,7 +33,7 @@ from shapeenv.errors import (
     TorchInteropError,
     UnknownDimSpecError,
 )
-from shapeenv.fake import Dim, FakeTensor
+from shapeenv.tensor import Dim, FakeTensor
 from shapeenv.program.graph import Graph, Node
 from shapeenv.hops import map, scan, switch
 from shapeenv.program.program import ExportedProgram, TensorSpec
@@ -44,7 +44,7 @@ from shapeenv.core.provenance import AssertRecord, GuardRecord, Provenance
 from shapeenv.core.settings import ShapeEnvSettings
 from shapeenv.core.deferred import ProducedGuards
 from shapeenv.core.symbols import DimDynamic
-from shapeenv.rules.registry import on_first_eager_use as _on_first_eager_use
+from shapeenv.ops.registry import on_first_eager_use as _on_first_eager_use
 
 
 def _load_backends() -> None:

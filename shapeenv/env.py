@@ -16,9 +16,9 @@ from __future__ import annotations
 import contextlib
 from typing import Iterator
 
-from shapeenv.active import activated
+from shapeenv.ops.dispatch import activated
 from shapeenv.core.env import ShapeEnv as CoreShapeEnv
-from shapeenv.fake.factory import make_fake_tensor
+from shapeenv.tensor.factory import make_fake_tensor
 from shapeenv.program.graph import Graph
 
 __all__ = ["ShapeEnv", "CoreShapeEnv"]
@@ -59,7 +59,7 @@ class ShapeEnv(CoreShapeEnv):
         """
         self._graphs.append(graph)
         try:
-            with activated(self):  # creation ops with plain-int sizes join this trace (shapeenv.active)
+            with activated(self):  # creation ops with plain-int sizes join this trace (shapeenv.ops.dispatch)
                 yield graph
         finally:
             self._graphs.pop()

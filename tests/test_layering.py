@@ -138,7 +138,34 @@ def test_core_imports_nothing_of_the_tensor_world() -> None:
         for d in deps
         if d.startswith("shapeenv") and not d.startswith("shapeenv.core")
     )
-    assert leaks == [], "shapeenv.core must not import fake tensors, rules, hops, export or compile: " + ", ".join(leaks)
+    assert leaks == [], "shapeenv.core must not import fake tensors, ops, hops, export or compile: " + ", ".join(leaks)
+
+
+#: The op machinery below the rules: the table is data, dispatch and forwarding know ops only by name.
+OP_MACHINERY = ("shapeenv.ops.registry", "shapeenv.ops.dispatch", "shapeenv.ops.table", "shapeenv.ops.forward")
+
+
+def test_op_table_and_dispatch_import_no_rule_kernel_or_tensor_module() -> None:
+    """The tensor class is built from the op table before any rule is imported, so the table side imports none."""
+    graph = _import_graph(ROOT, ["shapeenv"])
+    leaks = sorted(f"{m} imports {d}" for m in OP_MACHINERY for d in graph[m]
+                   if d.startswith(("shapeenv.ops.rules", "shapeenv.ops.kernels", "shapeenv.tensor", "shapeenv.backends")))
+    assert leaks == [], "the op table and dispatch must stay below the rules, kernels and tensors: " + ", ".join(leaks)
+
+
+def test_rules_and_kernels_are_one_family_each() -> None:
+    """Each numpy kernel module is named like a rule family (shapeenv/ops/rules/<family>.py)."""
+    rules = {p.stem for p in (ROOT / "shapeenv/ops/rules").glob("*.py")} - {"__init__"}
+    kernels = {p.stem for p in (ROOT / "shapeenv/ops/kernels/numpy").glob("*.py")} - {"__init__", "common"}
+    assert kernels <= rules, f"kernel modules without a rule family of the same name: {sorted(kernels - rules)}"
+
+
+def test_numpy_is_imported_only_by_kernels_and_backends() -> None:
+    """numpy is optional at import: only the kernels, the backends and the demo import it."""
+    allowed = ("shapeenv/ops/kernels/", "shapeenv/backends/", "shapeenv/demo.py")
+    users = sorted(str(path.relative_to(ROOT)) for path in (ROOT / "shapeenv").rglob("*.py")
+                   if any(m.split(".")[0] == "numpy" for _, m in _imports(path)))
+    assert [u for u in users if not u.startswith(allowed)] == []
 
 
 def test_cycle_checker_sees_cycles(tmp_path: Path) -> None:
@@ -155,5 +182,5 @@ def test_cycle_checker_sees_cycles(tmp_path: Path) -> None:
 def test_shapeenv_top_level_is_the_facade_only() -> None:
     """One folder per idea: what is not the facade (env, api, errors, logs, demo) lives in a folder."""
     loose = {p.stem for p in (ROOT / "shapeenv").glob("*.py")} - {"__init__"}
-    allowed = {"api", "demo", "env", "errors", "logs", "ops", "ops_nn", "active"}
+    allowed = {"api", "demo", "env", "errors", "logs"}
     assert loose <= allowed, f"loose modules in shapeenv/: {sorted(loose - allowed)}; put them in the folder of their idea"

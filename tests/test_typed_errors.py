@@ -22,7 +22,7 @@ from guards import Source
 from guards.errors import GuardError, UnknownEntryError
 from guards.torchlog.torch_log import read_torch_log
 from shapeenv import Dim, ShapeEnv, compile, set_stance
-from shapeenv.backends.numpy_kernels import select
+from shapeenv.ops.kernels.numpy.indexing import select
 from shapeenv.core.settings import ShapeEnvSettings
 from shapeenv.errors import (
     DimSpecError,
@@ -50,7 +50,7 @@ BUILTIN_EXCEPTIONS = frozenset(
 ALLOWED = {
     # Attribute-protocol probes (copy, pickle, numpy's __array_*__ look-ups through hasattr) of private and
     # dunder names must get the plain AttributeError; a user never sees these.
-    "shapeenv/fake/dims.py:_DimSpecs.__getattr__": "AttributeError for private names (attribute protocol)",
+    "shapeenv/tensor/dims.py:_DimSpecs.__getattr__": "AttributeError for private names (attribute protocol)",
     "shapeenv/backends/eager.py:EagerTensor.__getattr__": "AttributeError for dunder names (attribute protocol)",
     # Invariants no user input can break: reaching them is a bug of the library, said as such.
     "shapeenv/core/facts.py:Facts.replace_form": "invariant: callers never pass a value containing the symbol",

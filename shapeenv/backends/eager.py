@@ -5,8 +5,8 @@ Under ``force_eager``, ``eager_on_recompile``, past the recompile limit and on t
 code was written for the traced semantics (``x.transpose(0, 1)``, ``x.is_contiguous()``,
 ``x.view(-1)``, ``x.stride(1)``), which numpy arrays do not have. So each numpy input is
 wrapped in an :class:`EagerTensor`: its methods are those of
-:class:`~shapeenv.fake.methods.TensorMethods`, which dispatch to the numpy kernels of
-:mod:`shapeenv.backends.numpy_kernels` (with torch's layouts: views where torch views,
+:class:`~shapeenv.tensor.methods.TensorMethods`, which dispatch to the numpy kernels of
+:mod:`shapeenv.ops.kernels.numpy` (with torch's layouts: views where torch views,
 torch's output strides otherwise), and its metadata (``shape``, ``stride()``,
 ``storage_offset()``, ``is_contiguous()``) reads the array as torch would. Results are
 unwrapped back to numpy arrays.
@@ -28,11 +28,11 @@ import numpy as np
 
 from guards.source import storage_offset_of
 
-from ..active import activated
-from ..fake import layout
-from ..fake.dtypes import DType, as_dtype
-from ..fake.methods import TensorMethods
-from .numpy_kernels import element_strides, np_dtype
+from shapeenv.ops.dispatch import activated
+from shapeenv.tensor import layout
+from shapeenv.tensor.dtypes import DType, as_dtype
+from shapeenv.tensor.methods import TensorMethods
+from shapeenv.ops.kernels.numpy import element_strides, np_dtype
 
 __all__ = ["EagerTensor", "wrap", "unwrap", "wrap_call"]
 
@@ -197,5 +197,5 @@ def wrap_call(fn: Any, args: tuple, kwargs: dict) -> Any:
     >>> wrap_call(lambda x: x + ops.ones(2, 3), (np.zeros((2, 3)),), {}).tolist()
     [[1.0, 1.0, 1.0], [1.0, 1.0, 1.0]]
     """
-    with activated(EagerTensor):  # creation ops with plain-int sizes make real arrays too (shapeenv.active)
+    with activated(EagerTensor):  # creation ops with plain-int sizes make real arrays too (shapeenv.ops.dispatch)
         return unwrap(fn(*wrap(args), **wrap(kwargs)))

@@ -2,8 +2,8 @@
 
 :func:`numpy_backend` turns a traced program into a callable over real inputs (numpy arrays, or
 anything ``numpy.asarray`` accepts, such as CPU torch tensors; plain ints for symbolic int inputs).
-Each node runs the numpy kernel of its op (:mod:`shapeenv.backends.numpy_kernels`,
-:mod:`shapeenv.backends.numpy_nn`); higher-order ops loop over their sub-graphs:
+Each node runs the numpy kernel of its op (:mod:`shapeenv.ops.kernels.numpy`,
+:mod:`shapeenv.ops.kernels.numpy`); higher-order ops loop over their sub-graphs:
 
 * ``scan`` runs ``combine_fn`` on the slices of ``xs`` along ``dim`` (last to first when
   ``reverse``), threading the carry; ``ys[i]`` is the output for ``xs[i]`` (as in torch, also when
@@ -54,12 +54,10 @@ from shapeenv.errors import CheckFailedError
 from shapeenv.program.graph import Graph, Node
 from shapeenv.hops.pytree import flatten
 from shapeenv.program.program import ExportedProgram, is_shape_tuple, leaves
-from shapeenv.rules.registry import is_tensor
+from shapeenv.ops.dispatch import is_tensor
 from shapeenv.backends.errors import BackendError, InputMismatchError, KernelError, MissingKernelError, ShapeMismatchError
-from shapeenv.rules.common import is_contiguous as _provably_contiguous
-from shapeenv.backends.numpy_kernels import KERNELS, RANDOM_OPS, element_strides, in_layout, np_dtype
-from shapeenv.backends import numpy_nn  # noqa: F401  (registers the reduction, window and creation kernels)
-from shapeenv.backends import numpy_activations, numpy_losses, numpy_misc, numpy_model_math, numpy_norms, numpy_windows  # noqa: F401  (the ops real models use)
+from shapeenv.ops.common import is_contiguous as _provably_contiguous
+from shapeenv.ops.kernels.numpy import KERNELS, RANDOM_OPS, element_strides, in_layout, np_dtype
 
 __all__ = ["numpy_backend", "NumpyBackend", "NumpyProgram", "missing_kernels", "HOPS"]
 

@@ -37,8 +37,8 @@ from guards.text.escape import one_line
 
 from shapeenv.errors import ShapeEnvError
 from shapeenv.export.export import export
-from shapeenv.fake.dims import Dim
-from shapeenv.fake.dtypes import DTYPES
+from shapeenv.tensor.dims import Dim
+from shapeenv.tensor.dtypes import DTYPES
 from shapeenv.program.program import TensorSpec
 from shapeenv.cli.guards import run_command
 

@@ -45,9 +45,9 @@ from symint import SymBool, SymFloat, SymInt
 
 from shapeenv.compile.marks import MARKS, Marks
 from shapeenv.errors import ShapeEnvTypeError, SignatureError
-from shapeenv.fake.dtypes import as_dtype
+from shapeenv.tensor.dtypes import as_dtype
 from shapeenv.program.program import TensorSpec, is_shape_tuple, is_tensor_like, leaves, required_parameters
-from shapeenv.rules.registry import is_tensor
+from shapeenv.ops.dispatch import is_tensor
 
 __all__ = ["Binder", "Call", "INLINE", "describe_key", "key_differences"]
 

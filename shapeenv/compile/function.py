@@ -62,7 +62,7 @@ from guards.runtime.cache import CacheEntry, GuardedCache
 from guards.runtime.explain import explain_inputs
 
 from shapeenv.program.program import ExportedProgram
-from shapeenv.rules.registry import load_eager_kernels
+from shapeenv.ops.registry import load_eager_kernels
 from shapeenv.core.provenance import user_frame
 from shapeenv.compile.stance import Stance, stance_now
 from shapeenv.compile.binding import INLINE, Binder, Call, describe_key, key_differences

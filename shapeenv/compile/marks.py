@@ -52,7 +52,7 @@ from guards import Source
 
 from shapeenv.errors import ConstraintViolationError, DimOutOfRangeError, DynamicShapesError, DynamicShapesTypeError
 from shapeenv.program.program import TensorSpec
-from shapeenv.rules.registry import is_tensor
+from shapeenv.ops.dispatch import is_tensor
 
 __all__ = [
     "DimMark",

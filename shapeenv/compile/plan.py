@@ -35,7 +35,7 @@ from guards import Source
 
 from shapeenv.compile.marks import DimMark, Marks, SourcePatterns
 from shapeenv.errors import ShapeEnvTypeError, ShapeEnvValueError
-from shapeenv.fake.dims import Dim
+from shapeenv.tensor.dims import Dim
 from shapeenv.program.program import TensorSpec, is_shape_tuple, is_tensor_like, shape_and_dtype
 from shapeenv.compile.binding import Call
 from shapeenv.compile.budget import Forced

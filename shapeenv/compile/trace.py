@@ -54,7 +54,7 @@ from shapeenv.core.settings import ShapeEnvSettings
 from shapeenv.errors import DynamicShapesTypeError
 from shapeenv.export.export import ExportConstraintError, export
 from shapeenv.program.program import ExportedProgram, is_tensor_like
-from shapeenv.rules.registry import is_tensor
+from shapeenv.ops.dispatch import is_tensor
 from shapeenv.compile.binding import Call
 from shapeenv.compile.plan import DEMOTED, Plan
 from shapeenv.compile.reads import NO_READS, Reads, recording

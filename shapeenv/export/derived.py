@@ -27,7 +27,7 @@ from guards import Source
 from valueranges import bound
 
 from shapeenv.core.provenance import GuardRecord
-from shapeenv.fake.dims import Dim
+from shapeenv.tensor.dims import Dim
 
 if TYPE_CHECKING:  # pragma: no cover
     from shapeenv.core.facts import Facts
@@ -85,7 +85,7 @@ def _fmt(v) -> str:
 def inherited_range_text(spec) -> str:
     """``[4, 10] (inherited from 2 <= dim1 <= 5)`` for ``2 * Dim("dim1", min=2, max=5)``.
 
-    >>> from shapeenv.fake.dims import Dim
+    >>> from shapeenv.tensor.dims import Dim
     >>> inherited_range_text(2 * Dim("dim1", min=2, max=5))
     '[4, 10] (inherited from 2 <= dim1 <= 5)'
     """

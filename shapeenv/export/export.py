@@ -9,7 +9,7 @@ is ``Dim("name", min, max)`` (dims with the same name are the same symbol),
 ``Dim.DYNAMIC`` (a symbol of its own), ``Dim.STATIC`` or ``None`` (the example's
 size), ``Dim.AUTO`` (dynamic unless tracing pins it; never a violation), a derived dim
 (``2 * d``, ``d + 1``) or a set-valued dim (``Dim("b", choices=(1, 8, 16))``; see
-:mod:`shapeenv.fake.dims`). Dims not mentioned are static, as in ``torch.export``.
+:mod:`shapeenv.tensor.dims`). Dims not mentioned are static, as in ``torch.export``.
 
 Note [Ints are specialised]
     As ``torch.export`` does, a plain int input is a constant of the program unless
@@ -55,15 +55,15 @@ from shapeenv.errors import ConstraintViolationError, DynamicShapesError, Dynami
 from shapeenv.core.messages import short_repr
 from shapeenv.core.facts import Facts
 from shapeenv.export.derived import Declared, Violation, judge_derived
-from shapeenv.fake.declared import set_valued
-from shapeenv.fake.dims import DerivedDim, Dim
-from shapeenv.fake.factory import make_input_tensor
+from shapeenv.tensor.declared import set_valued
+from shapeenv.tensor.dims import DerivedDim, Dim
+from shapeenv.tensor.factory import make_input_tensor
 from shapeenv.program.graph import Graph
 from shapeenv.program.layout_guards import array_storage_offset, array_strides, layout_guard_set
 from shapeenv.program.program import (ExportedProgram, InputSpec, TensorSpec, argument_names, format_dims, is_shape_tuple, is_tensor_like,
                       shape_and_dtype)
 from shapeenv.core.provenance import GuardRecord
-from shapeenv.rules.registry import graph_arg
+from shapeenv.ops.dispatch import graph_arg
 from shapeenv.core.settings import ShapeEnvSettings
 from shapeenv.core.symbols import DimDynamic
 from shapeenv.export.state import preserved_state

@@ -86,7 +86,7 @@ from symint import SymBool, SymFloat, SymInt
 
 from shapeenv.core.provenance import user_frame_object
 from shapeenv.errors import TraceStateWarning
-from shapeenv.rules.registry import describe, is_tensor
+from shapeenv.ops.dispatch import describe, is_tensor
 
 __all__ = ["preserved_state", "StateSnapshot", "StateWrite", "is_traced", "MAX_OBJECTS", "MAX_SCANNED"]
 

@@ -46,9 +46,9 @@ from typing import Any, Callable, Sequence
 from symint import SymInt
 
 from shapeenv.errors import GuardOnDataDependentSymNode, HigherOrderOpError
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.program.graph import Graph
-from shapeenv.rules.registry import describe, graph_arg, is_tensor
+from shapeenv.ops.dispatch import describe, graph_arg, is_tensor
 from shapeenv.hops.pytree import flatten, leaf_items
 
 __all__ = [

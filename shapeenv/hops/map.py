@@ -29,12 +29,12 @@ from typing import Any, Callable
 
 from symint import SymBool, SymFloat, SymInt
 
-from ..fake.tensor import FakeTensor
-from ..rules.registry import is_tensor
-from ..core.messages import short_repr
-from .common import decide_equal, fail, fmt_shape, record_hop, select_view, trace_body
-from .eager import any_real, eager_map
-from .pytree import leaf_items, tree_map
+from shapeenv.tensor.tensor import FakeTensor
+from shapeenv.ops.dispatch import is_tensor
+from shapeenv.core.messages import short_repr
+from shapeenv.hops.common import decide_equal, fail, fmt_shape, record_hop, select_view, trace_body
+from shapeenv.hops.eager import any_real, eager_map
+from shapeenv.hops.pytree import leaf_items, tree_map
 
 __all__ = ["map"]
 

@@ -43,12 +43,12 @@ from typing import Any, Callable
 
 from symint import SymInt
 
-from ..fake.tensor import FakeTensor
-from ..rules.registry import is_tensor
-from ..core.messages import hint_text
-from .common import decide_equal, describe_tree, fail, fmt_shape, fresh_like, record_hop, select_view, trace_body
-from .eager import any_real, eager_scan
-from .pytree import flatten, leaf_items, paths, structure_diff, tree_map
+from shapeenv.tensor.tensor import FakeTensor
+from shapeenv.ops.dispatch import is_tensor
+from shapeenv.core.messages import hint_text
+from shapeenv.hops.common import decide_equal, describe_tree, fail, fmt_shape, fresh_like, record_hop, select_view, trace_body
+from shapeenv.hops.eager import any_real, eager_scan
+from shapeenv.hops.pytree import flatten, leaf_items, paths, structure_diff, tree_map
 
 __all__ = ["scan"]
 

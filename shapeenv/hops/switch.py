@@ -37,11 +37,11 @@ import sympy
 
 from symint import SymInt
 
-from ..fake.tensor import FakeTensor
-from ..rules.registry import env_of, is_tensor
-from .common import Watch, closure_tensors, decide_equal, describe_tree, fail, fmt_shape, record_hop, trace_body
-from .eager import any_real, eager_switch
-from .pytree import flatten, paths, structure_diff, unflatten, leaf_items
+from shapeenv.tensor.tensor import FakeTensor
+from shapeenv.ops.dispatch import env_of, is_tensor
+from shapeenv.hops.common import Watch, closure_tensors, decide_equal, describe_tree, fail, fmt_shape, record_hop, trace_body
+from shapeenv.hops.eager import any_real, eager_switch
+from shapeenv.hops.pytree import flatten, paths, structure_diff, unflatten, leaf_items
 
 __all__ = ["switch"]
 

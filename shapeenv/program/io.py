@@ -48,12 +48,12 @@ from symint import SymBool, SymFloat, SymInt, SymNode
 from symint.build import symbol_expr
 
 from shapeenv.errors import ShapeEnvError
-from shapeenv.fake.dtypes import DType, as_dtype
-from shapeenv.fake.tensor import FakeTensor, Storage
+from shapeenv.tensor.dtypes import DType, as_dtype
+from shapeenv.tensor.tensor import FakeTensor, Storage
 from shapeenv.program.graph import Graph, Node
 from shapeenv.program.program import ExportedProgram, InputSpec
 from shapeenv.core.provenance import AssertRecord, GuardRecord, Provenance
-from shapeenv.rules.registry import is_tensor
+from shapeenv.ops.dispatch import is_tensor
 from shapeenv.core.settings import ShapeEnvSettings
 from shapeenv.core.symbols import DimDynamic, SymbolInfo
 

@@ -20,7 +20,7 @@ Note [Input layouts]
     (:func:`layout_guard_set`); a compiled entry checks them with its other guards, so a
     transposed input never reuses an entry traced for a contiguous one. Every decision made
     later on strides (view legality, ``is_contiguous``, pointwise output layouts) is guarded or
-    proven where it is made (Note [Layout decisions are guarded] in :mod:`shapeenv.fake.layout`).
+    proven where it is made (Note [Layout decisions are guarded] in :mod:`shapeenv.tensor.layout`).
 
 >>> from shapeenv import ShapeEnv
 >>> env = ShapeEnv()

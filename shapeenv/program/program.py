@@ -34,12 +34,12 @@ from valueranges import ValueRanges
 
 from shapeenv.errors import InputsError, ShapeEnvValueError, SignatureError
 from shapeenv.core.messages import short_repr
-from shapeenv.fake.dtypes import DType, as_dtype
-from shapeenv.fake.layout import contiguous_strides
+from shapeenv.tensor.dtypes import DType, as_dtype
+from shapeenv.tensor.layout import contiguous_strides
 from shapeenv.program.graph import Graph
 from shapeenv.program.layout_guards import array_strides
 from shapeenv.core.provenance import AssertRecord
-from shapeenv.rules.registry import is_tensor
+from shapeenv.ops.dispatch import is_tensor
 
 __all__ = ["ExportedProgram", "InputSpec", "TensorSpec", "argument_names", "leaves", "is_tensor_like"]
 

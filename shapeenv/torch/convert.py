@@ -18,7 +18,7 @@ import guards
 import symint
 import valueranges
 
-from ..fake.dtypes import DType, as_dtype
+from shapeenv.tensor.dtypes import DType, as_dtype
 
 __all__ = ["to_ours", "to_torch_dtype", "as_dtype", "user_site", "torch_site", "TORCH_DIR"]
 
@@ -50,7 +50,7 @@ def to_ours(value: Any) -> Any:
     if isinstance(value, torch.dtype):
         name = _OURS.get(value)
         if name is None:
-            from ..errors import UnsupportedTorchOpError
+            from shapeenv.errors import UnsupportedTorchOpError
 
             raise UnsupportedTorchOpError(f"dtype {value} has no counterpart in shapeenv's fake tensors "
                                           f"(they have {', '.join(_TORCH_DTYPES)})", op=str(value))

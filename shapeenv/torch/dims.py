@@ -1,4 +1,4 @@
-"""``torch.export.Dim`` specs translated to this library's :class:`~shapeenv.fake.dims.Dim` specs.
+"""``torch.export.Dim`` specs translated to this library's :class:`~shapeenv.tensor.dims.Dim` specs.
 
 ``dynamic_shapes`` for :func:`shapeenv.torch.export` is written as for ``torch.export``:
 named dims (``Dim("b", min=2, max=64)``; dims with the same name are one symbol), derived
@@ -23,7 +23,7 @@ Note [A default Dim]
     torch accepts. A caller who wants 0 or 1 declares it, ``Dim("b", min=1)``, or this library's
     ``Dim("b", min=0)``: the trace then reasons over the declared range, settling by cases the
     layout decisions only sizes 0 and 1 leave open (Note [Sizes that may be 0 or 1] in
-    :mod:`shapeenv.fake.layout`), and refusing, with the guard named, only code whose result
+    :mod:`shapeenv.tensor.layout`), and refusing, with the guard named, only code whose result
     really depends on the size being 1 (a branch on it; a reshape that is a view only at 1).
     Why not trace the default over ``[0, oo]`` too: models torch.export accepts with a default
     Dim would then be refused wherever their result does depend on 0 or 1 (torch's own trace
@@ -38,8 +38,8 @@ from typing import Any
 from torch.export import Dim as TorchDim
 from torch.export.dynamic_shapes import _DerivedDim, _DimHint, _DimHintType
 
-from ..errors import DynamicShapesTypeError
-from ..fake.dims import DerivedDim, Dim
+from shapeenv.errors import DynamicShapesTypeError
+from shapeenv.tensor.dims import DerivedDim, Dim
 
 __all__ = ["translate", "translate_dim"]
 

@@ -24,13 +24,13 @@ import torch.nn.functional as F
 import symint
 from symint import SymInt
 
-from .. import ops
-from ..fake.dtypes import DTYPES, as_dtype
-from ..fake.tensor import FakeTensor
-from ..rules.registry import call, describe, env_of, is_tensor
-from .convert import to_torch_dtype
-from .symbolic import to_torch
-from .table import DEFAULT, Entry
+from shapeenv import ops
+from shapeenv.tensor.dtypes import DTYPES, as_dtype
+from shapeenv.tensor.tensor import FakeTensor
+from shapeenv.ops.dispatch import call, describe, env_of, is_tensor
+from shapeenv.torch.convert import to_torch_dtype
+from shapeenv.torch.symbolic import to_torch
+from shapeenv.torch.table import DEFAULT, Entry
 
 __all__ = ["install"]
 

@@ -69,14 +69,14 @@ import torch.utils._pytree as pytree
 import symint
 from symint import SymBool
 
-from ..api import check
-from ..hops import map as se_map
-from ..hops import scan as se_scan
-from ..hops import switch as se_switch
-from ..rules.registry import call
-from .symbolic import to_ours
-from .table import DEFAULT, Entry
-from .tensor import TracedTensor, unwrap, wrap
+from shapeenv.api import check
+from shapeenv.hops import map as se_map
+from shapeenv.hops import scan as se_scan
+from shapeenv.hops import switch as se_switch
+from shapeenv.ops.dispatch import call
+from shapeenv.torch.symbolic import to_ours
+from shapeenv.torch.table import DEFAULT, Entry
+from shapeenv.torch.tensor import TracedTensor, unwrap, wrap
 
 __all__ = ["patched", "active_mode"]
 

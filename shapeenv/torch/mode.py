@@ -35,12 +35,12 @@ from torch.overrides import TorchFunctionMode
 
 from symint import SymBool, SymFloat, SymInt
 
-from ..errors import ShapeEnvError, UnsupportedTorchOpError
-from ..fake.tensor import FakeTensor
-from ..rules.registry import describe, is_tensor
-from .convert import TORCH_DIR, as_dtype, to_ours, torch_site, user_site
-from .table import DEFAULT, TorchOpTable, adapt, torch_name
-from .tensor import TracedTensor, unwrap, wrap
+from shapeenv.errors import ShapeEnvError, UnsupportedTorchOpError
+from shapeenv.tensor.tensor import FakeTensor
+from shapeenv.ops.dispatch import describe, is_tensor
+from shapeenv.torch.convert import TORCH_DIR, as_dtype, to_ours, torch_site, user_site
+from shapeenv.torch.table import DEFAULT, TorchOpTable, adapt, torch_name
+from shapeenv.torch.tensor import TracedTensor, unwrap, wrap
 
 __all__ = ["ShapeTraceMode", "unsupported"]
 
@@ -208,7 +208,7 @@ def unsupported(func, why: str | None = None, args: tuple = (), kwargs: dict | N
         op=name,
         where=where,
         fix=(f"add a shape rule of that name, which {name} then reaches by name: "
-             f"@shapeenv.rules.registry.rule({short!r}) def {short}(...): return <a fake tensor built with shapeenv.ops>; "
+             f"@shapeenv.ops.registry.rule({short!r}) def {short}(...): return <a fake tensor built with shapeenv.ops>; "
              f"or map it to an adapter: shapeenv.torch.register_torch_op({name}, lambda *args, **kwargs: ...)"),
     )
 

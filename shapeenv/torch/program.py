@@ -27,13 +27,13 @@ from typing import Any, Callable, Iterator
 
 import torch
 
-from ..errors import SignatureError, TorchInteropError
-from ..rules.registry import env_of, is_tensor
-from .hops import patched
-from .mode import ShapeTraceMode
-from .pytrees import REGISTER_FIX, Template, flatten_output, holder_of
-from .table import TorchOpTable
-from .tensor import TracedTensor, unwrap, wrap
+from shapeenv.errors import SignatureError, TorchInteropError
+from shapeenv.ops.dispatch import env_of, is_tensor
+from shapeenv.torch.hops import patched
+from shapeenv.torch.mode import ShapeTraceMode
+from shapeenv.torch.pytrees import REGISTER_FIX, Template, flatten_output, holder_of
+from shapeenv.torch.table import TorchOpTable
+from shapeenv.torch.tensor import TracedTensor, unwrap, wrap
 
 __all__ = ["TorchFunction", "module_state", "state_source", "STATE_PATTERN", "TRAINING"]
 

@@ -35,9 +35,9 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Callable
 
-from ..errors import UnsupportedTorchOpError
-from ..fake.tensor import FakeTensor
-from ..rules import registry
+from shapeenv.errors import UnsupportedTorchOpError
+from shapeenv.tensor.tensor import FakeTensor
+from shapeenv.ops import dispatch, registry
 
 __all__ = ["Entry", "TorchOpTable", "torch_name", "key_of", "DEFAULT", "register_torch_op", "adapt"]
 
@@ -251,7 +251,7 @@ def _entry(op: str | Callable[..., Any], context: bool) -> Entry:
     found = _by_name(op)
     if found is None:
         raise UnsupportedTorchOpError(f"register_torch_op: no op named {op!r} in shapeenv.ops or the rule registry",
-                                      op=str(op), fix="register a shape rule first (shapeenv.rules.registry.rule), "
+                                      op=str(op), fix="register a shape rule first (shapeenv.ops.registry.rule), "
                                                       "or pass a function")
     return found
 
@@ -263,7 +263,7 @@ def _by_name(name: str) -> Entry | None:
     if callable(fn) and getattr(fn, "__module__", "").startswith("shapeenv") and not isinstance(fn, type):
         return Entry(fn, f"shapeenv.ops.{name}")
     if name in registry.registered():
-        return Entry(functools.partial(registry.call, name), f"the shape rule {name!r}")
+        return Entry(functools.partial(dispatch.call, name), f"the shape rule {name!r}")
     return None
 
 

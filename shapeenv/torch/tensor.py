@@ -22,11 +22,11 @@ import torch
 
 from symint import SymBool, SymFloat, SymInt
 
-from ..errors import TracedTensorError
-from ..rules.registry import describe, is_tensor
-from .convert import to_ours, to_torch_dtype
-from .symbolic import to_ours as sym_to_ours
-from .symbolic import to_torch as sym_to_torch
+from shapeenv.errors import TracedTensorError
+from shapeenv.ops.dispatch import describe, is_tensor
+from shapeenv.torch.convert import to_ours, to_torch_dtype
+from shapeenv.torch.symbolic import to_ours as sym_to_ours
+from shapeenv.torch.symbolic import to_torch as sym_to_torch
 
 __all__ = ["TracedTensor", "wrap", "unwrap", "hint_of"]
 

@@ -17,7 +17,7 @@ from typing import Any, Callable
 import numpy as np
 
 from shapeenv import Dim, map as hop_map, ops, scan as hop_scan, switch as hop_switch
-from shapeenv.fake.dtypes import DTYPES
+from shapeenv.tensor.dtypes import DTYPES
 from tests.shapeenv.rules.backend_models import BACKEND_ROWS
 from tests.shapeenv.rules.cases_models import TORCH_NAMES
 

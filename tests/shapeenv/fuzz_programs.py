@@ -30,7 +30,7 @@ import numpy as np
 from guards import Source
 from shapeenv import Dim, check, ops
 from shapeenv import map as hop_map
-from shapeenv.fake.layout import channels_last_strides, elementwise_strides, like_strides, suggest_memory_format
+from shapeenv.tensor.layout import channels_last_strides, elementwise_strides, like_strides, suggest_memory_format
 from shapeenv import scan as hop_scan
 from shapeenv import switch as hop_switch
 
@@ -221,7 +221,7 @@ def _laid_out(result: Any, strides: tuple) -> np.ndarray:
 
 def _np_pointwise(result: Any, *operands: Any) -> np.ndarray:
     """A pointwise result laid out as torch's TensorIterator lays it out (numpy picks its own order). The rule
-    (shapeenv.fake.layout.elementwise_strides) runs on concrete ints here; it is checked against torch in
+    (shapeenv.tensor.layout.elementwise_strides) runs on concrete ints here; it is checked against torch in
     tests/shapeenv/test_rules_torch.py."""
     arrays = [x for x in operands if isinstance(x, np.ndarray)]
     result = np.asarray(result)

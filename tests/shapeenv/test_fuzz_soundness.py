@@ -39,7 +39,7 @@ def test_random_programs_are_sound() -> None:
 
 def test_random_programs_with_sizes_0_and_1_declared_are_sound() -> None:
     """Dims declared ``min=0`` / ``min=1``: layout questions settled by cases (Note [Sizes that may be 0 or 1]
-    in shapeenv.fake.layout) must hold at the sizes 0 and 1 the guards now accept."""
+    in shapeenv.tensor.layout) must hold at the sizes 0 and 1 the guards now accept."""
     report = Report()
     kept = 0
     for seed in range(30):

@@ -1,7 +1,7 @@
 """Tests of shapeenv.hops.pytree and shapeenv.hops.common, plus the small test-only ops the HOP tests share.
 
 The helper ops (``narrow``, ``new_empty``, ``nonzero``) are defined here, outside the op registry,
-so that the HOP tests do not depend on the op rules of shapeenv.rules.
+so that the HOP tests do not depend on the op rules of shapeenv.ops.rules.
 """
 
 from __future__ import annotations
@@ -12,11 +12,11 @@ from collections import namedtuple
 import pytest
 
 from shapeenv import Dim, HigherOrderOpError, ShapeEnv
-from shapeenv.fake.dtypes import int64
-from shapeenv.fake.tensor import FakeTensor
+from shapeenv.tensor.dtypes import int64
+from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.hops.common import closure_tensors, decide_equal, fmt_shape, select_view, trace_body
 from shapeenv.hops.pytree import flatten, leaf_items, paths, structure_diff, tree_map, unflatten
-from shapeenv.rules.registry import describe, graph_arg
+from shapeenv.ops.dispatch import describe, graph_arg
 
 # -- test-only ops -----------------------------------------------------------------------------------
 # Recorded like registered ops but kept out of the global registry (other tests enumerate it).

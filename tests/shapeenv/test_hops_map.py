@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from shapeenv import Dim, Graph, HigherOrderOpError, ShapeEnv, map
-from shapeenv.fake.dtypes import int64
+from shapeenv.tensor.dtypes import int64
 
 from .test_hops_common import narrow, new_empty, nonzero
 

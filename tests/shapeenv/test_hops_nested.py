@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from shapeenv import Graph, HigherOrderOpError, ShapeEnv, map, scan, switch
-from shapeenv.rules.registry import graph_arg
+from shapeenv.ops.dispatch import graph_arg
 
 
 def _program(env, *inputs):

@@ -7,8 +7,8 @@ import re
 import pytest
 
 from shapeenv import Dim, Graph, HigherOrderOpError, ShapeEnv, check, scan
-from shapeenv.fake.tensor import FakeTensor
-from shapeenv.fake.dtypes import float32, int64
+from shapeenv.tensor.tensor import FakeTensor
+from shapeenv.tensor.dtypes import float32, int64
 
 from .test_hops_common import narrow, new_empty, nonzero
 

@@ -16,7 +16,7 @@ from guards import Source
 from shapeenv import Dim, ShapeError, export, set_stance
 from shapeenv.backends import EagerTensor, numpy_backend
 from shapeenv.compile import RecompileLimitWarning, compile
-from shapeenv.fake import layout
+from shapeenv.tensor import layout
 from shapeenv.program.layout_guards import array_strides
 
 

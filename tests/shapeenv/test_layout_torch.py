@@ -13,7 +13,7 @@ import random
 import pytest
 
 from shapeenv import ShapeEnv, ShapeError, ops
-from shapeenv.fake.factory import make_input_tensor
+from shapeenv.tensor.factory import make_input_tensor
 
 from .test_rules_cases import concrete
 

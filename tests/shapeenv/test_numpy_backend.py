@@ -22,8 +22,8 @@ from shapeenv.backends import (
     missing_kernels,
     numpy_backend,
 )
-from shapeenv.backends.numpy_kernels import KERNELS
-from shapeenv.rules.registry import _RULES, registered
+from shapeenv.ops.kernels.numpy import KERNELS
+from shapeenv.ops.registry import _RULES, registered
 from symint import SymInt
 from symint.evaluate import UnboundSymbolError, evaluate
 from tests.shapeenv.backend_cases import CASES, OURS, Case, dynamic_shapes, make_inputs

@@ -21,7 +21,8 @@ from typing import Any, Callable
 import pytest
 
 from shapeenv import Dim, Graph, ShapeEnv, ShapeError, ops
-from shapeenv.rules.registry import is_tensor, registered
+from shapeenv.ops.dispatch import is_tensor
+from shapeenv.ops.registry import registered
 from symint import SymInt, evaluate
 from tests.shapeenv.rules.cases_models import DATA_DEPENDENT_ROWS as MODEL_DATA_DEPENDENT_ROWS, ROWS as MODEL_ROWS
 

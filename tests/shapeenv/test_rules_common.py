@@ -8,8 +8,8 @@ import pytest
 
 from guards import Source
 from shapeenv import CheckFailedError, ShapeEnv, ShapeError
-from shapeenv.fake import contiguous_strides
-from shapeenv.rules.common import (
+from shapeenv.tensor import contiguous_strides
+from shapeenv.ops.common import (
     canonical_dim,
     canonical_dims,
     ceil_div,

@@ -8,7 +8,7 @@ import pytest
 
 from guards import Source
 from shapeenv import ShapeEnv, ShapeError, ops
-from shapeenv.rules.conv import conv_output_size, pool_output_size
+from shapeenv.ops.rules.conv import conv_output_size, pool_output_size
 from symint import SymInt, evaluate
 
 

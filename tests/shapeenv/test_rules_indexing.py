@@ -8,7 +8,7 @@ import pytest
 
 from guards import Source
 from shapeenv import ShapeEnv, ShapeError, ops
-from shapeenv.rules.indexing import getitem, normalize_slice
+from shapeenv.ops.rules.indexing import getitem, normalize_slice
 from symint import SymInt, evaluate
 
 BOUNDS = [None, -10, -7, -3, -1, 0, 1, 2, 5, 9]

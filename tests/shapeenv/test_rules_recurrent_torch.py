@@ -1,4 +1,4 @@
-"""The recurrent cell rules (shapeenv.rules.rnn_cells: what nn.LSTMCell / GRUCell / RNNCell call) against torch: shapes, errors, numpy kernel values."""
+"""The recurrent cell rules (shapeenv.ops.rules.rnn_cells: what nn.LSTMCell / GRUCell / RNNCell call) against torch: shapes, errors, numpy kernel values."""
 
 from __future__ import annotations
 
@@ -63,7 +63,7 @@ def test_cells_reject_what_torch_rejects(name, gates, wrong) -> None:
 @pytest.mark.parametrize("bias", [True, False])
 def test_numpy_kernels_compute_what_torch_computes(name, gates, bias) -> None:
     from shapeenv.backends import numpy_backend  # noqa: F401  (registers the kernels)
-    from shapeenv.backends.numpy_kernels import KERNELS
+    from shapeenv.ops.kernels.numpy import KERNELS
 
     torch.manual_seed(0)
     features, hidden, batch = 6, 5, 3

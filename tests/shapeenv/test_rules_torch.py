@@ -15,7 +15,7 @@ import warnings
 import pytest
 
 from shapeenv import ShapeEnv, ShapeError, ops
-from shapeenv.rules.registry import is_tensor
+from shapeenv.ops.dispatch import is_tensor
 from symint import SymInt, evaluate
 
 from .rules.cases_models import TORCH_NAMES

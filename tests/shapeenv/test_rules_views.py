@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from shapeenv import ShapeEnv, ShapeError, ops
-from shapeenv.rules.views import compute_stride, infer_size
+from shapeenv.ops.rules.views import compute_stride, infer_size
 
 
 @pytest.mark.parametrize(

@@ -504,7 +504,7 @@ ROWS: list[tuple] = [
     ("lstm-cell-1d", [(6,), (8,), (8,), (32, 6), (32, 8)], lambda L, x, h, c, wi, wh: L.lstm_cell(x, (h, c), wi, wh)),
     ("gru-rnn-cells", [(3, 6), (3, 8), (24, 6), (24, 8), (8, 6), (8, 8), (8,)],
      lambda L, x, h, wi, wh, vi, vh, b: (L.gru_cell(x, h, wi, wh), L.rnn_tanh_cell(x, h, vi, vh, b, b), L.rnn_relu_cell(x, h, vi, vh))),
-    # -- outer, logsumexp, roll, diff, isnan/isinf/isfinite, all/any, lerp (shapeenv.rules.model_math) ------
+    # -- outer, logsumexp, roll, diff, isnan/isinf/isfinite, all/any, lerp (shapeenv.ops.rules.tensor_math) ------
     ("outer", [(3,), (5,)], lambda L, a, b: (L.outer(a, b), a.outer(b))),
     ("outer-int", [(3,), (5,)], lambda L, a, b: L.outer(a, b), F32, I64),
     ("outer-2d", [(4, 3), (5,)], lambda L, a, b: L.outer(a, b)),
@@ -557,7 +557,7 @@ ROWS: list[tuple] = [
     ("lerp-mismatch", [(4, 3), (4,)], lambda L, x, e: L.lerp(x, e, 0.5)),
     ("lerp_", [(4, 3), (3,)], lambda L, x, e: (x.lerp_(e, 0.5), x.t().lerp_(e[:1], e[:1]))),
     ("lerp_-grows", [(3,), (4, 3)], lambda L, x, e: x.lerp_(e, 0.5)),
-    # -- pixel_shuffle/unshuffle, meshgrid, cosine_similarity (shapeenv.rules.model_layout) ------------------
+    # -- pixel_shuffle/unshuffle, meshgrid, cosine_similarity (shapeenv.ops.rules.rearrange) ------------------
     ("pixel-shuffle", [(2, 8, 3, 5)], lambda L, x: (L.pixel_shuffle(x, 2), L.pixel_shuffle(x[0], 2), L.pixel_shuffle(x[None], 1),
                                                   L.pixel_shuffle(x.transpose(2, 3), 2))),
     ("pixel-shuffle-cl", [(2, 8, 3, 5)], lambda L, x: L.pixel_shuffle(_cl(L, x), 2)),
@@ -585,7 +585,7 @@ ROWS: list[tuple] = [
     ("cosine-similarity-int", [(4, 3)], lambda L, i: L.cosine_similarity(i, i), I64),
     ("cosine-similarity-mismatch", [(4, 3), (4, 2)], lambda L, a, b: L.cosine_similarity(a, b)),
     ("cosine-similarity-bad-dim", [(4, 3), (4, 3)], lambda L, a, b: L.cosine_similarity(a, b, 2)),
-    # -- losses (shapeenv.rules.losses) ------------------------------------------------------------------------
+    # -- losses (shapeenv.ops.rules.losses) ------------------------------------------------------------------------
     *[(f"{n}-{r}", [(4, 3), (3, 4)], (lambda n, r: lambda L, x, y: getattr(L, n)(x.t(), y, reduction=r))(n, r))
       for n in ("mse_loss", "l1_loss", "smooth_l1_loss") for r in ("none", "mean", "sum")],
     ("losses-broadcast", [(4, 3), (3,)], lambda L, x, y: (L.mse_loss(x, y), L.l1_loss(x, y, reduction="none"),

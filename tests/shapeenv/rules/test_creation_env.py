@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from shapeenv import Dim, ShapeEnv, ShapeError, compile, export, ops
-from shapeenv.active import activated, current, current_env
+from shapeenv.ops.dispatch import activated, current, current_env
 from shapeenv.backends import numpy_backend
 from shapeenv.backends.eager import EagerTensor, wrap_call
 from shapeenv.compile.stance import set_stance

@@ -10,7 +10,7 @@ import pytest
 
 from shapeenv import Dim, ShapeEnv, ShapeError, export, ops
 from shapeenv.backends import numpy_backend
-from shapeenv.rules.pooling import scaled_size
+from shapeenv.ops.rules.pooling import scaled_size
 from symint import SymFloat, SymInt, evaluate, sym_sqrt
 
 

@@ -15,7 +15,7 @@ import sympy
 torch = pytest.importorskip("torch", reason="the torch frontend needs torch (pip install torch==2.13.0)")
 
 import shapeenv.torch as st  # noqa: E402
-from shapeenv.rules.registry import is_tensor  # noqa: E402
+from shapeenv.ops.dispatch import is_tensor  # noqa: E402
 from symint import SymInt  # noqa: E402
 
 

@@ -11,7 +11,7 @@ from torch.export import Dim as TorchDim  # noqa: E402
 
 from shapeenv import Dim  # noqa: E402
 from shapeenv.errors import DynamicShapesTypeError  # noqa: E402
-from shapeenv.fake.dims import DerivedDim  # noqa: E402
+from shapeenv.tensor.dims import DerivedDim  # noqa: E402
 from shapeenv.torch.dims import translate, translate_dim  # noqa: E402
 
 CASES = [  # (torch spec, ours)

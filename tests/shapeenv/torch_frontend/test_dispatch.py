@@ -159,7 +159,7 @@ def test_values_and_indices_come_back_as_torch_structseqs():
 
 def test_every_op_with_a_torch_namesake_is_reachable():
     """Each shapeenv.ops function (and shape rule) answers the torch callables of its name, with no table entry."""
-    from shapeenv.rules.registry import registered
+    from shapeenv.ops.registry import registered
 
     names = sorted(set(ops.__all__) | set(registered()))
     owners = (torch, F, torch.Tensor, torch.special, torch.linalg)
@@ -171,7 +171,7 @@ def test_every_op_with_a_torch_namesake_is_reachable():
 
 
 def test_a_rule_registered_after_a_miss_is_found(monkeypatch):
-    from shapeenv.rules import registry
+    from shapeenv.ops import registry
 
     func = torch.Tensor.cummax
     assert st.DEFAULT_TABLE.lookup(func) is None

@@ -1,4 +1,4 @@
-"""Small models using the ops of ``shapeenv.rules.model_math``/``model_layout``/``losses`` through
+"""Small models using the ops of ``shapeenv.ops.rules.tensor_math``/``rearrange``/``losses`` through
 ``shapeenv.torch.export``, against ``torch.export`` (output shapes, strides, dtypes as expressions)."""
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from torch.export import Dim  # noqa: E402
 
 import shapeenv.torch as st  # noqa: E402
 from shapeenv.errors import ShapeError  # noqa: E402
-from shapeenv.rules.registry import is_tensor  # noqa: E402
+from shapeenv.ops.dispatch import is_tensor  # noqa: E402
 from symint import SymInt  # noqa: E402
 
 from .helpers import as_module, assert_same_as_torch_export  # noqa: E402

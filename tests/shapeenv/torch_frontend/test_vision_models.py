@@ -1,7 +1,7 @@
 """Vision and audio models from torchvision, timm and transformers (tiny configs, random init) with a batch of 1..64.
 
 Each exports with ``Dim("batch", min=1, max=64)``, as torch.export does, keeping the declared range
-(Note [Sizes that may be 0 or 1] in :mod:`shapeenv.fake.layout`); then the model runs in torch eager at
+(Note [Sizes that may be 0 or 1] in :mod:`shapeenv.tensor.layout`); then the model runs in torch eager at
 batches 1, 2 and 5, and the predicted output shapes must be eager's. No weights are downloaded.
 
 torchvision 0.28's wheel is built against CUDA torch and fails to import beside the CPU wheel in
@@ -30,7 +30,7 @@ from torch.export import Dim  # noqa: E402
 
 import shapeenv.torch as st  # noqa: E402
 from shapeenv.export.export import ExportConstraintError  # noqa: E402
-from shapeenv.rules.registry import is_tensor  # noqa: E402
+from shapeenv.ops.dispatch import is_tensor  # noqa: E402
 
 
 def _image(size: int = 32):

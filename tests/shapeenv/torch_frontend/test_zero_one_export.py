@@ -2,7 +2,7 @@
 
 torch.export traces such a dim with the range ``[2, oo]`` and reports the declared range; we trace with
 the declared range and settle the layout questions only 0 and 1 leave open by cases (Note [Sizes that
-may be 0 or 1] in :mod:`shapeenv.fake.layout`). Each case exports both ways with the same Dims, checks
+may be 0 or 1] in :mod:`shapeenv.tensor.layout`). Each case exports both ways with the same Dims, checks
 that both accept the declared range, and runs the function in torch eager at 0 (where declared), 1, 2
 and a few other sizes: every size our guards accept must give the predicted output shapes and (on dims
 not of size 1, in non-empty outputs: torch's significant strides) the predicted strides.
@@ -21,8 +21,8 @@ from torch.export import Dim  # noqa: E402
 
 import shapeenv.torch as st  # noqa: E402
 from shapeenv.export.export import ExportConstraintError  # noqa: E402
-from shapeenv.fake.dims import Dim as SeDim  # noqa: E402
-from shapeenv.rules.registry import is_tensor  # noqa: E402
+from shapeenv.tensor.dims import Dim as SeDim  # noqa: E402
+from shapeenv.ops.dispatch import is_tensor  # noqa: E402
 
 from .helpers import as_module  # noqa: E402
 

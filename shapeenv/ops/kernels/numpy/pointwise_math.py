@@ -1,0 +1,100 @@
+"""numpy kernels of the ops of :mod:`shapeenv.ops.rules.pointwise_math` (torch's semantics; see :mod:`shapeenv.ops.kernels.numpy`)."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from shapeenv.ops.kernels.numpy.common import _axes, axis, kernel
+
+__all__: list[str] = []
+
+
+# -- more pointwise math, norms ------------------------------------------------------------------------
+def _f(x: np.ndarray) -> np.ndarray:
+    return x if x.dtype.kind == "f" else x.astype(np.float32)
+
+
+def _math(name: str, fn: Any) -> None:
+    def run(input: np.ndarray) -> np.ndarray:
+        return fn(input)
+
+    run.__doc__ = f"``torch.{name}``."
+    kernel(name)(run)
+
+
+def _erf(x: np.ndarray) -> np.ndarray:
+    return np.vectorize(math.erf, otypes=[np.float64])(x)
+
+
+for _name, _fn in {"rsqrt": lambda x: 1.0 / np.sqrt(_f(x)), "erf": lambda x: _erf(_f(x)).astype(_f(x).dtype),
+                   "erfc": lambda x: (1.0 - _erf(_f(x))).astype(_f(x).dtype), "log1p": lambda x: np.log1p(_f(x)),
+                   "expm1": lambda x: np.expm1(_f(x)), "log2": lambda x: np.log2(_f(x)), "log10": lambda x: np.log10(_f(x)),
+                   "exp2": lambda x: np.exp2(_f(x)), "reciprocal": lambda x: 1.0 / _f(x), "asin": lambda x: np.arcsin(_f(x)),
+                   "acos": lambda x: np.arccos(_f(x)), "atan": lambda x: np.arctan(_f(x)), "sinh": lambda x: np.sinh(_f(x)),
+                   "cosh": lambda x: np.cosh(_f(x)), "asinh": lambda x: np.arcsinh(_f(x)), "atanh": lambda x: np.arctanh(_f(x)),
+                   "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
+                   "frac": lambda x: x - np.trunc(x), "square": lambda x: np.square(x.astype(np.int64) if x.dtype == np.bool_ else x),
+                   "sign": np.sign, "sgn": np.sign}.items():
+    _math(_name, _fn)
+
+
+@kernel("round")
+def round_(input: np.ndarray, decimals: int = 0) -> np.ndarray:
+    """``torch.round`` (half to even, as torch)."""
+    return np.round(input, decimals)
+
+
+@kernel("floor_divide")
+def floor_divide(input: Any, other: Any) -> np.ndarray:
+    """``torch.floor_divide`` (``//``)."""
+    return np.floor_divide(input, other)
+
+
+@kernel("remainder")
+def remainder(input: Any, other: Any) -> np.ndarray:
+    """``torch.remainder`` (``%``, Python's sign)."""
+    return np.remainder(input, other)
+
+
+@kernel("fmod")
+def fmod(input: Any, other: Any) -> np.ndarray:
+    """``torch.fmod`` (C's sign)."""
+    return np.fmod(input, other)
+
+
+@kernel("atan2")
+def atan2(input: np.ndarray, other: np.ndarray) -> np.ndarray:
+    """``torch.atan2``."""
+    return np.arctan2(_f(input), _f(other))
+
+
+def _vector_norm(x: np.ndarray, ord: Any, dim: Any, keepdim: bool) -> np.ndarray:  # noqa: A002
+    axes = _axes(x, dim)
+    a = np.abs(x.astype(np.float64))
+    if ord == float("inf"):
+        return a.max(axis=axes, keepdims=bool(keepdim))
+    if ord == 0:
+        return (a != 0).sum(axis=axes, keepdims=bool(keepdim)).astype(np.float64)
+    return (a ** ord).sum(axis=axes, keepdims=bool(keepdim)) ** (1.0 / ord)
+
+
+@kernel("linalg_vector_norm")
+def linalg_vector_norm(x: np.ndarray, ord: Any = 2, dim: Any = None, keepdim: bool = False,  # noqa: A002
+                       dtype: Any = None) -> np.ndarray:
+    """``torch.linalg.vector_norm``."""
+    return _vector_norm(x, ord, dim, keepdim)
+
+
+@kernel("norm")
+def norm(input: np.ndarray, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> np.ndarray:
+    """``torch.norm`` (``'fro'`` is the 2-norm of the flattened dims)."""
+    return _vector_norm(input, 2 if p in ("fro", None) else p, dim, keepdim)
+
+
+@kernel("normalize")
+def normalize(input: np.ndarray, p: Any = 2.0, dim: Any = 1, eps: float = 1e-12) -> np.ndarray:
+    """``F.normalize``."""
+    return (input / np.maximum(_vector_norm(input, p, dim, True), eps)).astype(input.dtype)

@@ -1,0 +1,246 @@
+"""More pointwise ops: float math (``rsqrt``, ``erf``, ``log1p`` ...), rounding (``floor``, ``round`` ...),
+``square``/``sign``, integer-aware division (``floor_divide``/``//``, ``remainder``/``%``, ``fmod``), ``atan2``,
+and ``normalize``/``norm``/``linalg.vector_norm``.
+
+Dtypes as torch's CPU kernels give them: the float math turns integers and bools into float32;
+rounding keeps floats and integers (bool refused); ``square`` of bool is int64, ``sign`` keeps
+bool; the divisions follow ``result_type`` (bool refused); ``atan2`` takes two tensors. Layouts
+are ``TensorIterator``'s. ``normalize`` divides by a keepdim norm expanded to the input, so its
+layout is that of ``input / denom``; norms are reductions (contiguous).
+
+>>> from shapeenv import ShapeEnv, ops
+>>> env = ShapeEnv(); x = env.fake_tensor((4, 3), "int64", name="x")
+>>> ops.rsqrt(x).dtype, (x // 2).dtype, ops.floor(x.float().t()).stride(), normalize(x.float(), dim=-1).shape
+(float32, int64, (1, s1), (s0, s1))
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from shapeenv.errors import ShapeError
+from shapeenv.tensor.dtypes import bool_, float32, int64
+from shapeenv.tensor.tensor import FakeTensor
+from shapeenv.ops.common import as_dtype_arg, check_tensor, new_tensor
+from shapeenv.ops.rules.elementwise import broadcast_shapes, pointwise_strides
+from shapeenv.ops.promotion import result_type
+from shapeenv.ops.rules.reductions import reduced_dims, reduced_shape
+from shapeenv.ops.dispatch import is_tensor
+from shapeenv.ops.registry import rule
+
+__all__ = ["FLOAT_UNARY", "ROUNDING", "floor_divide", "remainder", "fmod", "atan2", "square", "sign", "sgn",
+           "normalize", "norm", "linalg_vector_norm"]
+
+FLOAT_UNARY = ("rsqrt", "erf", "erfc", "log1p", "expm1", "log2", "log10", "exp2", "reciprocal", "asin", "acos",
+               "atan", "sinh", "cosh", "asinh", "atanh")
+ROUNDING = ("floor", "ceil", "trunc")
+
+
+def _like(x: FakeTensor, dtype) -> FakeTensor:
+    return FakeTensor(x.env, x.shape, dtype, stride=pointwise_strides(x.shape, [x]))
+
+
+def _register_float(name: str) -> None:
+    def fn(input: FakeTensor) -> FakeTensor:
+        check_tensor(input, name)
+        return _like(input, input.dtype if input.dtype.is_floating_point else float32)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"``torch.{name}(input)``: integers and bools give float32."
+    rule(name)(fn)
+
+
+def _register_rounding(name: str) -> None:
+    def fn(input: FakeTensor) -> FakeTensor:
+        check_tensor(input, name)
+        if input.dtype == bool_:
+            raise ShapeError(f'{name}: "{name}_vml_cpu" not implemented for bool', fix="convert the input: x.int()")
+        return _like(input, input.dtype)
+
+    fn.__name__ = fn.__qualname__ = name
+    fn.__doc__ = f"``torch.{name}(input)``: the input's dtype (integers unchanged); bool is refused."
+    rule(name)(fn)
+
+
+for _name in FLOAT_UNARY:
+    _register_float(_name)
+for _name in ROUNDING:
+    _register_rounding(_name)
+
+
+@rule("round")
+def round_(input: FakeTensor, decimals: int = 0) -> FakeTensor:
+    """``torch.round(input, *, decimals=0)``: the input's dtype; bool is refused.
+
+    >>> from shapeenv import ShapeEnv
+    >>> round_(ShapeEnv().fake_tensor((2,), "int64")).dtype
+    int64
+    """
+    check_tensor(input, "round")
+    if input.dtype == bool_:
+        raise ShapeError('round: "round_vml_cpu" not implemented for bool', fix="convert the input: x.int()")
+    return _like(input, input.dtype)
+
+
+@rule("frac")
+def frac(input: FakeTensor) -> FakeTensor:
+    """``torch.frac(input)``: floating point only.
+
+    >>> from shapeenv import ShapeEnv
+    >>> frac(ShapeEnv().fake_tensor((2,))).dtype
+    float32
+    """
+    check_tensor(input, "frac")
+    if not input.dtype.is_floating_point:
+        raise ShapeError(f'frac: "frac_cpu" not implemented for {input.dtype}', fix="convert the input: x.float()")
+    return _like(input, input.dtype)
+
+
+@rule("square")
+def square(input: FakeTensor) -> FakeTensor:
+    """``torch.square(input)``: ``input ** 2`` (bool gives int64).
+
+    >>> from shapeenv import ShapeEnv
+    >>> square(ShapeEnv().fake_tensor((2,), "bool")).dtype
+    int64
+    """
+    check_tensor(input, "square")
+    return _like(input, int64 if input.dtype == bool_ else input.dtype)
+
+
+@rule("sign")
+def sign(input: FakeTensor) -> FakeTensor:
+    """``torch.sign(input)``: the input's dtype.
+
+    >>> from shapeenv import ShapeEnv
+    >>> sign(ShapeEnv().fake_tensor((2,), "int32")).dtype
+    int32
+    """
+    check_tensor(input, "sign")
+    return _like(input, input.dtype)
+
+
+@rule("sgn")
+def sgn(input: FakeTensor) -> FakeTensor:
+    """``torch.sgn(input)``: like ``sign`` for real dtypes.
+
+    >>> from shapeenv import ShapeEnv
+    >>> sgn(ShapeEnv().fake_tensor((2,))).dtype
+    float32
+    """
+    check_tensor(input, "sgn")
+    return _like(input, input.dtype)
+
+
+def _division(op: str, a: Any, b: Any, *, tensors_only: bool = False) -> FakeTensor:
+    tensors = [t for t in (a, b) if is_tensor(t)]
+    if not tensors:
+        raise ShapeError(f"{op}: expected at least one tensor")
+    if tensors_only and len(tensors) != 2:
+        raise ShapeError(f"{op}: both arguments must be tensors", fix=f"wrap the number: ops.full_like(x, value)")
+    dtype = result_type(a, b, op=op)
+    if dtype == bool_:
+        raise ShapeError(f'{op}: not implemented for bool', fix="convert the inputs: x.int()")
+    if tensors_only and not dtype.is_floating_point:
+        dtype = float32
+    shape = broadcast_shapes(*(t.shape for t in tensors), op=op)
+    return FakeTensor(tensors[0].env, shape, dtype, stride=pointwise_strides(shape, tensors))
+
+
+@rule("floor_divide")
+def floor_divide(input: Any, other: Any) -> FakeTensor:
+    """``torch.floor_divide(input, other)`` (``input // other``).
+
+    >>> from shapeenv import ShapeEnv
+    >>> floor_divide(7, ShapeEnv().fake_tensor((2,))).dtype
+    float32
+    """
+    return _division("floor_divide", input, other)
+
+
+@rule("remainder")
+def remainder(input: Any, other: Any) -> FakeTensor:
+    """``torch.remainder(input, other)`` (``input % other``; Python's sign convention).
+
+    >>> from shapeenv import ShapeEnv
+    >>> remainder(ShapeEnv().fake_tensor((2,), "int64"), 3).dtype
+    int64
+    """
+    return _division("remainder", input, other)
+
+
+@rule("fmod")
+def fmod(input: Any, other: Any) -> FakeTensor:
+    """``torch.fmod(input, other)`` (C's sign convention).
+
+    >>> from shapeenv import ShapeEnv
+    >>> fmod(ShapeEnv().fake_tensor((2,)), 2.0).dtype
+    float32
+    """
+    return _division("fmod", input, other)
+
+
+@rule("atan2")
+def atan2(input: FakeTensor, other: FakeTensor) -> FakeTensor:
+    """``torch.atan2(input, other)``: two tensors; integers give float32.
+
+    >>> from shapeenv import ShapeEnv
+    >>> x = ShapeEnv().fake_tensor((2,), "int64"); atan2(x, x).dtype
+    float32
+    """
+    return _division("atan2", input, other, tensors_only=True)
+
+
+def _norm_shape(op: str, input: FakeTensor, dim: Any, keepdim: bool) -> tuple:
+    check_tensor(input, op)
+    return reduced_shape(input, reduced_dims(input, dim, op), bool(keepdim))
+
+
+def _norm_dtype(op: str, input: FakeTensor, dtype: Any):
+    out = as_dtype_arg(dtype, op) or input.dtype
+    if not out.is_floating_point:
+        raise ShapeError(f"{op}: Expected a floating point or complex tensor as input. Got {input.dtype}",
+                         fix="convert the input first: x.float()")
+    return out
+
+
+@rule("linalg_vector_norm")
+def linalg_vector_norm(x: FakeTensor, ord: Any = 2, dim: Any = None, keepdim: bool = False,  # noqa: A002
+                       dtype: Any = None) -> FakeTensor:
+    """``torch.linalg.vector_norm(x, ord=2, dim=None, keepdim=False, *, dtype=None)``: a contiguous reduction.
+
+    >>> from shapeenv import ShapeEnv
+    >>> linalg_vector_norm(ShapeEnv().fake_tensor((4, 3)), 2, -1, True).shape
+    (s0, 1)
+    """
+    shape = _norm_shape("linalg.vector_norm", x, dim, keepdim)
+    return new_tensor(x.env, shape, _norm_dtype("linalg.vector_norm", x, dtype))
+
+
+@rule("norm")
+def norm(input: FakeTensor, p: Any = "fro", dim: Any = None, keepdim: bool = False, dtype: Any = None) -> FakeTensor:
+    """``torch.norm(input, p='fro', dim=None, keepdim=False, dtype=None)`` (vector norms over ``dim``).
+
+    >>> from shapeenv import ShapeEnv
+    >>> norm(ShapeEnv().fake_tensor((4, 3)), dim=0).shape
+    (s1,)
+    """
+    shape = _norm_shape("norm", input, dim, keepdim)
+    return new_tensor(input.env, shape, _norm_dtype("norm", input, dtype))
+
+
+@rule("normalize")
+def normalize(input: FakeTensor, p: Any = 2.0, dim: Any = 1, eps: float = 1e-12) -> FakeTensor:
+    """``F.normalize(input, p=2.0, dim=1, eps=1e-12)``: ``input / norm(input, dim, keepdim=True).expand_as(input)``.
+
+    >>> from shapeenv import ShapeEnv
+    >>> x = ShapeEnv().fake_tensor((4, 3)); normalize(x.t(), dim=0).stride()
+    (1, s1)
+    """
+    check_tensor(input, "normalize")
+    denom_shape = _norm_shape("normalize", input, dim, True)
+    _norm_dtype("normalize", input, None)
+    denom = new_tensor(input.env, denom_shape, input.dtype)
+    expanded = tuple(0 if d is not s else st for d, s, st in zip(denom.shape, input.shape, denom.stride()))
+    operands = [input, FakeTensor(input.env, input.shape, input.dtype, stride=expanded)]
+    return FakeTensor(input.env, input.shape, input.dtype, stride=pointwise_strides(input.shape, operands))
