@@ -20,6 +20,7 @@ import sympy
 
 from symint.boolform import BoolForm, bool_const, bool_from_sympy, opaque_bool
 from symint.build import is_bool_expr
+from symint.form_terms import FormLimitError
 
 from guards.errors import GuardTypeError
 from guards.text.escape import sympy_str as _sympy_str
@@ -79,7 +80,9 @@ def as_bool_form(cond: object) -> BoolForm:
     if isinstance(cond, sympy.Basic) and is_bool_expr(cond):
         try:
             form = bool_from_sympy(cond)
-        except RecursionError:  # nested past what a walk can follow: kept as sympy, refused where it is read
+        except (RecursionError, FormLimitError):
+            # nested past what a walk can follow, or more terms than a form holds: kept as
+            # written (sympy), read by the sympy paths, refused where they have limits too
             return opaque_bool(cond)
         if len(form.symbols) != len(cond.free_symbols):
             # Folding lost a symbol (``Eq(2*a, 1)`` is FALSE over the integers): the guard keeps
