@@ -41,7 +41,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from symint import build  # noqa: E402
-from symint.evaluate import evaluate  # noqa: E402
+from symint.sympy_io.evaluate import evaluate  # noqa: E402
 from valueranges import ValueRanges, bound  # noqa: E402
 from guards import GuardSet, Source, SolverConfig  # noqa: E402
 

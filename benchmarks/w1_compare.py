@@ -14,7 +14,7 @@ def torch_guard_set(tenv, program: dict):
     from guards import GuardSet, Source
     from guards.text.parse import parse_guard
     from symint.build import symbol_expr
-    from symint.substitute import substitute
+    from symint.sympy_io import substitute
     from valueranges import ValueRanges
 
     torch_symbols = sorted(tenv.var_to_val, key=lambda s: int(str(s)[1:]))

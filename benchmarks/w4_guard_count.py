@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from guards import GuardError, GuardSet, read_inputs  # noqa: E402
 from shapeenv import CheckFailedError, Dim, ShapeEnvError, check, export, ops  # noqa: E402
-from symint.evaluate import evaluate  # noqa: E402
+from symint.sympy_io.evaluate import evaluate  # noqa: E402
 
 # -- the programs, written once against a torch-like namespace `F` (ours by default, or torch's) -----------
 OURS = SimpleNamespace(cat=ops.cat, conv2d=ops.conv2d, max_pool2d=ops.max_pool2d, check=check)

@@ -1,11 +1,11 @@
 """``Guard``: one boolean condition on input sizes, with where it came from.
 
-A guard's value is a canonical boolean form (:class:`symint.boolform.BoolForm`);
+A guard's value is a canonical boolean form (:class:`symint.form.BoolForm`);
 its sympy expression is a view built once, for printing and for the readers that
 still walk sympy (Note [Guards are forms]).
 
 >>> from symint import form as F
->>> from symint.boolform import rel
+>>> from symint.form import rel
 >>> g = Guard.of(rel(">=", F.sym("s0"), F.const(2)), origin="model.py:12 in view")
 >>> g, g.origin, g.expr
 (Guard(s0 >= 2), 'model.py:12 in view', s0 >= 2)
@@ -18,9 +18,10 @@ from typing import Hashable
 
 import sympy
 
-from symint.boolform import BoolForm, bool_const, bool_from_sympy, opaque_bool
+from symint.form import BoolForm, bool_const, opaque_bool
+from symint.sympy_io import bool_from_sympy
 from symint.build import is_bool_expr
-from symint.form_terms import FormLimitError
+from symint.form.terms import FormLimitError
 
 from guards.errors import GuardTypeError
 from guards.text.escape import sympy_str as _sympy_str
@@ -37,14 +38,14 @@ __all__ = ["Guard", "form_key", "as_bool_form"]
 #     (``Guard.expr``) is a view, built once per form and cached on it, for printing and
 #     the sympy readers. What a form cannot hold (a float comparison, an opaque boolean
 #     function) is wrapped as an ``opaque`` form around its sympy expression: the one
-#     place where sympy is the value (symint.boolform.opaque_bool).
+#     place where sympy is the value (symint.form.opaque_bool).
 
 
 def form_key(b: BoolForm) -> Hashable:
     """The structural identity of a boolean form (the order of ``and``/``or`` operands ignored).
 
     >>> from symint import form as F
-    >>> from symint.boolform import and_, rel
+    >>> from symint.form import and_, rel
     >>> x = F.sym("x")
     >>> a, b = rel("<", x, F.const(3)), rel(">", x, F.const(0))
     >>> form_key(and_(a, b)) == form_key(and_(b, a))
@@ -101,7 +102,7 @@ class Guard:
     decided statically).
 
     Attributes:
-        form: the condition (:class:`symint.boolform.BoolForm`).
+        form: the condition (:class:`symint.form.BoolForm`).
         origin: where it came from, or None.
         key: the structural identity that equality and hashing use.
     """

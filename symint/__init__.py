@@ -5,14 +5,35 @@
 >>> n = (s0 + 3) // 4
 >>> n, n.node.hint, evaluate(n.node.expr, {s0.node.expr: -10})
 (FloorDiv(s0 + 3, 4), 3, -2)
+
+Integers and booleans have one representation, the canonical forms of :mod:`symint.form`;
+:mod:`symint.sympy_io` is the only place that converts to and from sympy (printing, floats,
+opaque functions).
+
+Note [Where the old modules went]
+    ``symint.form`` (module) is the package :mod:`symint.form` (same names, plus the booleans);
+    ``symint.form_terms`` -> ``symint.form.terms``; ``symint.boolform`` -> ``symint.form.logic``
+    (``bool_from_sympy`` -> ``symint.sympy_io``); ``symint.form_transform`` -> ``symint.form.transform``;
+    ``symint.form_sympy`` -> ``symint.sympy_io``; ``symint.functions`` -> ``symint.sympy_io.functions``;
+    ``symint.logic`` (``OrderedAnd``, ``ordered_and``, ...) -> ``symint.sympy_io.functions``;
+    ``symint.opaque`` -> ``symint.sympy_io.floats``; the module ``symint.evaluate`` ->
+    ``symint.sympy_io.evaluate`` (the function ``symint.evaluate`` stays); ``symint.substitute``
+    -> ``symint.sympy_io.substitute`` (through forms); ``symint.linear.linear_form`` is gone:
+    ``from_sympy(expr).linear()`` and ``.const`` say the same. ``symint.boolform``,
+    ``symint.form_sympy``, ``symint.form_transform`` and ``symint.substitute`` still forward
+    (Note [Forwarding modules] in :mod:`symint.boolform`). In :mod:`valueranges`:
+    ``valueranges._endpoints`` -> ``valueranges.endpoints``, the form bounds
+    ``valueranges.form_bound`` -> ``valueranges.bound`` (forwarding module kept), the sympy
+    walk ``valueranges.bound`` -> ``valueranges.sympy_bound`` (the function
+    ``valueranges.bound`` stays).
 """
 
-from . import build
-from .build import symbol_expr
-from .builtins import is_symbolic, sym_and, sym_ite, sym_max, sym_min, sym_not, sym_or, symbol
-from .errors import ExpressionLimitError, MixedEnvironmentError, NoEnvironmentError, SymbolicTypeError, SymIntError
-from .evaluate import UnboundSymbolError, evaluate
-from .functions import (
+from symint import build
+from symint.build import symbol_expr
+from symint.builtins import is_symbolic, sym_and, sym_ite, sym_max, sym_min, sym_not, sym_or, symbol
+from symint.errors import ExpressionLimitError, MixedEnvironmentError, NoEnvironmentError, SymbolicTypeError, SymIntError
+from symint.sympy_io.evaluate import UnboundSymbolError, evaluate
+from symint.sympy_io.functions import (
     CeilDiv,
     CeilToInt,
     FloorDiv,
@@ -25,9 +46,9 @@ from .functions import (
     PowByNatural,
     modular_indexing,
 )
-from .mathfns import sym_float, sym_math, sym_sqrt, sym_sum
-from .node import SymbolicEnv, SymNode
-from .values import SymBool, SymFloat, SymInt
+from symint.mathfns import sym_float, sym_math, sym_sqrt, sym_sum
+from symint.node import SymbolicEnv, SymNode
+from symint.values import SymBool, SymFloat, SymInt
 
 __all__ = [
     "SymInt",

@@ -20,7 +20,10 @@ import sympy
 from sympy.core.relational import Relational
 from sympy.logic.boolalg import BooleanAtom, BooleanFunction
 
-from .functions import (
+from symint.sympy_io.functions import (
+    ordered_and,
+    ordered_or,
+    symbol_expr,
     CeilDiv,
     FloorDiv,
     IfThenElse,
@@ -32,8 +35,7 @@ from .functions import (
     _is_integer_valued,
     _is_zero_number,
 )
-from .limits import check_fold_power, check_folded
-from .logic import ordered_and, ordered_or
+from symint.limits import check_fold_power, check_folded
 
 __all__ = [
     "symbol_expr",
@@ -67,18 +69,6 @@ __all__ = [
 ]
 
 _CACHE_SIZE = 1 << 16
-
-
-@lru_cache(maxsize=None)
-def symbol_expr(name: str) -> sympy.Symbol:
-    """The integer sympy symbol called ``name`` (the same object every time).
-
-    >>> symbol_expr("s0") is symbol_expr("s0"), symbol_expr("s0").is_integer
-    (True, True)
-    """
-    if not isinstance(name, str) or not name.isidentifier():
-        raise ValueError(f"symbol names must be Python identifiers, got {name!r}")
-    return sympy.Symbol(name, integer=True)
 
 
 def as_expr(value: object) -> sympy.Basic:
@@ -437,7 +427,7 @@ def _check_bool(e: sympy.Basic) -> sympy.Basic:
 
 
 def and_(*args) -> sympy.Basic:
-    """Conjunction, its arguments kept in evaluation order (:mod:`symint.logic`).
+    """Conjunction, its arguments kept in evaluation order (Note [Ordered connectives] in :mod:`symint.sympy_io.functions`).
 
     >>> x = symbol_expr("x")
     >>> and_(lt(x, 3), True), and_(lt(x, 3), False)
@@ -452,7 +442,7 @@ def _and(*args: sympy.Basic) -> sympy.Basic:
 
 
 def or_(*args) -> sympy.Basic:
-    """Disjunction, its arguments kept in evaluation order (:mod:`symint.logic`).
+    """Disjunction, its arguments kept in evaluation order (Note [Ordered connectives] in :mod:`symint.sympy_io.functions`).
 
     >>> or_(lt(symbol_expr("x"), 3), True)
     True

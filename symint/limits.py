@@ -3,7 +3,7 @@
 Sympy folds eagerly: ``(x**8192)**8192`` is ``x**67108864`` and evaluating that at
 ``x = 2`` needs gigabytes; ``n ** m`` at ``m = 10**9`` never ends. The checks here
 are called after every fold of the builders (:mod:`symint.build`,
-:mod:`symint.substitute`) and by the evaluators (:mod:`symint.evaluate`, the
+:func:`symint.sympy_io.substitute`) and by the evaluators (:mod:`symint.evaluate`, the
 compiled checkers of ``guards``), and raise
 :class:`~symint.errors.ExpressionLimitError`, a typed ``OverflowError``. A guard whose *evaluation* hits a limit therefore counts
 as failing, like one that divides by zero (an ``ArithmeticError``).
@@ -38,8 +38,8 @@ from typing import TypeVar
 
 import sympy
 
-from .errors import ExpressionLimitError
-from .functions import PowByNatural
+from symint.errors import ExpressionLimitError
+from symint.sympy_io.functions import PowByNatural
 
 __all__ = [
     "MAX_INTEGER_BITS",

@@ -16,11 +16,11 @@ from __future__ import annotations
 import math
 from typing import Iterable
 
-from . import build
-from .errors import SymbolicTypeError
-from .node import compute_hint, merge_envs
-from .opaque import FLOAT_FUNCTIONS
-from .values import SymBool, SymFloat, SymInt, unwrap, wrap
+from symint import build
+from symint.errors import SymbolicTypeError
+from symint.node import compute_hint, merge_envs
+from symint.sympy_io.floats import FLOAT_FUNCTIONS
+from symint.values import SymBool, SymFloat, SymInt, unwrap, wrap
 
 __all__ = ["sym_float", "sym_sum", "sym_sqrt", "sym_exp", "sym_log", "sym_sin", "sym_cos", "sym_tan",
            "sym_tanh", "sym_atan", "sym_asinh", "sym_math"]

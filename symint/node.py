@@ -13,7 +13,8 @@ from typing import Callable, Protocol, runtime_checkable
 
 import sympy
 
-from .errors import MixedEnvironmentError, NoEnvironmentError
+from symint.errors import MixedEnvironmentError, NoEnvironmentError
+from symint.sympy_io import NotAnIntegerForm, bool_from_sympy, from_sympy
 
 
 __all__ = ["SymbolicEnv", "SymNode", "Hint", "merge_envs", "compute_hint"]
@@ -37,7 +38,7 @@ class SymNode:
     """An immutable symbolic value: ``expr`` of Python type ``pytype`` with value ``hint``.
 
     Integer and boolean values are held as canonical forms (:mod:`symint.form`,
-    :mod:`symint.boolform`: ``form``); the sympy ``expr`` is built from the form
+    :mod:`symint.form.logic`: ``form``); the sympy ``expr`` is built from the form
     on first request, once. A node may also be created from a sympy expression,
     whose form is then derived on first request (float expressions have none).
 
@@ -125,11 +126,7 @@ def _form_of(expr: sympy.Basic, pytype: type):
     """The form of a sympy expression, or False when it has none (floats)."""
     if pytype is float:
         return False
-    from .form_sympy import NotAnIntegerForm, from_sympy
-
     if pytype is bool:
-        from .boolform import bool_from_sympy
-
         return bool_from_sympy(expr)
     try:
         return from_sympy(expr)

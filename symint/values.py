@@ -37,13 +37,13 @@ from typing import Callable
 
 import sympy
 
-from . import boolform as B
-from . import build
-from . import form as F
-from .errors import SymbolicTypeError
-from .functions import CeilToInt, FloorToInt
-from .opaque import BitwiseAnd, BitwiseOr, BitwiseXor
-from .node import Hint, SymNode, compute_hint, merge_envs
+from symint.form import logic as B
+from symint import build
+from symint import form as F
+from symint.errors import SymbolicTypeError
+from symint.sympy_io.functions import CeilToInt, FloorToInt
+from symint.sympy_io.floats import BitwiseAnd, BitwiseOr, BitwiseXor
+from symint.node import Hint, SymNode, compute_hint, merge_envs
 
 __all__ = ["SymInt", "SymBool", "SymFloat", "wrap", "unwrap"]
 
@@ -334,7 +334,7 @@ class SymInt:
     def __abs__(self):
         return _unary(self, build.abs_, abs)
 
-    # -- bitwise (opaque functions, see symint.opaque) ------------------------------------------
+    # -- bitwise (opaque functions, see symint.sympy_io.floats) ------------------------------------------
     def __and__(self, other):
         return _bitwise(self, other, BitwiseAnd, operator.and_)
 

@@ -53,7 +53,6 @@ ALLOWED = {
     "shapeenv/tensor/dims.py:_DimSpecs.__getattr__": "AttributeError for private names (attribute protocol)",
     "shapeenv/backends/eager.py:EagerTensor.__getattr__": "AttributeError for dunder names (attribute protocol)",
     # Invariants no user input can break: reaching them is a bug of the library, said as such.
-    "shapeenv/core/facts.py:Facts.replace_form": "invariant: callers never pass a value containing the symbol",
     "shapeenv/compile/function.py:CompiledFunction._compile": "invariant: traced guards accept their own inputs",
 }
 

@@ -9,7 +9,7 @@ Re-exported by :mod:`valueranges.ops`; use it from there.
 
 from __future__ import annotations
 
-from ._endpoints import FALSE, TRUE, UNKNOWN_BOOL, numeric
+from .endpoints import FALSE, TRUE, UNKNOWN_BOOL, numeric
 from .errors import RangeKindError
 from .interval import ValueRanges
 

@@ -27,10 +27,10 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from ._endpoints import UNKNOWN, floordiv_end, int_bounds, nonzero_int_parts, numeric, truediv_end
+from .endpoints import UNKNOWN, floordiv_end, int_bounds, nonzero_int_parts, numeric, truediv_end
 from .interval import INF, NINF, ValueRanges
 
-__all__ = ["floordiv", "ceildiv", "mod", "truediv", "int_truediv"]
+__all__ = ["floordiv", "ceildiv", "mod", "truediv", "int_truediv", "floordiv_ends", "mod_ends"]
 
 
 def floordiv(a: ValueRanges, b: ValueRanges) -> ValueRanges:
@@ -48,20 +48,29 @@ def floordiv(a: ValueRanges, b: ValueRanges) -> ValueRanges:
     >>> str(floordiv(VR.of(2, 10), VR.exact(2))), str(floordiv(VR.of(-7, 3), VR.of(2, math.inf)))
     ('[1, 5]', '[-4, 1]')
     """
-    al, au = int_bounds(a)
-    bl, bu = int_bounds(b)
+    found = floordiv_ends(*int_bounds(a), *int_bounds(b))
+    return UNKNOWN if found is None else ValueRanges(*found)
+
+
+def floordiv_ends(al, au, bl, bu) -> tuple | None:
+    """``(lo, hi)`` of ``x // y`` for integers ``x`` in ``[al, au]`` and nonzero ``y`` in ``[bl, bu]``.
+
+    Endpoints are ints or ``±math.inf`` (Note [Infinite endpoints] in :mod:`valueranges.endpoints`);
+    None when there is no such pair (Note [Zero divisors]). The bounds of forms use it directly.
+
+    >>> floordiv_ends(-7, 3, 2, math.inf), floordiv_ends(1, 5, 0, 0)
+    ((-4, 1), None)
+    """
     if al > au:
-        return UNKNOWN
+        return None
     if bl == bu and type(bl) is int and bl > 0:
-        return ValueRanges(floordiv_end(al, bl), floordiv_end(au, bl))
+        return floordiv_end(al, bl), floordiv_end(au, bl)
     lo, hi = INF, NINF
     for pl, ph in nonzero_int_parts(bl, bu):
         for q in (floordiv_end(al, pl), floordiv_end(al, ph), floordiv_end(au, pl), floordiv_end(au, ph)):
             lo = q if q < lo else lo
             hi = q if q > hi else hi
-    if lo > hi:
-        return UNKNOWN
-    return ValueRanges(lo, hi)
+    return None if lo > hi else (lo, hi)
 
 
 def ceildiv(a: ValueRanges, b: ValueRanges) -> ValueRanges:
@@ -103,10 +112,18 @@ def mod(a: ValueRanges, b: ValueRanges) -> ValueRanges:
     >>> str(mod(VR.unknown(), VR.exact(8))), str(mod(VR.of(9, 11), VR.exact(8))), str(mod(VR.of(0, 20), VR.exact(-8)))
     ('[0, 7]', '[1, 3]', '[-7, 0]')
     """
-    al, au = int_bounds(a)
-    bl, bu = int_bounds(b)
+    found = mod_ends(*int_bounds(a), *int_bounds(b))
+    return UNKNOWN if found is None else ValueRanges(*found)
+
+
+def mod_ends(al, au, bl, bu) -> tuple | None:
+    """``(lo, hi)`` of ``x % y`` for integers ``x`` in ``[al, au]`` and nonzero ``y`` in ``[bl, bu]`` (None: no such pair).
+
+    >>> mod_ends(9, 11, 8, 8), mod_ends(0, 20, -8, -8), mod_ends(-math.inf, math.inf, 1, 8)
+    ((1, 3), (-7, 0), (0, 7))
+    """
     if al > au:
-        return UNKNOWN
+        return None
     lo, hi = INF, NINF
     for pl, ph in nonzero_int_parts(bl, bu):
         if pl > 0:
@@ -117,9 +134,7 @@ def mod(a: ValueRanges, b: ValueRanges) -> ValueRanges:
             plo, phi = -nhi, -nlo
         lo = plo if plo < lo else lo
         hi = phi if phi > hi else hi
-    if lo > hi:
-        return UNKNOWN
-    return ValueRanges(lo, hi)
+    return None if lo > hi else (lo, hi)
 
 
 def _mod_positive(al, au, c, d):

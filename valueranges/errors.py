@@ -20,6 +20,7 @@ __all__ = [
     "InvalidRangeError",
     "RangeKindError",
     "UnsupportedExpressionError",
+    "ContradictoryFactsError",
 ]
 
 
@@ -137,3 +138,22 @@ class UnsupportedExpressionError(ValueRangeError, TypeError):
             f"cannot bound {type(self.expr).__name__} node '{self.expr}': build expressions with "
             "symint.build (add, mul, floordiv, mod, max_, lt, and_, ...) so that every node is supported"
         )
+
+
+class ContradictoryFactsError(ValueRangeError, ValueError):
+    """A new fact contradicts what a :class:`~valueranges.facts.Facts` already knows (an empty range,
+    a relation that simplifies to False, two incompatible congruences).
+
+    The facts are left as they were before the call that raised, except for what that call
+    had already learned; a caller that needs them intact takes a ``snapshot()`` first.
+
+    Attributes:
+        what: the contradiction, in words (``s0 cannot be in both [2, 4] and [5, oo]``).
+    """
+
+    def __init__(self, what: str):
+        super().__init__(what)
+        self.what = what
+
+    def __str__(self) -> str:
+        return self.what

@@ -18,7 +18,7 @@ and logic in :mod:`valueranges.compare`; both are re-exported here.
 
 from __future__ import annotations
 
-from ._endpoints import (
+from .endpoints import (
     ONE,
     UNKNOWN,
     add_end,
@@ -28,6 +28,7 @@ from ._endpoints import (
     mul_end,
     numeric,
     pow_end,
+    pow_ends,
 )
 from .compare import and_, eq, ge, gt, ite, le, lt, ne, not_, or_
 from .division import ceildiv, floordiv, int_truediv, mod, truediv
@@ -182,17 +183,11 @@ def pow_(a: ValueRanges, b: ValueRanges) -> ValueRanges:
 
 
 def _pow_constant(a: ValueRanges, k: int) -> ValueRanges:
-    lo, hi = a.lower, a.upper
     if k == 0:
         return ONE
     if k == 1:
         return a
-    if k % 2 == 1 or lo >= 0:
-        return ValueRanges(pow_end(lo, k), pow_end(hi, k))
-    if hi <= 0:
-        return ValueRanges(pow_end(hi, k), pow_end(lo, k))
-    p, q = pow_end(lo, k), pow_end(hi, k)
-    return ValueRanges(0, p if p >= q else q)
+    return ValueRanges(*pow_ends(a.lower, a.upper, k))
 
 
 def _pow_range(a: ValueRanges, el: int, eu: int | float) -> ValueRanges:

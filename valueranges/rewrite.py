@@ -2,7 +2,7 @@
 
 :mod:`symint.form` builds every form canonically with rules that hold for all
 integers and need no facts. The rules here go further, and some use symbol ranges
-(``ranges``: name -> ``(lo, hi)``, as in :mod:`valueranges.form_bound`):
+(``ranges``: name -> ``(lo, hi)``, as in :mod:`valueranges.bound`):
 
 * **max/min**: an argument another provably dominates goes (``max(x+1, x+10)`` ->
   ``x+10``; with ranges, ``max(x, 3)`` -> ``x`` for ``x >= 3``); a part common to every
@@ -15,7 +15,7 @@ integers and need no facts. The rules here go further, and some use symbol range
   (``(360x + y) // 16`` -> ``22x`` for ``x`` in [0, 1], ``y`` in [0, 6]); exact
   division by a polynomial (``(a*a - b*b) // (a + b)`` -> ``a - b``,
   ``((p+1)*64) % ((p+1)*32)`` -> 0), under the convention of Note [Canonical forms]
-  in :mod:`symint.functions` (a zero divisor is the one accepted widening).
+  in :mod:`symint.sympy_io.functions` (a zero divisor is the one accepted widening).
 * **relations** (:func:`simplify_bool`): ``c*(x // k) + r <= 0`` -> a bound on ``x``
   (``x // 2 < 3`` -> ``x < 6``); ``g*P + R + K <= 0`` with ``R`` small -> ``P <= q``
   (``8x + y < 16`` -> ``x < 2`` for ``y`` in [0, 7]); ``x // k == q and x % k == r`` ->
@@ -39,11 +39,11 @@ from __future__ import annotations
 import math
 from typing import Mapping
 
-from symint import boolform as B
+from symint.form import logic as B
 from symint import form as F
-from symint.form_transform import rebuild_atom
+from symint.form.transform import rebuild_atom
 
-from .form_bound import bound_form
+from .bound import bound_form
 from .linear_facts import LinearFacts, atom_facts
 
 __all__ = ["simplify", "simplify_bool", "size"]
@@ -510,7 +510,7 @@ def _division(atom: "F.Atom", ranges, memo) -> "F.Form":
 def _common_factor(x: "F.Form", d: "F.Form") -> "F.Form | None":
     """The greatest monomial times integer dividing every term of ``x`` and ``d`` (None when it is 1).
 
-    Under Note [Canonical forms] (``symint.functions``) a factor that is 0 is the accepted widening.
+    Under Note [Canonical forms] (``symint.sympy_io.functions``) a factor that is 0 is the accepted widening.
     """
     if x.const or d.const or x.is_const:
         return None
@@ -597,7 +597,7 @@ def _exact_quotient(x: "F.Form", d: "F.Form") -> "F.Form | None":
         return None
     import sympy  # the polynomial division is sympy's (forms hold no polynomial arithmetic)
 
-    from symint.form_sympy import from_sympy
+    from symint.sympy_io import from_sympy
 
     gens = sorted({sympy.Symbol(n, integer=True) for n in x.symbols | d.symbols}, key=lambda s: s.name)
     px, pd = sympy.Poly(x.sympy(), *gens, domain="ZZ"), sympy.Poly(d.sympy(), *gens, domain="ZZ")
@@ -613,7 +613,8 @@ def _exact_quotient(x: "F.Form", d: "F.Form") -> "F.Form | None":
 def simplify_bool(b: "B.BoolForm", ranges: Mapping[str, tuple] | None = None) -> "B.BoolForm":
     """A boolean form with its sides simplified and the relation rules of the module docstring applied.
 
-    >>> from symint import form as F, boolform as B
+    >>> from symint import form as F
+    >>> from symint.form import logic as B
     >>> x, y = F.sym("x"), F.sym("y")
     >>> simplify_bool(B.rel("<", F.floordiv(x, F.const(2)), F.const(3))).sympy()
     x <= 5

@@ -54,10 +54,10 @@ from typing import Any, Callable, Mapping
 import sympy
 from sympy.core.relational import Relational
 
-from symint.boolform import BoolForm
-from symint.form_terms import Atom, Form, Mono
-from symint.opaque import OPAQUE_FUNCTIONS
-from symint.functions import (
+from symint.form import BoolForm
+from symint.form.terms import Atom, Form, Mono
+from symint.sympy_io.floats import OPAQUE_FUNCTIONS
+from symint.sympy_io.functions import (
     CeilDiv,
     CeilToInt,
     FloorDiv,
@@ -546,7 +546,7 @@ _HELPERS: dict[str, object] = {
     "_strides": _strides,
     "_offset": _offset,
 }
-# Opaque functions (symint.opaque) are called through helpers computing Python's value.
+# Opaque functions (symint.sympy_io.floats) are called through helpers computing Python's value.
 for _cls in OPAQUE_FUNCTIONS:
     _HELPERS[f"_op_{_cls.__name__}"] = _cls.python_eval
     _CALL_FUNCS[_cls] = f"_op_{_cls.__name__}"

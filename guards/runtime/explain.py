@@ -20,7 +20,7 @@ from typing import Iterator, Mapping
 
 import sympy
 
-from symint.evaluate import evaluate
+from symint.sympy_io.evaluate import evaluate
 
 from guards.errors import GuardTypeError, UnknownSourceError
 from guards.guard import Guard

@@ -28,7 +28,7 @@ from typing import Mapping, Sequence
 
 import sympy
 
-from symint.evaluate import evaluate
+from symint.sympy_io.evaluate import evaluate
 
 from guards.errors import UnknownSourceError
 from guards.guardset import GuardSet

@@ -1,6 +1,6 @@
 """Divisibility rewrites of guards: gcd normalisation and quotients of a multiple.
 
-Two exact rewrites, used where guards are learned (``shapeenv.core.facts``) and where guard
+Two exact rewrites, used where guards are learned (``valueranges.facts``) and where guard
 sets are simplified (:mod:`guards.simplify.passes`):
 
 * :func:`normalise_divisibility`: ``Eq(Mod(c*E, k), 0)`` holds exactly when
@@ -31,8 +31,8 @@ import sympy
 from sympy.core.relational import Relational
 
 from symint import build
-from symint.functions import FloorDiv, Mod
-from symint.substitute import substitute
+from symint.sympy_io.functions import FloorDiv, Mod
+from symint.sympy_io import substitute
 
 __all__ = ["normalise_divisibility", "drop_divided"]
 

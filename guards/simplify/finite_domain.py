@@ -45,10 +45,10 @@ import sympy
 from sympy.core.relational import Relational
 
 from symint import build
-from symint.functions import CeilDiv, FloorDiv, Max, Min, Mod, PowByNatural
+from symint.sympy_io.functions import CeilDiv, FloorDiv, Max, Min, Mod, PowByNatural
 from valueranges import ValueRanges
 
-from guards.simplify.facts import _canonical_key, _classify, _sym_key
+from guards.simplify.classify import _canonical_key, _classify, _sym_key
 
 __all__ = ["FiniteLimits", "FiniteReduction", "reduce_finite"]
 

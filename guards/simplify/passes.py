@@ -3,7 +3,8 @@
 The passes, cheapest first:
 
 1. split conjunctions into separate guards;
-2. fold equalities: ``Eq(s1, s0)`` makes ``s0`` the representative of ``s1``
+2. fold equalities into the facts engine (:class:`valueranges.facts.Facts`, through
+   :mod:`guards.simplify.folding`): ``Eq(s1, s0)`` makes ``s0`` the representative of ``s1``
    (the natural-order least symbol of each class) and is kept as the equality;
    ``s1`` is replaced by ``s0`` everywhere else; a symbol whose range narrows to
    one value becomes that constant;
@@ -11,8 +12,8 @@ The passes, cheapest first:
    (``Eq(Mod(s, 8), 0)``) into one range per symbol, intersected with the domain,
    emitting only the bounds the domain and the divisibility do not already imply
    (``s0 >= 2``, ``s0 > 3``, ``s0 <= 100`` become ``s0 >= 4``, ``s0 <= 100``);
-4. drop the remaining guards that interval reasoning (``valueranges.bound``)
-   proves true within those ranges;
+4. drop the remaining guards that the facts engine proves true from those facts (ranges,
+   divisibility, case splits on max/min, its rewrites; ``Max(s0, s1 + 1) >= s0``);
 5. drop what the guards kept so far imply: a bound implied by a definition
    ``Eq(s, expr)`` and the ranges of ``expr``, else whatever Z3 proves implied by
    the guards sharing its symbols (small problems, see Note [Local premises] in
@@ -58,8 +59,9 @@ from typing import Mapping
 import sympy
 
 from symint import build
-from symint.substitute import substitute
-from valueranges import ValueRanges, ValueRangeError, bound
+from symint.sympy_io import substitute
+from valueranges import ValueRanges, bound
+from valueranges.facts.ranges import intersect
 
 from guards.simplify.divisibility import drop_divided
 from guards.simplify.finite_domain import reduce_finite
@@ -67,17 +69,8 @@ from guards.errors import SolverError
 from guards.validate import need_config, need_guardset
 from guards.guard import Guard
 from guards.solver.prove import Entailer, Neighbourhoods, Verdict, unproven_entailments
-from guards.simplify.facts import (
-    _canonical_key,
-    _ceil_mult,
-    _classify,
-    _conjuncts,
-    _Contradiction,
-    _Facts,
-    _floor_mult,
-    _safe_divisors,
-    _sym_key,
-)
+from guards.simplify.classify import _canonical_key, _classify, _conjuncts, _Contradiction, _safe_divisors, _sym_key
+from guards.simplify.folding import FoldedGuards
 from guards.progress import Progress, progress as progress_of
 from guards.solver.z3_solver import Budget, SatStatus, SolverConfig, Z3Context
 
@@ -174,7 +167,7 @@ def reduce_exact(gs: GuardSetLike) -> tuple[GuardSetLike, SimplifyReport]:
     Duplicates and conjunctions split, equalities folded (one representative per class),
     one range per symbol with the bounds the domain and divisibility already imply left
     out (``x >= 4`` makes ``x >= 2`` go; ``Eq(Mod(x, 8), 0)`` makes ``Eq(Mod(x, 4), 0)`` go),
-    guards that interval reasoning proves true within those ranges dropped, bounds that
+    guards that the facts engine proves true from those facts dropped, bounds that
     a definition ``Eq(s, expr)`` and the ranges of ``expr`` imply dropped, the guards over
     small finite ranges reduced by enumeration (Note [Reducing over finite ranges]),
     canonical order. When the cheap passes see a contradiction (which only Z3 may confirm), the
@@ -208,7 +201,7 @@ def canonical_order(guards) -> list[Guard]:
 #     The result is proven equivalent to the input in two links. (1) Input <=> emitted: the
 #     guards the cheap passes emitted (merged bounds, equalities, substituted guards) and
 #     the input imply each other, checked goal by goal by Z3 or, where the other side's
-#     equalities and bounds decide it, by exact interval reasoning (``_Facts.entails``,
+#     equalities and bounds decide it, by the facts engine (``FoldedGuards.entails``,
 #     the same reasoning that dropped the guard). (2) Emitted <=> result: the result is the
 #     emitted guards minus those dropped in pass 5, and each was dropped only on a Z3 proof
 #     (UNSAT) that the guards kept at that moment imply it, or on a definition and ranges
@@ -273,7 +266,7 @@ class _Simplifier:
         self.mapping: dict = {}
         self.reasons: dict[int, str] = {}
         try:
-            facts = self.facts = _Facts(self.domain, items)
+            facts = self.facts = FoldedGuards(self.domain, items)
             self.mapping, self.reasons = facts.mapping, facts.reasons
             emitted = self._emit(facts)
             self._drop_implied(emitted, use_z3)
@@ -286,7 +279,7 @@ class _Simplifier:
         return self._finish(emitted)
 
     # -- emitting the simplified guards --------------------------------------------------------
-    def _emit(self, facts: _Facts) -> list[_Emitted]:
+    def _emit(self, facts: FoldedGuards) -> list[_Emitted]:
         out: list[_Emitted] = []
         for root, ms in facts.members.items():
             origins = frozenset(facts.class_origins.get(root, ()))
@@ -301,15 +294,11 @@ class _Simplifier:
             if e is sympy.true:
                 self.reasons.update((o, "implied by the divisibility of its symbol") for o in origins)
                 continue
-            ranges = facts.value_ranges(e.free_symbols)
-            try:
-                known = bound(e, ranges)
-            except ValueRangeError:
-                known = ValueRanges.unknown_bool()
-            if known == ValueRanges.false():  # never True when it does not raise, so it never holds
+            known = facts.decide(e, search=False)  # the facts engine: ranges, divisibility, cases, rewrites
+            if known is False:  # never True when it does not raise, so it never holds
                 raise _Contradiction(origins)
-            if known == ValueRanges.true() and _safe_divisors(e, ranges):
-                self.reasons.update((o, "implied by the ranges of its symbols") for o in origins)
+            if known is True:
+                self.reasons.update((o, "implied by the ranges of its symbols and the other facts") for o in origins)
                 continue
             out.append(_Emitted(e, frozenset(origins), True))
         return out
@@ -325,10 +314,11 @@ class _Simplifier:
         def origins(pick) -> frozenset[int]:
             return frozenset(o for k, v, o in fs if pick(k, v))
 
+        base_lo, base_hi = intersect(s.name, (base_lo, base_hi), -INF, INF, step)  # rounded to the step
         out: list[_Emitted] = []
-        if lo > _ceil_mult(base_lo, step):
+        if lo > base_lo:
             out.append(_Emitted(build.ge(s, lo), origins(lambda k, v: k == "lower" or (k == "ne" and v < lo)), True))
-        if hi < _floor_mult(base_hi, step):
+        if hi < base_hi:
             out.append(_Emitted(build.le(s, hi), origins(lambda k, v: k == "upper" or (k == "ne" and v > hi)), True))
         for c in sorted({v for k, v, _ in fs if k == "ne" and lo < v < hi and v % step == 0}):
             out.append(_Emitted(build.ne(s, c), origins(lambda k, v: k == "ne" and v == c), True))
@@ -441,7 +431,7 @@ class _Simplifier:
     def _finish(self, emitted: list[_Emitted]) -> tuple[GuardSetLike, SimplifyReport]:
         """Pass 7: prove the input and the emitted guards imply each other (see Note [Proof of equivalence]).
 
-        Goals that the other side's equalities and bounds already imply (``_Facts.entails``)
+        Goals that the other side's equalities and bounds already imply (``FoldedGuards.entails``)
         need no Z3; the others are tried first with the guards they were derived from,
         then with growing neighbourhoods (see Note [Local premises]). A group of
         interacting symbols with a goal left unproven keeps its original guards.
@@ -588,7 +578,7 @@ class _Simplifier:
                 return reduced
             items = [(e.expr, o) for e in reduced for o in sorted(e.origins)]
             try:
-                facts = _Facts(self.domain, items)
+                facts = FoldedGuards(self.domain, items)
             except _Contradiction:
                 return reduced
             previous = self.facts

@@ -22,9 +22,9 @@ from functools import lru_cache
 
 import sympy
 
-from symint.boolform import BoolForm
-from symint.form_terms import Form
-from symint.functions import CeilDiv, FloorDiv, Mod, PowByNatural
+from symint.form import BoolForm
+from symint.form.terms import Form
+from symint.sympy_io.functions import CeilDiv, FloorDiv, Mod, PowByNatural
 
 from guards.errors import SolverError
 from guards.solver.z3_solver import SatStatus, SolverConfig, Z3Context, Z3Solver
@@ -37,7 +37,7 @@ def is_linear(expr: "BoolForm | Form | sympy.Basic") -> bool:
     """Whether ``expr`` (a boolean form, a form, or a sympy expression) translates to linear integer arithmetic.
 
     >>> from symint import form as F
-    >>> from symint.boolform import rel
+    >>> from symint.form import rel
     >>> x, y = F.sym("x"), F.sym("y")
     >>> is_linear(rel("<", F.floordiv(x, F.const(4)), y)), is_linear(rel("<", F.mul(x, y), F.const(3)))
     (True, False)

@@ -37,7 +37,7 @@ from valueranges import ValueRanges
 
 from guards.errors import GuardTypeError, SolverError
 from guards.guard import Guard
-from guards.simplify.facts import _classify
+from guards.simplify.classify import _classify
 
 from guards.solver.z3_solver import Budget, SatStatus, SolverConfig, SolverOutcome, Z3Context, Z3Solver
 from guards.solver.z3_translate import Translator, conj, negate

@@ -63,10 +63,10 @@ import sympy
 import z3
 from sympy.core.relational import Relational
 
-from symint.boolform import BoolForm
 from symint.build import symbol_expr
-from symint.form_terms import Atom, Form
-from symint.functions import (
+from symint.form import BoolForm
+from symint.form.terms import Atom, Form
+from symint.sympy_io.functions import (
     CeilDiv,
     CeilToInt,
     FloorDiv,

@@ -26,11 +26,11 @@ from typing import Callable, Literal
 
 import sympy
 
-from symint.opaque import OPAQUE_FUNCTIONS
+from symint.sympy_io.floats import OPAQUE_FUNCTIONS
 from symint.build import (
     abs_, and_, ceildiv, eq, floordiv, ge, gt, ite, le, lt, max_, min_, mod, ne, not_, or_, pow_, truediv,
 )
-from symint.functions import CeilToInt, FloorToInt
+from symint.sympy_io.functions import CeilToInt, FloorToInt
 
 from guards.errors import GuardParseError, GuardValueError
 
@@ -313,7 +313,7 @@ FUNCTIONS: dict[str, FunctionSpec] = {
     "Identity": FunctionSpec(1, 1, "any", _identity),
 }
 
-# Opaque functions (bitwise ops, float math; symint.opaque) read back under their own names.
+# Opaque functions (bitwise ops, float math; symint.sympy_io.floats) read back under their own names.
 for _cls in OPAQUE_FUNCTIONS:
     _arity = min(_cls.nargs)
     FUNCTIONS.setdefault(_cls.__name__, FunctionSpec(_arity, _arity, "int", _cls))

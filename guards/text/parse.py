@@ -32,13 +32,13 @@ Note [Resource limits]
 
 Note [Evaluation order and raising guards]
     A guard means what Python computes for its text: ``and``/``or`` short-circuit
-    left to right (the connectives keep the written order, :mod:`symint.logic`),
+    left to right (the connectives keep the written order, Note [Ordered connectives] in :mod:`symint.sympy_io.functions`),
     ``//`` and ``%`` by zero raise and a guard that raises *fails*, ``a ** b`` with a
     symbolic exponent is Python's power (a float when ``b < 0``). Folding while
     parsing is exact wherever the text has a value, but may drop a division by zero:
     ``x // y == x // y`` and ``0 // y == 0`` fold to True, ``y % y == 0`` too, so
     such a guard accepts ``y = 0`` where Python raises. This is the documented
-    widening of Note [Canonical forms] in :mod:`symint.functions` (torch folds the
+    widening of Note [Canonical forms] in :mod:`symint.sympy_io.functions` (torch folds the
     same way); tests/guards/test_adversarial.py keeps it visible.
 
 >>> from guards.source import Source

@@ -41,8 +41,8 @@ from typing import Callable, Literal, Mapping, Sequence
 import sympy
 from sympy.core.relational import Relational
 
-from symint.opaque import OPAQUE_FUNCTIONS
-from symint.functions import CeilDiv, CeilToInt, FloorDiv, FloorToInt, IfThenElse, IntTrueDiv, Max, Min, Mod, PowByNatural
+from symint.sympy_io.floats import OPAQUE_FUNCTIONS
+from symint.sympy_io.functions import CeilDiv, CeilToInt, FloorDiv, FloorToInt, IfThenElse, IntTrueDiv, Max, Min, Mod, PowByNatural
 
 from guards.errors import GuardTypeError, GuardValueError
 from guards.text.escape import affordable_sum, sympy_latex, sympy_str

@@ -48,7 +48,7 @@ import sympy
 from guards import Source
 from guards.source import storage_offset_of
 from symint import SymBool, SymFloat, SymInt
-from symint.evaluate import UnboundSymbolError, evaluate
+from symint.sympy_io.evaluate import UnboundSymbolError, evaluate
 
 from shapeenv.errors import CheckFailedError
 from shapeenv.program.graph import Graph, Node

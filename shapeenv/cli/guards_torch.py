@@ -29,7 +29,7 @@ from typing import Any, Mapping
 import sympy
 
 from symint.errors import SymIntError
-from symint.evaluate import evaluate
+from symint.sympy_io.evaluate import evaluate
 
 from guards.errors import GuardError, GuardParseError, GuardValueError, UnknownSourceError
 from guards.torchlog.export_text import looks_like_export_program, read_export_text

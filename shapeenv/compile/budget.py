@@ -131,7 +131,7 @@ def guards_per_source(guards: GuardSet, sources: Iterable[Source]) -> dict[Sourc
     """How many guards of ``guards`` mention the symbol of each of ``sources``.
 
     >>> from symint.build import symbol_expr, ge, eq
-    >>> from symint.functions import Mod
+    >>> from symint.sympy_io.functions import Mod
     >>> s0 = symbol_expr("s0"); x0 = Source.size("x", 0)
     >>> guards_per_source(GuardSet.of([ge(s0, 2), eq(Mod(s0, 4), 0)], {s0: x0}), [x0])
     {Source(base='x', kind='size', index=0): 2}

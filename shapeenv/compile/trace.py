@@ -48,7 +48,7 @@ import sympy
 
 from guards import Guard, GuardSet
 from symint import SymBool, SymInt, build
-from symint.evaluate import UnboundSymbolError, evaluate
+from symint.sympy_io.evaluate import UnboundSymbolError, evaluate
 
 from shapeenv.core.settings import ShapeEnvSettings
 from shapeenv.errors import DynamicShapesTypeError

@@ -6,8 +6,8 @@ code in the branch that asks about the index is decided without a guard (pytorch
 issue 138141: torch guards on it again).
 
 Note [Scoped facts]
-    Entering takes a snapshot of the environment's :class:`~shapeenv.core.facts.Facts`
-    (:meth:`~shapeenv.core.facts.Facts.snapshot`) and learns ``cond``; leaving
+    Entering takes a snapshot of the environment's :class:`~valueranges.facts.Facts`
+    (:meth:`~valueranges.facts.Facts.snapshot`) and learns ``cond``; leaving
     restores the snapshot, so nothing learned inside survives except:
 
     * guards and runtime asserts recorded inside, which are kept as implications
@@ -40,14 +40,14 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Iterator
 
-from symint import boolform as B
-from symint.boolform import BoolForm
+from symint.form import logic as B
+from symint.form.logic import BoolForm
 
-from .errors import ContradictionError
+from valueranges.errors import ContradictoryFactsError
 
 if TYPE_CHECKING:  # pragma: no cover
     from .state import AssumingState
-    from .facts import Facts
+    from valueranges.facts import Facts
 
 __all__ = ["Assumptions", "assuming"]
 
@@ -86,7 +86,7 @@ class Assumptions:
             return
         try:
             facts.learn_form(expr)
-        except ContradictionError:
+        except ContradictoryFactsError:
             pass
 
 
@@ -117,7 +117,7 @@ def assuming(env: "AssumingState", cond) -> Iterator[bool | None]:
         if static is None:
             try:
                 facts.learn_form(expr)
-            except ContradictionError:  # the path cannot be taken given what is known: assume nothing
+            except ContradictoryFactsError:  # the path cannot be taken given what is known: assume nothing
                 pass
         yield static
     finally:

@@ -1,6 +1,6 @@
 """The decision pipeline behind ``bool(SymBool)`` and ``int(SymInt)``.
 
-Everything works on canonical forms (:mod:`symint.boolform`). In order, stopping
+Everything works on canonical forms (:mod:`symint.form.logic`). In order, stopping
 at the first that answers: constant folding and normalisation (done when the
 relation was built: ``2*a < 2*b`` is ``a - b + 1 <= 0``) -> replacements and
 divisibility -> value ranges, of factored forms too (``s*s - s``) -> known facts ->
@@ -24,10 +24,10 @@ import sympy
 from guards.solver.incremental import IncrementalProver
 from guards.text.printers import to_source_text
 from symint import SymBool, build
-from symint import boolform as B
+from symint.form import logic as B
 from symint import form as F
-from symint.boolform import BoolForm
-from symint.form_sympy import NotAnIntegerForm, from_sympy
+from symint.form.logic import BoolForm
+from symint.sympy_io import NotAnIntegerForm, from_sympy
 
 from .errors import GuardOnDataDependentSymNode, ShapeEnvTypeError
 from .messages import annotate
@@ -44,7 +44,7 @@ _solver_log = logging.getLogger("shapeenv.solver")  # a topic of SHAPEENV_LOGS (
 class Decider:
     """Decides boolean and integer questions for one :class:`~shapeenv.core.env.ShapeEnv`.
 
-    Works on canonical forms (:mod:`symint.boolform`); sympy is built only for Z3
+    Works on canonical forms (:mod:`symint.form.logic`); sympy is built only for Z3
     (the last resort) and for the text of guards and errors.
     """
 

@@ -3,7 +3,7 @@
 It knows nothing of tensors: :class:`shapeenv.env.ShapeEnv` adds fake tensors and op
 tracing on top, and is the one users construct.
 
-A thin facade over :mod:`shapeenv.core.facts` (what is known), :mod:`shapeenv.core.decide`
+A thin facade over :mod:`valueranges.facts` (what is known), :mod:`shapeenv.core.decide`
 (the decision pipeline) and :mod:`shapeenv.core.produce` (the final guard set).
 
 >>> from guards import Source
@@ -30,11 +30,11 @@ import sympy
 
 from guards import GuardSet, Source
 from symint import SymBool, SymFloat, SymInt, SymNode, build
-from symint import boolform as B
+from symint.form import logic as B
 from symint import form as F
-from symint import form_terms
-from symint.form_sympy import NotAnIntegerForm, from_sympy
-from symint.evaluate import evaluate as evaluate_expr
+from symint.form import terms as form_terms
+from symint.sympy_io import NotAnIntegerForm, from_sympy
+from symint.sympy_io.evaluate import evaluate as evaluate_expr
 from valueranges import ValueRanges, bound
 
 from .assuming import Assumptions, assuming
@@ -42,14 +42,14 @@ from .decide import Decider
 from .errors import (
     CheckFailedError,
     ConstraintViolationError,
-    ContradictionError,
     ShapeEnvError,
     ShapeEnvTypeError,
     ShapeEnvValueError,
 )
 from .messages import annotate
 from .explain import explain_symbol
-from .facts import Facts
+from valueranges.errors import ContradictoryFactsError
+from valueranges.facts import Facts
 from .deferred import ProducedGuards
 from .produce import ProduceReport, produce_guards, produce_guards_deferred, produce_guards_with_report
 from .provenance import AssertRecord, GuardRecord, Provenance, bool_form_of, library_code, user_frame
@@ -113,9 +113,9 @@ class ShapeEnv:
         self._counters[prefix] += 1
         return build.symbol_expr(name)
 
-    def elimination_rank(self, sym: sympy.Symbol) -> tuple:
-        """Which symbol an equality eliminates: unbacked before backed, then the newest (largest rank)."""
-        info = self.symbols.get(sym)
+    def elimination_rank(self, name: str) -> tuple:
+        """Which symbol (by name) an equality eliminates: unbacked before backed, then the newest (largest rank)."""
+        info = self.symbols.get(build.symbol_expr(name))
         if info is None:
             return (2, 0)
         return (0 if info.backed else 1, info.index)
@@ -287,7 +287,7 @@ class ShapeEnv:
             except NotAnIntegerForm:
                 form = None
             if form is not None:  # what the decision procedure proves (linear facts, //, %, max, min)
-                lo, hi = self.facts.tight_bound(form)
+                lo, hi = self.facts.bound(form)
                 rng = ValueRanges.of(builtins.max(rng.lower, lo), builtins.min(rng.upper, hi))
         if isinstance(value, SymFloat) and not rng.is_bool:  # a float's range has float ends (torch: is_float)
             rng = ValueRanges.of(float(rng.lower), float(rng.upper))
@@ -449,7 +449,7 @@ class ShapeEnv:
         record = AssertRecord(recorded, message, Provenance(stated, user_frame(), self.current_op(), "runtime assert"))
         try:
             self.facts.learn_form(form, undecided=True)
-        except ContradictionError as e:
+        except ContradictoryFactsError as e:
             raise CheckFailedError(f"check({cond.node.expr}) contradicts what is known: {e}{what}") from e
         self.runtime_asserts.append(record)
         self._refresh_size_like()

@@ -17,6 +17,8 @@ s0 >= 5 contradicts s0 in [2, 4]
 
 from __future__ import annotations
 
+from valueranges.errors import ContradictoryFactsError
+
 from .provenance import user_frame
 
 __all__ = [
@@ -116,8 +118,13 @@ class CheckFailedError(ShapeEnvError, AssertionError):
     """A ``check(...)`` is false: statically, or for the hints of the sizes being traced."""
 
 
-class ContradictionError(ShapeEnvError, ValueError):
-    """A new fact contradicts what the environment already knows (e.g. an empty range)."""
+class ContradictionError(ShapeEnvError, ContradictoryFactsError):
+    """A new fact contradicts what the environment already knows (e.g. an empty range).
+
+    The facts engine raises :class:`valueranges.errors.ContradictoryFactsError`; the
+    environment re-raises it as this error (which is also one, and a ``ValueError``) with
+    the user's line.
+    """
 
 
 class ShapeEnvTypeError(ShapeEnvError, TypeError):

@@ -39,12 +39,12 @@ import sympy
 
 from guards import Guard, GuardSet, ProofResult, SolverConfig, Source
 from guards.simplify.passes import canonical_order, reduce_exact
-from symint import boolform as B
 from symint import build
 
 from .deferred import ProducedGuards
-from .facts import Facts
-from .monotone import as_bound
+from valueranges.facts import Facts
+from valueranges.facts.monotone import as_bound
+
 from .provenance import bool_form_of
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -123,10 +123,11 @@ def _guard_facts(env: "SymbolTable") -> tuple[Facts, dict[sympy.Symbol, list[str
     for sym, info in env.symbols.items():
         if info.sources and info.initial_range is not None:
             causes[sym] = [f"the initial range of {info.sources[0].text()}"]
+    after = facts.symbol_facts()
     for record in env.guards:
-        before = (dict(facts.bounds()), dict(facts._repl), {s: set(k) for s, k in facts._div.items()})
+        before = after
         facts.learn_form(_form_of(record), consistent=True)  # guards hold for the hints, as the ranges do
-        after = (facts.bounds(), facts._repl, facts._div)
+        after = facts.symbol_facts()
         changed = set()
         for old, new in zip(before, after):
             for name in new.keys() | old.keys():
@@ -162,7 +163,7 @@ def _explicit_facts(env: "SymbolTable", facts: Facts, causes: dict[sympy.Symbol,
 
 
 def _as_bound(env: "SymbolTable", facts: Facts, e: sympy.Basic) -> sympy.Basic:
-    """A single-symbol guard monotone in its symbol, as the equivalent bound (see :mod:`shapeenv.core.monotone`)."""
+    """A single-symbol guard monotone in its symbol, as the equivalent bound (see :mod:`valueranges.facts.monotone`)."""
     syms = e.free_symbols
     if len(syms) != 1:
         return e

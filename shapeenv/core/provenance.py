@@ -16,7 +16,8 @@ import sympy
 import guards
 import symint
 import valueranges
-from symint.boolform import BoolForm, bool_from_sympy
+from symint.form import BoolForm
+from symint.sympy_io import bool_from_sympy
 
 __all__ = ["Provenance", "GuardRecord", "AssertRecord", "bool_form_of", "sympy_of", "user_frame", "user_frame_object", "local_name", "library_code"]
 
@@ -164,7 +165,7 @@ def bool_form_of(value) -> BoolForm:
 class GuardRecord:
     """A guard the environment recorded: ``expr`` held for the hints and must hold for reuse.
 
-    ``form`` is the guard's canonical form (a :class:`symint.boolform.BoolForm`) or a sympy
+    ``form`` is the guard's canonical form (a :class:`symint.form.logic.BoolForm`) or a sympy
     boolean; ``expr`` is its sympy expression, built on first use.
     """
 

@@ -22,7 +22,7 @@ if TYPE_CHECKING:  # pragma: no cover  (annotations only: these modules do not i
     from guards import Source
     from valueranges import ValueRanges
 
-    from .facts import Facts
+    from valueranges.facts import Facts
     from .provenance import AssertRecord, GuardRecord
     from .settings import ShapeEnvSettings
     from .symbols import SymbolInfo
@@ -41,7 +41,7 @@ class SymbolTable(Protocol):
     runtime_asserts: "Sequence[AssertRecord]"
     facts: "Facts"
 
-    def elimination_rank(self, sym: "sympy.Symbol") -> tuple: ...
+    def elimination_rank(self, name: str) -> tuple: ...
 
 
 @runtime_checkable

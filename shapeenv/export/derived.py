@@ -30,7 +30,7 @@ from shapeenv.core.provenance import GuardRecord
 from shapeenv.tensor.dims import Dim
 
 if TYPE_CHECKING:  # pragma: no cover
-    from shapeenv.core.facts import Facts
+    from valueranges.facts import Facts
 
 __all__ = ["Declared", "Violation", "judge_derived", "inherited_range_text"]
 

@@ -53,7 +53,7 @@ from valueranges import ValueRanges, bound
 
 from shapeenv.errors import ConstraintViolationError, DynamicShapesError, DynamicShapesTypeError, SignatureError
 from shapeenv.core.messages import short_repr
-from shapeenv.core.facts import Facts
+from valueranges.facts import Facts
 from shapeenv.export.derived import Declared, Violation, judge_derived
 from shapeenv.tensor.declared import set_valued
 from shapeenv.tensor.dims import DerivedDim, Dim

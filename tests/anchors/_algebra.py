@@ -11,7 +11,7 @@ Python semantics (``//`` and ``%`` are floor division and floor modulo, TVM's ``
 
 from __future__ import annotations
 
-from symint import boolform as B
+from symint.form import logic as B
 from symint import form as F
 
 

@@ -18,8 +18,8 @@ from __future__ import annotations
 import itertools
 import math
 
-from shapeenv.core.facts import Facts
-from symint import boolform as B
+from valueranges.facts import Facts
+from symint.form import logic as B
 from symint import form as F
 from symint.build import symbol_expr
 from valueranges import ValueRanges
@@ -42,7 +42,7 @@ def grid(names, ranges):
 
 
 def engine(ranges, constraints=()) -> Facts:
-    facts = Facts(rank=lambda s: (0, s.name))
+    facts = Facts()
     for name, (lo, hi) in ranges.items():
         facts.set_range(symbol_expr(name), ValueRanges.of(lo, hi))
     for c in constraints:
@@ -64,7 +64,7 @@ def _values(f, ranges, constraints):
 def judge_bound(expr, ranges, expected, constraints=()):
     """``(status, ours)`` for a bound case; raises AssertionError if ours misses a value (wrong)."""
     f = expr.form
-    ours = engine(ranges, constraints).tight_bound(f)
+    ours = engine(ranges, constraints).bound(f)
     for env, v in _values(f, ranges, constraints):
         assert ours[0] <= v <= ours[1], f"wrong: {f.sympy()} = {v} at {env} is outside ours {ours}"
     ends = [(o, t, side) for o, t, side in ((ours[0], expected[0], "lo"), (ours[1], expected[1], "hi")) if t is not None]

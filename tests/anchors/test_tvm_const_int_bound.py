@@ -1,6 +1,6 @@
 """TVM ``tests/python/arith/test_arith_const_int_bound.py``, integer cases (floordiv/floormod; no dtypes,
 casts, truncdiv, shifts, vectors), as data: ``(id, expression, ranges, TVM's (lo, hi), constraints)``.
-``None`` for an end TVM does not check. Ours is ``Facts.tight_bound``; see ``_compare`` for the judging."""
+``None`` for an end TVM does not check. Ours is ``Facts.bound``; see ``_compare`` for the judging."""
 
 from __future__ import annotations
 

@@ -48,7 +48,7 @@ from guards import (
 from shapeenv.cli.guards import EXIT_INTERNAL, EXIT_NO, EXIT_OK, EXIT_USAGE
 from guards.text.escape import one_line
 from symint.build import ge, symbol_expr
-from symint.logic import OrderedAnd, OrderedOr
+from symint.sympy_io.functions import OrderedAnd, OrderedOr
 from valueranges import ValueRanges
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -444,7 +444,7 @@ def test_written_power_by_natural_keeps_its_meaning():
 
 @pytest.mark.parametrize("text", ["L['x'] // L['y'] == L['x'] // L['y']", "0 // L['y'] == 0", "L['y'] % L['y'] == 0"])
 def test_folding_widens_at_a_zero_divisor_as_documented(text):
-    """Note [Canonical forms] in symint.functions: folding may drop a division by zero (y = 0 is accepted)."""
+    """Note [Canonical forms] in symint.sympy_io.functions: folding may drop a division by zero (y = 0 is accepted)."""
     gs = GuardSet.parse(text)
     values = {src.base: {"x": 3, "y": 0}[src.base] for _, src in gs.sources}
     assert gs.holds(values) is True

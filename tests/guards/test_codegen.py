@@ -47,7 +47,7 @@ from symint.build import (
     symbol_expr,
     truediv,
 )
-from symint.evaluate import evaluate
+from symint.sympy_io.evaluate import evaluate
 
 x, y, z = symbol_expr("x"), symbol_expr("y"), symbol_expr("z")
 X0, Y0 = Source.size("x", 0), Source.size("y", 0)

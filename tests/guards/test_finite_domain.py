@@ -11,7 +11,7 @@ from guards import GuardSet, Source
 from guards.simplify.finite_domain import FiniteLimits, reduce_finite
 from guards.simplify.passes import reduce_exact
 from symint.build import eq, floordiv, ge, gt, le, lt, ne, symbol_expr
-from symint.functions import Max, Min, Mod
+from symint.sympy_io.functions import Max, Min, Mod
 from valueranges import ValueRanges
 
 X, Y, Z, U = (symbol_expr(n) for n in ("x", "y", "z", "u"))

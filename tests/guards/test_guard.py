@@ -7,7 +7,7 @@ import z3
 
 from guards import Guard, GuardSet, GuardTypeError, Source
 from guards.solver.z3_translate import Translator
-from symint import boolform as B
+from symint.form import logic as B
 from symint import form as F
 from symint.build import and_, eq, ge, lt, mod, mul, symbol_expr
 

@@ -41,7 +41,7 @@ from symint.build import (
     symbol_expr,
     truediv,
 )
-from symint.functions import CeilToInt, FloorToInt
+from symint.sympy_io.functions import CeilToInt, FloorToInt
 from valueranges import ValueRanges
 
 s0, s1, s2, a, b, c, n = (symbol_expr(x) for x in ("s0", "s1", "s2", "a", "b", "c", "n"))

@@ -42,7 +42,7 @@ from symint.build import (
     symbol_expr,
     truediv,
 )
-from symint.functions import CeilToInt, FloorToInt
+from symint.sympy_io.functions import CeilToInt, FloorToInt
 
 s0, s1, s2, s3, n = (symbol_expr(x) for x in ("s0", "s1", "s2", "s3", "n"))
 X0, Y0 = Source.size("x", 0), Source.size("y", 0)

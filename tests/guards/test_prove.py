@@ -224,7 +224,7 @@ def test_redundant(guards, expected):
 
 
 def test_untranslatable_guard_raises_solver_error():
-    from symint.functions import IntTrueDiv
+    from symint.sympy_io.functions import IntTrueDiv
 
     with pytest.raises(SolverError, match="IntTrueDiv"):
         is_satisfiable(free([build.lt(IntTrueDiv(n, m), 2)]))

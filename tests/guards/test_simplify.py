@@ -15,7 +15,7 @@ from guards.solver.prove import Verdict, equivalent
 from guards.simplify.passes import simplify, simplify_with_report
 from guards.solver.z3_solver import SolverConfig
 from symint import build
-from symint.functions import IntTrueDiv
+from symint.sympy_io.functions import IntTrueDiv
 from valueranges import ValueRanges
 
 s0, s1, s2, s3 = (build.symbol_expr(f"s{i}") for i in range(4))

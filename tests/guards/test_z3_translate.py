@@ -14,8 +14,8 @@ from guards import GuardSet, SolverError, Source, to_smtlib
 from guards.solver.z3_solver import SatStatus, Z3Solver
 from guards.solver.z3_translate import Translator
 from symint import build
-from symint.evaluate import evaluate
-from symint.functions import CeilToInt, FloorToInt, IntTrueDiv
+from symint.sympy_io.evaluate import evaluate
+from symint.sympy_io.functions import CeilToInt, FloorToInt, IntTrueDiv
 from valueranges import ValueRanges
 
 A, B, C = (build.symbol_expr(n) for n in ("a", "b", "c"))

@@ -36,7 +36,7 @@ from guards.source import storage_offset_of
 from shapeenv import CheckFailedError, ExportConstraintError, export
 from shapeenv.backends import numpy_backend
 from symint import SymInt
-from symint.evaluate import evaluate
+from symint.sympy_io.evaluate import evaluate
 
 from .fuzz_programs import FakeNS, NumpyNS, Program, element_strides, make_array, produces, random_layout, run
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from guards import Source
 from shapeenv import ShapeEnv
-from symint import boolform as B
+from symint.form import logic as B
 from symint import form as F
 from symint.build import ge, symbol_expr
 

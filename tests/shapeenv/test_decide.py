@@ -285,3 +285,14 @@ def test_bounds_propagate_through_relations() -> None:
     env.check(a0 >= 6)
     env.check(a1 >= a0 + 8)
     assert str(env.bound(a1)) == "[14, oo]"
+
+
+def test_bound_asks_the_facts_engine():
+    """Issue 24: ``env.bound`` uses what decide proves (linear facts, definitions of //, residues), not intervals alone."""
+    env, (a, b) = make(10, 13)
+    check(b >= a + 2)
+    check(b <= a + 5)
+    assert env.bound(b - a) == ValueRanges.of(2, 5)
+    assert env.bound(a - 2 * (a // 2)) == ValueRanges.of(0, 1)
+    check(a % 4 == 2)
+    assert env.bound((a + 1) % 4) == ValueRanges.of(3, 3)  # the congruence the facts learned

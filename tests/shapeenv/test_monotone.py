@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from guards import Source
 from shapeenv import ShapeEnv
-from shapeenv.core.monotone import as_bound, direction
+from valueranges.facts.monotone import as_bound, direction
 from symint import build, evaluate
 from symint.build import symbol_expr
 

@@ -25,7 +25,7 @@ from shapeenv.backends import (
 from shapeenv.ops.kernels.numpy import KERNELS
 from shapeenv.ops.registry import _RULES, registered
 from symint import SymInt
-from symint.evaluate import UnboundSymbolError, evaluate
+from symint.sympy_io.evaluate import UnboundSymbolError, evaluate
 from tests.shapeenv.backend_cases import CASES, OURS, Case, dynamic_shapes, make_inputs
 from tests.shapeenv.fuzz_check import symbol_values
 

@@ -1,4 +1,4 @@
-"""Soundness of the canonicalising rewrites in ``symint.functions``.
+"""Soundness of the canonicalising rewrites in ``symint.sympy_io.functions``.
 
 Random *symbolic* expressions over x, y, z are built with ``symint.build`` (so the
 rewrites fire: split of divisible terms, gcd cancellation, nested FloorDiv, nested
@@ -6,7 +6,7 @@ Mod, constant reduction, symbolic divisors), then evaluated with
 ``symint.evaluate`` at random integers and compared with the same computation
 done directly in Python on those integers.
 
-The one accepted difference (Note [Canonical forms] in ``symint.functions``): where
+The one accepted difference (Note [Canonical forms] in ``symint.sympy_io.functions``): where
 Python divides by zero, the canonical form may have a value (``(x*y)//x -> y``).
 Where Python has a value, the canonical form must have the same one, and a
 constant zero divisor found while building must mean that Python divides by zero

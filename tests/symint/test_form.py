@@ -13,11 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from symint import boolform as B
+from symint.form import logic as B
 from symint import evaluate
 from symint import form as F
+from symint.form import arith
 from symint.build import symbol_expr
-from symint.form_sympy import from_sympy
+from symint.sympy_io import from_sympy
 
 NAMES = ("x", "y", "z")
 BINARY = {
@@ -225,7 +226,7 @@ def test_interning_tables_hold_no_keys_the_garbage_collector_tracks() -> None:
     # tuples of forms, which every full collection would walk again.
     import gc
 
-    from symint import form_terms as FT
+    from symint.form import terms as FT
 
     x, y = F.sym("x"), F.sym("y")
     f = F.add(F.mul(F.floordiv(x, F.const(3)), y), F.max_(x, F.sub(y, F.const(2))))
@@ -234,8 +235,8 @@ def test_interning_tables_hold_no_keys_the_garbage_collector_tracks() -> None:
     F.scale(f, 5)
     gc.collect()
     tables = {"_FORMS": FT._FORMS, "_MONOS": FT._MONOS, "_MONO_MUL": FT._MONO_MUL, "_PAIRS": FT._PAIRS,
-              "_ADD": F._ADD, "_SUB": F._SUB, "_MUL": F._MUL, "_SCALE": F._SCALE, "_FLOORDIV": F._FLOORDIV,
-              "_MOD": F._MOD, "_MAX": F._MAX, "_NORMS": B._NORMS, "_RELS": B._RELS}
+              "_ADD": arith._ADD, "_SUB": arith._SUB, "_MUL": arith._MUL, "_SCALE": arith._SCALE, "_FLOORDIV": arith._FLOORDIV,
+              "_MOD": arith._MOD, "_MAX": arith._MAX, "_NORMS": B._NORMS, "_RELS": B._RELS}
     for name, table in tables.items():
         assert table, name
         tracked = [k for k in table if gc.is_tracked(k)]

@@ -1,4 +1,4 @@
-"""Sweeping the interning tables (Note [Sweeping the interning tables] in symint.form_terms).
+"""Sweeping the interning tables (Note [Sweeping the interning tables] in symint.form.terms).
 
 A long-running process that traces programs with ever new constants must not grow without
 bound, and freeing must never break identity equality for anything still held.
@@ -14,9 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from guards import Source
-from symint import boolform as B
+from symint.form import logic as B
 from symint import form as F
-from symint import form_terms
+from symint.form import terms as form_terms
 
 
 def _build(recipe):

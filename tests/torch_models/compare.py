@@ -23,7 +23,7 @@ import sympy
 from guards import GuardSet, Source, SolverConfig
 from symint import SymInt
 from symint.build import eq
-from symint.evaluate import evaluate as _evaluate
+from symint.sympy_io.evaluate import evaluate as _evaluate
 
 from .torch_side import Outputs
 

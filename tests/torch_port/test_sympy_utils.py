@@ -20,7 +20,7 @@ import sympy
 
 from symint import FloorDiv, Mod, evaluate
 from symint import build
-from symint.opaque import BitwiseAnd, BitwiseOr, FloatCos, FLOAT_FUNCTIONS
+from symint.sympy_io.floats import BitwiseAnd, BitwiseOr, FloatCos, FLOAT_FUNCTIONS
 from valueranges import ValueRanges, bound, ops
 from valueranges import compare, division
 

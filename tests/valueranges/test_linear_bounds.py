@@ -11,7 +11,7 @@ import pytest
 from guards import Source
 from shapeenv import ShapeEnv, check
 from symint import form as F
-from symint.boolform import rel
+from symint.form.logic import rel
 from valueranges.linear_facts import LinearFacts, least_proven, tighten_bound
 
 INF = math.inf

@@ -8,11 +8,11 @@ import random
 
 import pytest
 
-from shapeenv.core.errors import ContradictionError
-from shapeenv.core.facts import Facts
-from symint import boolform as B
+from valueranges.errors import ContradictoryFactsError
+from valueranges.facts import Facts
+from symint.form import logic as B
 from symint import form as F
-from valueranges.form_bound import bound_form
+from valueranges.bound import bound_form
 from valueranges.modular import combine_congruences, mod_bound_by_residue, modular_set
 
 x, y = F.sym("x"), F.sym("y")
@@ -100,7 +100,7 @@ def test_combine_congruences_by_brute_force(m1, m2):
 
 def test_facts_combine_congruences():
     """a = 1 mod 4 and a = 1 mod 3 proves a = 1 mod 12 (was: only mod 4)."""
-    facts = Facts(rank=lambda s: (0, s.name))
+    facts = Facts()
     a = F.sym("a")
     facts.learn_form(B.rel("==", F.mod(a, k(4)), k(1)))
     facts.learn_form(B.rel("==", F.mod(a, k(3)), k(1)))
@@ -108,12 +108,12 @@ def test_facts_combine_congruences():
     assert facts.decide(B.rel("==", F.mod(a, k(6)), k(1))) is True
     assert facts.decide(B.rel("==", F.mod(a, k(24)), k(1))) is None
     assert facts.decide(B.rel("==", F.mod(a, k(2)), k(0))) is False
-    with pytest.raises(ContradictionError):
+    with pytest.raises(ContradictoryFactsError):
         facts.learn_form(B.rel("==", F.mod(a, k(6)), k(2)))
 
 
 def test_facts_congruence_with_divisibility():
-    facts = Facts(rank=lambda s: (0, s.name))
+    facts = Facts()
     a = F.sym("a")
     facts.learn_form(B.rel("==", F.mod(a, k(2)), k(0)))
     facts.learn_form(B.rel("==", F.mod(a, k(3)), k(1)))

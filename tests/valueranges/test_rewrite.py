@@ -12,7 +12,7 @@ import random
 
 import pytest
 
-from symint import boolform as B
+from symint.form import logic as B
 from symint import form as F
 from valueranges.rewrite import simplify, simplify_bool
 

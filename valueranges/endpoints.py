@@ -1,4 +1,7 @@
-"""Arithmetic on single endpoints (ints, floats, ``±math.inf``), shared by the operator modules.
+"""Arithmetic on single endpoints (ints, floats, ``±math.inf``): the one endpoint arithmetic of the package.
+
+The operators on :class:`ValueRanges` (:mod:`valueranges.ops`, :mod:`valueranges.division`)
+and the bounds of forms (:mod:`valueranges.bound`, on ``(lo, hi)`` pairs) both compute with it.
 
 Note [Infinite endpoints]
     An infinite endpoint is a limit, not a value, so ``0 * oo`` is 0 (every
@@ -113,6 +116,29 @@ def pow_end(x: Endpoint, k: int | float) -> Endpoint:
     if k == INF:
         return 0.0 if x < 1 else (1.0 if x == 1 else INF)
     return x**k
+
+
+def pow_ends(lo: Endpoint, hi: Endpoint, k: int) -> tuple[Endpoint, Endpoint]:
+    """The least and greatest ``x ** k`` for ``x`` in ``[lo, hi]`` and a natural ``k`` (``0 ** 0 == 1``).
+
+    An even power of an interval spanning 0 starts at 0; an odd power keeps the sign.
+
+    Raises:
+        OverflowError: as :func:`pow_end`.
+
+    >>> pow_ends(-3, 2, 2), pow_ends(-3, 2, 3), pow_ends(-INF, -2, 2)
+    ((0, 9), (-27, 8), (4, inf))
+    """
+    if k == 0:
+        return 1, 1
+    if k == 1:
+        return lo, hi
+    if k % 2 == 1 or lo >= 0:
+        return pow_end(lo, k), pow_end(hi, k)
+    if hi <= 0:
+        return pow_end(hi, k), pow_end(lo, k)
+    p, q = pow_end(lo, k), pow_end(hi, k)
+    return 0, (p if p >= q else q)
 
 
 def floor_end(v: Endpoint) -> Endpoint:

@@ -23,11 +23,10 @@ from typing import Any, Callable
 
 import sympy
 
-from .build import symbol_expr
-from .errors import ExpressionLimitError
-from .evaluate import evaluate
-from .functions import CeilDiv, FloorDiv, Max, Min, Mod, PowByNatural
-from .limits import MAX_INTEGER_BITS
+from ..errors import ExpressionLimitError
+from ..limits import MAX_EXPONENT, MAX_INTEGER_BITS
+from ..sympy_io.view import atom_to_sympy, form_to_sympy
+from .evaluate import evaluate_form
 
 #: Largest number of terms a form may have; past it construction raises FormLimitError.
 MAX_TERMS = 4096
@@ -207,7 +206,9 @@ def mono_mul(a: Mono, b: Mono) -> Mono:
     for atom, p in a.factors:
         powers[atom] = powers.get(atom, 0) + p
     for atom, p in b.factors:
-        powers[atom] = powers.get(atom, 0) + p
+        q = powers[atom] = powers.get(atom, 0) + p
+        if q > MAX_EXPONENT:  # the limit of symint.limits, as sympy's folded powers have it
+            raise FormLimitError(f"the exponent {q} is larger than {MAX_EXPONENT} (in a product)")
     result = make_mono(tuple(sorted(powers.items(), key=lambda item: item[0].key)))
     if len(_MONO_MUL) > MEMO_LIMIT:
         _MONO_MUL.clear()
@@ -463,87 +464,11 @@ def atom_form(atom: Atom) -> Form:
     return found
 
 
-# -- sympy, on request ---------------------------------------------------------------------------------
-#: sympy expression -> its form, filled by both directions (symint.form_sympy.from_sympy reads it first).
+# -- the sympy view's memo ---------------------------------------------------------------------------------
+#: sympy expression -> its form, filled by both directions (symint.sympy_io.from_sympy reads it first).
 SYMPY_TO_FORM: dict[sympy.Basic, "Form"] = {}
-
-
-def atom_to_sympy(atom: "Atom") -> sympy.Basic:
-    """The sympy expression of one atom."""
-    kind = atom.kind
-    if kind == "sym":
-        return symbol_expr(atom.name)
-    if kind == "opaque":
-        return atom.args[0]
-    args = [a.sympy() for a in atom.args]
-    if kind == "floordiv":
-        return FloorDiv(*args)
-    if kind == "ceildiv":
-        return CeilDiv(*args)
-    if kind == "mod":
-        return Mod(*args)
-    if kind == "max":
-        return Max(*args)
-    if kind == "min":
-        return Min(*args)
-    if kind == "pow":
-        return PowByNatural(*args)
-    raise ValueError(f"unknown atom kind {kind}")
-
-
-def _mono_to_sympy(m: "Mono") -> sympy.Expr:
-    if m._sympy is None:
-        factors = [a.sympy() if p == 1 else sympy.Pow(a.sympy(), p) for a, p in m.factors]
-        m._sympy = sympy.Mul(*factors)
-    return m._sympy
-
-
-def form_to_sympy(f: "Form") -> sympy.Expr:
-    """The sympy expression of a form (use :meth:`Form.sympy`, which caches it)."""
-    if f.is_const:
-        return sympy.Integer(f.const)
-    terms = [(_mono_to_sympy(m) if c == 1 else sympy.Integer(c) * _mono_to_sympy(m)) for m, c in f.terms]
-    if f.const:
-        terms.append(sympy.Integer(f.const))
-    return sympy.Add(*terms)
-
-
-# -- values -------------------------------------------------------------------------------------------
-def evaluate_atom(atom: "Atom", values: dict[str, int]) -> int:
-    """The value of one atom (KeyError when a symbol has no value; ZeroDivisionError as Python raises)."""
-    kind = atom.kind
-    if kind == "sym":
-        return values[atom.name]
-    if kind == "opaque":
-        expr = atom.args[0]
-        return evaluate(expr, {s: values[s.name] for s in expr.free_symbols})
-    args = [evaluate_form(a, values) for a in atom.args]
-    if kind == "floordiv":
-        return args[0] // args[1]
-    if kind == "ceildiv":
-        return -((-args[0]) // args[1])
-    if kind == "mod":
-        return args[0] % args[1]
-    if kind == "max":
-        return max(args)
-    if kind == "min":
-        return min(args)
-    if kind == "pow":
-        if args[1] < 0:
-            raise ValueError(f"a natural power with exponent {args[1]}")
-        return args[0] ** args[1]
-    raise ValueError(f"unknown atom kind {kind}")
-
-
-def evaluate_form(f: "Form", values: dict[str, int]) -> int:
-    """The value of ``f`` for ``values`` (symbol name -> int)."""
-    total = f.const
-    for m, c in f.terms:
-        term = c
-        for atom, p in m.factors:
-            term *= evaluate_atom(atom, values) ** p
-        total += term
-    return total
+#: sympy boolean -> its boolean form (symint.sympy_io.bool_from_sympy and BoolForm.sympy fill it).
+SYMPY_TO_BOOL: dict = {}
 
 
 # -- freeing what nothing holds -----------------------------------------------------------------------
@@ -663,4 +588,5 @@ def maybe_sweep() -> bool:
 
 
 register_cache(_MONO_MUL)
+register_cache(SYMPY_TO_BOOL)
 register_interned(_ATOM_FORMS, lambda f: f.terms[0][0].factors[0][0])

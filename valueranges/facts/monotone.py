@@ -30,8 +30,8 @@ import sympy
 from sympy.core.relational import Relational
 
 from symint import build
-from symint.evaluate import evaluate
-from symint.functions import CeilDiv, FloorDiv, Max, Min
+from symint.sympy_io.evaluate import evaluate
+from symint.sympy_io.functions import CeilDiv, FloorDiv, Max, Min
 
 __all__ = ["direction", "as_bound"]
 

@@ -18,19 +18,9 @@ from typing import Callable, Mapping
 import sympy
 from sympy.core.relational import Relational
 
-from .limits import check_power
-from .functions import (
-    CeilDiv,
-    CeilToInt,
-    FloorDiv,
-    FloorToInt,
-    IfThenElse,
-    IntTrueDiv,
-    Max,
-    Min,
-    Mod,
-    PowByNatural,
-)
+from symint.form.semantics import INTEGER_OPS, RELATIONS
+from symint.limits import check_power
+from symint.sympy_io import functions as N
 
 __all__ = ["evaluate", "UnboundSymbolError"]
 
@@ -48,36 +38,16 @@ def _num(v: Value) -> int | float:
     return v
 
 
-def _ceildiv(a, b):
-    return -(-a // b)
-
-
-def _pow_natural(a, b):
-    if b < 0:
-        raise ValueError(f"PowByNatural({a}, {b}): the exponent must be >= 0")
-    check_power(a, b)  # ExpressionLimitError (an OverflowError) rather than hours of work
-    return a**b
-
-
 _FUNCS: dict[type, Callable[..., Value]] = {
-    FloorDiv: lambda a, b: a // b,
-    CeilDiv: _ceildiv,
-    Mod: lambda a, b: a % b,
-    Max: lambda *xs: max(xs),
-    Min: lambda *xs: min(xs),
-    PowByNatural: _pow_natural,
-    IntTrueDiv: lambda a, b: a / b,
-    FloorToInt: math.floor,
-    CeilToInt: math.ceil,
-}
-
-_RELATIONS: dict[str, Callable[[Value, Value], bool]] = {
-    "==": lambda a, b: a == b,
-    "!=": lambda a, b: a != b,
-    "<": lambda a, b: a < b,
-    "<=": lambda a, b: a <= b,
-    ">": lambda a, b: a > b,
-    ">=": lambda a, b: a >= b,
+    N.FloorDiv: INTEGER_OPS["floordiv"],
+    N.CeilDiv: INTEGER_OPS["ceildiv"],
+    N.Mod: INTEGER_OPS["mod"],
+    N.Max: INTEGER_OPS["max"],
+    N.Min: INTEGER_OPS["min"],
+    N.PowByNatural: INTEGER_OPS["pow"],
+    N.IntTrueDiv: lambda a, b: a / b,
+    N.FloorToInt: math.floor,
+    N.CeilToInt: math.ceil,
 }
 
 
@@ -145,17 +115,17 @@ def _eval(e: sympy.Basic, values: Mapping[sympy.Symbol, int]) -> Value:
             return Fraction(1, base ** (-exp)) if isinstance(base, int) else base**exp
         return base**exp
     if isinstance(e, Relational):
-        return _RELATIONS[e.rel_op](_eval(e.lhs, values), _eval(e.rhs, values))
+        return RELATIONS[e.rel_op](_eval(e.lhs, values), _eval(e.rhs, values))
     if isinstance(e, sympy.And):
         return all(_eval(a, values) for a in e.args)
     if isinstance(e, sympy.Or):
         return any(_eval(a, values) for a in e.args)
     if isinstance(e, sympy.Not):
         return not _eval(e.args[0], values)
-    if isinstance(e, IfThenElse):
+    if isinstance(e, N.IfThenElse):
         c, a, b = e.args
         return _eval(a, values) if _eval(c, values) else _eval(b, values)
-    fn = _FUNCS.get(type(e)) or getattr(type(e), "python_eval", None)  # python_eval: see symint.opaque
+    fn = _FUNCS.get(type(e)) or getattr(type(e), "python_eval", None)  # python_eval: see symint.sympy_io.floats
     if fn is not None:
         return fn(*(_num(_eval(a, values)) for a in e.args))
     raise TypeError(f"cannot evaluate {type(e).__name__} in {e}: not an expression built by symint")

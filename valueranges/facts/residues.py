@@ -3,8 +3,9 @@
 TVM's ModularSet analyser keeps one ``(coeff, base)`` per variable and intersects what it
 learns; so do we: ``a = 1 (mod 4)`` and ``a = 1 (mod 3)`` give ``a = 1 (mod 12)``, which
 decides ``Mod(a, 12) == 1`` and ``Mod(a, 6) == 1``. Residue 0 (divisibility) stays in
-:class:`~shapeenv.core.facts.Facts`' divisors, which many passes read; it is merged in
-here once a symbol also has a nonzero residue.
+:class:`~valueranges.facts.divisibility.Divisors`, which more passes read; it is merged in
+here once a symbol also has a nonzero residue. The modular sets of whole forms
+(:func:`valueranges.modular.modular_set`) start from these congruences.
 
 >>> r = Residues()
 >>> r.learn("a", 4, 1), r.learn("a", 3, 1), r.of("a"), r.mod_value("a", 6), r.mod_value("a", 8)
@@ -15,9 +16,8 @@ from __future__ import annotations
 
 from typing import Iterator
 
-from valueranges.modular import combine_congruences
-
-from .errors import ContradictionError
+from ..errors import ContradictoryFactsError
+from ..modular import combine_congruences
 
 __all__ = ["Residues"]
 
@@ -42,14 +42,14 @@ class Residues:
         """Add ``name = residue (mod modulus)``; True if it says something new.
 
         Raises:
-            ContradictionError: no integer satisfies it together with what is known.
+            ContradictoryFactsError: no integer satisfies it together with what is known.
         """
         new = (abs(modulus), residue % abs(modulus))
         old = self._known.get(name)
         if old is not None:
             both = combine_congruences(old, new)
             if both is None:
-                raise ContradictionError(f"{name} = {new[1]} (mod {new[0]}) contradicts {name} = {old[1]} (mod {old[0]})")
+                raise ContradictoryFactsError(f"{name} = {new[1]} (mod {new[0]}) contradicts {name} = {old[1]} (mod {old[0]})")
             new = both
         if new == old:
             return False
@@ -64,4 +64,5 @@ class Residues:
         return found[1] % k
 
     def items(self) -> Iterator[tuple[str, tuple[int, int]]]:
+        """``(name, (modulus, residue))`` per symbol with a congruence."""
         return iter(self._known.items())

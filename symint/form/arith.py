@@ -10,7 +10,7 @@ stored integer, and the operations below are memoised by their arguments'
 identities (a seen ``a + b`` costs one dictionary lookup).
 
 The rewrites applied when building are the exact ones of
-:mod:`symint.functions` (Note [Canonical forms] there): they hold for every
+:mod:`symint.sympy_io.functions` (Note [Canonical forms] there): they hold for every
 integer value of the symbols, so no facts are needed. sympy is built only on
 request (:meth:`Form.sympy`), once per form.
 
@@ -45,12 +45,15 @@ __all__ = [
     "FormLimitError",
     "const",
     "sym",
+    "atom_form",
+    "form_from_dict",
     "add",
     "sub",
     "neg",
     "scale",
     "mul",
     "pow_nat",
+    "pow_sym",
     "floordiv",
     "ceildiv",
     "mod",
@@ -60,7 +63,7 @@ __all__ = [
     "MAX_TERMS",
 ]
 
-from .form_terms import (
+from .terms import (
     register_cache,
     MAX_BITS,
     MAX_TERMS,
@@ -78,11 +81,11 @@ from .form_terms import (
     mono_mul,
     sym,
 )
-from .limits import MAX_EXPONENT
+from ..limits import MAX_EXPONENT
 
 
 def _memo2(table: dict, a: Form, b: Form, build: Callable[[Form, Form], Form]) -> Form:
-    key = a.uid << 32 | b.uid  # Note [Keys the garbage collector skips] (symint.form_terms)
+    key = a.uid << 32 | b.uid  # Note [Keys the garbage collector skips] (symint.form.terms)
     found = table.get(key)
     if found is None:
         found = build(a, b)
@@ -102,7 +105,7 @@ _MOD: dict = {}
 _MAX: dict = {}
 _MIN: dict = {}
 for _table in (_ADD, _SUB, _MUL, _SCALE, _FLOORDIV, _CEILDIV, _MOD, _MAX, _MIN):
-    register_cache(_table)  # Note [Sweeping the interning tables] (symint.form_terms)
+    register_cache(_table)  # Note [Sweeping the interning tables] (symint.form.terms)
 del _table
 
 
@@ -435,7 +438,7 @@ def min_(a: Form, b: Form) -> Form:
 def opaque(expr) -> Form:
     """An integer-valued sympy expression this form cannot represent, as an opaque atom.
 
-    >>> from symint.functions import IfThenElse
+    >>> from symint.sympy_io.functions import IfThenElse
     >>> import sympy
     >>> x = sympy.Symbol("x", integer=True)
     >>> opaque(IfThenElse(x > 0, x, -x)).symbols
