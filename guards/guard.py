@@ -1,46 +1,136 @@
 """``Guard``: one boolean condition on input sizes, with where it came from.
 
->>> from symint.build import symbol_expr, ge
->>> g = Guard.of(ge(symbol_expr("s0"), 2), origin="model.py:12 in view")
->>> g, g.origin
-(Guard(s0 >= 2), 'model.py:12 in view')
+A guard's value is a canonical boolean form (:class:`symint.form.BoolForm`);
+its sympy expression is a view built once, for printing and for the readers that
+still walk sympy (Note [Guards are forms]).
+
+>>> from symint import form as F
+>>> from symint.form import rel
+>>> g = Guard.of(rel(">=", F.sym("s0"), F.const(2)), origin="model.py:12 in view")
+>>> g, g.origin, g.expr
+(Guard(s0 >= 2), 'model.py:12 in view', s0 >= 2)
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Hashable
 
 import sympy
 
+from symint.form import BoolForm, bool_const, opaque_bool
+from symint.sympy_io import bool_from_sympy
 from symint.build import is_bool_expr
+from symint.form.terms import FormLimitError
 
 from guards.errors import GuardTypeError
 from guards.text.escape import sympy_str as _sympy_str
 
-__all__ = ["Guard"]
+__all__ = ["Guard", "form_key", "as_bool_form"]
+
+# Note [Guards are forms]
+#     A guard holds the interned boolean form of its condition: the representation the
+#     tracer (shapeenv.core) reasons with, so recording a guard converts nothing. Two
+#     guards are equal when their conditions are the same form up to the order of the
+#     operands of ``and``/``or`` (as sympy's And/Or compared): ``key`` is that structure,
+#     computed once. It is not the forms' identity: a relation is memoised, not interned,
+#     so the same relation built twice may be two objects. The sympy expression
+#     (``Guard.expr``) is a view, built once per form and cached on it, for printing and
+#     the sympy readers. What a form cannot hold (a float comparison, an opaque boolean
+#     function) is wrapped as an ``opaque`` form around its sympy expression: the one
+#     place where sympy is the value (symint.form.opaque_bool).
+
+
+def form_key(b: BoolForm) -> Hashable:
+    """The structural identity of a boolean form (the order of ``and``/``or`` operands ignored).
+
+    >>> from symint import form as F
+    >>> from symint.form import and_, rel
+    >>> x = F.sym("x")
+    >>> a, b = rel("<", x, F.const(3)), rel(">", x, F.const(0))
+    >>> form_key(and_(a, b)) == form_key(and_(b, a))
+    True
+    """
+    kind = b.kind
+    if kind == "const":
+        return b.value
+    if kind == "rel":
+        op, lhs, rhs = b.args
+        return (op, lhs.uid, rhs.uid)  # interned forms: a uid names one form while it is held
+    if kind == "not":
+        return ("not", form_key(b.args[0]))
+    if kind == "opaque":
+        return ("opaque", b.args[0])
+    return (kind, frozenset(form_key(a) for a in b.args))
+
+
+def as_bool_form(cond: object) -> BoolForm:
+    """The boolean form of a guard condition: a form, a sympy boolean or a Python bool.
+
+    Raises:
+        GuardTypeError: ``cond`` is none of these.
+
+    >>> from symint.build import symbol_expr, lt
+    >>> as_bool_form(lt(symbol_expr("n"), 5)).kind, as_bool_form(True).value
+    ('rel', True)
+    """
+    if isinstance(cond, BoolForm):
+        return cond
+    if isinstance(cond, bool):
+        return bool_const(cond)
+    if isinstance(cond, sympy.Basic) and is_bool_expr(cond):
+        try:
+            form = bool_from_sympy(cond)
+        except (RecursionError, FormLimitError):
+            # nested past what a walk can follow, or more terms than a form holds: kept as
+            # written (sympy), read by the sympy paths, refused where they have limits too
+            return opaque_bool(cond)
+        if len(form.symbols) != len(cond.free_symbols):
+            # Folding lost a symbol (``Eq(2*a, 1)`` is FALSE over the integers): the guard keeps
+            # the condition as written, so the inputs it names are still the set's inputs.
+            return opaque_bool(cond)
+        return form
+    raise GuardTypeError(f"a guard must be a boolean expression (a comparison, And/Or/Not), got {cond!r}")
 
 
 @dataclass(frozen=True, slots=True)
 class Guard:
-    """A boolean sympy expression over symbols, plus optional provenance.
+    """A boolean condition over symbols, as a canonical form, plus optional provenance.
 
-    Two guards are equal when their expressions are; ``origin`` is commentary
-    (file:line, the op that asked, why it could not be decided statically).
+    Build with :meth:`of`. Two guards are equal when their forms are (Note [Guards are
+    forms]); ``origin`` is commentary (file:line, the op that asked, why it could not be
+    decided statically).
+
+    Attributes:
+        form: the condition (:class:`symint.form.BoolForm`).
+        origin: where it came from, or None.
+        key: the structural identity that equality and hashing use.
     """
 
-    expr: sympy.Basic
+    form: BoolForm = field(compare=False)
     origin: str | None = field(default=None, compare=False)
+    key: Hashable = field(default=None, repr=False)
 
     @classmethod
-    def of(cls, expr: sympy.Basic, origin: str | None = None) -> "Guard":
-        """A guard for the boolean expression ``expr``.
+    def of(cls, cond: object, origin: str | None = None) -> "Guard":
+        """A guard for ``cond``: a boolean form, or a boolean sympy expression (converted once).
 
         Raises:
-            GuardTypeError: ``expr`` is not a boolean sympy expression.
+            GuardTypeError: ``cond`` is neither.
+
+        >>> from symint.build import symbol_expr, lt
+        >>> Guard.of(lt(symbol_expr("n"), 5)) == Guard.of(lt(symbol_expr("n"), 5), "elsewhere")
+        True
         """
-        if not isinstance(expr, sympy.Basic) or not is_bool_expr(expr):
-            raise GuardTypeError(f"a guard must be a boolean expression (a comparison, And/Or/Not), got {expr!r}")
-        return cls(expr, origin)
+        if isinstance(cond, bool):  # a Python bool is not a guard expression (True/False are sympy.true/false)
+            raise GuardTypeError(f"a guard must be a boolean expression (a comparison, And/Or/Not), got {cond!r}")
+        form = as_bool_form(cond)
+        return cls(form, origin, form_key(form))
+
+    @property
+    def expr(self) -> sympy.Basic:
+        """The sympy view of the condition (built once per form)."""
+        return self.form.sympy()
 
     @property
     def free_symbols(self) -> frozenset[sympy.Symbol]:

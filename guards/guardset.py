@@ -23,7 +23,6 @@ from typing import Iterable, Iterator, Mapping
 
 import sympy
 
-from symint.sympy_io.evaluate import evaluate
 from valueranges import ValueRanges
 
 from guards.runtime.codegen import CompiledGuards, compile_guards
@@ -103,13 +102,13 @@ class GuardSet:
         >>> GuardSet.of([lt(symbol_expr("n"), 5), True, lt(symbol_expr("n"), 5)])
         GuardSet(n < 5)
         """
-        seen: dict[sympy.Basic, Guard] = {}
+        seen: dict[object, Guard] = {}
         for g in need_iterable(guards, "guards"):
             if not isinstance(g, Guard):
                 g = Guard.of(sympy.true if g is True else sympy.false if g is False else g)
-            if g.expr is sympy.true or g.expr in seen:
+            if g.key is True or g.key in seen:
                 continue
-            seen[g.expr] = g
+            seen[g.key] = g
         if sources is not None and not isinstance(sources, Mapping):
             raise GuardTypeError(f"sources must map symbols to Source objects, got {type(sources).__name__}")
         sources = dict(sources or {})
@@ -266,9 +265,10 @@ class GuardSet:
             names = ", ".join(sorted(self.source_map[s].text() if s in self.source_map else s.name for s in missing))
             raise UnknownSourceError(f"no value given for {names}")
         failed = []
+        by_name = {s.name: v for s, v in values.items()}
         for g in self.guards:
             try:
-                ok = bool(evaluate(g.expr, values))
+                ok = bool(g.form.evaluate(by_name))  # left to right, as the compiled checker and Z3 read it
             except (ArithmeticError, ValueError):  # as the compiled checker: Note [Guards that raise]
                 ok = False
             if not ok:
@@ -324,7 +324,7 @@ class GuardSet:
         2 <= L['x'].size()[0]
         """
         parsed = parse_guards_text(text, dialect, symbols)
-        guards = [Guard(e, f"{origin}:{n}" if origin else None) for e, n in zip(parsed.exprs, parsed.lines)]
+        guards = [Guard.of(e, f"{origin}:{n}" if origin else None) for e, n in zip(parsed.exprs, parsed.lines)]
         return cls.of(guards, parsed.source_map)
 
     @classmethod
@@ -393,7 +393,7 @@ class GuardSet:
     def from_torch_entry(cls, entry: TorchEntry) -> "GuardSet":
         """The guard set of one :class:`~guards.torchlog.torch_log.TorchEntry` (symbols ``s0, s1, ...`` by first appearance)."""
         parsed = parse_guards_text([g.text for g in entry.guards])
-        guards = [Guard(e, line.origin) for e, line in zip(parsed.exprs, entry.guards)]
+        guards = [Guard.of(e, line.origin) for e, line in zip(parsed.exprs, entry.guards)]
         return cls.of(guards, parsed.source_map)
 
     def to_text(self, dialect: TextStyle = "torch") -> str:

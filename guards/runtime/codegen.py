@@ -54,6 +54,8 @@ from typing import Any, Callable, Mapping
 import sympy
 from sympy.core.relational import Relational
 
+from symint.form import BoolForm
+from symint.form.terms import Atom, Form, Mono
 from symint.sympy_io.floats import OPAQUE_FUNCTIONS
 from symint.sympy_io.functions import (
     CeilDiv,
@@ -150,7 +152,7 @@ def compile_guards(guardset: GuardSetLike) -> CompiledGuards:
     try:
         symbols, order = _argument_order(guardset)
         names = {sym: f"v{k}" for k, sym in enumerate(symbols)}
-        exprs = [g.expr for g in guardset.guards]
+        exprs = [g.form for g in guardset.guards]  # Note [Code from forms]
         conjuncts = sorted(_flatten_and(exprs), key=_cost)  # stable: ties keep their order
         fast_lines = _Emitter.conjunction(names, conjuncts)
         fail_lines = _Emitter.first_failure(names, exprs)
@@ -178,16 +180,61 @@ def _argument_order(guardset: GuardSetLike) -> tuple[tuple[sympy.Symbol, ...], t
     return symbols, tuple(sources.get(sym, sym) for sym in symbols)
 
 
-def _flatten_and(exprs: list[sympy.Basic]) -> list[sympy.Basic]:
-    out: list[sympy.Basic] = []
+def _flatten_and(exprs: list[BoolForm]) -> list[BoolForm]:
+    out: list[BoolForm] = []
     for e in exprs:
-        out.extend(_flatten_and(list(e.args)) if isinstance(e, sympy.And) else [e])
+        out.extend(_flatten_and(list(e.args)) if e.kind == "and" else [e])
     return out
 
 
-def _cost(e: sympy.Basic) -> int:
+def _cost(e: BoolForm) -> int:
     """A rough evaluation cost: the number of nodes (cheap equalities go first)."""
-    return sum(1 for _ in sympy.preorder_traversal(e))
+    return sum(1 for _ in _walk(e))
+
+
+# Note [Code from forms]
+#     The checker is generated from the guards' boolean forms: a relation between two
+#     sums of coefficient times product of atoms, connectives in their written order
+#     (the order GuardSet.failures and the Z3 translation evaluate them in). Forms,
+#     monomials and atoms are interned, so a repeated subexpression is the same object
+#     and counting objects finds them. What a form wraps as ``opaque`` (a float
+#     comparison, an opaque function) is emitted from its sympy expression, by the
+#     sympy branch of the emitter: the one place codegen reads sympy.
+
+
+def _children(e: object) -> tuple:
+    """The operands of a node (a boolean form, form, monomial, atom, or sympy expression)."""
+    if isinstance(e, BoolForm):
+        if e.kind == "rel":
+            return e.args[1:]
+        return e.args if e.kind in ("and", "or", "not", "opaque") else ()
+    if isinstance(e, Form):
+        if _as_atom_only(e) is not None:
+            return (_as_atom_only(e),)
+        return tuple(m for m, _ in e.terms)
+    if isinstance(e, Mono):
+        return tuple(a for a, _ in e.factors)
+    if isinstance(e, Atom):
+        return e.args if e.kind not in ("sym",) else ()
+    return e.args
+
+
+def _walk(e: object):
+    """Every node under ``e`` (``e`` included), depth first."""
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        yield node
+        stack.extend(_children(node))
+
+
+def _as_atom_only(f: Form) -> "Atom | None":
+    """The atom ``f`` is, when ``f`` is exactly one atom (coefficient 1, power 1, no constant)."""
+    if f.const == 0 and len(f.terms) == 1:
+        mono, c = f.terms[0]
+        if c == 1 and len(mono.factors) == 1 and mono.factors[0][1] == 1:
+            return mono.factors[0][0]
+    return None
 
 
 # -- expressions -> Python text ----------------------------------------------------------------------
@@ -196,7 +243,15 @@ _BINARY_FUNCS = {FloorDiv: "//", Mod: "%", IntTrueDiv: "/"}
 _CALL_FUNCS = {Max: "_max", Min: "_min", FloorToInt: "_floor", CeilToInt: "_ceil"}
 
 
-def _is_leaf(e: sympy.Basic) -> bool:
+def _is_leaf(e: object) -> bool:
+    if isinstance(e, BoolForm):
+        return e.kind == "const"
+    if isinstance(e, Form):  # a form that is one atom is that atom: only the atom is counted
+        return e.is_const or _as_atom_only(e) is not None
+    if isinstance(e, Atom):
+        return e.kind == "sym"
+    if isinstance(e, Mono):  # likewise a monomial that is one atom
+        return len(e.factors) == 1 and e.factors[0][1] == 1
     return e.is_Symbol or e.is_Number or isinstance(e, sympy.logic.boolalg.BooleanAtom)
 
 
@@ -205,6 +260,7 @@ class _Emitter:
 
     def __init__(self, names: Mapping[sympy.Symbol, str], shared: set[sympy.Basic]):
         self.names = names
+        self.by_name = {sym.name: v for sym, v in names.items()}  # forms name their symbols by name
         self.shared = shared  # compound subexpressions worth a temporary
         self.temps: dict[sympy.Basic, str] = {}
         self.uses: Counter[sympy.Basic] = Counter()
@@ -236,7 +292,7 @@ class _Emitter:
     def _two_passes(cls, names, roots: list[sympy.Basic], body: Callable[["_Emitter"], list[str]]) -> list[str]:
         counts: Counter[sympy.Basic] = Counter()
         for root in roots:
-            counts.update(sub for sub in sympy.preorder_traversal(root) if not _is_leaf(sub))
+            counts.update(sub for sub in _walk(root) if not _is_leaf(sub))
         first = cls(names, {e for e, n in counts.items() if n > 1})
         body(first)
         # Second pass: only the temporaries that were reused (the text is otherwise identical).
@@ -254,7 +310,15 @@ class _Emitter:
             return f"({name} := {text})"
         return text
 
-    def _emit_node(self, e: sympy.Basic, cond: bool) -> str:  # noqa: C901 - one branch per node type
+    def _emit_node(self, e: object, cond: bool) -> str:  # noqa: C901 - one branch per node type
+        if isinstance(e, BoolForm):
+            return self._emit_bool_form(e, cond)
+        if isinstance(e, Form):
+            return self._emit_form(e, cond)
+        if isinstance(e, Mono):
+            return self._emit_mono(e, cond)
+        if isinstance(e, Atom):
+            return self._emit_atom(e, cond)
         if e.is_Symbol:
             if e not in self.names:
                 raise CodegenError(f"symbol {e} has no argument position")  # invariant of compile_guards
@@ -299,6 +363,76 @@ class _Emitter:
             "FloorDiv, CeilDiv, Mod, Max, Min, IntTrueDiv, FloorToInt, CeilToInt, IfThenElse, "
             "comparisons and And/Or/Not (build expressions with symint.build)"
         )
+
+    def _emit_bool_form(self, e: BoolForm, cond: bool) -> str:
+        kind = e.kind
+        if kind == "const":
+            return "True" if e.value else "False"
+        if kind == "rel":
+            op, lhs, rhs = e.args
+            return f"({self.emit(lhs, cond)} {_RELATION_OPS[op]} {self.emit(rhs, cond)})"
+        if kind == "and" or kind == "or":
+            op = " and " if kind == "and" else " or "
+            return "(" + op.join(self.emit(a, cond or k > 0) for k, a in enumerate(e.args)) + ")"
+        if kind == "not":
+            return f"(not {self.emit(e.args[0], cond)})"
+        return self.emit(e.args[0], cond)  # opaque: its sympy expression (Note [Code from forms])
+
+    def _emit_form(self, f: Form, cond: bool) -> str:
+        if f.is_const:
+            return _int_text(f.const)
+        atom = _as_atom_only(f)
+        if atom is not None:
+            return self.emit(atom, cond)
+        parts: list[str] = []
+        for k, (mono, c) in enumerate(f.terms):
+            m = self.emit(mono, cond)
+            if c == 1:
+                parts.append((" + " if k else "") + m)
+            elif c == -1:
+                parts.append(f" - {m}" if k else f"(-{m})")
+            elif c < 0 and k:
+                parts.append(f" - ({-c} * {m})")
+            else:
+                parts.append((" + " if k else "") + f"({_int_text(c)} * {m})")
+        if f.const:
+            parts.append(f" + {f.const}" if f.const > 0 else f" - {-f.const}")
+        return parts[0] if len(parts) == 1 else "(" + "".join(parts) + ")"
+
+    def _emit_mono(self, m: Mono, cond: bool) -> str:
+        factors = []
+        for atom, power in m.factors:
+            a = self.emit(atom, cond)
+            if power == 1:
+                factors.append(a)
+            elif power <= _INLINE_EXPONENT:
+                factors.append(f"({a} ** {power})")
+            else:
+                factors.append(f"_pown({a}, {power})")
+        return factors[0] if len(factors) == 1 else "(" + " * ".join(factors) + ")"
+
+    def _emit_atom(self, atom: Atom, cond: bool) -> str:
+        kind = atom.kind
+        if kind == "sym":
+            name = self.by_name.get(atom.name)
+            if name is None:
+                raise CodegenError(f"symbol {atom.name} has no argument position")  # invariant of compile_guards
+            return name
+        if kind == "opaque":
+            return self.emit(atom.args[0], cond)
+        args = [self.emit(x, cond) for x in atom.args]
+        if kind == "max" or kind == "min":  # n-ary
+            return f"_{kind}(" + ", ".join(args) + ")"
+        a, b = args
+        if kind == "floordiv":
+            return f"({a} // {b})"
+        if kind == "ceildiv":
+            return f"(-(-{a} // {b}))"
+        if kind == "mod":
+            return f"({a} % {b})"
+        if kind == "pow":
+            return f"_pown({a}, {b})"
+        raise CodegenError(f"cannot compile the {kind} atom {atom.sympy()}")
 
     def _emit_add(self, args, cond: bool) -> str:
         parts: list[str] = []

@@ -538,7 +538,7 @@ class _Simplifier:
 
     def _false(self, why: str) -> tuple[GuardSetLike, SimplifyReport]:
         dropped = tuple((g, why) for g in self.gs.guards)
-        return self.gs.with_guards([Guard(sympy.false, f"simplify: {why}")]), self._report(dropped=dropped)
+        return self.gs.with_guards([Guard.of(sympy.false, f"simplify: {why}")]), self._report(dropped=dropped)
 
     def _assemble(
         self, keep: list[_Emitted], proof: Verdict, reverted: tuple[str, ...]
@@ -553,7 +553,7 @@ class _Simplifier:
                 continue
             sources = [old[i] for i in sorted(e.origins)]
             provenance = "; ".join(dict.fromkeys(g.origin for g in sources if g.origin)) or None
-            g = Guard(e.expr, provenance)
+            g = Guard.of(e.expr, provenance)
             guards.append(g)
             rewritten.append((g, tuple(sources)))
         kept_exprs = {e.expr for e in keep}

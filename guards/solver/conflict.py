@@ -100,7 +100,7 @@ def conflict(gs: GuardSetLike, config: SolverConfig = SolverConfig()) -> Conflic
     t = Translator(context=context)
     guards = list(gs.guards)
     ranges = [(sym, rng) for sym, rng in gs.domain if not rng.is_bool]
-    formulas = [t.holds(g.expr) for g in guards] + [t.in_range(sym, rng) for sym, rng in ranges]
+    formulas = [t.holds(g.form) for g in guards] + [t.in_range(sym, rng) for sym, rng in ranges]
     status, core, minimal = minimal_unsat_core(formulas, (), config, context, Budget.of(config))
     if status is not SatStatus.UNSAT:
         return Conflict(status.value, sources=tuple(gs.sources))

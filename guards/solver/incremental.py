@@ -22,6 +22,8 @@ from functools import lru_cache
 
 import sympy
 
+from symint.form import BoolForm
+from symint.form.terms import Form
 from symint.sympy_io.functions import CeilDiv, FloorDiv, Mod, PowByNatural
 
 from guards.errors import SolverError
@@ -31,8 +33,53 @@ from guards.solver.z3_translate import Translator, negate
 __all__ = ["IncrementalProver", "is_linear"]
 
 
+def is_linear(expr: "BoolForm | Form | sympy.Basic") -> bool:
+    """Whether ``expr`` (a boolean form, a form, or a sympy expression) translates to linear integer arithmetic.
+
+    >>> from symint import form as F
+    >>> from symint.form import rel
+    >>> x, y = F.sym("x"), F.sym("y")
+    >>> is_linear(rel("<", F.floordiv(x, F.const(4)), y)), is_linear(rel("<", F.mul(x, y), F.const(3)))
+    (True, False)
+    """
+    if isinstance(expr, BoolForm):
+        return _bool_form_is_linear(expr)
+    if isinstance(expr, Form):
+        return _form_is_linear(expr)
+    return _sympy_is_linear(expr)
+
+
 @lru_cache(maxsize=1 << 14)
-def is_linear(expr: sympy.Basic) -> bool:
+def _bool_form_is_linear(b: BoolForm) -> bool:
+    if b.kind == "const":
+        return True
+    if b.kind == "rel":
+        return _form_is_linear(b.args[1]) and _form_is_linear(b.args[2])
+    if b.kind == "opaque":
+        return _sympy_is_linear(b.args[0])
+    return all(_bool_form_is_linear(a) for a in b.args)
+
+
+@lru_cache(maxsize=1 << 14)
+def _form_is_linear(f: Form) -> bool:
+    for mono, _ in f.terms:
+        if len(mono.factors) > 1 or mono.factors[0][1] > 1:
+            return False
+        atom = mono.factors[0][0]
+        if atom.kind == "pow":
+            return False
+        if atom.kind == "opaque":
+            if not _sympy_is_linear(atom.args[0]):
+                return False
+        elif atom.kind in ("floordiv", "ceildiv", "mod") and not atom.args[1].is_const:
+            return False
+        elif atom.kind != "sym" and not all(_form_is_linear(a) for a in atom.args):
+            return False
+    return True
+
+
+@lru_cache(maxsize=1 << 14)
+def _sympy_is_linear(expr: sympy.Basic) -> bool:
     """Whether ``expr`` stays in linear integer arithmetic once translated (a decidable, fast fragment).
 
     Products of two non-constant factors, powers, and division or modulo by a
@@ -52,7 +99,7 @@ def is_linear(expr: sympy.Basic) -> bool:
         return False
     elif isinstance(expr, (FloorDiv, CeilDiv, Mod)) and not expr.args[1].is_Number:
         return False
-    return all(is_linear(a) for a in expr.args)
+    return all(_sympy_is_linear(a) for a in expr.args)
 
 
 class IncrementalProver:
@@ -121,7 +168,7 @@ class IncrementalProver:
         """Whether the budget of checks is spent (later questions are not asked)."""
         return self.checks >= self.budget
 
-    def add_fact(self, fact: sympy.Basic) -> None:
+    def add_fact(self, fact: "BoolForm | sympy.Basic") -> None:
         """Assume the boolean ``fact`` in every later question (untranslatable facts are skipped: fewer facts is sound)."""
         translator = self._translator or self._start()
         try:
@@ -132,7 +179,7 @@ class IncrementalProver:
         if is_linear(fact):
             self._linear.add(formula)
 
-    def decide(self, expr: sympy.Basic, extra: tuple[sympy.Basic, ...] = (), expect: bool | None = None) -> bool | None:
+    def decide(self, expr: "BoolForm | sympy.Basic", extra: tuple = (), expect: bool | None = None) -> bool | None:
         """True if the facts (and ``extra``, for this question only) imply ``expr``, False if they refute it, else None.
 
         ``expect``: the answer a known model of the facts gives (e.g. the hints). Only that

@@ -206,7 +206,7 @@ class _Query:
     def accepts(self, side: int):
         """The formula "set ``side`` accepts the inputs"."""
         t = self.translators[side]
-        return conj((t.holds(g.expr) for g in self.sets[side].guards), self.context.ctx)
+        return conj((t.holds(g.form) for g in self.sets[side].guards), self.context.ctx)
 
     def result(self, verdict: Verdict, start: float, **fields) -> ProofResult:
         """A :class:`ProofResult` carrying what this query spent."""
@@ -494,6 +494,7 @@ def redundant_with_report(gs: GuardSetLike, config: SolverConfig = _DEFAULT) -> 
     """
     guards = gs.guards
     exprs = [g.expr for g in guards]
+    forms = [g.form for g in guards]  # what Z3 reads (Note [Forms to Z3]); exprs for the cheap passes
     query = _Query([gs], config)
     domain = gs.domain_map
     dropped = _cheap_redundant(exprs, domain)
@@ -509,7 +510,7 @@ def redundant_with_report(gs: GuardSetLike, config: SolverConfig = _DEFAULT) -> 
     def _premise(j: int):
         if j not in keep:
             try:
-                keep[j] = solver.track(t.holds(exprs[j]))
+                keep[j] = solver.track(t.holds(forms[j]))
             except SolverError:  # an untranslatable premise is left out: fewer premises is sound
                 keep[j] = None
         return keep[j]
@@ -524,7 +525,7 @@ def redundant_with_report(gs: GuardSetLike, config: SolverConfig = _DEFAULT) -> 
         if i in dropped:
             continue
         try:
-            goal = t.holds(exprs[i])
+            goal = t.holds(forms[i])
         except SolverError:
             unknown.add(i)
             continue

@@ -34,6 +34,15 @@ Note [Division by zero]
     "equivalent" and "satisfiable" are all about the inputs on which guards
     really hold, and proofs stay sound.
 
+Note [Forms to Z3]
+    A guard is a canonical boolean form (guards.guard), and it is translated from the
+    form: a relation's two sides, each a sum of coefficient times a product of atoms
+    (symbols, floordiv, ceildiv, mod, max, min, pow), and ``and``/``or``/``not`` in
+    their written order (the definedness of Note [Division by zero] follows it). Only
+    what the forms wrap as ``opaque`` (a float comparison, a function they do not
+    know) is translated from its sympy expression: the sympy path below is for those,
+    and for callers that still pass sympy.
+
 Note [Float division]
     ``IntTrueDiv(a, b)`` is a float in Python; Z3 reasons over exact numbers.
     We translate only ``FloorToInt(IntTrueDiv(a, b))`` (as ``a // b``) and
@@ -54,6 +63,9 @@ import sympy
 import z3
 from sympy.core.relational import Relational
 
+from symint.build import symbol_expr
+from symint.form import BoolForm
+from symint.form.terms import Atom, Form
 from symint.sympy_io.functions import (
     CeilDiv,
     CeilToInt,
@@ -125,6 +137,7 @@ class Translator:
     def __init__(self, names: Mapping[sympy.Symbol, str] | None = None, context: Z3Context | None = None):
         self.context = context if context is not None else Z3Context(shared=True)
         self._names = dict(names or {})
+        self._by_name = {sym.name: sym for sym in self._names}  # a form names its symbols by name
         self._cache: dict[sympy.Basic, Term] = {}
         self._variables: dict[sympy.Symbol, z3.ArithRef] = {}
         self._ranges: dict[tuple, z3.BoolRef] = {}
@@ -154,8 +167,11 @@ class Translator:
             var = self._variables[sym] = z3.Int(self.name(sym), self._ctx)
         return var
 
-    def holds(self, expr: sympy.Basic) -> z3.BoolRef:
+    def holds(self, expr: "BoolForm | sympy.Basic") -> z3.BoolRef:
         """The formula "``expr`` evaluates to True without raising" (see Note [Division by zero]).
+
+        ``expr`` is a boolean form (what a :class:`~guards.guard.Guard` holds: Note [Forms
+        to Z3]) or a sympy boolean.
 
         Raises:
             SolverError: ``expr`` is not boolean or uses a construct Z3 cannot express exactly.
@@ -190,16 +206,73 @@ class Translator:
         self._ranges[key] = formula = conj(parts, self._ctx)
         return formula
 
-    def term(self, expr: sympy.Basic) -> Term:
-        """Translate ``expr`` to a :class:`Term` (value and definedness).
+    def term(self, expr: "Form | BoolForm | sympy.Basic") -> Term:
+        """Translate ``expr`` (a form, a boolean form or a sympy expression) to a :class:`Term`.
 
         Raises:
             SolverError: an unsupported construct (its name is in the message).
         """
         cached = self._cache.get(expr)
         if cached is None:
-            cached = self._cache[expr] = self._translate(expr)
+            if isinstance(expr, Form):
+                cached = self._form(expr)
+            elif isinstance(expr, BoolForm):
+                cached = self._bool_form(expr)
+            else:
+                cached = self._translate(expr)
+            self._cache[expr] = cached
         return cached
+
+    # -- forms (Note [Forms to Z3]) ----------------------------------------------------------------
+    def _form(self, f: Form) -> Term:
+        ctx = self._ctx
+        if f.is_const:
+            return Term(z3.IntVal(f.const, ctx))
+        parts, defined = [], []
+        for mono, c in f.terms:
+            factors = []
+            for atom, power in mono.factors:
+                t = self._atom(atom)
+                defined.append(t.defined)
+                factors.append(t.value if power == 1 else self._power(t, power, atom).value)
+            value = factors[0] if len(factors) == 1 else z3.Product(factors)
+            parts.append(value if c == 1 else z3.IntVal(c, ctx) * value)
+        if f.const:
+            parts.append(z3.IntVal(f.const, ctx))
+        return Term(parts[0] if len(parts) == 1 else z3.Sum(parts), _and_defined(*defined))
+
+    def _atom(self, atom: Atom) -> Term:
+        kind = atom.kind
+        if kind == "sym":
+            sym = self._by_name.get(atom.name)
+            return Term(self.variable(symbol_expr(atom.name) if sym is None else sym))
+        if kind == "opaque":  # a sympy expression the forms cannot hold: its own translation
+            return self.term(atom.args[0])
+        if kind in ("floordiv", "ceildiv", "mod"):
+            num_t, den_t = self.term(atom.args[0]), self.term(atom.args[1])
+            return self._divided(_ATOM_DIVISION[kind], num_t, den_t, atom)
+        if kind in ("max", "min"):
+            return self._pick(kind == "max", [self.term(a) for a in atom.args])
+        if kind == "pow":
+            base, exp = atom.args
+            if not exp.is_const:
+                raise SolverError(f"cannot translate {atom.sympy()} exactly: PowByNatural with a symbolic exponent")
+            return self._power(self.term(base), exp.const, atom)
+        raise SolverError(f"cannot translate the {kind} atom {atom.sympy()} to Z3")
+
+    def _bool_form(self, b: BoolForm) -> Term:
+        kind = b.kind
+        if kind == "const":
+            return Term(z3.BoolVal(b.value, self._ctx))
+        if kind == "rel":
+            op, lhs, rhs = b.args
+            return self._compare(op, self.term(lhs), self.term(rhs), b)
+        if kind == "and" or kind == "or":
+            return self._short_circuit(b, stop_on=kind == "or")
+        if kind == "not":
+            a = self.term(b.args[0])
+            return Term(z3.Not(a.value), a.defined)
+        return self.term(b.args[0])  # opaque: a sympy boolean (floats, unknown functions)
 
     # -- the cases -------------------------------------------------------------------------------
     def _translate(self, e: sympy.Basic) -> Term:
@@ -263,9 +336,10 @@ class Translator:
         return t.value
 
     def _relation(self, e: Relational) -> Term:
-        lhs, rhs = self.term(e.lhs), self.term(e.rhs)
+        return self._compare(e.rel_op, self.term(e.lhs), self.term(e.rhs), e)
+
+    def _compare(self, op: str, lhs: Term, rhs: Term, e: object) -> Term:
         a, b = lhs.value, rhs.value
-        op = e.rel_op
         if z3.is_int_value(b):  # a Python int on the right keeps Z3's printing in the guard's order
             b = b.as_long()
         if z3.is_bool(a) != z3.is_bool(b) or (z3.is_bool(a) and op not in ("==", "!=")):
@@ -299,7 +373,9 @@ class Translator:
         return self._divide(type(e), e.args[0], e.args[1], e)
 
     def _divide(self, kind: type, num: sympy.Basic, den: sympy.Basic, e: sympy.Basic) -> Term:
-        num_t, den_t = self.term(num), self.term(den)
+        return self._divided(kind, self.term(num), self.term(den), e)
+
+    def _divided(self, kind: type, num_t: Term, den_t: Term, e: object) -> Term:
         a, b = self._integer(num_t, e), self._integer(den_t, e)
         if kind is FloorDiv:
             value = _py_floordiv(a, b)
@@ -312,8 +388,9 @@ class Translator:
         return Term(value, _and_defined(num_t.defined, den_t.defined, nonzero))
 
     def _min_max(self, e: sympy.Basic) -> Term:
-        args = [self.term(a) for a in e.args]
-        pick_max = isinstance(e, Max)
+        return self._pick(isinstance(e, Max), [self.term(a) for a in e.args])
+
+    def _pick(self, pick_max: bool, args: list[Term]) -> Term:
         best = args[0].value
         for t in args[1:]:
             v = t.value
@@ -351,6 +428,9 @@ class Translator:
             value = z3.ToInt(t.value) if floor else -z3.ToInt(-t.value)
             return Term(value, t.defined)
         raise SolverError(f"cannot translate {e}: its argument is not a number")
+
+
+_ATOM_DIVISION = {"floordiv": FloorDiv, "ceildiv": CeilDiv, "mod": Mod}
 
 
 def _if_defined(c: z3.BoolRef, a: z3.BoolRef | None, b: z3.BoolRef | None) -> z3.BoolRef | None:
@@ -471,6 +551,6 @@ def to_smtlib(guardset: GuardSetLike) -> str:
         lines.append(f"(assert {formula.sexpr()})")
     for g in guardset.guards:
         lines.append(f"; guard: {one_line(sympy_str(g.expr))}")
-        lines.append(f"(assert {t.holds(g.expr).sexpr()})")
+        lines.append(f"(assert {t.holds(g.form).sexpr()})")
     lines.append("(check-sat)")
     return "\n".join(lines) + "\n"

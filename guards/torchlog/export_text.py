@@ -188,7 +188,7 @@ def read_export_text(text: str) -> ExportText:
         for i, dim in enumerate(dims):
             src = Source.size(base, i)
             if _INT.match(dim):
-                r.guards.append(Guard(eq(r.dim_symbol(src), int(dim)), origin))
+                r.guards.append(Guard.of(eq(r.dim_symbol(src), int(dim)), origin))
                 continue
             if _SYMBOL.match(dim) and symbol_expr(dim) not in r.sources:
                 r.sources[symbol_expr(dim)] = src
@@ -199,7 +199,7 @@ def read_export_text(text: str) -> ExportText:
                 raise GuardParseError(f"an input dim that cannot be read: {exc.message}", lines[line_no - 1], 0, dim, line_no) from None
             sym = r.dim_symbol(src)
             r.derived.append((src, value))
-            r.guards.append(Guard(eq(sym, value), origin))
+            r.guards.append(Guard.of(eq(sym, value), origin))
     for n, line in enumerate(lines, 1):
         start = line.find(_RANGES_HEAD)
         end = line.rfind("}")
@@ -211,14 +211,14 @@ def read_export_text(text: str) -> ExportText:
                 except GuardParseError as exc:
                     raise GuardParseError(f"a range constraint that cannot be read: {exc.message}", line, 0, key, n) from None
                 if _INT.match(v.group("lo")):
-                    r.guards.append(Guard(le(int(v.group("lo")), value), f"line {n} range constraints"))
+                    r.guards.append(Guard.of(le(int(v.group("lo")), value), f"line {n} range constraints"))
                 if _INT.match(v.group("hi")):
-                    r.guards.append(Guard(le(value, int(v.group("hi"))), f"line {n} range constraints"))
+                    r.guards.append(Guard.of(le(value, int(v.group("hi"))), f"line {n} range constraints"))
         head = line.find(_ASSERT_HEAD)
         tail = line.find(_ASSERT_TAIL, head + len(_ASSERT_HEAD)) if head >= 0 else -1
         if tail >= 0:
             expr = line[head + len(_ASSERT_HEAD) : tail]
-            r.guards.append(Guard(parse_guard(expr, dialect="sympy"), f"line {n} runtime assert"))
+            r.guards.append(Guard.of(parse_guard(expr, dialect="sympy"), f"line {n} runtime assert"))
     guards, roots = _solve_roots(r)
     return ExportText(tuple(guards), tuple(sorted(r.sources.items(), key=lambda kv: kv[0].name)), roots, tuple(state), tuple(users))
 
@@ -241,8 +241,8 @@ def _solve_roots(r: _Reader) -> tuple[list[Guard], tuple[tuple[str, str], ...]]:
             solved = floordiv(shifted, a) if a != 1 else shifted
             origin = f"derived dim: {root.name} = {to_source_text(solved, r.sources)}"
             # the dim that names the root: its own guard becomes "divisible by a" (true if a is 1 or -1)
-            defining, divisible = eq(dim, value), Guard(eq(mod(shifted, a), 0), origin)
-            guards = [divisible if g.expr == defining else Guard(g.expr.xreplace({root: solved}), g.origin) for g in guards]
+            defining, divisible = eq(dim, value), Guard.of(eq(mod(shifted, a), 0), origin)
+            guards = [divisible if g.expr == defining else Guard.of(g.expr.xreplace({root: solved}), g.origin) for g in guards]
             roots.append((root.name, to_source_text(solved, r.sources)))
             break
     return [g for g in guards if g.expr is not sympy.true], tuple(roots)

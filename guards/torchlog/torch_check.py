@@ -396,9 +396,9 @@ def dynamic_guard_set(env: DynamicEnv) -> GuardSet:
         sym = symbol_expr(s.name)
         sources[sym] = parse_source(s.source_text)
         if s.low is not None:
-            guards.append(Guard(le(s.low, sym), f"line {s.line} create_symbol"))
+            guards.append(Guard.of(le(s.low, sym), f"line {s.line} create_symbol"))
         if s.high is not None:
-            guards.append(Guard(le(sym, s.high), f"line {s.line} create_symbol"))
+            guards.append(Guard.of(le(sym, s.high), f"line {s.line} create_symbol"))
     parsed = parse_guards_text([g.text for g in env.guards], "auto", sources)
-    guards += [Guard(e, f"line {g.line} eval") for e, g in zip(parsed.exprs, env.guards)]
+    guards += [Guard.of(e, f"line {g.line} eval") for e, g in zip(parsed.exprs, env.guards)]
     return GuardSet.of(guards, parsed.source_map)

@@ -40,9 +40,8 @@ from __future__ import annotations
 import contextlib
 from typing import TYPE_CHECKING, Iterator
 
-import sympy
-
-from symint import build
+from symint.form import logic as B
+from symint.form.logic import BoolForm
 
 from valueranges.errors import ContradictoryFactsError
 
@@ -59,34 +58,34 @@ class Assumptions:
     """The stack of conditions assumed by the enclosing ``assuming`` blocks of one environment."""
 
     def __init__(self) -> None:
-        self.stack: list[sympy.Basic] = []
-        self.pending: list[list[sympy.Basic]] = []  # per level: implications to learn on leaving
+        self.stack: list[BoolForm] = []
+        self.pending: list[list[BoolForm]] = []  # per level: implications to learn on leaving
 
     def __bool__(self) -> bool:
         return bool(self.stack)
 
-    def scoped(self, expr: sympy.Basic) -> sympy.Basic:
+    def scoped(self, expr: BoolForm) -> BoolForm:
         """``expr`` as it must hold everywhere: ``Or(Not(cond), expr)`` inside a block, else ``expr``.
 
-        True on a path known not to be taken (a statically false condition).
+        TRUE on a path known not to be taken (a statically false condition).
         """
         if not self.stack:
             return expr
-        if sympy.false in self.stack:
-            return sympy.true
-        implication = build.or_(*(build.not_(c) for c in self.stack), expr)
+        if B.FALSE in self.stack:
+            return B.TRUE
+        implication = B.or_(*(B.not_(c) for c in self.stack), expr)
         self.pending[-1].append(implication)
         return implication
 
-    def learn(self, facts: "Facts", expr: sympy.Basic) -> None:
+    def learn(self, facts: "Facts", expr: BoolForm) -> None:
         """Learn ``expr`` (holding on this path); inside a block a contradiction only means the path is not the hints'."""
         if not self.stack:
-            facts.learn(expr)
+            facts.learn_form(expr)
             return
-        if sympy.false in self.stack:
+        if B.FALSE in self.stack:
             return
         try:
-            facts.learn(expr)
+            facts.learn_form(expr)
         except ContradictoryFactsError:
             pass
 
@@ -98,13 +97,13 @@ def assuming(env: "AssumingState", cond) -> Iterator[bool | None]:
     Yields True if ``cond`` was already known, False if it is known false (the path is
     infeasible: guards and asserts recorded inside are dropped), None when it was assumed.
     """
-    expr = env.simplify(build.as_expr(cond) if not hasattr(cond, "node") else cond.node.expr)
-    static = env.decider.static_expr(expr)
+    expr = env.facts.simplify_bool(B.bool_const(bool(cond)) if not hasattr(cond, "node") else cond.node.form)
+    static = env.decider.static(expr)
     if static is True:
         yield True
         return
     if static is False:  # a path no input reusing this trace takes: what is decided there needs no guard
-        expr = sympy.false
+        expr = B.FALSE
     facts = env.facts
     state = facts.snapshot()
     known_symbols = set(env.symbols)
@@ -117,7 +116,7 @@ def assuming(env: "AssumingState", cond) -> Iterator[bool | None]:
     try:
         if static is None:
             try:
-                facts.learn(expr)
+                facts.learn_form(expr)
             except ContradictoryFactsError:  # the path cannot be taken given what is known: assume nothing
                 pass
         yield static

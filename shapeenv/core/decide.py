@@ -27,11 +27,11 @@ from symint import SymBool, build
 from symint.form import logic as B
 from symint import form as F
 from symint.form.logic import BoolForm
-from symint.sympy_io import NotAnIntegerForm, bool_from_sympy, from_sympy
+from symint.sympy_io import NotAnIntegerForm, from_sympy
 
 from .errors import GuardOnDataDependentSymNode, ShapeEnvTypeError
 from .messages import annotate
-from .provenance import user_frame
+from .provenance import sympy_of, bool_form_of, user_frame
 
 if TYPE_CHECKING:  # pragma: no cover
     from .state import DecisionState
@@ -68,32 +68,18 @@ class Decider:
         return self._prover
 
     # -- static answers (record nothing) -------------------------------------------------------------
-    def static(self, value: SymBool | bool, size_oblivious: bool = False) -> bool | None:
-        """True/False when ``value`` is decided by what is known, else None.
+    def static(self, value, size_oblivious: bool = False, hint: bool | None = None) -> bool | None:
+        """True/False when ``value`` is decided by what is known, else None (records nothing).
 
-        ``value`` is a SymBool, a plain bool, or a sympy boolean over this environment's symbols.
-        """
-        if isinstance(value, SymBool):
-            return self.static_form(value.node.form, size_oblivious)
-        if isinstance(value, sympy.Basic):
-            if not build.is_bool_expr(value):
-                raise ShapeEnvTypeError(f"expected a condition, got the sympy expression {value}",
-                                        fix=f"compare it, e.g. {value} >= 0")
-            return self.static_expr(value, size_oblivious)
-        return bool(value)
-
-    def static_expr(self, expr: sympy.Basic, size_oblivious: bool = False, hint: bool | None = None) -> bool | None:
-        """Like :meth:`static` for a boolean sympy expression."""
-        return self.static_form(bool_from_sympy(expr), size_oblivious, hint)
-
-    def static_form(self, b: BoolForm, size_oblivious: bool = False, hint: bool | None = None) -> bool | None:
-        """Like :meth:`static` for a boolean form.
-
-        ``hint``: the expression's value for the traced example, if known. The hints
+        ``value`` is a boolean form, a SymBool, a plain bool, or a sympy boolean over this
+        environment's symbols (converted once: the forms are what is reasoned with).
+        ``hint``: the condition's value for the traced example, if known. The hints
         satisfy every fact, so only the hint's answer can be provable: Z3 checks just that.
+
+        The former ``static_expr`` (sympy) and ``static_form`` (forms) are this one method.
         """
         facts = self.env.facts
-        e = facts.simplify_bool(b)
+        e = facts.simplify_bool(_bool_form(value))
         if e.kind == "const":
             return e.value
         # Facts only grow, so a definite answer stays right: it is memoised for good;
@@ -112,7 +98,7 @@ class Decider:
         elif self._z3_worth_asking(hint, size_oblivious) and not facts.intervals_are_exact(e):
             self._flush()
             expect = None if size_oblivious else hint
-            answer = self.prover.decide(e.sympy(), extra=self._oblivious_facts(e) if size_oblivious else (), expect=expect)
+            answer = self.prover.decide(e, extra=self._oblivious_facts(e) if size_oblivious else (), expect=expect)
             self.stats["z3" if answer is not None else "undecided"] += 1
             if _solver_log.isEnabledFor(logging.INFO):
                 said = {True: "true", False: "false", None: "not decided"}[answer]
@@ -150,7 +136,7 @@ class Decider:
     def _flush(self) -> None:
         pending, self._pending[:] = list(self._pending), []
         for fact in pending:
-            self.prover.add_fact(fact.sympy())
+            self.prover.add_fact(fact)
 
     def _oblivious_symbols(self, e: BoolForm) -> list[str]:
         env = self.env
@@ -170,39 +156,48 @@ class Decider:
         return ranges
 
     def _oblivious_facts(self, e: BoolForm) -> tuple:
-        return tuple(build.ge(build.symbol_expr(n), 2) for n in self._oblivious_symbols(e))
+        return tuple(B.rel(">=", F.sym(n), F.const(2)) for n in self._oblivious_symbols(e))
 
     # -- guarded answers -------------------------------------------------------------------------------
-    def guard_bool(self, expr: sympy.Basic, hint: bool | None, *, reason: str, size_oblivious: bool = False) -> bool:
-        """Decide the sympy boolean ``expr``; if only the hint can, record a guard and return the hint's answer."""
-        return self.guard_form(bool_from_sympy(expr), hint, reason=reason, size_oblivious=size_oblivious)
+    def guard_bool(self, cond, hint: bool | None, *, reason: str, size_oblivious: bool = False) -> bool:
+        """Decide the boolean ``cond``; if only the hint can, record a guard and return the hint's answer.
 
-    def guard_form(self, b: BoolForm, hint: bool | None, *, reason: str, size_oblivious: bool = False) -> bool:
-        """Decide the boolean form ``b``; if only the hint can, record a guard and return the hint's answer."""
+        ``cond`` is a boolean form (or a sympy boolean, converted once). The former
+        ``guard_form`` is this method.
+        """
         env = self.env
+        b = _bool_form(cond)
         e = env.facts.simplify_bool(b)
         if e.kind == "const":
             return e.value
         if hint is None:
             hint = env.hint_of_form(e)
-        answer = self.static_form(e, size_oblivious, hint)
+        answer = self.static(e, size_oblivious, hint)
         if answer is not None:
             return answer
         if hint is None:
-            raise self._data_dependent(b.sympy(), e.sympy())
+            raise self._data_dependent(b, e)
         guard = e if hint else B.not_(e)
-        env.record_guard_form(guard, b if hint else B.not_(b), self._why(e, reason), undecided=True)
+        env.record_guard(guard, b if hint else B.not_(b), self._why(e, reason), undecided=True)
         return bool(hint)
 
-    def guard_value(self, expr: sympy.Basic, hint, *, reason: str):
-        """Make an integer (or float) expression concrete: its static value, else ``Eq(expr, hint)`` as a guard."""
+    def guard_value(self, value, hint, *, reason: str):
+        """Make an integer (or float) value concrete: its static value, else ``Eq(value, hint)`` as a guard.
+
+        ``value`` is an integer form, or a sympy expression (converted once; a float
+        expression, which has no form, is the one kept in sympy). The former
+        ``guard_int_form`` is this method.
+        """
+        f = value
+        if not isinstance(value, F.Form):
+            try:
+                f = from_sympy(value)
+            except NotAnIntegerForm:
+                return self._guard_float(value, hint, reason=reason)
+        return self._guard_int(f, hint, reason=reason)
+
+    def _guard_float(self, expr: sympy.Basic, hint, *, reason: str):
         env = self.env
-        try:
-            f = from_sympy(expr)
-        except NotAnIntegerForm:
-            f = None
-        if f is not None:
-            return self.guard_int_form(f, hint, reason=reason)
         e = env.facts.simplify(expr)
         if e.is_Number:
             return int(e) if isinstance(e, sympy.Integer) else float(e)
@@ -216,8 +211,7 @@ class Decider:
         env.record_guard(build.eq(e, hint), build.eq(expr, hint), f"{reason}() needs a concrete value; specialised to the hint {hint}")
         return hint
 
-    def guard_int_form(self, f, hint, *, reason: str) -> int:
-        """Make an integer form concrete: its static value, else ``Eq(f, hint)`` as a guard."""
+    def _guard_int(self, f: "F.Form", hint, *, reason: str) -> int:
         env = self.env
         e = env.facts.simplify_form(f)
         if e.is_const:
@@ -228,8 +222,8 @@ class Decider:
         if hint is None:
             hint = env.hint_of_form(e)
         if hint is None:
-            raise self._data_dependent(f.sympy(), e.sympy(), value=True)
-        env.record_guard_form(
+            raise self._data_dependent(f, e, value=True)
+        env.record_guard(
             B.rel("==", e, F.const(hint)), B.rel("==", f, F.const(hint)),
             f"{reason}() needs a concrete value; specialised to the hint {hint}",
         )
@@ -242,8 +236,10 @@ class Decider:
         solver = "" if self._prover is None else f"; Z3: {self._prover.last_outcome}"
         return f"{reason}: not decided by ranges ({ranges}) or known facts{solver}"
 
-    def _data_dependent(self, stated: sympy.Basic, e: sympy.Basic, value: bool = False) -> GuardOnDataDependentSymNode:
+    def _data_dependent(self, stated, e, value: bool = False) -> GuardOnDataDependentSymNode:
+        """The error for a question no hint answers; ``stated`` and ``e`` are forms or sympy (floats)."""
         env = self.env
+        stated, e = sympy_of(stated), sympy_of(e)  # the error's text and fields are sympy
         unbacked = sorted((s for s in e.free_symbols if s in env.symbols and not env.symbols[s].backed), key=lambda s: s.name)
         where = user_frame()
         names = ", ".join(map(str, unbacked)) or "a data-dependent value"
@@ -269,3 +265,17 @@ class Decider:
         error = GuardOnDataDependentSymNode(message, expr=e, unbacked=unbacked, origin=where, suggestion=suggestion)
         annotate(error, env)  # where each unbacked symbol came from
         return error
+
+
+def _bool_form(value) -> BoolForm:
+    """The boolean form of a condition: a form, a SymBool, a bool or a sympy boolean (converted once)."""
+    if isinstance(value, BoolForm):
+        return value
+    if isinstance(value, SymBool):
+        return value.node.form
+    if isinstance(value, sympy.Basic):
+        if not build.is_bool_expr(value):
+            raise ShapeEnvTypeError(f"expected a condition, got the sympy expression {value}",
+                                    fix=f"compare it, e.g. {value} >= 0")
+        return bool_form_of(value)
+    return B.bool_const(bool(value))

@@ -33,7 +33,7 @@ from symint import SymBool, SymFloat, SymInt, SymNode, build
 from symint.form import logic as B
 from symint import form as F
 from symint.form import terms as form_terms
-from symint.sympy_io import NotAnIntegerForm, bool_from_sympy, from_sympy
+from symint.sympy_io import NotAnIntegerForm, from_sympy
 from symint.sympy_io.evaluate import evaluate as evaluate_expr
 from valueranges import ValueRanges, bound
 
@@ -52,7 +52,7 @@ from valueranges.errors import ContradictoryFactsError
 from valueranges.facts import Facts
 from .deferred import ProducedGuards
 from .produce import ProduceReport, produce_guards, produce_guards_deferred, produce_guards_with_report
-from .provenance import AssertRecord, GuardRecord, Provenance, library_code, user_frame
+from .provenance import AssertRecord, GuardRecord, Provenance, bool_form_of, library_code, user_frame
 from .settings import ShapeEnvSettings
 from .symbols import DimDynamic, SymbolInfo
 
@@ -312,14 +312,10 @@ class ShapeEnv:
     # -- the SymbolicEnv protocol and the guard API ------------------------------------------------
     def evaluate_sym_node(self, node: SymNode, *, reason: str) -> int | bool | float:
         """Make ``node`` concrete, recording a guard unless the answer is statically known."""
-        form = node.form
+        form = node.form  # None only for floats: their sympy expression is the value
         if node.pytype is bool:
-            if form is None:
-                return self.decider.guard_bool(node.expr, node.hint, reason=reason)
-            return self.decider.guard_form(form, node.hint, reason=reason)
-        if form is not None:
-            return self.decider.guard_int_form(form, node.hint, reason=reason)
-        return self.decider.guard_value(node.expr, node.hint, reason=reason)
+            return self.decider.guard_bool(form, node.hint, reason=reason)
+        return self.decider.guard_value(node.expr if form is None else form, node.hint, reason=reason)
 
     def specializes_printing(self, frame) -> bool:
         """Whether ``str``/``repr``/``format`` of a SymInt called from ``frame`` gives its value, with a guard
@@ -407,7 +403,7 @@ class ShapeEnv:
         """
         if not isinstance(value, SymBool):
             return bool(value)
-        return self.decider.guard_bool(value.node.expr, value.node.hint, reason="size_oblivious", size_oblivious=True)
+        return self.decider.guard_bool(value.node.form, value.node.hint, reason="size_oblivious", size_oblivious=True)
 
     def check(self, cond: SymBool | bool, message: str | None = None) -> None:
         """A runtime assert (``torch._check``): assume ``cond`` from now on and check it when the program runs.
@@ -427,10 +423,10 @@ class ShapeEnv:
             if not cond:
                 raise CheckFailedError(f"check failed (the condition is the constant {cond!r}){what}")
             return
-        stated = cond.node.form or bool_from_sympy(cond.node.expr)
+        stated = cond.node.form
         form = self.facts.simplify_bool(stated)
         hint = cond.node.hint if cond.node.hint is not None else self.hint_of_form(form)
-        static = self.decider.static_form(form, hint=hint)
+        static = self.decider.static(form, hint=hint)
         if static is False:
             error = CheckFailedError(f"check({cond.node.expr}) is always false given what is known{what}",
                                      fix="drop the check, or fix the condition: it contradicts the sizes' ranges and facts")
@@ -447,8 +443,8 @@ class ShapeEnv:
             return
         recorded = form
         if self.assumptions:  # inside `with env.assuming(c)`: the assert holds where c does
-            recorded = self.assumptions.scoped(form.sympy())
-            if recorded is sympy.true:
+            recorded = self.assumptions.scoped(form)
+            if recorded is B.TRUE:
                 return
         record = AssertRecord(recorded, message, Provenance(stated, user_frame(), self.current_op(), "runtime assert"))
         try:
@@ -464,27 +460,27 @@ class ShapeEnv:
             if not info.backed and not info.size_like and self.facts.range_of(sym).lower >= 0:
                 info.size_like = True
 
-    def record_guard_form(self, guard, stated, why: str, undecided: bool = False) -> None:
-        """Record the boolean form ``guard`` (already simplified, true for the hints) as a guard.
+    def record_guard(self, guard, stated, why: str, undecided: bool = False) -> None:
+        """Record that ``guard`` (already simplified, true for the hints) must hold for reuse.
 
+        ``guard`` and ``stated`` (the condition as the program asked it) are boolean forms;
+        a sympy boolean is converted once (a float comparison becomes an opaque form).
         ``undecided``: the facts were just asked about ``guard`` and did not decide it.
+        (``record_guard_form``, the forms-only twin of this method, is gone: this is it.)
         """
+        guard = bool_form_of(guard)
+        provenance = Provenance(stated, user_frame(), self.current_op(), why)
         if self.assumptions:  # inside `with env.assuming(c)`: see shapeenv.core.assuming
-            self.record_guard(guard.sympy(), stated, why)
-            return
-        record = GuardRecord(guard, Provenance(stated, user_frame(), self.current_op(), why))
-        self.guards.append(record)
-        self.facts.learn_form(guard, undecided, consistent=True)  # a guard holds for the hints, as every fact does
-        log.info("guard %s", record)
-
-    def record_guard(self, expr: sympy.Basic, stated: sympy.Basic, why: str) -> None:
-        """Record that ``expr`` (already simplified, true for the hints) must hold for reuse."""
-        scoped = self.assumptions.scoped(expr)
-        if scoped is sympy.true:  # on a path no reusing input takes (see shapeenv.core.assuming)
-            return
-        record = GuardRecord(scoped, Provenance(stated, user_frame(), self.current_op(), why))
-        self.guards.append(record)
-        self.assumptions.learn(self.facts, expr)
+            scoped = self.assumptions.scoped(guard)
+            if scoped is B.TRUE:  # on a path no reusing input takes
+                return
+            record = GuardRecord(scoped, provenance)
+            self.guards.append(record)
+            self.assumptions.learn(self.facts, guard)
+        else:
+            record = GuardRecord(guard, provenance)
+            self.guards.append(record)
+            self.facts.learn_form(guard, undecided, consistent=True)  # a guard holds for the hints, as every fact does
         log.info("guard %s", record)
 
     # -- results ----------------------------------------------------------------------------------

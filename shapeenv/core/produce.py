@@ -39,13 +39,13 @@ import sympy
 
 from guards import Guard, GuardSet, ProofResult, SolverConfig, Source
 from guards.simplify.passes import canonical_order, reduce_exact
-from symint.form import logic as B
-from symint.sympy_io import bool_from_sympy
 from symint import build
 
 from .deferred import ProducedGuards
 from valueranges.facts import Facts
 from valueranges.facts.monotone import as_bound
+
+from .provenance import bool_form_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from .state import SymbolTable
@@ -102,8 +102,7 @@ def _range_guards(env: "SymbolTable") -> list[Guard]:
 
 
 def _form_of(record):
-    f = record.form
-    return f if isinstance(f, B.BoolForm) else bool_from_sympy(f)
+    return bool_form_of(record.form)
 
 
 def _initial_facts(env: "SymbolTable") -> Facts:
@@ -203,7 +202,7 @@ def reduce_guards(env: "SymbolTable") -> list[Guard]:
         kept_facts.learn_form(form, consistent=True)
         e = _as_bound(env, facts, form.sympy())
         if e is not sympy.true:
-            kept.append(Guard.of(e, str(record.provenance)))
+            kept.append(Guard.of(form if e is form.sympy() else e, str(record.provenance)))
     kept.reverse()
     return explicit + kept
 
@@ -211,7 +210,7 @@ def reduce_guards(env: "SymbolTable") -> list[Guard]:
 def raw_guards(env: "SymbolTable") -> GuardSet:
     """The unreduced guard set (see Note [What goes into the produced guard set])."""
     sources, ties = source_symbols(env)
-    recorded = [Guard.of(r.expr, str(r.provenance)) for r in env.guards]
+    recorded = [Guard.of(_form_of(r), str(r.provenance)) for r in env.guards]
     return GuardSet.of(ties + _range_guards(env) + recorded, sources)
 
 

@@ -17,8 +17,10 @@ import sympy
 import guards
 import symint
 import valueranges
+from symint.form import BoolForm
+from symint.sympy_io import bool_from_sympy
 
-__all__ = ["Provenance", "GuardRecord", "AssertRecord", "user_frame", "user_frame_object", "local_name", "library_code"]
+__all__ = ["Provenance", "GuardRecord", "AssertRecord", "bool_form_of", "sympy_of", "user_frame", "user_frame_object", "local_name", "library_code"]
 
 _LIBRARY_DIRS = tuple(
     str(Path(m.__file__).resolve().parent) for m in (symint, valueranges, guards, sys.modules[__package__.partition(".")[0]])
@@ -148,8 +150,22 @@ class Provenance:
         return f"{where}{op}{why}"
 
 
-def _sympy_of(value) -> sympy.Basic:
+def sympy_of(value) -> sympy.Basic:
+    """The sympy expression of a form (built once, cached on it), or a sympy expression as it is."""
     return value if isinstance(value, sympy.Basic) else value.sympy()
+
+
+def bool_form_of(value) -> BoolForm:
+    """The boolean form of a recorded condition: a form as it is, a sympy boolean converted once.
+
+    The one place shapeenv.core turns sympy into forms (what records, programs read back
+    and float comparisons hold); ``sympy_of`` is the way back, for text.
+
+    >>> from symint.build import symbol_expr, lt
+    >>> bool_form_of(lt(symbol_expr("n"), 5)).kind
+    'rel'
+    """
+    return value if isinstance(value, BoolForm) else bool_from_sympy(value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,7 +182,7 @@ class GuardRecord:
     @property
     def expr(self) -> sympy.Basic:
         """The guard as a sympy boolean."""
-        return _sympy_of(self.form)
+        return sympy_of(self.form)
 
     def __str__(self) -> str:
         return f"{self.expr}  # {self.provenance}"
@@ -186,7 +202,7 @@ class AssertRecord:
     @property
     def expr(self) -> sympy.Basic:
         """The asserted condition as a sympy boolean."""
-        return _sympy_of(self.form)
+        return sympy_of(self.form)
 
     def __str__(self) -> str:
         msg = f" ({self.message})" if self.message else ""

@@ -59,9 +59,7 @@ class DecisionState(Protocol):
 
     def bound(self, value: Any) -> "ValueRanges": ...
 
-    def record_guard(self, expr: "sympy.Basic", stated: "sympy.Basic", why: str) -> None: ...
-
-    def record_guard_form(self, guard: Any, stated: Any, why: str) -> None: ...
+    def record_guard(self, guard: Any, stated: Any, why: str, undecided: bool = False) -> None: ...
 
 
 @runtime_checkable
@@ -72,5 +70,3 @@ class AssumingState(Protocol):
     facts: "Facts"
     assumptions: Any  # the enclosing `with env.assuming(...)` conditions (shapeenv.core.assuming.Assumptions)
     decider: Any  # the shapeenv.core.decide.Decider whose memo a scope must not keep
-
-    def simplify(self, expr: "sympy.Basic") -> "sympy.Basic": ...

@@ -66,7 +66,7 @@ def _static(cond: SymBool) -> bool | None:
     env = cond.node.env
     if env is None or not hasattr(env, "decider"):  # another SymbolicEnv: its public queries
         return True if statically_known_true(cond) else (False if statically_known_false(cond) else None)
-    return env.decider.static_expr(cond.node.expr, hint=cond.node.hint)
+    return env.decider.static(cond.node.form, hint=cond.node.hint)
 
 
 def known_true(cond: SymBool | bool) -> bool:
