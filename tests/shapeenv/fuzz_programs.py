@@ -47,9 +47,11 @@ class ShimCheckFailed(AssertionError):
 # -- the two namespaces -----------------------------------------------------------------------------
 class Decisions(list):
     """The ``if`` decisions of a trace, and for each ``switch`` whether the trace inlined its branch
-    (a constant index: the branch's own output, layout included) or made one node (a new row-major tensor)."""
+    (a constant index: the branch's own output, layout included) or made one node (a new row-major tensor).
+    ``others``: the decisions of the traces export made with sizes 0/1 pinned, if any."""
 
     inlined: list
+    others: list
 
 
 class FakeNS:
@@ -58,20 +60,40 @@ class FakeNS:
     __shapeenv_trace_recorder__ = True  # records the trace on purpose: a trace does not undo its writes
 
     def __init__(self) -> None:
-        self.decisions = Decisions()
-        self.decisions.inlined = []
+        self.traces: list[Decisions] = [self._new_trace()]
+        self._started = False
+
+    def start_trace(self) -> None:
+        """A trace begins: its decisions are recorded apart. Export traces a program again with the
+        sizes 0 and 1 pinned where a branch only those sizes take (Note [Sizes 0 and 1 in export]);
+        :attr:`decisions` stays the first (general) trace's, the pinned ones are :attr:`Decisions.others`."""
+        if not self._started:
+            self._started = True
+            return
+        self.traces.append(self._new_trace())
+        self.traces[0].others = self.traces[1:]
+
+    @staticmethod
+    def _new_trace() -> Decisions:
+        trace = Decisions()
+        trace.inlined, trace.others = [], []
+        return trace
+
+    @property
+    def decisions(self) -> Decisions:
+        return self.traces[0]
 
     def switch(self, index: Any, fns: list, operands: tuple) -> Any:
         graph = None if not operands or not hasattr(operands[0], "env") else operands[0].env.current_graph()
         before = sum(n.op == "switch" for n in graph.nodes) if graph is not None else 0
         out = hop_switch(index, fns, operands)
         after = sum(n.op == "switch" for n in graph.nodes) if graph is not None else 0
-        self.decisions.inlined.append(after == before)
+        self.traces[-1].inlined.append(after == before)
         return out
 
     def branch(self, cond: Any) -> bool:
         value = bool(cond)  # a guard unless statically known
-        self.decisions.append(value)
+        self.traces[-1].append(value)
         return value
 
     def check(self, cond: Any) -> None:
@@ -354,6 +376,8 @@ class Program:
         """The program as a function of inputs ``x0, x1, ...`` (its signature names them, for export)."""
 
         def program(*xs):
+            if hasattr(T, "start_trace"):
+                T.start_trace()
             return run(self, T, list(xs))
 
         params = [inspect.Parameter(name, inspect.Parameter.POSITIONAL_ONLY) for name in self.names]
