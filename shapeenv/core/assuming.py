@@ -42,8 +42,9 @@ from typing import TYPE_CHECKING, Iterator
 
 from symint.form import logic as B
 from symint.form.logic import BoolForm
-
 from valueranges.errors import ContradictoryFactsError
+
+from shapeenv.core.provenance import bool_form_of
 
 if TYPE_CHECKING:  # pragma: no cover
     from .state import AssumingState
@@ -90,14 +91,26 @@ class Assumptions:
             pass
 
 
+def _condition_form(cond) -> BoolForm:
+    """``cond`` as a boolean form: a SymBool's form, a bool's constant, a form as it is, a sympy boolean converted once."""
+    if isinstance(cond, BoolForm):
+        return cond
+    if hasattr(cond, "node"):
+        return cond.node.form
+    if isinstance(cond, bool):
+        return B.bool_const(cond)
+    return bool_form_of(cond)
+
+
 @contextlib.contextmanager
 def assuming(env: "AssumingState", cond) -> Iterator[bool | None]:
-    """Take ``cond`` (a SymBool or bool) as known inside the block (Note [Scoped facts]).
+    """Take ``cond`` (a SymBool, a bool, a boolean form or a sympy boolean) as known inside the block
+    (Note [Scoped facts]).
 
     Yields True if ``cond`` was already known, False if it is known false (the path is
     infeasible: guards and asserts recorded inside are dropped), None when it was assumed.
     """
-    expr = env.facts.simplify_bool(B.bool_const(bool(cond)) if not hasattr(cond, "node") else cond.node.form)
+    expr = env.facts.simplify_bool(_condition_form(cond))
     static = env.decider.static(expr)
     if static is True:
         yield True
