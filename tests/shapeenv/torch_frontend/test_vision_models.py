@@ -102,12 +102,20 @@ def test_exports_with_a_batch_of_one_to_64(name):
             assert predicted == tuple(out.shape), (name, n, predicted, tuple(out.shape))
 
 
-def test_mobilevit_refuses_batch_one_with_the_reshape_that_is_a_view_only_there():
+def test_mobilevit_exports_batch_one_though_a_reshape_is_a_view_only_there():
     """timm's mobilevit reshapes (B, P, N, C) strided as a transpose to (B * P, N, C): a view at B == 1, a copy
-    above, so its later layouts differ at 1; torch.export assumes B >= 2. We export from 2 and say why below."""
+    above. Export traces B == 1 again and compares the two programs (Note [Sizes 0 and 1 in export]): the same
+    ops, shapes and output strides, so the declared range [1, 64] is kept (torch.export keeps it too, by assuming
+    B >= 2), and the predicted shapes hold at 1."""
     model = timm.create_model("mobilevit_xxs", pretrained=False).eval()
-    x = torch.randn(3, 3, 64, 64)
-    with pytest.raises(ExportConstraintError, match="reshape"):
-        st.export(model, (x,), dynamic_shapes=({0: Dim("batch", min=1, max=64)},))
-    p = st.export(model, (x,), dynamic_shapes=({0: Dim("batch", min=2, max=64)},))
-    assert [(int(r.lower), int(r.upper)) for r in p.range_constraints.values()] == [(2, 64)]
+    eager = copy.deepcopy(model)
+    p = st.export(model, (torch.randn(3, 3, 64, 64),), dynamic_shapes=({0: Dim("batch", min=1, max=64)},))
+    (sym, rng), = p.range_constraints.items()
+    assert (int(rng.lower), int(rng.upper)) == (1, 64)
+    fake, = [v for v in _outputs(p.outputs) if is_tensor(v)]
+    for n in (1, 2):
+        with torch.no_grad():
+            out = eager(torch.randn(n, 3, 64, 64))
+        predicted = tuple(int(p.env.simplify(sympy.sympify(d.node.expr if hasattr(d, "node") else d)).subs(sym, n))
+                          for d in fake.shape)
+        assert predicted == tuple(out.shape)
