@@ -4,4 +4,5 @@ import sys
 
 from shapeenv.cli import main
 
-sys.exit(main())
+if __name__ == "__main__":  # importing this module (as the API reference does) runs nothing
+    sys.exit(main())
