@@ -27,64 +27,95 @@ from __future__ import annotations
 import math
 
 import sympy
-from sympy.core.relational import Relational
 
-from symint import build
-from symint.sympy_io.evaluate import evaluate
-from symint.sympy_io.functions import CeilDiv, FloorDiv, Max, Min
+from symint import form as F
+from symint.form import logic as B
+from symint.form.logic import BoolForm
+from symint.sympy_io import NotAnIntegerForm, bool_from_sympy, from_sympy
 
-__all__ = ["direction", "as_bound"]
+__all__ = ["direction", "as_bound", "form_direction", "bound_of_guard"]
+
+
+def form_direction(f: "F.Form", name: str) -> int | None:
+    """+1 if the form ``f`` is provably non-decreasing in the symbol ``name``, -1 if non-increasing, 0 if constant, else None.
+
+    >>> x = F.sym("x")
+    >>> form_direction(F.floordiv(F.neg(x), F.const(2)), "x"), form_direction(F.mul(x, x), "x")
+    (-1, None)
+    """
+    if name not in f.symbols:
+        return 0
+    found = 0
+    for m, c in f.terms:
+        if name not in m.symbols:
+            continue
+        atom = m.single_atom()
+        d = None if atom is None else _atom_direction(atom, name)
+        if d is None:
+            return None
+        d = d if c > 0 else -d
+        if d and found and d != found:
+            return None
+        found = found or d
+    return found
+
+
+def _atom_direction(atom: "F.Atom", name: str) -> int | None:
+    kind = atom.kind
+    if kind == "sym":
+        return 1
+    if kind in ("max", "min"):
+        dirs = {form_direction(a, name) for a in atom.args} - {0}
+        return dirs.pop() if len(dirs) == 1 and None not in dirs else None
+    if kind in ("floordiv", "ceildiv"):
+        a, k = atom.args
+        if not k.is_const or k.const == 0:
+            return None
+        inner = form_direction(a, name)
+        return None if inner is None else inner * (1 if k.const > 0 else -1)
+    return None
 
 
 def direction(expr: sympy.Expr, sym: sympy.Symbol) -> int | None:
-    """+1 if ``expr`` is provably non-decreasing in ``sym``, -1 if non-increasing, 0 if constant, else None.
+    """:func:`form_direction` of a sympy expression (the sympy boundary).
 
     >>> from symint.build import symbol_expr, floordiv
     >>> x = symbol_expr("x")
     >>> direction(floordiv(-x, 2), x), direction(x * x, x)
     (-1, None)
     """
-    if expr == sym:
-        return 1
-    if sym not in expr.free_symbols:
-        return 0
-    if expr.is_Add or isinstance(expr, (Max, Min)):
-        dirs = {direction(a, sym) for a in expr.args} - {0}
-        return dirs.pop() if len(dirs) == 1 and None not in dirs else None
-    if expr.is_Mul:
-        coeff, rest = expr.as_coeff_Mul()
-        if coeff.is_Number and coeff != 1 and rest is not expr:
-            inner = direction(rest, sym)
-            return None if inner is None else inner * (1 if coeff > 0 else -1)
+    try:
+        return form_direction(from_sympy(expr), sym.name)
+    except NotAnIntegerForm:
         return None
-    if isinstance(expr, (FloorDiv, CeilDiv)) and isinstance(expr.args[1], sympy.Integer):
-        inner = direction(expr.args[0], sym)
-        return None if inner is None else inner * (1 if expr.args[1] > 0 else -1)
-    return None
 
 
-def _predicate_direction(guard: sympy.Basic, sym: sympy.Symbol) -> int | None:
-    if not isinstance(guard, Relational) or guard.rel_op in ("==", "!="):
+def _predicate_direction(guard: BoolForm, name: str) -> int | None:
+    if guard.kind != "rel" or guard.norm.op != "<=":
         return None
-    d = direction(build.sub(guard.lhs, guard.rhs), sym)
-    if not d:
-        return None
-    return d if guard.rel_op in (">", ">=") else -d
+    d = form_direction(guard.norm.p, name)  # the guard is ``p <= 0``: it holds more as p shrinks
+    return -d if d else None
 
 
-def as_bound(guard: sympy.Basic, sym: sympy.Symbol, lower: int, upper: int | float, hint: int) -> sympy.Basic | None:
-    """``guard`` (true at ``hint``) as ``sym >= t`` or ``sym <= t`` on ``[lower, upper]``, or None if not monotone.
+def bound_of_guard(guard: BoolForm, name: str, lower: int, upper: int | float, hint: int) -> BoolForm | None:
+    """``guard`` (a form true at ``hint``) as ``name >= t`` or ``name <= t`` on ``[lower, upper]``, or None if not monotone.
 
-    Returns ``True`` when the guard holds on the whole range.
+    Returns ``TRUE`` when the guard holds on the whole range.
+
+    >>> x = F.sym("x")
+    >>> g = B.rel(">=", F.floordiv(F.add(x, F.const(-1)), F.const(2)), F.const(1))
+    >>> bound_of_guard(g, "x", 2, 10**9, hint=33).sympy()
+    x >= 3
     """
-    if guard.free_symbols != {sym} or not lower <= hint <= upper or lower == -math.inf:
+    if guard.kind != "rel" or guard.symbols != {name} or not lower <= hint <= upper or lower == -math.inf:
         return None
-    way = _predicate_direction(guard, sym)
+    way = _predicate_direction(guard, name)
     if way is None:
         return None
+    x = F.sym(name)
 
     def holds(v: int) -> bool:
-        return bool(evaluate(guard, {sym: v}))
+        return guard.evaluate({name: v})
 
     try:
         if not holds(hint):
@@ -92,18 +123,18 @@ def as_bound(guard: sympy.Basic, sym: sympy.Symbol, lower: int, upper: int | flo
         if way > 0:  # holds on [t, upper]: the least t in [lower, hint]
             lo, hi = int(lower), hint
             if holds(lo):
-                return sympy.true
+                return B.TRUE
             while hi - lo > 1:  # holds(hi), not holds(lo)
                 mid = (lo + hi) // 2
                 lo, hi = (lo, mid) if holds(mid) else (mid, hi)
-            return build.ge(sym, hi)
+            return B.rel(">=", x, F.const(hi))
         # holds on [lower, t]: the greatest t in [hint, upper]
         lo, step = hint, 1
         while True:  # find a failing point above hint
             probe = lo + step
             if probe > upper:
                 if upper != math.inf and holds(int(upper)):
-                    return sympy.true
+                    return B.TRUE
                 hi = int(upper) if upper != math.inf else None
                 break
             if not holds(probe):
@@ -117,6 +148,17 @@ def as_bound(guard: sympy.Basic, sym: sympy.Symbol, lower: int, upper: int | flo
         while hi - lo > 1:  # holds(lo), not holds(hi)
             mid = (lo + hi) // 2
             lo, hi = (mid, hi) if holds(mid) else (lo, mid)
-        return build.le(sym, lo)
+        return B.rel("<=", x, F.const(lo))
     except (ArithmeticError, ValueError):
         return None
+
+
+def as_bound(guard: sympy.Basic, sym: sympy.Symbol, lower: int, upper: int | float, hint: int) -> sympy.Basic | None:
+    """:func:`bound_of_guard` of a sympy guard (the sympy boundary): ``sympy.true`` on the whole range."""
+    if guard.free_symbols != {sym}:
+        return None
+    try:
+        found = bound_of_guard(bool_from_sympy(guard), sym.name, lower, upper, hint)
+    except NotAnIntegerForm:
+        return None
+    return None if found is None else found.sympy()
