@@ -330,14 +330,22 @@ class _Columns:
         if found is not None:
             return found
         self._spend(f)
-        size = self.size
-        total = [f.const] * size
+        total = None
         for m, c in f.terms:
-            col = [c] * size
+            col = None
             for atom, p in m.factors:
                 vals = self.atom(atom)
-                col = [None if x is None or v is None else x * v**p for x, v in zip(col, vals)]
-            total = [None if t is None or x is None else t + x for t, x in zip(total, col)]
+                if p != 1:
+                    vals = [v**p for v in vals] if None not in vals else [None if v is None else v**p for v in vals]
+                col = vals if col is None else _combine(col, vals, _MUL)
+            if c != 1:
+                col = [c * v for v in col] if None not in col else [None if v is None else c * v for v in col]
+            total = col if total is None else _combine(total, col, _ADD)
+        k = f.const
+        if total is None:
+            total = [k] * self.size
+        elif k:
+            total = [k + v for v in total] if None not in total else [None if v is None else k + v for v in total]
         self.memo[f.uid] = total
         return total
 
@@ -354,7 +362,15 @@ class _Columns:
             self._spend(a)
             args = [self.form(x) for x in a.args]
             if kind in ("floordiv", "ceildiv", "mod"):
-                out = [_divide(kind, x, y) for x, y in zip(*args)]
+                x, y = args
+                if None in x or None in y or 0 in y:
+                    out = [_divide(kind, u, v) for u, v in zip(x, y)]
+                elif kind == "floordiv":
+                    out = [u // v for u, v in zip(x, y)]
+                elif kind == "mod":
+                    out = [u % v for u, v in zip(x, y)]
+                else:
+                    out = [-(-u // v) for u, v in zip(x, y)]
             elif kind in ("max", "min"):
                 pick = max if kind == "max" else min
                 out = [None if None in col else pick(col) for col in zip(*args)]
@@ -376,8 +392,10 @@ class _Columns:
         if kind == "rel":
             op, lhs, rhs = g.args
             a, b = self.form(lhs), self.form(rhs)
-            rel = _REL[op]
-            return [None if x is None or y is None else rel(x, y) for x, y in zip(a, b)]
+            if None in a or None in b:
+                rel = _REL[op]
+                return [None if x is None or y is None else rel(x, y) for x, y in zip(a, b)]
+            return _compare(op, a, b)
         if kind == "and":
             parts = [self.truth(x) for x in g.args]
             # a raising conjunct fails the guard wherever it raises, whatever the others say
@@ -489,6 +507,34 @@ _REL = {
     "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
     "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
 }
+
+
+def _compare(op: str, a: list, b: list) -> list:
+    if op == "==":
+        return [x == y for x, y in zip(a, b)]
+    if op == "!=":
+        return [x != y for x, y in zip(a, b)]
+    if op == "<":
+        return [x < y for x, y in zip(a, b)]
+    if op == "<=":
+        return [x <= y for x, y in zip(a, b)]
+    if op == ">":
+        return [x > y for x, y in zip(a, b)]
+    return [x >= y for x, y in zip(a, b)]
+
+
+_ADD, _MUL = 0, 1
+
+
+def _combine(a: list, b: list, op: int) -> list:
+    """``a + b`` or ``a * b`` pointwise (None, a point where evaluating raised, stays None)."""
+    if None in a or None in b:
+        if op == _ADD:
+            return [None if x is None or y is None else x + y for x, y in zip(a, b)]
+        return [None if x is None or y is None else x * y for x, y in zip(a, b)]
+    if op == _ADD:
+        return [x + y for x, y in zip(a, b)]
+    return [x * y for x, y in zip(a, b)]
 
 
 def _divide(kind, a, b):

@@ -45,7 +45,7 @@ from valueranges.facts.ranges import intersect
 
 from guards.guard import Guard, form_key
 from guards.simplify.classify import _name_key, classify_form, form_order_key
-from guards.simplify.finite_domain import reduce_finite_forms
+from guards.simplify.finite_domain import FiniteLimits, reduce_finite_forms
 
 __all__ = ["reduce_forms", "FormReduction", "merge_bounds", "canonical_guards"]
 
@@ -149,21 +149,37 @@ class FormReduction:
         """The guards of ``items`` that ``explicit`` and the guards kept before do not decide, newest first.
 
         Each is simplified by ``facts`` first (sound: its replacements and divisors are explicit).
+
+        Note [Guards the finite pass decides]
+            A guard over symbols whose ranges are finite and small enough together is decided
+            exactly by the finite pass that follows (Note [Reducing over finite ranges]), so
+            searching whether the guards kept so far imply it is wasted: such a guard is only
+            asked of the ranges (``facts`` with ``use_facts=False``: its ranges, replacements
+            and divisors are all explicit) and is not learnt. The finite pass must be able to
+            take it: the box of all these symbols within its points, the guards' nodes times
+            the points within its evaluations, no opaque atom (else the full search, as before).
         """
-        kept_facts = Facts(rank=self.rank)
-        for name, (lo, hi) in self.domain.items():
-            if (lo, hi) != (-INF, INF):
-                kept_facts.set_range(name, _ranges_of(lo, hi))
-        for form, _ in explicit:
-            kept_facts.learn_form(form, consistent=True)
+        enumerable, budget = self._enumerable(facts)
+        counted: set[int] = set()
+        kept_facts = None
         kept: list[Item] = []
         seen = {form_key(f) for f, _ in explicit}
         for form, origin in reversed(items):
             form = facts.simplify_bool(form)
-            # every guard and fact here holds for the hints: only "implied" is worth searching for
-            if form.kind == "const" or kept_facts.decide(form, expect=True) is True:
+            if form.kind == "const":
                 continue
-            kept_facts.learn_form(form, undecided=True, consistent=True)  # just asked: not asked again
+            cost = _new_nodes(form, counted) if form.symbols <= enumerable and not _has_opaque(form) else None
+            if cost is not None and cost <= budget:
+                budget -= cost
+                if facts.decide(form, use_facts=False, expect=True) is True:
+                    continue
+            else:
+                if kept_facts is None:
+                    kept_facts = self._explicit_facts(explicit)
+                # every guard and fact here holds for the hints: only "implied" is worth searching for
+                if kept_facts.decide(form, expect=True) is True:
+                    continue
+                kept_facts.learn_form(form, undecided=True, consistent=True)  # just asked: not asked again
             form = _plain(self._as_bound(facts, form))
             if form is B.TRUE:
                 continue
@@ -173,6 +189,31 @@ class FormReduction:
                 kept.append((form, origin))
         kept.reverse()
         return kept
+
+    def _explicit_facts(self, explicit: Sequence[Item]) -> Facts:
+        """A facts engine that knows the domain and the explicit facts, and nothing else."""
+        kept_facts = Facts(rank=self.rank)
+        for name, (lo, hi) in self.domain.items():
+            if (lo, hi) != (-INF, INF):
+                kept_facts.set_range(name, _ranges_of(lo, hi))
+        for form, _ in explicit:
+            kept_facts.learn_form(form, consistent=True)
+        return kept_facts
+
+    def _enumerable(self, facts: Facts) -> tuple[frozenset, int]:
+        """The symbols the finite pass will enumerate, and how many nodes of guards it can evaluate over them.
+
+        All symbols with finite ranges (not replaced) when their box is within the points (else none).
+        """
+        limits = FiniteLimits()
+        box, names = 1, []
+        for name, (lo, hi) in facts.bounds().items():
+            if lo != -INF and hi != INF and facts.replacement(name) is None:
+                box *= int(hi - lo + 1)
+                names.append(name)
+                if box > limits.max_points:
+                    return frozenset(), 0
+        return frozenset(names), limits.max_evaluations // max(box, 1) * 3 // 4  # a margin: the pass evaluates bounds too
 
     def _as_bound(self, facts: Facts, form: BoolForm) -> BoolForm:
         """A single-symbol guard monotone in its symbol, as the equivalent bound (see :mod:`valueranges.facts.monotone`)."""
@@ -287,6 +328,45 @@ def _plain(form: BoolForm) -> BoolForm:
     if k.kind == "div":
         return B.rel("==", F.mod(F.sym(k.sym), F.const(k.value)), F.const(0))
     return form
+
+
+def _new_nodes(form: BoolForm, counted: set[int]) -> int:
+    """The forms and non-symbol atoms in ``form`` not yet in ``counted`` (added): what the finite pass evaluates once each."""
+    if form.kind == "rel":
+        return _form_nodes(form.args[1], counted) + _form_nodes(form.args[2], counted)
+    if form.kind in ("and", "or", "not"):
+        return sum(_new_nodes(a, counted) for a in form.args)
+    return 0
+
+
+def _form_nodes(f: "F.Form", counted: set[int]) -> int:
+    if f.uid in counted:
+        return 0
+    counted.add(f.uid)
+    n = 1
+    for m, _ in f.terms:
+        for a, _ in m.factors:
+            if a.kind != "sym" and a.uid not in counted:
+                counted.add(a.uid)
+                n += 1 + sum(_form_nodes(x, counted) for x in a.args)
+    return n
+
+
+def _has_opaque(form: BoolForm) -> bool:
+    """Whether a boolean form holds an opaque part (which the finite pass does not evaluate)."""
+    if form.kind == "opaque":
+        return True
+    if form.kind == "rel":
+        return any(_form_has_opaque(f) for f in form.args[1:])
+    return any(_has_opaque(a) for a in form.args) if form.kind in ("and", "or", "not") else False
+
+
+def _form_has_opaque(f: "F.Form") -> bool:
+    for m, _ in f.terms:
+        for a, _ in m.factors:
+            if a.kind == "opaque" or (a.kind != "sym" and any(_form_has_opaque(x) for x in a.args)):
+                return True
+    return False
 
 
 def _subject(fact: BoolForm) -> str | None:
