@@ -335,6 +335,8 @@ class _Columns:
             col = None
             for atom, p in m.factors:
                 vals = self.atom(atom)
+                if p > self.limits.max_exponent:
+                    raise _Unsupported(atom)
                 if p != 1:
                     vals = [v**p for v in vals] if None not in vals else [None if v is None else v**p for v in vals]
                 col = vals if col is None else _combine(col, vals, _MUL)

@@ -38,6 +38,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 from symint import form as F
 from symint.form import logic as B
 from symint.form.logic import BoolForm
+from valueranges import ValueRanges
 from valueranges.errors import ContradictoryFactsError, ValueRangeError
 from valueranges.facts import Facts, natural_rank
 from valueranges.facts.monotone import bound_of_guard
@@ -52,7 +53,7 @@ __all__ = ["reduce_forms", "FormReduction", "merge_bounds", "canonical_guards"]
 INF = math.inf
 
 #: One guard to reduce: its form and its origin (text, None, or a function returning the text).
-Item = tuple  # (BoolForm, object)
+Item = tuple[BoolForm, object]
 
 
 def _join(origins: Iterable[object]) -> Callable[[], str | None]:
@@ -105,7 +106,8 @@ class FormReduction:
         facts.on_new_fact(taught)
         for form, origin in items:
             current[0] = origin
-            # recorded guards were undecided when recorded, with at least these facts: not asked again
+            # not asked whether it is implied already: at worst a redundant fact is remembered (recorded
+            # guards were undecided when recorded, with more facts than these: the search would fail)
             facts.learn_form(form, undecided=True, consistent=consistent)
         return facts, causes
 
@@ -113,6 +115,7 @@ class FormReduction:
     def explicit(self, facts: Facts, names: Iterable[str], causes: Mapping[str, list]) -> list[Item]:
         """Per symbol: its replacement, its range beyond the domain, its divisors (Note [One reduction on forms])."""
         ranges, repl, divisors = facts.symbol_facts()
+        names = list(names)
         named = set(names)
         out: list[Item] = []
         for name in names:
@@ -142,6 +145,10 @@ class FormReduction:
                 out.append((B.rel("<=", x, F.const(int(hi))), text))
             for k in mods:
                 out.append((B.rel("==", F.mod(x, F.const(k)), F.const(0)), _explain(f"{name} divisible by {k} from: ", None, why)))
+            if value is None:
+                k, r = facts.modular_set(x)  # a residue (``x % 4 == 1``) simplifies guards away: it is stated too
+                if k > 1 and r % k:
+                    out.append((B.rel("==", F.mod(x, F.const(k)), F.const(r % k)), _explain(f"{name} % {k} == {r % k} from: ", None, why)))
         return out
 
     # -- the guards the explicit facts do not decide ------------------------------------------
@@ -149,6 +156,12 @@ class FormReduction:
         """The guards of ``items`` that ``explicit`` and the guards kept before do not decide, newest first.
 
         Each is simplified by ``facts`` first (sound: its replacements and divisors are explicit).
+
+        Note [Guards that may raise]
+            A guard with a symbolic divisor (``x == y // z``) fails where the divisor is 0, but
+            forms assume divisors nonzero: substituting ``y = 0`` would give ``x == 0``, which
+            holds at ``z == 0``. Such a guard is kept or dropped whole, never rewritten, and it
+            is dropped only where every divisor's range excludes 0 (as ``reduce_exact`` does).
 
         Note [Guards the finite pass decides]
             A guard over symbols whose ranges are finite and small enough together is decided
@@ -165,19 +178,21 @@ class FormReduction:
         kept: list[Item] = []
         seen = {form_key(f) for f, _ in explicit}
         for form, origin in reversed(items):
-            form = facts.simplify_bool(form)
-            if form.kind == "const":
-                continue
+            raises = _may_raise(form)
+            if not raises:  # Note [Guards that may raise]
+                form = facts.simplify_bool(form)
+                if form.kind == "const":
+                    continue
             cost = _new_nodes(form, counted) if form.symbols <= enumerable and not _has_opaque(form) else None
             if cost is not None and cost <= budget:
                 budget -= cost
-                if facts.decide(form, use_facts=False, expect=True) is True:
+                if facts.decide(form, use_facts=False, expect=True) is True and _never_raises(form, facts, raises):
                     continue
             else:
                 if kept_facts is None:
                     kept_facts = self._explicit_facts(explicit)
                 # every guard and fact here holds for the hints: only "implied" is worth searching for
-                if kept_facts.decide(form, expect=True) is True:
+                if kept_facts.decide(form, expect=True) is True and _never_raises(form, kept_facts, raises):
                     continue
                 kept_facts.learn_form(form, undecided=True, consistent=True)  # just asked: not asked again
             form = _plain(self._as_bound(facts, form))
@@ -229,15 +244,17 @@ class FormReduction:
 
     # -- one round, and the finite pass --------------------------------------------------------
     def round(self, items: Sequence[Item], names: Iterable[str], initial: Mapping[str, tuple] | None = None,
-              seeds: Mapping[str, list] | None = None) -> list[Item]:
+              seeds: Mapping[str, list] | None = None, causes: Sequence[object] | None = None) -> list[Item]:
         """The explicit facts of the symbols ``names`` and the guards they do not decide (guards holding at one point).
 
         ``initial``: the ranges learnt before the guards (default: the domain); ``seeds``: per
-        symbol, the origins of those ranges.
+        symbol, the origins of those ranges; ``causes``: per guard, how an explicit fact it
+        taught cites it (default: its origin).
         """
         if initial is None:
             initial = {n: r for n, r in self.domain.items() if r != (-INF, INF)}
-        facts, causes = self.learn(items, initial, seeds)
+        taught = items if causes is None else [(f, c) for (f, _), c in zip(items, causes)]
+        facts, causes = self.learn(taught, initial, seeds)
         explicit = self.explicit(facts, names, causes)
         return merge_bounds(explicit + self.keep(facts, explicit, items))
 
@@ -352,6 +369,39 @@ def _form_nodes(f: "F.Form", counted: set[int]) -> int:
     return n
 
 
+def _may_raise(form: BoolForm) -> bool:
+    """Whether evaluating ``form`` may divide by zero: a division by a non-constant, or an opaque part."""
+    kind = form.kind
+    if kind == "rel":
+        return form.args[1].has_symbolic_division or form.args[2].has_symbolic_division
+    if kind in ("and", "or", "not"):
+        return any(_may_raise(a) for a in form.args)
+    return kind == "opaque"
+
+
+def _never_raises(form: BoolForm, facts: Facts, raises: bool) -> bool:
+    """Whether no divisor in ``form`` can be 0 within ``facts``' ranges (True when ``raises`` is False)."""
+    if not raises:
+        return True
+    if form.kind == "rel":
+        return all(_divisors_nonzero(f, facts) for f in form.args[1:])
+    if form.kind in ("and", "or", "not"):
+        return all(_never_raises(a, facts, True) for a in form.args)
+    return False
+
+
+def _divisors_nonzero(f: "F.Form", facts: Facts) -> bool:
+    for m, _ in f.terms:
+        for a, _ in m.factors:
+            if a.kind in ("floordiv", "ceildiv", "mod") and not a.args[1].is_const:
+                lo, hi = facts.bound_form(a.args[1])
+                if not (lo > 0 or hi < 0):
+                    return False
+            if a.kind == "opaque" or (a.kind != "sym" and not all(_divisors_nonzero(x, facts) for x in a.args)):
+                return False
+    return True
+
+
 def _has_opaque(form: BoolForm) -> bool:
     """Whether a boolean form holds an opaque part (which the finite pass does not evaluate)."""
     if form.kind == "opaque":
@@ -382,9 +432,7 @@ def _subject(fact: BoolForm) -> str | None:
     return None
 
 
-def _ranges_of(lo, hi):
-    from valueranges import ValueRanges
-
+def _ranges_of(lo, hi) -> ValueRanges:
     return ValueRanges.of(lo, hi)
 
 

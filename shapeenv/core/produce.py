@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING
 import sympy
 
 from guards import Guard, GuardSet, ProofResult, SolverConfig, Source
-from guards.simplify.reduce_forms import FormReduction, canonical_guards, merge_bounds
+from guards.simplify.reduce_forms import FormReduction, canonical_guards
 from symint import build
 from symint import form as F
 from symint.form import logic as B
@@ -143,10 +143,8 @@ def reduce_guards(env: "SymbolTable", ties: list[Guard] | None = None) -> list[G
         ties = _sources_ties_pins(env)[1]
     reduction = FormReduction(domain, env.elimination_rank, hints)
     items = [(_form_of(r), r.provenance.__str__) for r in env.guards]  # the provenance printed when read
-    facts, causes = reduction.learn([(f, _cause(r)) for (f, _), r in zip(items, env.guards)], initial, seeds)
-    explicit = reduction.explicit(facts, names, causes)
-    reduced = merge_bounds(explicit + reduction.keep(facts, explicit, items)) + [(g.form, g.why) for g in ties]
-    return canonical_guards(reduction.settle(reduced))
+    reduced = reduction.round(items, names, initial, seeds, [_cause(r) for r in env.guards])
+    return canonical_guards(reduction.settle(reduced + [(g.form, g.why) for g in ties]))
 
 
 def raw_guards(env: "SymbolTable") -> GuardSet:
