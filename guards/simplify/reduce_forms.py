@@ -172,8 +172,8 @@ class FormReduction:
             take it: the box of all these symbols within its points, the guards' nodes times
             the points within its evaluations, no opaque atom (else the full search, as before).
         """
-        enumerable, budget = self._enumerable(facts)
         counted: set[int] = set()
+        enumerable, budget = self._enumerable(facts, counted)
         kept_facts = None
         kept: list[Item] = []
         seen = {form_key(f) for f, _ in explicit}
@@ -215,20 +215,31 @@ class FormReduction:
             kept_facts.learn_form(form, consistent=True)
         return kept_facts
 
-    def _enumerable(self, facts: Facts) -> tuple[frozenset, int]:
-        """The symbols the finite pass will enumerate, and how many nodes of guards it can evaluate over them.
+    def _enumerable(self, facts: Facts, counted: set[int]) -> tuple[frozenset, int]:
+        """The symbols the finite pass will enumerate or compute, and how many more nodes of guards it can evaluate.
 
-        All symbols with finite ranges (not replaced) when their box is within the points (else none).
+        All symbols with finite ranges (not replaced) when their box is within the points (else
+        none), and the replaced symbols whose replacement reads only those (the finite pass
+        computes them from their explicit equality, whose nodes are counted in ``counted``).
         """
         limits = FiniteLimits()
-        box, names = 1, []
+        box, names, defined = 1, [], []
         for name, (lo, hi) in facts.bounds().items():
-            if lo != -INF and hi != INF and facts.replacement(name) is None:
+            value = facts.replacement(name)
+            if value is not None:
+                defined.append((name, value))
+            elif lo != -INF and hi != INF:
                 box *= int(hi - lo + 1)
                 names.append(name)
                 if box > limits.max_points:
                     return frozenset(), 0
-        return frozenset(names), limits.max_evaluations // max(box, 1) * 3 // 4  # a margin: the pass evaluates bounds too
+        budget = limits.max_evaluations // max(box, 1) * 3 // 4  # a margin: the pass evaluates bounds too
+        finite = set(names)
+        for name, value in defined:
+            if not value.is_const and value.symbols <= finite:
+                names.append(name)
+                budget -= _form_nodes(value, counted)
+        return frozenset(names), budget
 
     def _as_bound(self, facts: Facts, form: BoolForm) -> BoolForm:
         """A single-symbol guard monotone in its symbol, as the equivalent bound (see :mod:`valueranges.facts.monotone`)."""
