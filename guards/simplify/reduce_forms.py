@@ -123,6 +123,7 @@ class FormReduction:
             x = F.sym(name)
             value = repl.get(name)
             lo, hi = ranges.get(name, (-INF, INF))
+            text = _explain(f"{name} in [{_fmt(lo)}, {_fmt(hi)}] from: ", None, why)
             ks = divisors.get(name, set())
             if value is not None:
                 out.append((B.rel("==", x, value), _explain(f"{name} = ", value, why)))
@@ -138,7 +139,6 @@ class FormReduction:
             step = math.lcm(1, *mods)
             if step > 1 and (base_lo, base_hi) != (-INF, INF):
                 base_lo, base_hi = intersect(name, (base_lo, base_hi), -INF, INF, step)  # rounded to the step
-            text = _explain(f"{name} in [{_fmt(lo)}, {_fmt(hi)}] from: ", None, why)
             if lo > base_lo:
                 out.append((B.rel(">=", x, F.const(int(lo))), text))
             if hi < base_hi:
