@@ -40,6 +40,7 @@ import sympy
 from guards import Guard, GuardSet, ProofResult, SolverConfig, Source
 from guards.simplify.passes import canonical_order, reduce_exact
 from symint import build
+from symint import form as F
 
 from .deferred import ProducedGuards
 from valueranges.facts import Facts
@@ -79,11 +80,11 @@ def _sources_ties_pins(env: "SymbolTable") -> tuple[dict[sympy.Symbol, Source], 
         for k, extra in enumerate(info.sources[1:], start=1):
             alias = build.symbol_expr(f"{sym.name}_{k}")
             sources[alias] = extra
-            ties.append(Guard.of(build.eq(alias, sym), f"{extra.text()} was duck-sized to {info.sources[0].text()}"))
+            ties.append(Guard.of(F.rel("==", F.sym(alias.name), F.sym(sym.name)), f"{extra.text()} was duck-sized to {info.sources[0].text()}"))
     for k, (source, value) in enumerate(env.specialized.items()):
         pin = build.symbol_expr(f"p{k}")
         sources[pin] = source
-        pins.append(Guard.of(build.eq(pin, value), f"{source.text()} was specialised to {value}"))
+        pins.append(Guard.of(F.rel("==", F.sym(pin.name), F.const(int(value))), f"{source.text()} was specialised to {value}"))
     return sources, ties, pins
 
 
@@ -95,9 +96,9 @@ def _range_guards(env: "SymbolTable") -> list[Guard]:
             continue
         floor = 0 if info.sources[0].is_size_like else -math.inf
         if rng.lower > floor:
-            out.append(Guard.of(build.le(int(rng.lower), sym), f"the initial range of {sym} is {rng}"))
+            out.append(Guard.of(F.rel("<=", F.const(int(rng.lower)), F.sym(sym.name)), f"the initial range of {sym} is {rng}"))
         if rng.upper != math.inf:
-            out.append(Guard.of(build.le(sym, int(rng.upper)), f"the initial range of {sym} is {rng}"))
+            out.append(Guard.of(F.rel("<=", F.sym(sym.name), F.const(int(rng.upper))), f"the initial range of {sym} is {rng}"))
     return out
 
 
@@ -146,38 +147,40 @@ def _guard_facts(env: "SymbolTable") -> tuple[Facts, dict[sympy.Symbol, list[str
 
 def _explicit_facts(env: "SymbolTable", facts: Facts, causes: dict[sympy.Symbol, list[str]]) -> list[Guard]:
     out = []
+    _, replacements, divisors = facts.symbol_facts()
     for sym, info in env.symbols.items():
         if not info.sources:
             continue
         why = "; ".join(dict.fromkeys(causes.get(sym, [])))
-        value = facts.replacements.get(sym)
+        s = F.sym(sym.name)
+        value = replacements.get(sym.name)
         if value is not None:
-            out.append(Guard.of(build.eq(sym, value), f"{sym} = {value} from: {why}"))
-            if value.is_Number:
+            out.append(Guard.of(F.rel("==", s, value), f"{sym} = {value.sympy()} from: {why}"))
+            if value.is_const:
                 continue
         rng = facts.ranges.get(sym)
         floor = 0 if info.sources[0].is_size_like else -math.inf
         if rng is not None and rng.lower > floor:
-            out.append(Guard.of(build.le(int(rng.lower), sym), f"{sym} in {rng} from: {why}"))
+            out.append(Guard.of(F.rel("<=", F.const(int(rng.lower)), s), f"{sym} in {rng} from: {why}"))
         if rng is not None and rng.upper != math.inf:
-            out.append(Guard.of(build.le(sym, int(rng.upper)), f"{sym} in {rng} from: {why}"))
-        for k in sorted(facts.divisible.get(sym, ())):
-            out.append(Guard.of(build.eq(build.mod(sym, k), 0), f"{sym} divisible by {k} from: {why}"))
+            out.append(Guard.of(F.rel("<=", s, F.const(int(rng.upper))), f"{sym} in {rng} from: {why}"))
+        for k in sorted(divisors.get(sym.name, ())):
+            out.append(Guard.of(F.rel("==", F.mod(s, F.const(k)), F.const(0)), f"{sym} divisible by {k} from: {why}"))
     return out
 
 
-def _as_bound(env: "SymbolTable", facts: Facts, e: sympy.Basic) -> sympy.Basic:
+def _as_bound(env: "SymbolTable", facts: Facts, form):
     """A single-symbol guard monotone in its symbol, as the equivalent bound (see :mod:`valueranges.facts.monotone`)."""
-    syms = e.free_symbols
-    if len(syms) != 1:
-        return e
-    (sym,) = syms
+    if len(form.symbols) != 1:
+        return form
+    (name,) = form.symbols
+    sym = build.symbol_expr(name)
     info = env.symbols.get(sym)
     rng = facts.ranges.get(sym)
     if info is None or info.hint is None or rng is None:
-        return e
-    bound_ = as_bound(e, sym, rng.lower, rng.upper, info.hint)
-    return e if bound_ is None else bound_
+        return form
+    bound_ = as_bound(form, name, rng.lower, rng.upper, info.hint)
+    return form if bound_ is None else bound_
 
 
 def reduce_guards(env: "SymbolTable") -> list[Guard]:
@@ -200,9 +203,9 @@ def reduce_guards(env: "SymbolTable") -> list[Guard]:
         if form.kind == "const" or kept_facts.decide(form, expect=True) is True:
             continue
         kept_facts.learn_form(form, consistent=True)
-        e = _as_bound(env, facts, form.sympy())
-        if e is not sympy.true:
-            kept.append(Guard.of(form if e is form.sympy() else e, str(record.provenance)))
+        e = _as_bound(env, facts, form)
+        if e is not F.TRUE:
+            kept.append(Guard.of(e, str(record.provenance)))
     kept.reverse()
     return explicit + kept
 
