@@ -43,7 +43,6 @@ from functools import lru_cache
 from typing import Callable, Mapping
 
 import sympy
-from sympy.core.relational import Relational
 from sympy.core.sorting import default_sort_key
 
 from symint import build
@@ -202,18 +201,11 @@ class _Bounder:
                 return r
             n = b.norm  # common terms of the sides cancel (Note [Repeated symbols])
             return r & _RELATIONS[n.op](self.form(n.p), _ZERO)
-        if kind == "and":
-            r = TRUE
+        if kind == "and" or kind == "or":
+            op, r, stop = (ops.and_, TRUE, FALSE) if kind == "and" else (ops.or_, FALSE, TRUE)
             for a in b.args:
-                r = ops.and_(r, self.boolean(a))
-                if r is FALSE:
-                    break
-            return r
-        if kind == "or":
-            r = FALSE
-            for a in b.args:
-                r = ops.or_(r, self.boolean(a))
-                if r is TRUE:
+                r = op(r, self.boolean(a))
+                if r is stop:
                     break
             return r
         if kind == "not":

@@ -53,7 +53,9 @@ Note [One definition of the rewrites]
     sympy_io] in :mod:`symint.sympy_io`), so it refers to the converter as a module
     (``_io.from_sympy``, ``F.floordiv``), read when ``eval`` runs. Building the view of
     a form builds these nodes from canonical arguments, for which ``eval`` finds the
-    same interned atom and keeps the node: no loop.
+    same interned atom and keeps the node: no loop. ``Max``/``Min`` keep their own fold
+    (flatten, fold numbers, drop repeats, sort): the same lattice normalisation as the
+    forms', which also serves ``Max`` of floats, and which sorts by sympy's print key.
 
 Note [Ordered connectives]
     ``and``/``or`` that keep the order they were written in: Python evaluates them left to right.
