@@ -48,12 +48,13 @@ Note [Canonical forms]
 
 Note [One definition of the rewrites]
     The sympy nodes are the printable view of forms (:mod:`symint.sympy_io`), so the
-    rules live once, on forms, and the nodes ask them. This module is imported while
-    :mod:`symint.form` and :mod:`symint.sympy_io` load (Note [Import order of form and
-    sympy_io] in :mod:`symint.sympy_io`), so it refers to the converter as a module
-    (``_io.from_sympy``, ``F.floordiv``), read when ``eval`` runs. Building the view of
-    a form builds these nodes from canonical arguments, for which ``eval`` finds the
-    same interned atom and keeps the node: no loop. ``Max``/``Min`` keep their own fold
+    rules live once, on forms, and the nodes ask them through the converter
+    (:func:`symint.sympy_io.division_by_forms`). The forms build their view with these
+    nodes, so the dependency is mutual: this module reaches the forms only through its
+    own package, as a module read when ``eval`` runs (Note [Import order of form and
+    sympy_io] in :mod:`symint.sympy_io`). Building the view of a form builds these nodes
+    from canonical arguments, for which ``eval`` finds the same interned atom and keeps
+    the node: no loop. ``Max``/``Min`` keep their own fold
     (flatten, fold numbers, drop repeats, sort): the same lattice normalisation as the
     forms', which also serves ``Max`` of floats, and which sorts by sympy's print key.
 
@@ -95,9 +96,7 @@ from sympy.core.relational import Relational
 from sympy.core.sorting import default_sort_key
 from sympy.core.sympify import _sympify
 
-from .. import form as F  # Note [One definition of the rewrites]: modules, read when eval runs
-from .. import sympy_io as _io
-from ..errors import ExpressionLimitError
+from .. import sympy_io as _io  # Note [One definition of the rewrites]: the package, read when eval runs
 
 __all__ = [
     "symbol_expr",
@@ -234,15 +233,7 @@ def _by_forms(cls, kind: str, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr | None
     """
     if _is_zero_number(b):
         raise ZeroDivisionError(f"{cls.__name__}({a}, 0): integer {'modulo' if kind == 'mod' else 'division'} by zero")
-    try:
-        fa, fb = _io.from_sympy(a), _io.from_sympy(b)
-        result = getattr(F, kind)(fa, fb)
-    except (_io.NotAnIntegerForm, ExpressionLimitError):
-        return None
-    atom = result.atom()
-    if atom is not None and atom.kind == kind and atom.args[0] is fa and atom.args[1] is fb:
-        return None  # canonical already: the node as written
-    return result.sympy()
+    return _io.division_by_forms(kind, a, b)
 
 
 class Mod(_IntegerIfArguments):
