@@ -48,7 +48,7 @@ def declare_guard(env: "ShapeEnv", cond: "F.BoolForm", why: str) -> None:
     cond = env.facts.simplify_bool(cond)
     if cond is F.TRUE:
         return
-    record = GuardRecord(cond, Provenance(cond.sympy(), None, None, why))
+    record = GuardRecord(cond, Provenance(cond, None, None, why))
     env.guards.append(record)
     env.declared_guards.append(record)
     env.facts.learn_form(cond)

@@ -47,6 +47,9 @@ CASES = [
     # Bounded on the canonical form x**2 - 1 (the sympy walk gave [-9, 3]: each factor alone).
     Case(build.mul(build.add(x, 1), build.sub(x, 1)), {x: VR.of(-2, 2)}, VR.of(-1, 3)),
     Case(build.add(build.pow_(build.sub(x, y), 2), 1), {}, VR.of(1, INF)),
+    # Float ends of an integer symbol's range: the integers inside, before // and % (the form bound's int_ends).
+    Case(build.floordiv(x, 2), {x: VR.of(0.5, 3.5)}, VR.of(0, 1)),
+    Case(build.mod(x, 8), {x: VR.of(8.5, 10.5)}, VR.of(1, 2)),
     Case(build.neg(build.abs_(x)), {x: VR.of(-3, 5)}, VR.of(-5, 0)),
     Case(build.min_(x, build.neg(x)), {x: VR.of(-3, 5)}, VR.of(-5, 0)),
     Case(build.abs_(build.sub(x, y)), {x: VR.of(0, 3), y: VR.of(0, 3)}, VR.of(0, 3)),
