@@ -107,6 +107,7 @@ OPS: tuple[OpDef, ...] = (
     D('mm', '``torch.mm``.'),
     D('bmm', '``torch.bmm``.'),
     D('linear', '``torch.nn.functional.linear``.'),
+    D('outer', '``torch.outer``: the outer product of two 1-d tensors.', methods=('outer',)),
     # -- reductions: shapeenv/ops/rules/reductions.py ------------------------------------------------------------
     D('sum', '``torch.sum``.', methods=('sum',), like=lambda x, dim=None, keepdim=False, dtype=None: None),
     D('mean', '``torch.mean``.', methods=('mean',), like=lambda x, dim=None, keepdim=False, dtype=None: None),
@@ -116,6 +117,9 @@ OPS: tuple[OpDef, ...] = (
     D('argmin', '``torch.argmin``.', methods=('argmin',), like=lambda x, dim=None, keepdim=False: None),
     D('softmax', '``torch.softmax``.', methods=('softmax',), like=lambda x, dim, dtype=None: None),
     D('log_softmax', '``torch.log_softmax``.', methods=('log_softmax',), like=lambda x, dim, dtype=None: None),
+    D('logsumexp', '``torch.logsumexp`` (``dim`` required).', methods=('logsumexp',)),
+    D('all', '``torch.all`` (also with ``dim``/``keepdim``).', methods=('all',)),
+    D('any', '``torch.any`` (also with ``dim``/``keepdim``).', methods=('any',)),
     # -- conv: shapeenv/ops/rules/conv.py ------------------------------------------------------------------------
     D('conv1d', '``torch.nn.functional.conv1d``.'),
     D('conv2d', '``torch.nn.functional.conv2d``.'),
@@ -201,6 +205,7 @@ OPS: tuple[OpDef, ...] = (
       methods=('argsort',), like=lambda input, dim=-1, descending=False, *, stable=False: None),
     D('topk', '``torch.topk``: ``(values, indices)``; ``k`` may be a SymInt; ``dim=None`` is the last dim.',
       methods=('topk',)),
+    D('diff', '``torch.diff``: ``n`` forward differences along ``dim``.', methods=('diff',)),
     # -- statistics: shapeenv/ops/rules/statistics.py ------------------------------------------------------------
     D('var', '``torch.var`` (also the legacy ``var(input, unbiased)``).',
       methods=('var',), like=lambda input, dim=None, unbiased=None, keepdim=False, *, correction=None: None),
@@ -268,26 +273,20 @@ OPS: tuple[OpDef, ...] = (
     D('linalg_vector_norm', '``torch.linalg.vector_norm``.',
       like=lambda x, ord=2, dim=None, keepdim=False, *, dtype=None: None),
     D('norm', 'The vector norm over ``dim`` (all dims for None).', functions=(), methods=('norm',)),
+    D('isnan', '``torch.isnan``.', methods=('isnan',)),
+    D('isinf', '``torch.isinf``.', methods=('isinf',)),
+    D('isfinite', '``torch.isfinite``.', methods=('isfinite',)),
+    D('lerp', '``torch.lerp``.', methods=('lerp',)),
+    D('lerp_', "In-place ``lerp`` (the broadcast shape must be ``self``'s).", functions=(), methods=('lerp_',)),
     # -- rnn_cells: shapeenv/ops/rules/rnn_cells.py --------------------------------------------------------------
     D('lstm_cell', '``torch.lstm_cell`` (what ``nn.LSTMCell`` calls): ``(h, c)``.'),
     D('gru_cell', '``torch.gru_cell``.'),
     D('rnn_tanh_cell', '``torch.rnn_tanh_cell``.'),
     D('rnn_relu_cell', '``torch.rnn_relu_cell``.'),
-    # -- tensor_math: shapeenv/ops/rules/tensor_math.py ----------------------------------------------------------
-    D('outer', '``torch.outer``: the outer product of two 1-d tensors.', methods=('outer',)),
-    D('logsumexp', '``torch.logsumexp`` (``dim`` required).', methods=('logsumexp',)),
-    D('roll', '``torch.roll``.', methods=('roll',)),
-    D('diff', '``torch.diff``: ``n`` forward differences along ``dim``.', methods=('diff',)),
-    D('isnan', '``torch.isnan``.', methods=('isnan',)),
-    D('isinf', '``torch.isinf``.', methods=('isinf',)),
-    D('isfinite', '``torch.isfinite``.', methods=('isfinite',)),
-    D('all', '``torch.all`` (also with ``dim``/``keepdim``).', methods=('all',)),
-    D('any', '``torch.any`` (also with ``dim``/``keepdim``).', methods=('any',)),
-    D('lerp', '``torch.lerp``.', methods=('lerp',)),
-    D('lerp_', "In-place ``lerp`` (the broadcast shape must be ``self``'s).", functions=(), methods=('lerp_',)),
     # -- rearrange: shapeenv/ops/rules/rearrange.py --------------------------------------------------------------
     D('pixel_shuffle', '``F.pixel_shuffle``: ``(*, C * r * r, H, W) -> (*, C, H * r, W * r)``.'),
     D('pixel_unshuffle', '``F.pixel_unshuffle``: ``(*, C, H * r, W * r) -> (*, C * r * r, H, W)``.'),
+    D('roll', '``torch.roll``.', methods=('roll',)),
     D('cosine_similarity', '``F.cosine_similarity``.'),
     # -- losses: shapeenv/ops/rules/losses.py --------------------------------------------------------------------
     D('mse_loss', '``F.mse_loss``.'),

@@ -1,12 +1,15 @@
 """More pointwise ops: float math (``rsqrt``, ``erf``, ``log1p`` ...), rounding (``floor``, ``round`` ...),
 ``square``/``sign``, integer-aware division (``floor_divide``/``//``, ``remainder``/``%``, ``fmod``), ``atan2``,
-and ``normalize``/``norm``/``linalg.vector_norm``.
+``normalize``/``norm``/``linalg.vector_norm``, the predicates ``isnan``/``isinf``/``isfinite`` and ``lerp``/``lerp_``.
 
 Dtypes as torch's CPU kernels give them: the float math turns integers and bools into float32;
 rounding keeps floats and integers (bool refused); ``square`` of bool is int64, ``sign`` keeps
 bool; the divisions follow ``result_type`` (bool refused); ``atan2`` takes two tensors. Layouts
 are ``TensorIterator``'s. ``normalize`` divides by a keepdim norm expanded to the input, so its
-layout is that of ``input / denom``; norms are reductions (contiguous).
+layout is that of ``input / denom``; norms are reductions (contiguous). The predicates give bool.
+``lerp(input, end, weight)``: floating-point ``input``; ``end`` a tensor of the same dtype and
+``weight`` a float or a tensor of the same dtype (a 0-d weight of any float dtype passes); the three
+broadcast. ``lerp_``: the broadcast shape must be ``input``'s.
 
 >>> from shapeenv import ShapeEnv, ops
 >>> env = ShapeEnv(); x = env.fake_tensor((4, 3), "int64", name="x")
@@ -21,7 +24,7 @@ from typing import Any
 from shapeenv.errors import ShapeError
 from shapeenv.tensor.dtypes import bool_, float32, int64
 from shapeenv.tensor.tensor import FakeTensor
-from shapeenv.ops.common import as_dtype_arg, check_tensor, new_tensor
+from shapeenv.ops.common import as_dtype_arg, check_tensor, fmt_shape, new_tensor
 from shapeenv.ops.rules.elementwise import broadcast_shapes, pointwise_strides
 from shapeenv.ops.promotion import result_type
 from shapeenv.ops.rules.reductions import reduced_dims, reduced_shape
@@ -29,7 +32,7 @@ from shapeenv.ops.dispatch import is_tensor
 from shapeenv.ops.registry import rule
 
 __all__ = ["FLOAT_UNARY", "ROUNDING", "floor_divide", "remainder", "fmod", "atan2", "square", "sign", "sgn",
-           "normalize", "norm", "linalg_vector_norm"]
+           "normalize", "norm", "linalg_vector_norm", "isnan", "isinf", "isfinite", "lerp", "lerp_"]
 
 FLOAT_UNARY = ("rsqrt", "erf", "erfc", "log1p", "expm1", "log2", "log10", "exp2", "reciprocal", "asin", "acos",
                "atan", "sinh", "cosh", "asinh", "atanh")
@@ -244,3 +247,92 @@ def normalize(input: FakeTensor, p: Any = 2.0, dim: Any = 1, eps: float = 1e-12)
     expanded = tuple(0 if d is not s else st for d, s, st in zip(denom.shape, input.shape, denom.stride()))
     operands = [input, FakeTensor(input.env, input.shape, input.dtype, stride=expanded)]
     return FakeTensor(input.env, input.shape, input.dtype, stride=pointwise_strides(input.shape, operands))
+
+
+def _predicate(op: str, input: FakeTensor) -> FakeTensor:
+    check_tensor(input, op)
+    return _like(input, bool_)
+
+
+@rule("isnan")
+def isnan(input: FakeTensor) -> FakeTensor:  # noqa: A002
+    """``torch.isnan(input)``: bool, any dtype.
+
+    >>> from shapeenv import ShapeEnv
+    >>> isnan(ShapeEnv().fake_tensor((2, 3)).t()).stride()
+    (1, s1)
+    """
+    return _predicate("isnan", input)
+
+
+@rule("isinf")
+def isinf(input: FakeTensor) -> FakeTensor:  # noqa: A002
+    """``torch.isinf(input)``.
+
+    >>> from shapeenv import ShapeEnv
+    >>> isinf(ShapeEnv().fake_tensor((2, 3), "int64")).dtype
+    bool
+    """
+    return _predicate("isinf", input)
+
+
+@rule("isfinite")
+def isfinite(input: FakeTensor) -> FakeTensor:  # noqa: A002
+    """``torch.isfinite(input)``.
+
+    >>> from shapeenv import ShapeEnv
+    >>> isfinite(ShapeEnv().fake_tensor((2,), "bool")).shape
+    (s0,)
+    """
+    return _predicate("isfinite", input)
+
+
+def _lerp_operands(op: str, input: FakeTensor, end: Any, weight: Any) -> list:
+    check_tensor(input, op)
+    check_tensor(end, op, "end")
+    if not input.dtype.is_floating_point:
+        raise ShapeError(f"{op}: \"lerp_kernel\" not implemented for {input.dtype} inputs",
+                         fix="convert the input first: x.float()")
+    if end.dtype != input.dtype:
+        raise ShapeError(f"{op}: expected dtype {input.dtype} for `end` but got dtype {end.dtype}",
+                         fix=f"convert end first: end.to({input.dtype})")
+    tensors = [input, end]
+    if is_tensor(weight):
+        if weight.dtype != input.dtype and (weight.ndim or not weight.dtype.is_floating_point):
+            raise ShapeError(f"{op}: expected dtype {input.dtype} for `weight` but got dtype {weight.dtype}",
+                             fix=f"convert weight first: weight.to({input.dtype})")
+        tensors.append(weight)
+    elif isinstance(weight, bool) or not isinstance(weight, (int, float)) and not hasattr(weight, "node"):
+        raise ShapeError(f"{op}: weight must be a float or a tensor, got {weight!r}")
+    return tensors
+
+
+@rule("lerp")
+def lerp(input: FakeTensor, end: FakeTensor, weight: Any) -> FakeTensor:  # noqa: A002
+    """``torch.lerp(input, end, weight)``.
+
+    >>> from shapeenv import ShapeEnv
+    >>> env = ShapeEnv(); lerp(env.fake_tensor((3,), name="a"), env.fake_tensor((4, 3), name="b"), 0.5).shape
+    (s1, s0)
+    """
+    tensors = _lerp_operands("lerp", input, end, weight)
+    shape = broadcast_shapes(*(t.shape for t in tensors), op="lerp")
+    return new_tensor(input.env, shape, input.dtype, pointwise_strides(shape, tensors))
+
+
+@rule("lerp_")
+def lerp_(input: FakeTensor, end: FakeTensor, weight: Any) -> FakeTensor:  # noqa: A002
+    """``Tensor.lerp_(end, weight)``: in place, the broadcast shape must be ``input``'s.
+
+    >>> from shapeenv import ShapeEnv
+    >>> env = ShapeEnv(); x = env.fake_tensor((4, 3)); lerp_(x, x, 0.25) is x
+    True
+    """
+    tensors = _lerp_operands("lerp_", input, end, weight)
+    shape = broadcast_shapes(*(t.shape for t in tensors), op="lerp_")
+    if len(shape) != input.ndim or any(s is not t and not (isinstance(s, int) and s == t)
+                                       for s, t in zip(shape, input.shape)):
+        raise ShapeError(f"lerp_: output with shape {fmt_shape(input.shape)} doesn't match the broadcast shape "
+                         f"{fmt_shape(shape)}", fix="use the out-of-place torch.lerp(x, end, weight)")
+    input.storage.version += 1
+    return input

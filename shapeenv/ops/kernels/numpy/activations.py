@@ -1,15 +1,11 @@
-"""numpy implementations of activations, dropout, masks and bounds (``masked_fill``, ``tril``/``triu``, ``clamp``).
+"""numpy kernels of the ops of :mod:`shapeenv.ops.rules.activations` (torch's semantics; see :mod:`shapeenv.ops.kernels.numpy`).
 
-Same contract as :mod:`shapeenv.ops.kernels.numpy`: one kernel per op, the shape rule's
-parameters, torch's semantics (``inplace=True`` writes into the input and returns it). Results
-are computed in the input's floating dtype; the interpreter casts each result to the dtype the
-program predicts.
+``inplace=True`` writes into the input and returns it. Results are computed in the input's floating
+dtype; the interpreter casts each result to the dtype the program predicts.
 
 >>> import numpy as np
->>> KERNELS["hardtanh"](np.array([-3.0, 0.5, 3.0]), -1.0, 2.0).tolist()
+>>> hardtanh(np.array([-3.0, 0.5, 3.0]), -1.0, 2.0).tolist()
 [-1.0, 0.5, 2.0]
->>> KERNELS["tril"](np.ones((2, 3)), 0).tolist()
-[[1.0, 0.0, 0.0], [1.0, 1.0, 0.0]]
 """
 
 from __future__ import annotations

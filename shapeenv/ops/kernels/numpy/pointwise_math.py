@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from shapeenv.ops.kernels.numpy.common import _axes, axis, kernel
+from shapeenv.ops.kernels.numpy.common import KERNELS, _axes, axis, kernel
 
 __all__: list[str] = []
 
@@ -98,3 +98,32 @@ def norm(input: np.ndarray, p: Any = "fro", dim: Any = None, keepdim: bool = Fal
 def normalize(input: np.ndarray, p: Any = 2.0, dim: Any = 1, eps: float = 1e-12) -> np.ndarray:
     """``F.normalize``."""
     return (input / np.maximum(_vector_norm(input, p, dim, True), eps)).astype(input.dtype)
+
+
+kernel("isnan")(lambda input: np.isnan(input) if np.issubdtype(input.dtype, np.floating)
+                else np.zeros(input.shape, np.bool_))
+
+
+kernel("isinf")(lambda input: np.isinf(input) if np.issubdtype(input.dtype, np.floating)
+                else np.zeros(input.shape, np.bool_))
+
+
+kernel("isfinite")(lambda input: np.isfinite(input) if np.issubdtype(input.dtype, np.floating)
+                   else np.ones(input.shape, np.bool_))
+
+
+for _name in ("isnan", "isinf", "isfinite"):
+    KERNELS[_name].__doc__ = f"``torch.{_name}``."
+
+
+@kernel("lerp")
+def lerp(input: np.ndarray, end: np.ndarray, weight: Any) -> np.ndarray:
+    """``torch.lerp``: ``input + weight * (end - input)``."""
+    return input + weight * (end - input)
+
+
+@kernel("lerp_")
+def lerp_(input: np.ndarray, end: np.ndarray, weight: Any) -> np.ndarray:
+    """``Tensor.lerp_``."""
+    input[...] = input + weight * (end - input)
+    return input
