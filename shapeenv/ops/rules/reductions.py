@@ -78,33 +78,33 @@ def _sum_dtype(t: FakeTensor, dtype: DType | None) -> DType:
 
 
 @rule("sum")
-def sum_(t: FakeTensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> FakeTensor:
-    """``t.sum(dim, keepdim, dtype)``; integer and bool inputs sum to int64, as in torch.
+def sum_(input: FakeTensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> FakeTensor:  # noqa: A002
+    """``input.sum(dim, keepdim, dtype)``; integer and bool inputs sum to int64, as in torch.
 
     >>> from shapeenv import ShapeEnv
     >>> sum_(ShapeEnv().fake_tensor((2, 3), "bool")).dtype
     int64
     """
-    check_tensor(t, "sum")
-    dims = reduced_dims(t, dim, "sum")
-    return new_tensor(t.env, reduced_shape(t, dims, keepdim), _sum_dtype(t, as_dtype_arg(dtype, "sum")))
+    check_tensor(input, "sum")
+    dims = reduced_dims(input, dim, "sum")
+    return new_tensor(input.env, reduced_shape(input, dims, keepdim), _sum_dtype(input, as_dtype_arg(dtype, "sum")))
 
 
 @rule("mean")
-def mean(t: FakeTensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> FakeTensor:
-    """``t.mean(dim, keepdim, dtype)``: needs a floating-point input or ``dtype``.
+def mean(input: FakeTensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> FakeTensor:  # noqa: A002
+    """``input.mean(dim, keepdim, dtype)``: needs a floating-point input or ``dtype``.
 
     >>> from shapeenv import ShapeEnv
     >>> mean(ShapeEnv().fake_tensor((2, 3)), -1).shape
     (s0,)
     """
-    check_tensor(t, "mean")
-    out_dtype = as_dtype_arg(dtype, "mean") or t.dtype
+    check_tensor(input, "mean")
+    out_dtype = as_dtype_arg(dtype, "mean") or input.dtype
     if not out_dtype.is_floating_point:
-        raise ShapeError(f"mean: could not infer output dtype; the input dtype must be floating point, got {t.dtype} "
+        raise ShapeError(f"mean: could not infer output dtype; the input dtype must be floating point, got {input.dtype} "
                          "(pass dtype=float32 or convert the input)")
-    dims = reduced_dims(t, dim, "mean")
-    return new_tensor(t.env, reduced_shape(t, dims, keepdim), out_dtype)
+    dims = reduced_dims(input, dim, "mean")
+    return new_tensor(input.env, reduced_shape(input, dims, keepdim), out_dtype)
 
 
 def _max_min(op: str, result: type, other_impl, t: FakeTensor, dim: Any, keepdim: bool) -> Any:
@@ -153,25 +153,25 @@ def _amax_amin(op: str, t: FakeTensor, dim: Any, keepdim: bool) -> FakeTensor:
 
 
 @rule("amax")
-def amax(t: FakeTensor, dim: Any = (), keepdim: bool = False) -> FakeTensor:
-    """``torch.amax(t, dim, keepdim)``: the maximum over ``dim`` (all dims for ``()``); values only.
+def amax(input: FakeTensor, dim: Any = (), keepdim: bool = False) -> FakeTensor:  # noqa: A002
+    """``torch.amax(input, dim, keepdim)``: the maximum over ``dim`` (all dims for ``()``); values only.
 
     >>> from shapeenv import ShapeEnv
     >>> amax(ShapeEnv().fake_tensor((2, 3, 4)), (0, 2)).shape
     (s1,)
     """
-    return _amax_amin("amax", t, dim, keepdim)
+    return _amax_amin("amax", input, dim, keepdim)
 
 
 @rule("amin")
-def amin(t: FakeTensor, dim: Any = (), keepdim: bool = False) -> FakeTensor:
+def amin(input: FakeTensor, dim: Any = (), keepdim: bool = False) -> FakeTensor:  # noqa: A002
     """``torch.amin``: like :func:`amax`.
 
     >>> from shapeenv import ShapeEnv
     >>> amin(ShapeEnv().fake_tensor((2, 3)), 1, True).shape
     (s0, 1)
     """
-    return _amax_amin("amin", t, dim, keepdim)
+    return _amax_amin("amin", input, dim, keepdim)
 
 
 def _arg(op: str, t: FakeTensor, dim: Any, keepdim: bool) -> FakeTensor:
@@ -185,25 +185,25 @@ def _arg(op: str, t: FakeTensor, dim: Any, keepdim: bool) -> FakeTensor:
 
 
 @rule("argmax")
-def argmax(t: FakeTensor, dim: Any = None, keepdim: bool = False) -> FakeTensor:
+def argmax(input: FakeTensor, dim: Any = None, keepdim: bool = False) -> FakeTensor:  # noqa: A002
     """``torch.argmax``: int64 indices along ``dim`` (of the flattened tensor for None).
 
     >>> from shapeenv import ShapeEnv
     >>> argmax(ShapeEnv().fake_tensor((2, 3)), 1).shape
     (s0,)
     """
-    return _arg("argmax", t, dim, keepdim)
+    return _arg("argmax", input, dim, keepdim)
 
 
 @rule("argmin")
-def argmin(t: FakeTensor, dim: Any = None, keepdim: bool = False) -> FakeTensor:
+def argmin(input: FakeTensor, dim: Any = None, keepdim: bool = False) -> FakeTensor:  # noqa: A002
     """``torch.argmin``: like :func:`argmax`.
 
     >>> from shapeenv import ShapeEnv
     >>> argmin(ShapeEnv().fake_tensor((2, 3))).shape
     ()
     """
-    return _arg("argmin", t, dim, keepdim)
+    return _arg("argmin", input, dim, keepdim)
 
 
 def _softmax(op: str, t: FakeTensor, dim: Any, dtype: Any) -> FakeTensor:

@@ -32,18 +32,18 @@ def _dims(t: np.ndarray, dim: Any) -> tuple[int, ...]:
 
 # -- reductions --------------------------------------------------------------------------------------
 @kernel("sum")
-def sum_(t: np.ndarray, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> np.ndarray:
-    """``t.sum(dim, keepdim, dtype)``."""
-    return np.asarray(np.sum(t, axis=_dims(t, dim), keepdims=keepdim, dtype=None if dtype is None else np_dtype(dtype)))
+def sum_(input: np.ndarray, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> np.ndarray:
+    """``input.sum(dim, keepdim, dtype)``."""
+    return np.asarray(np.sum(input, axis=_dims(input, dim), keepdims=keepdim, dtype=None if dtype is None else np_dtype(dtype)))
 
 
 @kernel("mean")
-def mean(t: np.ndarray, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> np.ndarray:
-    """``t.mean(dim, keepdim, dtype)`` (nan over an empty dim, as in torch, without numpy's warning)."""
-    x = t if dtype is None else t.astype(np_dtype(dtype))
+def mean(input: np.ndarray, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> np.ndarray:
+    """``input.mean(dim, keepdim, dtype)`` (nan over an empty dim, as in torch, without numpy's warning)."""
+    x = input if dtype is None else input.astype(np_dtype(dtype))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        return np.asarray(np.mean(x, axis=_dims(t, dim), keepdims=keepdim))
+        return np.asarray(np.mean(x, axis=_dims(input, dim), keepdims=keepdim))
 
 
 def _max_min(t: np.ndarray, dim: Any, keepdim: bool, values, args, elementwise) -> Any:
@@ -70,15 +70,15 @@ def min_(t: np.ndarray, dim: Any = None, keepdim: bool = False) -> Any:
 
 
 @kernel("amax")
-def amax(t: np.ndarray, dim: Any = (), keepdim: bool = False) -> np.ndarray:
+def amax(input: np.ndarray, dim: Any = (), keepdim: bool = False) -> np.ndarray:
     """``torch.amax``."""
-    return np.asarray(np.max(t, axis=_dims(t, dim), keepdims=keepdim))
+    return np.asarray(np.max(input, axis=_dims(input, dim), keepdims=keepdim))
 
 
 @kernel("amin")
-def amin(t: np.ndarray, dim: Any = (), keepdim: bool = False) -> np.ndarray:
+def amin(input: np.ndarray, dim: Any = (), keepdim: bool = False) -> np.ndarray:
     """``torch.amin``."""
-    return np.asarray(np.min(t, axis=_dims(t, dim), keepdims=keepdim))
+    return np.asarray(np.min(input, axis=_dims(input, dim), keepdims=keepdim))
 
 
 def _arg(fn, t: np.ndarray, dim: Any, keepdim: bool) -> np.ndarray:
@@ -91,15 +91,15 @@ def _arg(fn, t: np.ndarray, dim: Any, keepdim: bool) -> np.ndarray:
 
 
 @kernel("argmax")
-def argmax(t: np.ndarray, dim: Any = None, keepdim: bool = False) -> np.ndarray:
+def argmax(input: np.ndarray, dim: Any = None, keepdim: bool = False) -> np.ndarray:
     """``torch.argmax`` (the first maximum)."""
-    return _arg(np.argmax, t, dim, keepdim)
+    return _arg(np.argmax, input, dim, keepdim)
 
 
 @kernel("argmin")
-def argmin(t: np.ndarray, dim: Any = None, keepdim: bool = False) -> np.ndarray:
+def argmin(input: np.ndarray, dim: Any = None, keepdim: bool = False) -> np.ndarray:
     """``torch.argmin``."""
-    return _arg(np.argmin, t, dim, keepdim)
+    return _arg(np.argmin, input, dim, keepdim)
 
 
 def _shifted(t: np.ndarray, dim: Any, dtype: Any) -> tuple[np.ndarray, int]:
