@@ -371,6 +371,18 @@ def test_processes_compiling_the_same_function_at_once_trace_it_once(tmp_path) -
     assert len(DiskStore(store).entries()) == 2 and DiskStore(store).integrity() == "ok"
 
 
+def test_a_call_served_by_a_stored_entry_counts_for_automatic_dynamic() -> None:
+    # the interleaving behind a flaky 3 in the process tests above: g's call at 8 is served by
+    # f's stored entry; its call at 9 must then trace dynamic (8 -> 9), not a static entry for 9
+    # that would serve f's 9 and leave f to trace a third entry at 10
+    store = MemoryStore()
+    f, g = (compile(model, store=store, backend=numpy_backend) for _ in range(2))
+    for fn, n in ((f, 8), (g, 8), (g, 9), (f, 9), (f, 10), (g, 10)):
+        np.testing.assert_allclose(fn(*inputs(n)), reference(n), rtol=1e-6)
+    assert (f.cache_info().compilations, g.cache_info().compilations) == (1, 1)
+    assert "x.size()[0] (automatic dynamic: 8 -> 9" in g.cache_info().entries[-1].dynamic
+
+
 # -- the command line ---------------------------------------------------------------------------------------
 def test_cache_ls_show_clear(tmp_path, capsys) -> None:
     f = compile(model, store=DiskStore(tmp_path), backend=numpy_backend)
