@@ -6,6 +6,10 @@ are paid first (:func:`timed_import`), each exporter exports each model once unt
 torch's first export also warms its dispatcher caches, ours its rule tables), then the exporters
 alternate ``runs`` times and the median wall time of each is kept (:func:`medians`).
 
+What is timed is the call only: for shapeenv, tracing the module on fake tensors and producing the
+reduced guard set (the Z3 simplification runs off the critical path and is not waited for); for
+torch, dynamo tracing, AOT export to the ATen graph and its range constraints.
+
 >>> sorted(medians({"ours": lambda: None, "torch": lambda: None}, runs=3))
 ['ours', 'torch']
 >>> warm_up({"ours": lambda: None, "torch": lambda: 1 / 0})

@@ -12,9 +12,7 @@ with its error and left out of the ratios.
     python3 benchmarks/torch_models_export.py                # every model, 3 runs each
     python3 benchmarks/torch_models_export.py --runs 5 resnet18 bert
 
-What is timed is the call only: for shapeenv, tracing the module on fake tensors and producing the
-reduced guard set (the Z3 simplification runs off the critical path and is not waited for); for
-torch, dynamo tracing, AOT export to the ATen graph and its range constraints.
+What is timed is the call only (see ``export_timing.py``).
 """
 
 from __future__ import annotations

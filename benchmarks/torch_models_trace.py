@@ -10,9 +10,7 @@ printed with the ratio torch / shapeenv (above 1: shapeenv is faster).
     python3 benchmarks/torch_models_trace.py              # all eight, 5 runs each
     python3 benchmarks/torch_models_trace.py --runs 9 gpt2 vit
 
-What is timed is the call only: for shapeenv, tracing the module on fake tensors and producing the
-reduced guard set (the Z3 simplification runs off the critical path and is not waited for); for
-torch, dynamo tracing, AOT export to the ATen graph and its range constraints.
+What is timed is the call only (see ``export_timing.py``).
 """
 
 from __future__ import annotations

@@ -58,6 +58,7 @@ Note [hint_override]
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import re
@@ -259,7 +260,7 @@ class CompiledFunction:
                 _log.info("Recompiling %s: %s  # called at %s", self.options.name, reason.text, reason.call_site)
             if not first and self._budget is not None:
                 self._charge(reason)
-            with self._persist.lease(call.key) if self._persist is not None else _NO_LEASE:
+            with self._persist.lease(call.key) if self._persist is not None else contextlib.nullcontext(False):
                 entry = self._from_store(call)  # stored by another process while this one waited for the lease
                 if entry is not None:
                     return entry
@@ -602,16 +603,6 @@ def _with_line(failure) -> str:
     lines = list(dict.fromkeys(_USER_LINE.findall(failure.guard.origin or "")))
     return f"{failure} (guard from {', '.join(lines)})" if lines else str(failure)
 
-
-class _NoLease:
-    def __enter__(self) -> bool:
-        return False
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-
-_NO_LEASE = _NoLease()
 
 
 def _trace_settings(options: CompileOptions, budget: GuardBudget | None) -> dict:

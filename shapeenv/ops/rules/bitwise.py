@@ -19,7 +19,7 @@ from shapeenv.errors import ShapeError
 from shapeenv.tensor.dtypes import bool_
 from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.core.messages import short_repr
-from shapeenv.ops.common import check_tensor
+from shapeenv.ops.common import check_inplace, check_tensor
 from shapeenv.ops.rules.elementwise import broadcast_shapes, pointwise_strides
 from shapeenv.ops.promotion import result_type
 from shapeenv.ops.dispatch import is_tensor
@@ -27,9 +27,6 @@ from shapeenv.ops.registry import rule
 
 __all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "logical_and", "logical_or", "logical_xor",
            "logical_not", "bitwise_and_", "bitwise_or_", "bitwise_xor_", "logical_not_"]
-
-_KIND_RANK = {"bool": 0, "int": 1, "float": 2}
-
 
 def _operands(op: str, a: Any, b: Any) -> list:
     tensors = [t for t in (a, b) if is_tensor(t)]
@@ -153,10 +150,7 @@ def _bitwise_inplace(op: str, a: FakeTensor, b: Any) -> FakeTensor:
     """``a op= b``: ``b`` broadcasts to ``a``'s shape and the result dtype casts to ``a``'s (a bool ``&= 3`` fails)."""
     check_tensor(a, op)
     out = _bitwise(op, a, b)
-    if len(out.shape) != a.ndim or any(s is not t and not (isinstance(s, int) and s == t) for s, t in zip(out.shape, a.shape)):
-        raise ShapeError(f"{op}: output with shape {list(a.shape)} doesn't match the broadcast shape {list(out.shape)}")
-    if _KIND_RANK[out.dtype.kind] > _KIND_RANK[a.dtype.kind]:
-        raise ShapeError(f"{op}: result type {out.dtype} can't be cast to the desired output type {a.dtype}")
+    check_inplace(op, a, out.shape, out.dtype)
     a.storage.version += 1
     return a
 

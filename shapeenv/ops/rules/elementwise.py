@@ -18,6 +18,7 @@ from shapeenv.tensor.dtypes import DType, as_dtype, bool_, float32, int64, promo
 from shapeenv.tensor import layout
 from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.core.messages import hint_text, short_repr, user_label
+from shapeenv.ops.common import check_inplace
 from shapeenv.ops.dispatch import is_tensor
 from shapeenv.ops.registry import rule
 
@@ -428,20 +429,12 @@ def to(a: FakeTensor, dtype: Any) -> FakeTensor:
     return a if new == a.dtype else FakeTensor(a.env, a.shape, new, stride=layout.like_strides(a.shape, a.stride()))
 
 
-_KIND_RANK = {"bool": 0, "int": 1, "float": 2}
-
-
 def _inplace(op: str, a: FakeTensor, b: Any, dtype: DType | None = None) -> FakeTensor:
     """Check that ``b`` broadcasts to ``a``'s shape and the result dtype casts to ``a``'s; bump the version."""
     if not is_tensor(a):
         raise ShapeError(f"{op}: the in-place target must be a tensor, got {a!r}")
-    if is_tensor(b):
-        shape = broadcast_shapes(a.shape, b.shape, op=op)
-        if len(shape) != a.ndim or any(s is not t and not (isinstance(s, int) and s == t) for s, t in zip(shape, a.shape)):
-            raise ShapeError(f"{op}: output with shape {list(a.shape)} doesn't match the broadcast shape {list(shape)}")
-    result = dtype or _result_dtype(a, b)
-    if _KIND_RANK[result.kind] > _KIND_RANK[a.dtype.kind]:
-        raise ShapeError(f"{op}: result type {result} can't be cast to the desired output type {a.dtype}")
+    shape = broadcast_shapes(a.shape, b.shape, op=op) if is_tensor(b) else None
+    check_inplace(op, a, shape, dtype or _result_dtype(a, b))
     a.storage.version += 1
     return a
 

@@ -24,7 +24,7 @@ from typing import Any
 from shapeenv.errors import ShapeError
 from shapeenv.tensor.dtypes import bool_, float32, int64
 from shapeenv.tensor.tensor import FakeTensor
-from shapeenv.ops.common import as_dtype_arg, check_tensor, fmt_shape, new_tensor
+from shapeenv.ops.common import as_dtype_arg, check_inplace, check_tensor, fmt_shape, new_tensor
 from shapeenv.ops.rules.elementwise import broadcast_shapes, pointwise_strides
 from shapeenv.ops.promotion import result_type
 from shapeenv.ops.rules.reductions import reduced_dims, reduced_shape
@@ -330,9 +330,6 @@ def lerp_(input: FakeTensor, end: FakeTensor, weight: Any) -> FakeTensor:  # noq
     """
     tensors = _lerp_operands("lerp_", input, end, weight)
     shape = broadcast_shapes(*(t.shape for t in tensors), op="lerp_")
-    if len(shape) != input.ndim or any(s is not t and not (isinstance(s, int) and s == t)
-                                       for s, t in zip(shape, input.shape)):
-        raise ShapeError(f"lerp_: output with shape {fmt_shape(input.shape)} doesn't match the broadcast shape "
-                         f"{fmt_shape(shape)}", fix="use the out-of-place torch.lerp(x, end, weight)")
+    check_inplace("lerp_", input, shape, fix="use the out-of-place torch.lerp(x, end, weight)")
     input.storage.version += 1
     return input
