@@ -1,10 +1,10 @@
 """Elementwise ops: broadcasting, dtype promotion, unary ops, clone and in-place updates.
 
->>> from shapeenv import ShapeEnv
+>>> from shapeenv import ShapeEnv, ops
 >>> env = ShapeEnv()
 >>> x = env.fake_tensor((5, 1), name="x"); y = env.fake_tensor((3,), name="y")
->>> (x + y).shape
-(s0, s1)
+>>> (x + y).shape, (x < y).dtype, ops.eq(x, 1).shape
+((s0, s1), bool, (s0, 1))
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.core.messages import hint_text, short_repr, user_label
 from shapeenv.ops.common import check_inplace
 from shapeenv.ops.dispatch import is_tensor
-from shapeenv.ops.registry import rule
+from shapeenv.ops.registry import rule, rule_family
 
 __all__ = ["broadcast_shapes", "broadcast_dim", "maximum_impl", "minimum_impl", "pointwise_strides", "format_strides"]
 
@@ -232,70 +232,14 @@ def _compare(op: str, a: Any, b: Any) -> FakeTensor:
     return _binary(op, a, b, bool_)
 
 
-@rule("eq")
-def eq(a: Any, b: Any) -> FakeTensor:
-    """``a == b`` elementwise: a bool tensor of the broadcast shape.
-
-    >>> from shapeenv import ShapeEnv
-    >>> x = ShapeEnv().fake_tensor((4, 3)); eq(x, x[0]).shape, eq(x, 1).dtype
-    ((s0, s1), bool)
-    """
-    return _compare("eq", a, b)
-
-
-@rule("ne")
-def ne(a: Any, b: Any) -> FakeTensor:
-    """``a != b`` elementwise.
-
-    >>> from shapeenv import ShapeEnv
-    >>> ne(ShapeEnv().fake_tensor((2,)), 0).dtype
-    bool
-    """
-    return _compare("ne", a, b)
-
-
-@rule("lt")
-def lt(a: Any, b: Any) -> FakeTensor:
-    """``a < b`` elementwise.
-
-    >>> from shapeenv import ShapeEnv
-    >>> lt(ShapeEnv().fake_tensor((2,)), 0).dtype
-    bool
-    """
-    return _compare("lt", a, b)
-
-
-@rule("le")
-def le(a: Any, b: Any) -> FakeTensor:
-    """``a <= b`` elementwise.
-
-    >>> from shapeenv import ShapeEnv
-    >>> le(ShapeEnv().fake_tensor((2,)), 0).dtype
-    bool
-    """
-    return _compare("le", a, b)
-
-
-@rule("gt")
-def gt(a: Any, b: Any) -> FakeTensor:
-    """``a > b`` elementwise.
-
-    >>> from shapeenv import ShapeEnv
-    >>> gt(ShapeEnv().fake_tensor((2,)), 0).dtype
-    bool
-    """
-    return _compare("gt", a, b)
-
-
-@rule("ge")
-def ge(a: Any, b: Any) -> FakeTensor:
-    """``a >= b`` elementwise.
-
-    >>> from shapeenv import ShapeEnv
-    >>> ge(ShapeEnv().fake_tensor((2,)), 0).dtype
-    bool
-    """
-    return _compare("ge", a, b)
+rule_family(_compare, {
+    "eq": "``a == b`` elementwise: a bool tensor of the broadcast shape.",
+    "ne": "``a != b`` elementwise: a bool tensor of the broadcast shape.",
+    "lt": "``a < b`` elementwise: a bool tensor of the broadcast shape.",
+    "le": "``a <= b`` elementwise: a bool tensor of the broadcast shape.",
+    "gt": "``a > b`` elementwise: a bool tensor of the broadcast shape.",
+    "ge": "``a >= b`` elementwise: a bool tensor of the broadcast shape.",
+}, ("a", "b"))
 
 
 @rule("where")

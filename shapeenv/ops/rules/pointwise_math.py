@@ -15,6 +15,10 @@ broadcast. ``lerp_``: the broadcast shape must be ``input``'s.
 >>> env = ShapeEnv(); x = env.fake_tensor((4, 3), "int64", name="x")
 >>> ops.rsqrt(x).dtype, (x // 2).dtype, ops.floor(x.float().t()).stride(), normalize(x.float(), dim=-1).shape
 (float32, int64, (1, s1), (s0, s1))
+>>> ops.sign(x).dtype, (x % 3).dtype, ops.fmod(x.float(), 2.0).dtype, ops.floor_divide(7, x.float()).dtype
+(int64, int64, float32, float32)
+>>> ops.isnan(x.t()).stride(), ops.isinf(x).dtype
+((1, s1), bool)
 """
 
 from __future__ import annotations
@@ -29,10 +33,10 @@ from shapeenv.ops.rules.elementwise import broadcast_shapes, pointwise_strides
 from shapeenv.ops.promotion import result_type
 from shapeenv.ops.rules.reductions import reduced_dims, reduced_shape
 from shapeenv.ops.dispatch import is_tensor
-from shapeenv.ops.registry import rule
+from shapeenv.ops.registry import rule, rule_family
 
-__all__ = ["FLOAT_UNARY", "ROUNDING", "floor_divide", "remainder", "fmod", "atan2", "square", "sign", "sgn",
-           "normalize", "norm", "linalg_vector_norm", "isnan", "isinf", "isfinite", "lerp", "lerp_"]
+__all__ = ["FLOAT_UNARY", "ROUNDING", "atan2", "square", "normalize", "norm", "linalg_vector_norm", "lerp",
+           "lerp_"]
 
 FLOAT_UNARY = ("rsqrt", "erf", "erfc", "log1p", "expm1", "log2", "log10", "exp2", "reciprocal", "asin", "acos",
                "atan", "sinh", "cosh", "asinh", "atanh")
@@ -43,32 +47,29 @@ def _like(x: FakeTensor, dtype) -> FakeTensor:
     return FakeTensor(x.env, x.shape, dtype, stride=pointwise_strides(x.shape, [x]))
 
 
-def _register_float(name: str) -> None:
-    def fn(input: FakeTensor) -> FakeTensor:
-        check_tensor(input, name)
-        return _like(input, input.dtype if input.dtype.is_floating_point else float32)
-
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"``torch.{name}(input)``: integers and bools give float32."
-    rule(name)(fn)
+def _float_math(op: str, input: FakeTensor) -> FakeTensor:
+    check_tensor(input, op)
+    return _like(input, input.dtype if input.dtype.is_floating_point else float32)
 
 
-def _register_rounding(name: str) -> None:
-    def fn(input: FakeTensor) -> FakeTensor:
-        check_tensor(input, name)
-        if input.dtype == bool_:
-            raise ShapeError(f'{name}: "{name}_vml_cpu" not implemented for bool', fix="convert the input: x.int()")
-        return _like(input, input.dtype)
-
-    fn.__name__ = fn.__qualname__ = name
-    fn.__doc__ = f"``torch.{name}(input)``: the input's dtype (integers unchanged); bool is refused."
-    rule(name)(fn)
+def _rounding(op: str, input: FakeTensor) -> FakeTensor:
+    check_tensor(input, op)
+    if input.dtype == bool_:
+        raise ShapeError(f'{op}: "{op}_vml_cpu" not implemented for bool', fix="convert the input: x.int()")
+    return _like(input, input.dtype)
 
 
-for _name in FLOAT_UNARY:
-    _register_float(_name)
-for _name in ROUNDING:
-    _register_rounding(_name)
+def _same_dtype(op: str, input: FakeTensor) -> FakeTensor:
+    check_tensor(input, op)
+    return _like(input, input.dtype)
+
+
+rule_family(_float_math, {name: f"``torch.{name}(input)``: integers and bools give float32." for name in FLOAT_UNARY},
+            ("input",))
+rule_family(_rounding, {name: f"``torch.{name}(input)``: the input's dtype (integers unchanged); bool is refused."
+                        for name in ROUNDING}, ("input",))
+rule_family(_same_dtype, {"sign": "``torch.sign(input)``: the input's dtype.",
+                          "sgn": "``torch.sgn(input)``: like ``sign`` for real dtypes."}, ("input",))
 
 
 @rule("round")
@@ -111,30 +112,6 @@ def square(input: FakeTensor) -> FakeTensor:
     return _like(input, int64 if input.dtype == bool_ else input.dtype)
 
 
-@rule("sign")
-def sign(input: FakeTensor) -> FakeTensor:
-    """``torch.sign(input)``: the input's dtype.
-
-    >>> from shapeenv import ShapeEnv
-    >>> sign(ShapeEnv().fake_tensor((2,), "int32")).dtype
-    int32
-    """
-    check_tensor(input, "sign")
-    return _like(input, input.dtype)
-
-
-@rule("sgn")
-def sgn(input: FakeTensor) -> FakeTensor:
-    """``torch.sgn(input)``: like ``sign`` for real dtypes.
-
-    >>> from shapeenv import ShapeEnv
-    >>> sgn(ShapeEnv().fake_tensor((2,))).dtype
-    float32
-    """
-    check_tensor(input, "sgn")
-    return _like(input, input.dtype)
-
-
 def _division(op: str, a: Any, b: Any, *, tensors_only: bool = False) -> FakeTensor:
     tensors = [t for t in (a, b) if is_tensor(t)]
     if not tensors:
@@ -150,37 +127,11 @@ def _division(op: str, a: Any, b: Any, *, tensors_only: bool = False) -> FakeTen
     return FakeTensor(tensors[0].env, shape, dtype, stride=pointwise_strides(shape, tensors))
 
 
-@rule("floor_divide")
-def floor_divide(input: Any, other: Any) -> FakeTensor:
-    """``torch.floor_divide(input, other)`` (``input // other``).
-
-    >>> from shapeenv import ShapeEnv
-    >>> floor_divide(7, ShapeEnv().fake_tensor((2,))).dtype
-    float32
-    """
-    return _division("floor_divide", input, other)
-
-
-@rule("remainder")
-def remainder(input: Any, other: Any) -> FakeTensor:
-    """``torch.remainder(input, other)`` (``input % other``; Python's sign convention).
-
-    >>> from shapeenv import ShapeEnv
-    >>> remainder(ShapeEnv().fake_tensor((2,), "int64"), 3).dtype
-    int64
-    """
-    return _division("remainder", input, other)
-
-
-@rule("fmod")
-def fmod(input: Any, other: Any) -> FakeTensor:
-    """``torch.fmod(input, other)`` (C's sign convention).
-
-    >>> from shapeenv import ShapeEnv
-    >>> fmod(ShapeEnv().fake_tensor((2,)), 2.0).dtype
-    float32
-    """
-    return _division("fmod", input, other)
+rule_family(_division, {
+    "floor_divide": "``torch.floor_divide(input, other)`` (``input // other``).",
+    "remainder": "``torch.remainder(input, other)`` (``input % other``; Python's sign convention).",
+    "fmod": "``torch.fmod(input, other)`` (C's sign convention).",
+}, ("input", "other"))
 
 
 @rule("atan2")
@@ -254,37 +205,8 @@ def _predicate(op: str, input: FakeTensor) -> FakeTensor:
     return _like(input, bool_)
 
 
-@rule("isnan")
-def isnan(input: FakeTensor) -> FakeTensor:  # noqa: A002
-    """``torch.isnan(input)``: bool, any dtype.
-
-    >>> from shapeenv import ShapeEnv
-    >>> isnan(ShapeEnv().fake_tensor((2, 3)).t()).stride()
-    (1, s1)
-    """
-    return _predicate("isnan", input)
-
-
-@rule("isinf")
-def isinf(input: FakeTensor) -> FakeTensor:  # noqa: A002
-    """``torch.isinf(input)``.
-
-    >>> from shapeenv import ShapeEnv
-    >>> isinf(ShapeEnv().fake_tensor((2, 3), "int64")).dtype
-    bool
-    """
-    return _predicate("isinf", input)
-
-
-@rule("isfinite")
-def isfinite(input: FakeTensor) -> FakeTensor:  # noqa: A002
-    """``torch.isfinite(input)``.
-
-    >>> from shapeenv import ShapeEnv
-    >>> isfinite(ShapeEnv().fake_tensor((2,), "bool")).shape
-    (s0,)
-    """
-    return _predicate("isfinite", input)
+rule_family(_predicate, {name: f"``torch.{name}(input)``: bool, any dtype." for name in ("isnan", "isinf", "isfinite")},
+            ("input",))
 
 
 def _lerp_operands(op: str, input: FakeTensor, end: Any, weight: Any) -> list:
