@@ -57,19 +57,27 @@ def rule(name: str) -> Callable[[Rule], Rule]:
     return register
 
 
-def rule_family(impl: Callable[..., Any], docs: Mapping[str, str], params: Sequence[str]) -> None:
+def rule_family(impl: Callable[..., Any], docs: Mapping[str, str], params: Sequence[str],
+                defaults: Mapping[str, Any] | None = None) -> None:
     """Register one rule per ``name: docstring`` of ``docs`` for ops that differ by name only: each takes
-    ``params`` (positional or keyword) and returns ``impl(name, *args)``.
+    ``params`` (positional or keyword; ``defaults`` gives some a default) and returns ``impl(name, *args)``.
 
     >>> import inspect, shapeenv.ops
     >>> str(inspect.signature(rule_of("lt"))), rule_of("lt").__doc__
     ('(a, b)', '``a < b`` elementwise: a bool tensor of the broadcast shape.')
     """
-    signature = inspect.Signature([inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD) for p in params])
+    empty = inspect.Parameter.empty
+    signature = inspect.Signature([inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                                     default=(defaults or {}).get(p, empty)) for p in params])
+    n = len(params)
 
     def member(name: str, doc: str) -> Rule:
         def fn(*args: Any, **kwargs: Any) -> Any:
-            return impl(name, *(signature.bind(*args, **kwargs).args if kwargs else args))
+            if kwargs or len(args) != n:  # keywords or defaults to fill in (a bad call: Python's TypeError)
+                bound = signature.bind(*args, **kwargs)
+                bound.apply_defaults()
+                args = bound.args
+            return impl(name, *args)
 
         fn.__name__ = fn.__qualname__ = name
         fn.__doc__ = doc
