@@ -30,21 +30,8 @@ from symint import SymInt, sym_ite
 from shapeenv.errors import ShapeError
 from shapeenv.tensor.dtypes import bool_, int32, int64, uint8
 from shapeenv.tensor.tensor import FakeTensor
-from shapeenv.ops.common import (
-    canonical_dim,
-    ceil_div,
-    check_size,
-    check_tensor,
-    decide,
-    fmt_shape,
-    known_true,
-    make_view,
-    new_tensor,
-    require,
-    smax,
-    smin,
-    unsqueeze_view,
-)
+from shapeenv.ops.common import (canonical_dim, ceil_div, check_size, check_tensor, decide, fmt_shape, known_true,
+                                 make_view, new_tensor, require, smax, smin, unsqueeze_view)
 from shapeenv.ops.rules.data_dependent import need_env, unbacked_count
 from shapeenv.ops.rules.elementwise import broadcast_shapes
 from shapeenv.ops.dispatch import is_tensor

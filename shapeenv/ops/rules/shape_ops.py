@@ -22,22 +22,8 @@ from shapeenv.errors import ShapeError
 from shapeenv.tensor.dtypes import promote
 from shapeenv.tensor import layout
 from shapeenv.tensor.tensor import FakeTensor
-from shapeenv.ops.common import (
-    canonical_dim,
-    canonical_dims,
-    ceil_div,
-    check_size,
-    check_tensor,
-    decide,
-    fmt_shape,
-    known_true,
-    like_strides,
-    make_view,
-    new_tensor,
-    require,
-    size_args,
-    unsqueeze_view,
-)
+from shapeenv.ops.common import (canonical_dim, canonical_dims, ceil_div, check_size, check_tensor, decide, fmt_shape,
+                                 known_true, like_strides, make_view, new_tensor, require, size_args, unsqueeze_view)
 from shapeenv.ops.rules.indexing import narrow_impl, select_impl
 from shapeenv.core.messages import hint_text, user_label
 from shapeenv.ops.registry import rule
