@@ -290,26 +290,12 @@ def abs_(a: FakeTensor) -> FakeTensor:
     return _unary("abs", a, to_float=False, allow_bool=False)
 
 
-def _float_unary(name: str):
-    def fn(a: FakeTensor) -> FakeTensor:
-        return _unary(name, a, to_float=True)
-
-    fn.__name__ = name
-    fn.__doc__ = (f"``torch.{name}``: same shape; integer and bool inputs give float32.\n\n"
-                  f"    >>> from shapeenv import ShapeEnv\n"
-                  f"    >>> {name}(ShapeEnv().fake_tensor((2,), 'int64')).dtype\n"
-                  f"    float32\n")
-    return rule(name)(fn)
+def _float_unary(op: str, a: FakeTensor) -> FakeTensor:
+    return _unary(op, a, to_float=True)
 
 
-exp = _float_unary("exp")
-log = _float_unary("log")
-sqrt = _float_unary("sqrt")
-cos = _float_unary("cos")
-sin = _float_unary("sin")
-tan = _float_unary("tan")
-sigmoid = _float_unary("sigmoid")
-tanh = _float_unary("tanh")
+rule_family(_float_unary, {name: f"``torch.{name}``: same shape; integer and bool inputs give float32."
+                           for name in ("exp", "log", "sqrt", "cos", "sin", "tan", "sigmoid", "tanh")}, ("a",))
 
 
 @rule("pow")
