@@ -45,6 +45,8 @@ from symint.form.transform import rebuild_atom
 
 from .bound import bound_form
 from .linear_facts import LinearFacts, atom_facts
+from .rewrite_conjunctions import narrow, quotient_definitions
+from .rewrite_folds import bilinear_bound, floordiv_folds
 
 __all__ = ["simplify", "simplify_bool", "size"]
 
@@ -103,9 +105,22 @@ def _form(f: "F.Form", ranges, memo) -> "F.Form":
         for atom, p in m.factors:
             term = F.mul(term, F.pow_nat(_atom(atom, ranges, memo), p))
         out = F.add(out, term)
-    out = _push_into_minmax(_uncombine(_products(_sums(out))))
+    out = _fold_floordiv(_push_into_minmax(_uncombine(_products(_sums(out)))))
     memo[f] = out
     return out
+
+
+def _fold_floordiv(f: "F.Form") -> "F.Form":
+    """``t + u // k`` -> ``(k*t + u) // k`` and ``t - u // k`` -> ``(k*t - u + k - 1) // k`` when smaller
+    (:func:`valueranges.rewrite_folds.floordiv_folds`: ``x // 2 + x % 2`` -> ``(x + 1) // 2``)."""
+    if len(f.terms) < 2 and not (f.terms and f.const):
+        return f
+    best, best_size = f, size(f)
+    for candidate in floordiv_folds(f):
+        n = size(candidate)
+        if n < best_size:
+            best, best_size = candidate, n
+    return best
 
 
 def _uncombine(f: "F.Form") -> "F.Form":
@@ -179,7 +194,17 @@ def _dominated(kind: str, a: "F.Form", b: "F.Form", ranges, memo) -> bool:
     other = "min" if kind == "max" else "max"
     if inner is not None and inner.kind == other and b in inner.args:
         return True  # max(b, min(b, ...)) is b; min(b, max(b, ...)) is b
-    d = F.sub(b, a) if kind == "max" else F.sub(a, b)  # to show: d >= 0
+    return _nonnegative(F.sub(b, a) if kind == "max" else F.sub(a, b), ranges, memo, _CASE_DEPTH)
+
+
+#: Nesting of max/min atoms :func:`_nonnegative` splits into cases (each split tries each argument).
+_CASE_DEPTH = 2
+
+
+def _nonnegative(d: "F.Form", ranges, memo, depth: int) -> bool:
+    """Whether ``d >= 0`` is proven: by intervals, by the definitions of the atoms in ``d`` with the linear
+    procedure, then (``depth`` levels) by cases on a max/min term: ``r - max(a, b) >= 0`` iff ``r - a >= 0``
+    and ``r - b >= 0``; ``r + max(a, b) >= 0`` if ``r + a >= 0`` or ``r + b >= 0`` (min: the other way)."""
     if d.is_const:
         return d.const >= 0
     if _bound(d, ranges, memo)[0] >= 0:
@@ -188,7 +213,18 @@ def _dominated(kind: str, a: "F.Form", b: "F.Form", ranges, memo) -> bool:
     if not atoms:
         return False
     facts = LinearFacts([n for at in atoms for n in atom_facts(at, ranges, memo.setdefault("bounds", {}))])
-    return facts.prove_le0(F.neg(d), ranges, memo.setdefault("bounds", {}))
+    if facts.prove_le0(F.neg(d), ranges, memo.setdefault("bounds", {})):
+        return True
+    if depth <= 0:
+        return False
+    for m, c in d.terms:
+        atom = m.single_atom()
+        if atom is None or atom.kind not in ("max", "min") or c not in (1, -1) or len(m.factors) != 1:
+            continue
+        rest = F.sub(d, F.scale(F.atom_form(atom), c))
+        cases = (_nonnegative(F.add(rest, F.scale(a, c)), ranges, memo, depth - 1) for a in atom.args)
+        return all(cases) if (atom.kind == "min") == (c == 1) else any(cases)
+    return False
 
 
 def _minmax(atom: "F.Atom", ranges, memo) -> "F.Form":
@@ -629,7 +665,12 @@ def simplify_bool(b: "B.BoolForm", ranges: Mapping[str, tuple] | None = None) ->
     if kind == "and":
         merged = _merge_conjunction(list(b.args))
         parts = merged.args if merged.kind == "and" else (merged,)
-        return B.and_(*(simplify_bool(a, ranges) for a in parts))
+        parts = B.and_(*(simplify_bool(a, ranges) for a in parts))
+        if parts.kind != "and":
+            return parts
+        defined = quotient_definitions(list(parts.args))
+        out = B.and_(*narrow(defined, ranges, lambda a, box: _relation(a, box, {})))
+        return out if _bool_size(out) <= _bool_size(b) else parts
     if kind == "or":
         return B.or_(*(simplify_bool(a, ranges) for a in b.args))
     if kind == "not":
@@ -648,6 +689,11 @@ def _relation(b: "B.BoolForm", ranges, memo) -> "B.BoolForm":
     inverted = _invert_floordiv(n.op, p)
     if inverted is not None:
         return inverted
+    decided = _decide_by_bounds(n.op, _bound(p, ranges, memo))
+    if decided is None:
+        decided = _decide_bilinear(n.op, p, ranges, memo)
+    if decided is not None:
+        return B.bool_const(decided)
     if n.op == "<=":
         split = _split_minmax_relation(p)
         if split is not None and _bool_size(split) < _bool_size(r):
@@ -679,6 +725,26 @@ def _invert_floordiv(op: str, p: "F.Form") -> "B.BoolForm | None":
     q = -K // c
     inside = B.and_(B.rel(">=", x, F.const(k * q)), B.rel("<=", x, F.const(k * q + k - 1)))
     return inside if op == "==" else B.not_(inside)
+
+
+def _decide_bilinear(op: str, p: "F.Form", ranges, memo) -> bool | None:
+    """``p op 0`` decided by :func:`valueranges.rewrite_folds.bilinear_bound` (``x*y < 2048*(x + y)``), else None."""
+    if p.is_const or all(sum(e for _, e in m.factors) == 1 for m, _ in p.terms):
+        return None
+    found = bilinear_bound(p, lambda g: _bound(g, ranges, memo))
+    return None if found is None else _decide_by_bounds(op, found)
+
+
+def _decide_by_bounds(op: str, bounds: tuple) -> bool | None:
+    """``p op 0`` decided from ``p``'s interval ``(lo, hi)``, else None."""
+    lo, hi = bounds
+    if op == "<=":
+        return True if hi <= 0 else (False if lo > 0 else None)
+    if lo > 0 or hi < 0:
+        return op == "!="
+    if lo == hi == 0:
+        return op == "=="
+    return None
 
 
 def _bool_size(b: "B.BoolForm") -> int:
