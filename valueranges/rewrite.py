@@ -631,6 +631,12 @@ def _exact_quotient(x: "F.Form", d: "F.Form") -> "F.Form | None":
     """``x / d`` when ``d`` divides ``x`` as polynomials with an integer quotient (symbols only), else None."""
     if not (x.symbols and d.symbols) or any(a.kind != "sym" for f in (x, d) for m, _ in f.terms for a, _ in m.factors):
         return None
+    degree_x, degree_d = (max(sum(p for _, p in m.factors) for m, _ in f.terms) for f in (x, d))
+    if degree_x < degree_d or not d.symbols <= x.symbols:
+        return None  # a nonzero multiple of d has d's symbols and at least its degree
+    if degree_x == degree_d:  # the quotient is a number q: x is q*d term by term (no sympy needed)
+        q, r = divmod(dict(x.terms).get(d.terms[0][0], 0), d.terms[0][1])
+        return F.const(q) if not r and q and F.scale(d, q) is x else None
     import sympy  # the polynomial division is sympy's (forms hold no polynomial arithmetic)
 
     from symint.sympy_io import from_sympy

@@ -236,3 +236,15 @@ def test_random_conjunctions_simplify_equal_and_no_larger(parts, ranges):
     g = simplify_bool(b, ranges)
     _small_grid_equal(b, g, ranges, lambda h, env: h.evaluate(env))
     assert (_functions(g), _bool_size(g)) <= (_functions(b), _bool_size(b)), f"{b.sympy()} -> {g.sympy()} grew"
+
+
+def test_exact_quotient_of_equal_degree_without_sympy():
+    a, b = F.sym("a"), F.sym("b")
+    d = F.add(a, F.scale(b, 2))
+    assert simplify(F.floordiv(F.scale(d, 3), d)) is k(3)
+    assert simplify(F.mod(F.scale(d, -2), d)) is k(0)
+    for num in (F.add(F.scale(a, 2), F.scale(b, 3)), F.add(F.scale(d, 2), k(1)), F.scale(a, 2)):
+        before = F.floordiv(num, d)
+        after = simplify(before)
+        assert after.atom() is not None and after.atom().kind == "floordiv", after.sympy()
+        _equal_on_grid(before, after)
