@@ -687,7 +687,7 @@ def simplify_bool(b: "B.BoolForm", ranges: Mapping[str, tuple] | None = None) ->
 def _relation(b: "B.BoolForm", ranges, memo) -> "B.BoolForm":
     n = b.norm
     p = simplify(n.p, ranges, memo)
-    r = b if p is n.p else B.rel(n.op, p, F.const(0))
+    r = b if p is n.p else _readable_rel(n.op, p)
     if r.kind != "rel":
         return r
     n = r.norm
@@ -709,6 +709,15 @@ def _relation(b: "B.BoolForm", ranges, memo) -> "B.BoolForm":
         if small is not None:
             return small
     return r
+
+
+def _readable_rel(op: str, p: "F.Form") -> "B.BoolForm":
+    """``p op 0`` written with the positive terms on the left (``x <= 56``, not ``x - 56 <= 0``)."""
+    left = {m: c for m, c in p.terms if c > 0}
+    right = {m: -c for m, c in p.terms if c < 0}
+    if not left:  # -R + k op 0 is R op' k
+        return B.rel({"<=": ">=", "==": "==", "!=": "!="}[op], _from_terms(right), F.const(p.const))
+    return B.rel(op, _from_terms(left), F.sub(_from_terms(right), F.const(p.const)))
 
 
 def _invert_floordiv(op: str, p: "F.Form") -> "B.BoolForm | None":

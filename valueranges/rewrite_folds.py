@@ -59,8 +59,9 @@ def _mods_by_definition(f: "F.Form", u: "F.Form", k: int) -> "F.Form":
 
 
 def floordiv_folds(f: "F.Form") -> Iterator["F.Form"]:
-    """Forms equal to ``f`` with a ``u // k`` (or ``u % k``) of coefficient ``±1`` and the rest of ``f`` in one
-    floor division (see the module docstring); the caller keeps one only if it is smaller.
+    """Forms equal to ``f`` with a ``u // k`` (or ``u % k``) and the part of the rest that its coefficient divides
+    in one floor division (see the module docstring), then with ``c*(u // k) + c*((u % k + e) // k)`` as
+    ``c*((u + e) // k)``; the caller keeps one only if it is smaller.
 
     >>> from symint import form as F
     >>> x = F.sym("x")
@@ -74,11 +75,51 @@ def floordiv_folds(f: "F.Form") -> Iterator["F.Form"]:
         if q.atom() is None:
             continue
         b = dict(g.terms).get(q.terms[0][0], 0)
-        if b not in (1, -1):
+        if not b:
             continue
-        rest = F.sub(g, F.scale(q, b))
-        inner = F.add(F.scale(rest, k), F.scale(u, b))
-        yield F.floordiv(inner if b == 1 else F.add(inner, F.const(k - 1)), F.const(k))
+        c, s = abs(b), (1 if b > 0 else -1)
+        rest = F.sub(g, F.scale(q, b))  # g = rest + c*s*(u // k); the terms of rest that c divides go inside
+        inside = {m: e // c for m, e in rest.terms if e % c == 0}
+        t = _from_terms(inside, rest.const // c)
+        outside = F.sub(rest, F.scale(t, c))
+        if c > 1 and outside.terms:
+            continue  # 3*(x // 2 + x % 2) folds; x + y + 2*((2 - x - y) // 3) is smaller than its source, no clearer
+        inner = F.add(F.scale(t, k), F.scale(u, s))
+        folded = F.floordiv(inner if s == 1 else F.add(inner, F.const(k - 1)), F.const(k))
+        yield F.add(outside, F.scale(folded, c))
+    yield from _offset_folds(f)
+
+
+def _from_terms(terms: dict, const_: int) -> "F.Form":
+    out = F.const(const_)
+    for m, c in terms.items():
+        out = F.add(out, F.scale(_mono(m), c))
+    return out
+
+
+def _mono(m) -> "F.Form":
+    out = F.const(1)
+    for atom, p in m.factors:
+        out = F.mul(out, F.pow_nat(F.atom_form(atom), p))
+    return out
+
+
+def _offset_folds(f: "F.Form") -> Iterator["F.Form"]:
+    """``c*(u // k) + c*((u % k + e) // k)`` -> ``c*((u + e) // k)``: ``u + e`` is ``k*(u // k) + (u % k + e)``."""
+    terms = dict(f.terms)
+    for m, c in f.terms:
+        atom = m.single_atom()
+        if atom is None or atom.kind != "floordiv" or not atom.args[1].is_const or atom.args[1].const <= 1:
+            continue
+        w, kf = atom.args
+        r = F.sub(w, F.const(w.const)).atom()
+        if r is None or r.kind != "mod" or r.args[1] is not kf:
+            continue
+        u = r.args[0]
+        q = F.floordiv(u, kf)
+        if q.atom() is None or terms.get(q.terms[0][0]) != c:
+            continue
+        yield F.add(F.sub(f, F.scale(F.add(F.atom_form(atom), q), c)), F.scale(F.floordiv(F.add(u, F.const(w.const)), kf), c))
 
 
 def _mul_ends(a, b):

@@ -248,3 +248,49 @@ def test_exact_quotient_of_equal_degree_without_sympy():
         after = simplify(before)
         assert after.atom() is not None and after.atom().kind == "floordiv", after.sympy()
         _equal_on_grid(before, after)
+
+
+# -- variants of the anchor cases the rules were written for (none of them is an anchor case) ------------
+
+_INF = float("inf")
+FORM_VARIANTS = [
+    # (before, ranges, expected)
+    (F.add(F.floordiv(x, k(4)), F.floordiv(F.add(F.mod(x, k(4)), k(3)), k(4))), {}, F.floordiv(F.add(x, k(3)), k(4))),
+    (F.add(F.add(F.floordiv(x, k(2)), F.mod(x, k(2))), y), {}, F.add(y, F.floordiv(F.add(x, k(1)), k(2)))),
+    (F.scale(F.add(F.floordiv(x, k(2)), F.mod(x, k(2))), 3), {}, F.scale(F.floordiv(F.add(x, k(1)), k(2)), 3)),
+    (F.add(F.sub(F.scale(x, 2), F.floordiv(x, k(3))), k(4)), {}, F.floordiv(F.add(F.scale(x, 5), k(14)), k(3))),
+    (F.min_(F.scale(F.floordiv(F.add(x, k(7)), k(8)), 8), F.max_(x, k(8))), {"x": (1, _INF)}, F.max_(x, k(8))),
+    (F.max_(F.scale(F.floordiv(F.add(x, k(3)), k(4)), 4), F.max_(x, k(4))), {"x": (1, _INF)},
+     F.scale(F.floordiv(F.add(x, k(3)), k(4)), 4)),
+]
+
+
+@pytest.mark.parametrize("before, ranges, expected", FORM_VARIANTS, ids=[str(i) for i in range(len(FORM_VARIANTS))])
+def test_form_variants(before, ranges, expected):
+    got = simplify(before, ranges)
+    assert got is expected, f"{before.sympy()}: got {got.sympy()}, expected {expected.sympy()}"
+    _equal_on_grid(before, got, ranges)
+
+
+def _in(a, lo, hi):
+    return [B.rel(">=", a, k(lo)), B.rel("<=", a, k(hi))]
+
+
+BOOL_VARIANTS = [
+    (B.and_(*_in(F.sub(x, F.scale(y, 4)), 3, 6)), {}, B.rel("==", y, F.floordiv(F.sub(x, k(3)), k(4)))),
+    (B.and_(*_in(F.sub(x, F.scale(y, 5)), -4, 0)), {}, B.rel("==", y, F.floordiv(F.add(x, k(4)), k(5)))),
+    (B.and_(B.rel(">=", F.mod(x, k(8)), k(5)), B.rel("==", F.floordiv(x, k(8)), k(3))), {}, B.and_(*_in(x, 29, 31))),
+    (B.and_(*_in(x, 10, 19), B.rel("<", F.mod(x, k(10)), k(4))), {}, B.and_(*_in(x, 10, 13))),
+    (B.rel("<=", F.mul(x, y), F.scale(F.add(x, y), 100)), {"x": (1, 99), "y": (1, _INF)}, B.bool_const(True)),
+    (B.rel("<", F.scale(F.mul(x, y), 2), F.scale(F.add(x, y), 64)), {"x": (1, 31), "y": (1, _INF)}, B.bool_const(True)),
+    (B.rel(">", F.mul(x, y), F.scale(F.add(x, y), 4)), {"x": (9, 20), "y": (9, 20)}, B.bool_const(True)),
+]
+
+
+@pytest.mark.parametrize("before, ranges, expected", BOOL_VARIANTS, ids=[str(i) for i in range(len(BOOL_VARIANTS))])
+def test_relation_variants(before, ranges, expected):
+    got = simplify_bool(before, ranges)
+    same = got is expected or (got.kind == expected.kind == "rel" and got.norm is expected.norm) or (
+        got.kind == expected.kind == "and" and {a.norm for a in got.args} == {a.norm for a in expected.args})
+    assert same, f"{before.sympy()}: got {got.sympy()}, expected {expected.sympy()}"
+    _small_grid_equal(before, got, ranges, lambda h, env: h.evaluate(env))
