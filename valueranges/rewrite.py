@@ -8,21 +8,28 @@ integers and need no facts. The rules here go further, and some use symbol range
   ``x+10``; with ranges, ``max(x, 3)`` -> ``x`` for ``x >= 3``); a part common to every
   argument comes out (``min(x+10, y+10)`` -> ``min(x, y) + 10``, so
   ``min(x, y) - min(x+10, y+10)`` is ``-10``); ``max(a, b) + min(a, b)`` -> ``a + b``;
-  ``max(a, b) * min(a, b)`` -> ``a*b``.
+  ``max(a, b) * min(a, b)`` -> ``a*b``; dominance by cases on a max/min inside
+  (``min(4*((x + 3) // 4), max(x, 4))`` -> ``max(x, 4)`` for ``x > 0``).
 * **floordiv/mod**: ``k*(x // k) + x % k`` -> ``x``; ``(x // a + c) // b`` ->
   ``(x + a*c) // (a*b)``; division removal from ranges: ``x = k*Q + R`` with ``R`` in one
   block ``[j*k, j*k + k - 1]`` gives ``x // k = Q + j`` and ``x % k = R - j*k``
   (``(360x + y) // 16`` -> ``22x`` for ``x`` in [0, 1], ``y`` in [0, 6]); exact
   division by a polynomial (``(a*a - b*b) // (a + b)`` -> ``a - b``,
   ``((p+1)*64) % ((p+1)*32)`` -> 0), under the convention of Note [Canonical forms]
-  in :mod:`symint.sympy_io.functions` (a zero divisor is the one accepted widening).
+  in :mod:`symint.sympy_io.functions` (a zero divisor is the one accepted widening); a sum
+  folded into one floor division when smaller (``x // 2 + x % 2`` -> ``(x + 1) // 2``,
+  :mod:`valueranges.rewrite_folds`).
 * **relations** (:func:`simplify_bool`): ``c*(x // k) + r <= 0`` -> a bound on ``x``
   (``x // 2 < 3`` -> ``x < 6``); ``g*P + R + K <= 0`` with ``R`` small -> ``P <= q``
   (``8x + y < 16`` -> ``x < 2`` for ``y`` in [0, 7]); ``x // k == q and x % k == r`` ->
-  ``x == k*q + r``.
+  ``x == k*q + r``; a relation its interval or its bilinear bound decides (``x*y < 2048*(x + y)``
+  for ``0 < x < 2048``, :mod:`valueranges.rewrite_folds`); in a conjunction, ``0 <= x - 5*y < 5``
+  -> ``y == x // 5`` and each part narrowed by the others' bounds
+  (:mod:`valueranges.rewrite_conjunctions`).
 
 Every rule is an identity over the integers (or over the box of ``ranges``), each
-checked by brute force in ``tests/valueranges/test_rewrite.py``. The result is
+checked by brute force in ``tests/valueranges/test_rewrite.py`` (the newer ones also proven for
+their schema by Z3 in ``tests/valueranges/test_rewrite_proofs.py``). The result is
 deterministic (forms are ordered structurally) and the work bounded: a pass over the
 form, at most ``_ROUNDS`` times.
 
@@ -46,7 +53,7 @@ from symint.form.transform import rebuild_atom
 from .bound import bound_form
 from .linear_facts import LinearFacts, atom_facts
 from .rewrite_conjunctions import narrow, quotient_definitions
-from .rewrite_folds import bilinear_bound, floordiv_folds
+from .rewrite_folds import decide_bilinear, decide_by_interval, floordiv_folds
 
 __all__ = ["simplify", "simplify_bool", "size"]
 
@@ -695,9 +702,9 @@ def _relation(b: "B.BoolForm", ranges, memo) -> "B.BoolForm":
     inverted = _invert_floordiv(n.op, p)
     if inverted is not None:
         return inverted
-    decided = _decide_by_bounds(n.op, _bound(p, ranges, memo))
-    if decided is None:
-        decided = _decide_bilinear(n.op, p, ranges, memo)
+    decided = decide_by_interval(n.op, _bound(p, ranges, memo))
+    if decided is None and not p.is_const:
+        decided = decide_bilinear(n.op, p, lambda g: _bound(g, ranges, memo))
     if decided is not None:
         return B.bool_const(decided)
     if n.op == "<=":
@@ -740,26 +747,6 @@ def _invert_floordiv(op: str, p: "F.Form") -> "B.BoolForm | None":
     q = -K // c
     inside = B.and_(B.rel(">=", x, F.const(k * q)), B.rel("<=", x, F.const(k * q + k - 1)))
     return inside if op == "==" else B.not_(inside)
-
-
-def _decide_bilinear(op: str, p: "F.Form", ranges, memo) -> bool | None:
-    """``p op 0`` decided by :func:`valueranges.rewrite_folds.bilinear_bound` (``x*y < 2048*(x + y)``), else None."""
-    if p.is_const or all(sum(e for _, e in m.factors) == 1 for m, _ in p.terms):
-        return None
-    found = bilinear_bound(p, lambda g: _bound(g, ranges, memo))
-    return None if found is None else _decide_by_bounds(op, found)
-
-
-def _decide_by_bounds(op: str, bounds: tuple) -> bool | None:
-    """``p op 0`` decided from ``p``'s interval ``(lo, hi)``, else None."""
-    lo, hi = bounds
-    if op == "<=":
-        return True if hi <= 0 else (False if lo > 0 else None)
-    if lo > 0 or hi < 0:
-        return op == "!="
-    if lo == hi == 0:
-        return op == "=="
-    return None
 
 
 def _bool_size(b: "B.BoolForm") -> int:

@@ -6,11 +6,14 @@ Two identities, each proven for the schema (``tests/valueranges/test_rewrite_pro
   for every divisor and every rest): with ``u % k`` written by its definition ``u - k*(u // k)``,
   a sum ``t + u // k`` is ``(k*t + u) // k`` and ``t - u // k`` is ``(k*t - u + k - 1) // k``
   (``k > 0``). :func:`floordiv_folds` proposes these; the rewriter keeps one only when smaller
-  (``x // 2 + x % 2 + 3`` is ``x - x // 2 + 3``, which is ``(x + 7) // 2``).
+  (``x // 2 + x % 2 + 3`` is ``x - x // 2 + 3``, which is ``(x + 7) // 2``); a coefficient
+  common to the whole sum stays outside (``3*(x // 2) + 3*(x % 2)`` -> ``3*((x + 1) // 2)``);
+  and ``u // k + (u % k + e) // k`` is ``(u + e) // k``.
 * **a bilinear bound** (TVM's ``ComparisonOfProductAndSum``, for any coefficients): a form
   ``a*X*Y + b*X + d*Y + R`` times ``a`` is ``(a*X + d)*(a*Y + b) - b*d + a*R``, and the
   product of two intervals is bounded by the products of their ends: :func:`bilinear_bound`
-  (``x*y < 2048*(x + y)`` for ``0 < x < 2048 < y`` is true: ``(x - 2048)*(y - 2048) < 2048**2``).
+  (``x*y < 2048*(x + y)`` for ``0 < x < 2048 < y`` is true: ``(x - 2048)*(y - 2048) < 2048**2``);
+  :func:`decide_bilinear` decides a relation by it.
 
 Both are pure functions of a form; the work is one pass over its terms per candidate.
 
@@ -26,8 +29,9 @@ import math
 from typing import Callable, Iterator
 
 from symint import form as F
+from symint.form.terms import form_from_dict
 
-__all__ = ["floordiv_folds", "bilinear_bound"]
+__all__ = ["floordiv_folds", "bilinear_bound", "decide_bilinear", "decide_by_interval"]
 
 INF = math.inf
 
@@ -80,7 +84,7 @@ def floordiv_folds(f: "F.Form") -> Iterator["F.Form"]:
         c, s = abs(b), (1 if b > 0 else -1)
         rest = F.sub(g, F.scale(q, b))  # g = rest + c*s*(u // k); the terms of rest that c divides go inside
         inside = {m: e // c for m, e in rest.terms if e % c == 0}
-        t = _from_terms(inside, rest.const // c)
+        t = form_from_dict(inside, rest.const // c)
         outside = F.sub(rest, F.scale(t, c))
         if c > 1 and outside.terms:
             continue  # 3*(x // 2 + x % 2) folds; x + y + 2*((2 - x - y) // 3) is smaller than its source, no clearer
@@ -88,20 +92,6 @@ def floordiv_folds(f: "F.Form") -> Iterator["F.Form"]:
         folded = F.floordiv(inner if s == 1 else F.add(inner, F.const(k - 1)), F.const(k))
         yield F.add(outside, F.scale(folded, c))
     yield from _offset_folds(f)
-
-
-def _from_terms(terms: dict, const_: int) -> "F.Form":
-    out = F.const(const_)
-    for m, c in terms.items():
-        out = F.add(out, F.scale(_mono(m), c))
-    return out
-
-
-def _mono(m) -> "F.Form":
-    out = F.const(1)
-    for atom, p in m.factors:
-        out = F.mul(out, F.pow_nat(F.atom_form(atom), p))
-    return out
 
 
 def _offset_folds(f: "F.Form") -> Iterator["F.Form"]:
@@ -164,3 +154,35 @@ def bilinear_bound(p: "F.Form", bound: Callable[["F.Form"], tuple]) -> tuple | N
     lo = lo if lo in (INF, -INF) else -((-lo) // a)
     hi = hi if hi in (INF, -INF) else hi // a
     return lo, hi
+
+
+def decide_by_interval(op: str, bounds: tuple) -> bool | None:
+    """``p op 0`` (``op`` one of ``<=``, ``==``, ``!=``) decided from ``p``'s interval ``(lo, hi)``, else None.
+
+    >>> decide_by_interval("<=", (-5, 0)), decide_by_interval("==", (1, 3)), decide_by_interval("<=", (-1, 1))
+    (True, False, None)
+    """
+    lo, hi = bounds
+    if op == "<=":
+        return True if hi <= 0 else (False if lo > 0 else None)
+    if lo > 0 or hi < 0:
+        return op == "!="
+    if lo == hi == 0:
+        return op == "=="
+    return None
+
+
+def decide_bilinear(op: str, p: "F.Form", bound: Callable[["F.Form"], tuple]) -> bool | None:
+    """``p op 0`` decided by :func:`bilinear_bound`, else None (also when ``p`` is linear).
+
+    >>> from symint import form as F
+    >>> x, y = F.sym("x"), F.sym("y")
+    >>> p = F.sub(F.mul(x, y), F.scale(F.add(x, y), 16))  # x*y - 16*(x + y) <= 0 for 0 < x < 16 < y
+    >>> from valueranges.bound import bound_form
+    >>> decide_bilinear("<=", p, lambda f: bound_form(f, {"x": (1, 15), "y": (17, INF)}, {}))
+    True
+    """
+    if all(sum(e for _, e in m.factors) == 1 for m, _ in p.terms):
+        return None
+    found = bilinear_bound(p, bound)
+    return None if found is None else decide_by_interval(op, found)

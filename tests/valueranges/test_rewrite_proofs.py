@@ -57,6 +57,8 @@ def test_schema_floordiv_fold(c):
     assert _proven(U % c == U - c * (U / c))
     assert _proven(T + U / c == (c * T + U) / c)
     assert _proven(T - U / c == (c * T - U + c - 1) / c)
+    E = z3.Int("e")
+    assert _proven(U / c + (U % c + E) / c == (U + E) / c)
 
 
 @pytest.mark.parametrize("c", DIVISORS)
