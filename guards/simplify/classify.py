@@ -27,10 +27,9 @@ from symint import build
 from symint import form as F
 from symint.form.logic import BoolForm
 from symint.sympy_io.functions import CeilDiv, FloorDiv, IntTrueDiv, Mod
-from symint.sympy_io import NotAnIntegerForm, from_sympy
+from symint.sympy_io import bool_from_sympy
 from valueranges import ValueRanges, bound
 from valueranges.facts import natural_rank
-from valueranges.facts.ranges import ceil_div
 
 from guards.text.escape import sympy_str
 
@@ -71,36 +70,41 @@ class _Kind:
 
 @lru_cache(maxsize=1 << 14)
 def _classify(e: sympy.Basic) -> _Kind:
+    """What the relation ``e`` says, read from its normal form ``p op 0`` (:mod:`symint.form.logic`).
+
+    The normal form has already divided ``p`` by the gcd of its coefficients (``2*s >= 5`` is
+    ``3 - s <= 0``; ``Eq(3*Mod(s, 2), 0)`` is ``Mod(s, 2) == 0``) and folded a relation that
+    holds for every integer, or for none, to a constant.
+    """
     if not isinstance(e, Relational) or build.is_bool_expr(e.lhs) or build.is_bool_expr(e.rhs):
         return _Kind("other")
-    op = e.rel_op
-    diff = build.sub(e.lhs, e.rhs)
-    if op == "==" and isinstance(diff, Mod) and diff.args[0].is_Symbol and diff.args[1].is_Integer:
-        return _Kind("div", diff.args[0], abs(int(diff.args[1])))
-    try:
-        form = from_sympy(diff)
-    except NotAnIntegerForm:
+    b = bool_from_sympy(e)
+    if b.kind == "const":
+        return _Kind("true" if b.value else "false")
+    if b.kind != "rel":
         return _Kind("other")
-    lin = form.linear()
+    op, p = b.norm.op, b.norm.p
+    if op == "==":
+        atom = p.atom()
+        if atom is not None and atom.kind == "mod" and atom.args[0].atom() is not None and atom.args[1].is_const:
+            inner = atom.args[0].atom()
+            if inner.kind == "sym":
+                return _Kind("div", build.symbol_expr(inner.name), abs(atom.args[1].const))
+    lin = p.linear()
     if lin is None:
         return _Kind("other")
-    coeffs, k = {build.symbol_expr(n): c for n, c in lin.items()}, form.const
+    coeffs, k = {build.symbol_expr(n): c for n, c in lin.items()}, p.const
     if len(coeffs) == 2 and op == "==" and k == 0:
-        (a, ca), (b, cb) = coeffs.items()
+        (a, ca), (b_, cb) = coeffs.items()
         if ca == -cb:
-            return _Kind("eqsym", a, b)
+            return _Kind("eqsym", a, b_)
     if len(coeffs) != 1:
         return _Kind("other")
-    ((s, c),) = coeffs.items()
-    if op in ("==", "!="):  # c*s + k == 0
-        if k % c:
-            return _Kind("false" if op == "==" else "true")
+    ((s, c),) = coeffs.items()  # c is 1 or -1: the normal form divided by it
+    if op == "==" or op == "!=":  # c*s + k == 0
         return _Kind("exact" if op == "==" else "ne", s, -k // c)
-    # Normalise to c*s <= t or c*s >= t.
-    t, upper = {"<": (-1 - k, True), "<=": (-k, True), ">": (1 - k, False), ">=": (-k, False)}[op]
-    if upper == (c > 0):  # s <= t / c
-        return _Kind("upper", s, t // c)
-    return _Kind("lower", s, ceil_div(t, c))
+    # c*s + k <= 0
+    return _Kind("upper", s, -k) if c > 0 else _Kind("lower", s, k)
 
 
 def classify_form(b: BoolForm) -> _Kind:

@@ -41,7 +41,7 @@ from symint.form.logic import BoolForm
 from valueranges import ValueRanges
 from valueranges.errors import ContradictoryFactsError, ValueRangeError
 from valueranges.facts import Facts, natural_rank
-from valueranges.facts.monotone import bound_of_guard
+from valueranges.facts.monotone import as_bound
 from valueranges.facts.ranges import intersect
 
 from guards.guard import Guard, form_key
@@ -250,7 +250,7 @@ class FormReduction:
         if hint is None or name not in facts.bounds():
             return form
         lo, hi = facts.bounds()[name]
-        found = bound_of_guard(form, name, lo, hi, hint)
+        found = as_bound(form, name, lo, hi, hint)
         return form if found is None else found
 
     # -- one round, and the finite pass --------------------------------------------------------

@@ -83,7 +83,7 @@ def _sources_ties_pins(env: "SymbolTable") -> tuple[dict[sympy.Symbol, Source], 
     for k, (source, value) in enumerate(env.specialized.items()):
         pin = f"p{k}"
         sources[build.symbol_expr(pin)] = source
-        pins.append(Guard.of(B.rel("==", F.sym(pin), F.const(value)), _specialised(source, value)))
+        pins.append(Guard.of(B.rel("==", F.sym(pin), F.const(int(value))), _specialised(source, value)))
     return sources, ties, pins
 
 

@@ -15,10 +15,11 @@ Note [Why the rewrite is exact]
     Anything the syntax cannot prove monotone (``Mod``, products of symbols,
     division by a symbol) is left alone. Evaluation that raises aborts the rewrite.
 
->>> from symint.build import symbol_expr, floordiv, add, ge
->>> x = symbol_expr("x")
->>> guard = ge(add(floordiv(add(floordiv(add(x, -1), 2), -1), 2), 1), 1)
->>> as_bound(guard, x, 2, 10**9, hint=33)
+>>> from symint import form as F
+>>> x = F.sym("x")
+>>> half = lambda e: F.floordiv(e, F.const(2))
+>>> guard = F.rel(">=", F.add(half(F.sub(half(F.sub(x, F.const(1))), F.const(1))), F.const(1)), F.const(1))
+>>> as_bound(guard, "x", 2, 10**9, hint=33).sympy()
 x >= 3
 """
 
@@ -26,96 +27,74 @@ from __future__ import annotations
 
 import math
 
-import sympy
-
 from symint import form as F
-from symint.form import logic as B
-from symint.form.logic import BoolForm
-from symint.sympy_io import NotAnIntegerForm, bool_from_sympy, from_sympy
+from symint.form import BoolForm
 
-__all__ = ["direction", "as_bound", "form_direction", "bound_of_guard"]
+__all__ = ["direction", "as_bound"]
 
 
-def form_direction(f: "F.Form", name: str) -> int | None:
+def direction(f: "F.Form", name: str) -> int | None:
     """+1 if the form ``f`` is provably non-decreasing in the symbol ``name``, -1 if non-increasing, 0 if constant, else None.
 
     >>> x = F.sym("x")
-    >>> form_direction(F.floordiv(F.neg(x), F.const(2)), "x"), form_direction(F.mul(x, x), "x")
+    >>> direction(F.floordiv(F.neg(x), F.const(2)), "x"), direction(F.mul(x, x), "x")
     (-1, None)
     """
     if name not in f.symbols:
         return 0
-    found = 0
+    dirs = set()
     for m, c in f.terms:
-        if name not in m.symbols:
+        factors = m.factors
+        if len(factors) != 1 or factors[0][1] != 1:  # a product or a power: monotone only if constant
+            if any(name in atom.symbols for atom, _ in factors):
+                return None
             continue
-        atom = m.single_atom()
-        d = None if atom is None else _atom_direction(atom, name)
+        d = _atom_direction(factors[0][0], name)
         if d is None:
             return None
-        d = d if c > 0 else -d
-        if d and found and d != found:
-            return None
-        found = found or d
-    return found
+        if d:
+            dirs.add(d if c > 0 else -d)
+    if len(dirs) > 1:
+        return None
+    return dirs.pop() if dirs else 0
 
 
 def _atom_direction(atom: "F.Atom", name: str) -> int | None:
     kind = atom.kind
     if kind == "sym":
-        return 1
-    if kind in ("max", "min"):
-        dirs = {form_direction(a, name) for a in atom.args} - {0}
+        return 1 if atom.name == name else 0
+    if name not in atom.symbols:
+        return 0
+    if kind == "max" or kind == "min":
+        dirs = {direction(a, name) for a in atom.args} - {0}
         return dirs.pop() if len(dirs) == 1 and None not in dirs else None
-    if kind in ("floordiv", "ceildiv"):
-        a, k = atom.args
-        if not k.is_const or k.const == 0:
-            return None
-        inner = form_direction(a, name)
-        return None if inner is None else inner * (1 if k.const > 0 else -1)
+    if (kind == "floordiv" or kind == "ceildiv") and atom.args[1].is_const:
+        inner = direction(atom.args[0], name)
+        return None if inner is None else inner * (1 if atom.args[1].const > 0 else -1)
     return None
 
 
-def direction(expr: sympy.Expr, sym: sympy.Symbol) -> int | None:
-    """:func:`form_direction` of a sympy expression (the sympy boundary).
-
-    >>> from symint.build import symbol_expr, floordiv
-    >>> x = symbol_expr("x")
-    >>> direction(floordiv(-x, 2), x), direction(x * x, x)
-    (-1, None)
-    """
-    try:
-        return form_direction(from_sympy(expr), sym.name)
-    except NotAnIntegerForm:
-        return None
-
-
 def _predicate_direction(guard: BoolForm, name: str) -> int | None:
+    """+1 if ``guard`` only gets truer as ``name`` grows, -1 if only falser, else None (its normal form ``p <= 0``)."""
     if guard.kind != "rel" or guard.norm.op != "<=":
         return None
-    d = form_direction(guard.norm.p, name)  # the guard is ``p <= 0``: it holds more as p shrinks
+    d = direction(guard.norm.p, name)
     return -d if d else None
 
 
-def bound_of_guard(guard: BoolForm, name: str, lower: int, upper: int | float, hint: int) -> BoolForm | None:
-    """``guard`` (a form true at ``hint``) as ``name >= t`` or ``name <= t`` on ``[lower, upper]``, or None if not monotone.
+def as_bound(guard: BoolForm, name: str, lower: int, upper: int | float, hint: int) -> BoolForm | None:
+    """``guard`` (true at ``hint``) as ``name >= t`` or ``name <= t`` on ``[lower, upper]``, or None if not monotone.
 
     Returns ``TRUE`` when the guard holds on the whole range.
-
-    >>> x = F.sym("x")
-    >>> g = B.rel(">=", F.floordiv(F.add(x, F.const(-1)), F.const(2)), F.const(1))
-    >>> bound_of_guard(g, "x", 2, 10**9, hint=33).sympy()
-    x >= 3
     """
-    if guard.kind != "rel" or guard.symbols != {name} or not lower <= hint <= upper or lower == -math.inf:
+    if guard.symbols != {name} or not lower <= hint <= upper or lower == -math.inf:
         return None
     way = _predicate_direction(guard, name)
     if way is None:
         return None
-    x = F.sym(name)
 
     def holds(v: int) -> bool:
-        return guard.evaluate({name: v})
+        return F.evaluate_bool(guard, {name: v})
 
     try:
         if not holds(hint):
@@ -123,18 +102,18 @@ def bound_of_guard(guard: BoolForm, name: str, lower: int, upper: int | float, h
         if way > 0:  # holds on [t, upper]: the least t in [lower, hint]
             lo, hi = int(lower), hint
             if holds(lo):
-                return B.TRUE
+                return F.TRUE
             while hi - lo > 1:  # holds(hi), not holds(lo)
                 mid = (lo + hi) // 2
                 lo, hi = (lo, mid) if holds(mid) else (mid, hi)
-            return B.rel(">=", x, F.const(hi))
+            return F.rel(">=", F.sym(name), F.const(hi))
         # holds on [lower, t]: the greatest t in [hint, upper]
         lo, step = hint, 1
         while True:  # find a failing point above hint
             probe = lo + step
             if probe > upper:
                 if upper != math.inf and holds(int(upper)):
-                    return B.TRUE
+                    return F.TRUE
                 hi = int(upper) if upper != math.inf else None
                 break
             if not holds(probe):
@@ -148,17 +127,6 @@ def bound_of_guard(guard: BoolForm, name: str, lower: int, upper: int | float, h
         while hi - lo > 1:  # holds(lo), not holds(hi)
             mid = (lo + hi) // 2
             lo, hi = (mid, hi) if holds(mid) else (lo, mid)
-        return B.rel("<=", x, F.const(lo))
+        return F.rel("<=", F.sym(name), F.const(lo))
     except (ArithmeticError, ValueError):
         return None
-
-
-def as_bound(guard: sympy.Basic, sym: sympy.Symbol, lower: int, upper: int | float, hint: int) -> sympy.Basic | None:
-    """:func:`bound_of_guard` of a sympy guard (the sympy boundary): ``sympy.true`` on the whole range."""
-    if guard.free_symbols != {sym}:
-        return None
-    try:
-        found = bound_of_guard(bool_from_sympy(guard), sym.name, lower, upper, hint)
-    except NotAnIntegerForm:
-        return None
-    return None if found is None else found.sympy()
