@@ -70,45 +70,23 @@ class _Kind:
 
 @lru_cache(maxsize=1 << 14)
 def _classify(e: sympy.Basic) -> _Kind:
-    """What the relation ``e`` says, read from its normal form ``p op 0`` (:mod:`symint.form.logic`).
-
-    The normal form has already divided ``p`` by the gcd of its coefficients (``2*s >= 5`` is
-    ``3 - s <= 0``; ``Eq(3*Mod(s, 2), 0)`` is ``Mod(s, 2) == 0``) and folded a relation that
-    holds for every integer, or for none, to a constant.
-    """
+    """What the relation ``e`` says (:func:`classify_form` of its form, with sympy symbols)."""
     if not isinstance(e, Relational) or build.is_bool_expr(e.lhs) or build.is_bool_expr(e.rhs):
         return _Kind("other")
-    b = bool_from_sympy(e)
-    if b.kind == "const":
-        return _Kind("true" if b.value else "false")
-    if b.kind != "rel":
-        return _Kind("other")
-    op, p = b.norm.op, b.norm.p
-    if op == "==":
-        atom = p.atom()
-        if atom is not None and atom.kind == "mod" and atom.args[0].atom() is not None and atom.args[1].is_const:
-            inner = atom.args[0].atom()
-            if inner.kind == "sym":
-                return _Kind("div", build.symbol_expr(inner.name), abs(atom.args[1].const))
-    lin = p.linear()
-    if lin is None:
-        return _Kind("other")
-    coeffs, k = {build.symbol_expr(n): c for n, c in lin.items()}, p.const
-    if len(coeffs) == 2 and op == "==" and k == 0:
-        (a, ca), (b_, cb) = coeffs.items()
-        if ca == -cb:
-            return _Kind("eqsym", a, b_)
-    if len(coeffs) != 1:
-        return _Kind("other")
-    ((s, c),) = coeffs.items()  # c is 1 or -1: the normal form divided by it
-    if op == "==" or op == "!=":  # c*s + k == 0
-        return _Kind("exact" if op == "==" else "ne", s, -k // c)
-    # c*s + k <= 0
-    return _Kind("upper", s, -k) if c > 0 else _Kind("lower", s, k)
+    k = classify_form(bool_from_sympy(e))
+    if k.sym is None:
+        return k
+    value = build.symbol_expr(k.value) if k.kind == "eqsym" else k.value
+    return _Kind(k.kind, build.symbol_expr(k.sym), value)
 
 
 def classify_form(b: BoolForm) -> _Kind:
-    """:func:`_classify` of a boolean form (``sym`` is then a symbol name), read off its normal form.
+    """What a boolean form says when it is a simple one (``sym`` is then a symbol name), read from its normal form.
+
+    The normal form ``p op 0`` (:mod:`symint.form.logic`) has already divided ``p`` by the
+    gcd of its coefficients (``2*s >= 5`` is ``3 - s <= 0``; ``Eq(3*Mod(s, 2), 0)`` is
+    ``Mod(s, 2) == 0``) and folded a relation that holds for every integer, or for none, to
+    a constant.
 
     >>> from symint import form as F
     >>> from symint.form import logic as B
@@ -120,15 +98,13 @@ def classify_form(b: BoolForm) -> _Kind:
         return _Kind("true" if b.value else "false")
     if b.kind != "rel":
         return _Kind("other")
-    n = b.norm
-    op, p = n.op, n.p
-    if op == "==" and p.const == 0 and len(p.terms) == 1:
-        atom = p.terms[0][0].single_atom()
-        if atom is not None and atom.kind == "mod":
-            x, k = atom.args
-            name = x.atom().name if x.atom() is not None and x.atom().kind == "sym" else None
-            if name is not None and k.is_const and k.const != 0:
-                return _Kind("div", name, abs(k.const))
+    op, p = b.norm.op, b.norm.p
+    if op == "==":
+        atom = p.atom()
+        if atom is not None and atom.kind == "mod" and atom.args[0].atom() is not None and atom.args[1].is_const:
+            inner = atom.args[0].atom()
+            if inner.kind == "sym" and atom.args[1].const != 0:
+                return _Kind("div", inner.name, abs(atom.args[1].const))
     lin = p.linear()
     if not lin:
         return _Kind("other")
@@ -139,13 +115,11 @@ def classify_form(b: BoolForm) -> _Kind:
             return _Kind("eqsym", a, c)
     if len(lin) != 1:
         return _Kind("other")
-    ((s, c),) = lin.items()
-    if op in ("==", "!="):  # c*s + k == 0 (the normal form has no solution-free case left)
+    ((s, c),) = lin.items()  # c is 1 or -1: the normal form divided by it
+    if op == "==" or op == "!=":  # c*s + k == 0
         return _Kind("exact" if op == "==" else "ne", s, -k // c)
     # c*s + k <= 0
-    if c > 0:
-        return _Kind("upper", s, (-k) // c)
-    return _Kind("lower", s, ceil_div(k, -c))
+    return _Kind("upper", s, -k) if c > 0 else _Kind("lower", s, k)
 
 
 def form_size(b: BoolForm) -> int:
