@@ -188,7 +188,7 @@ def _dominated(kind: str, a: "F.Form", b: "F.Form", ranges, memo) -> bool:
     if not atoms:
         return False
     facts = LinearFacts([n for at in atoms for n in atom_facts(at, ranges, memo.setdefault("bounds", {}))])
-    return facts.prove_le0(F.neg(d), ranges, memo.setdefault("bounds", {}))
+    return facts.prove_le0(d, ranges, memo.setdefault("bounds", {}), sign=-1)  # -d <= 0
 
 
 def _minmax(atom: "F.Atom", ranges, memo) -> "F.Form":

@@ -364,12 +364,13 @@ _PAIRS: dict[tuple[int, int], tuple] = {}  # (monomial uid, coefficient) -> the 
 def _intern_terms(terms: tuple[tuple[Mono, int], ...]) -> int:
     if len(terms) > MAX_TERMS:
         raise FormLimitError(f"an expression with {len(terms)} terms exceeds the limit of {MAX_TERMS}")
-    if any(c.bit_length() > MAX_BITS for _, c in terms):
-        raise FormLimitError(f"an integer with more than {MAX_BITS} bits would be built")
     pairs = _PAIRS
     shared = []
     for pair in terms:
-        key = (pair[0].uid, pair[1])
+        c = pair[1]
+        if c.bit_length() > MAX_BITS:
+            raise FormLimitError(f"an integer with more than {MAX_BITS} bits would be built")
+        key = (pair[0].uid, c)
         found = pairs.get(key)
         if found is None:
             found = pairs.setdefault(key, pair)  # atomic: an int key runs no Python code
