@@ -41,6 +41,7 @@ from typing import Mapping
 
 from symint.form import logic as B
 from symint import form as F
+from symint.form.terms import MEMO_LIMIT, register_cache
 from symint.form.transform import rebuild_atom
 
 from .bound import bound_form
@@ -592,9 +593,48 @@ def _split_by_ranges(x: "F.Form", k: int, ranges, memo) -> tuple | None:
 
 
 def _exact_quotient(x: "F.Form", d: "F.Form") -> "F.Form | None":
-    """``x / d`` when ``d`` divides ``x`` as polynomials with an integer quotient (symbols only), else None."""
+    """``x / d`` when ``d`` divides ``x`` as polynomials with an integer quotient (symbols only), else None.
+
+    A pure function of the two interned forms: cached for the process (Note [Exact quotients without sympy]).
+
+    >>> a, b = F.sym("a"), F.sym("b")
+    >>> _exact_quotient(F.sub(F.mul(a, a), F.mul(b, b)), F.add(a, b)).sympy(), _exact_quotient(F.scale(a, 6), F.scale(a, 4))
+    (a - b, None)
+    """
+    key = x.uid << 32 | d.uid  # Note [Keys the garbage collector skips] (symint.form.terms)
+    if key in _EXACT:
+        return _EXACT[key]
+    found = _exact_quotient_of(x, d)
+    if len(_EXACT) > MEMO_LIMIT:
+        _EXACT.clear()
+    _EXACT[key] = found
+    return found
+
+
+_EXACT: dict[int, "F.Form | None"] = {}
+register_cache(_EXACT)  # Note [Sweeping the interning tables] (symint.form.terms)
+
+
+def _degree(f: "F.Form") -> int:
+    return max((m.degree for m, _ in f.terms), default=0)
+
+
+def _exact_quotient_of(x: "F.Form", d: "F.Form") -> "F.Form | None":
+    """Note [Exact quotients without sympy]
+        ``x = q*d`` with ``q != 0`` forces ``deg(x) = deg(q) + deg(d)`` in every symbol and in
+        total, so a divisor with a symbol ``x`` lacks, or of higher degree, divides nothing; two
+        linear forms divide exactly when one is an integer multiple of the other. Those answers
+        (most questions on shape code) need no polynomial division; the rest is sympy's.
+    """
     if not (x.symbols and d.symbols) or any(a.kind != "sym" for f in (x, d) for m, _ in f.terms for a, _ in m.factors):
         return None
+    if not d.symbols <= x.symbols:
+        return None
+    dx, dd = _degree(x), _degree(d)
+    if dx < dd:
+        return None
+    if dx == dd == 1:
+        return _integer_ratio(x, d)
     import sympy  # the polynomial division is sympy's (forms hold no polynomial arithmetic)
 
     from symint.sympy_io import from_sympy
@@ -605,6 +645,19 @@ def _exact_quotient(x: "F.Form", d: "F.Form") -> "F.Form | None":
     if not r.is_zero or q.is_zero or not all(c.is_Integer for c in q.coeffs()):
         return None
     return from_sympy(q.as_expr())
+
+
+def _integer_ratio(x: "F.Form", d: "F.Form") -> "F.Form | None":
+    """The integer ``k`` with ``x == k*d`` as a constant form, else None."""
+    if len(x.terms) != len(d.terms):
+        return None
+    (m0, c0), (n0, e0) = x.terms[0], d.terms[0]
+    if c0 % e0:
+        return None
+    k = c0 // e0
+    if x.const != k * d.const or any(m is not n or c != k * e for (m, c), (n, e) in zip(x.terms, d.terms)):
+        return None
+    return F.const(k)
 
 
 # -- relations --------------------------------------------------------------------------------------
