@@ -157,10 +157,16 @@ class Mono:
 
     def __init__(self, factors: tuple[tuple[Atom, int], ...]):
         self.factors = factors
-        self.key = tuple((a.key, p) for a, p in factors)
+        if len(factors) == 1:  # one atom's power, the common case: its key and its (shared) symbols
+            a, p = factors[0]
+            self.key = ((a.key, p),)
+            self.degree = p
+            self.symbols = a.symbols
+        else:
+            self.key = tuple((a.key, p) for a, p in factors)
+            self.degree = sum(p for _, p in factors)
+            self.symbols = symbol_set(frozenset().union(*(a.symbols for a, _ in factors)) if factors else frozenset())
         self._digest = None
-        self.degree = sum(p for _, p in factors)
-        self.symbols = symbol_set(frozenset().union(*(a.symbols for a, _ in factors)) if factors else frozenset())
         self._sympy = None
         self.uid = next(_SERIALS)
 
