@@ -334,7 +334,12 @@ def not_(a: BoolForm) -> BoolForm:
         return bool_const(not a.value)
     if a.kind == "rel":
         op, lhs, rhs = a.args
-        return rel(_NEGATE[op], lhs, rhs)
+        nop = _NEGATE[op]
+        key = (nop, lhs.uid, rhs.uid)
+        found = _RELS.get(key)
+        if found is None:  # the negation's normal form is the relation's, negated: not computed again
+            found = _RELS.setdefault(key, BoolForm("rel", (nop, lhs, rhs), a.norm.negated(), a.symbols))
+        return found
     if a.kind == "not":
         return a.args[0]
     return _connective("not", (a,))
