@@ -116,7 +116,8 @@ def _env_of(na: SymNode | None, nb: SymNode | None):
 def _int_operands(a: object, b: object):
     """``(fa, ha, na, fb, hb, nb)`` (form, hint, node) when both are ints or SymInts with forms, else None.
 
-    :func:`_int_operand` of both at once: every integer operation and comparison of a trace comes here.
+    :func:`_int_operand` of both at once, unrolled: every integer operation and comparison of a
+    trace comes here (a loop over the two costs W1's replay 1% more instructions, measured).
     """
     if type(a) is SymInt:
         na = a.node
