@@ -90,7 +90,7 @@ def _form_minmax(args: tuple, fop, pick):
                 merge_envs(env_node, n)
     if form.is_const:
         return form.const
-    return SymInt(SymNode(None, int, hint, env_node.env if env_node else None, form=form))
+    return SymInt(SymNode.of_form(form, int, hint, env_node.env if env_node else None))
 
 
 def sym_max(*args):

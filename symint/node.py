@@ -63,6 +63,26 @@ class SymNode:
         setattr_(self, "hint", hint)
         setattr_(self, "env", env)
 
+    @classmethod
+    def of_form(cls, form, pytype: type, hint: Hint, env: "SymbolicEnv | None") -> "SymNode":
+        """The node of a canonical ``form`` (its sympy expression built on first use).
+
+        What ``SymNode(None, pytype, hint, env, form=form)`` builds, without the checks and
+        the attribute lookups by name: every operation of a trace makes one.
+
+        >>> from symint import form as F
+        >>> n = SymNode.of_form(F.sym("s0"), int, 4, None)
+        >>> n.expr, n.hint
+        (s0, 4)
+        """
+        node = _new(cls)
+        _SET_EXPR(node, None)
+        _SET_FORM(node, form)
+        _SET_PYTYPE(node, pytype)
+        _SET_HINT(node, hint)
+        _SET_ENV(node, env)
+        return node
+
     def __setattr__(self, name, value):
         raise AttributeError(f"SymNode is immutable (cannot set {name})")
 
@@ -120,6 +140,11 @@ class SymNode:
 
     def __repr__(self) -> str:
         return f"SymNode({self.expr}, {self.pytype.__name__}, hint={self.hint})"
+
+
+_new = object.__new__
+# the slots' own setters (SymNode.__setattr__ refuses every assignment: the node is immutable)
+_SET_EXPR, _SET_FORM, _SET_PYTYPE, _SET_HINT, _SET_ENV = (SymNode.__dict__[n].__set__ for n in SymNode.__slots__)
 
 
 def _form_of(expr: sympy.Basic, pytype: type):

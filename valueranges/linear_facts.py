@@ -31,7 +31,7 @@ import math
 from typing import Iterable
 
 from symint import form as F
-from symint.form.logic import Norm, relation_norm
+from symint.form.logic import Norm, combination_norm, relation_norm
 from symint.form.terms import MEMO_LIMIT, register_cache
 
 from .bound import bound_form, mono_bound
@@ -92,10 +92,11 @@ def _definitions(atom: "F.Atom", positive: bool) -> tuple:
     elif positive:
         x, b = atom.args
         q = me if kind == "floordiv" else F.floordiv(x, b)
-        bq = F.mul(b, q)
-        norms = [relation_norm("<=", bq, x), relation_norm("<=", x, F.sub(F.add(bq, b), F.const(1)))]
+        # b*q as k*f: a constant divisor scales q inside the sums below (b*q is not built)
+        f, k = (q, b.const) if b.is_const else (F.mul(b, q), 1)
+        norms = [combination_norm("<=", [(f, k), (x, -1)]), combination_norm("<=", [(x, 1), (f, -k), (b, -1)], 1)]
         if kind == "mod":
-            norms.append(relation_norm("==", x, F.add(bq, me)))
+            norms.append(combination_norm("==", [(x, 1), (f, -k), (me, -1)]))
     return tuple(n for n in norms if not isinstance(n, bool))  # a bool: the fact folded to a constant
 
 class LinearFacts:
@@ -159,8 +160,12 @@ class LinearFacts:
                 out.extend(self.facts[i] for i, _ in entries if self.facts[i] is not None)
         return out
 
-    def prove_le0(self, p: "F.Form", ranges, memo: dict | None = None) -> bool:
-        """Whether ``p <= 0`` follows from ``ranges`` and the facts (sound, incomplete).
+    def prove_le0(self, p: "F.Form", ranges, memo: dict | None = None, sign: int = 1, offset: int = 0) -> bool:
+        """Whether ``sign*p + offset <= 0`` follows from ``ranges`` and the facts (sound, incomplete).
+
+        ``sign`` (1 or -1) and ``offset`` ask about ``1 - p`` or ``p - u`` without building
+        (and interning) that form: its terms are ``p``'s, in the same order, and its
+        interval bound is ``p``'s scaled and shifted (interval arithmetic is symmetric).
 
         Breadth first: every single fact that cancels a term of ``p`` is tried, then
         the most promising results (fewest terms) are combined with one more fact.
@@ -168,14 +173,18 @@ class LinearFacts:
         >>> from symint import form as F
         >>> LinearFacts().prove_le0(F.sub(F.sym("x"), F.const(3)), {"x": (0, 3)})
         True
+        >>> LinearFacts().prove_le0(F.sym("x"), {"x": (0, 3)}, sign=-1, offset=1)  # 1 - x <= 0
+        False
         """
         memo = {} if memo is None else memo
-        if bound_form(p, ranges, memo)[1] <= 0:
+        lo, hi = bound_form(p, ranges, memo)
+        if (hi if sign == 1 else -lo) + offset <= 0:
             return True
         if len(self) == 0:
             return False
         steps = [self.budget]
-        frontier = [(dict(p.terms), p.const, ())]
+        terms = dict(p.terms) if sign == 1 else {m: -c for m, c in p.terms}
+        frontier = [(terms, sign * p.const + offset, ())]
         for level in range(self.depth):
             last = level + 1 == self.depth
             found = []
@@ -343,7 +352,7 @@ def decide_norm(n: "Norm | bool", facts: LinearFacts | None, ranges, memo: dict 
             return None
         if expect is not False and facts.prove_le0(p, ranges, memo):
             return True
-        if expect is not True and facts.prove_le0(F.sub(F.const(1), p), ranges, memo):
+        if expect is not True and facts.prove_le0(p, ranges, memo, sign=-1, offset=1):  # 1 - p <= 0
             return False
         return None
     if not lo <= 0 <= hi:
@@ -352,8 +361,8 @@ def decide_norm(n: "Norm | bool", facts: LinearFacts | None, ranges, memo: dict 
         return n.op == "=="
     nonzero_expected = None if expect is None else (expect == (n.op == "!="))
     if use and nonzero_expected is not False:
-        if facts.prove_le0(F.sub(F.const(1), p), ranges, memo) or facts.prove_le0(F.add(p, F.const(1)), ranges, memo):
-            return n.op == "!="  # p >= 1 or p <= -1
+        if facts.prove_le0(p, ranges, memo, sign=-1, offset=1) or facts.prove_le0(p, ranges, memo, offset=1):
+            return n.op == "!="  # p >= 1 (1 - p <= 0) or p <= -1 (p + 1 <= 0)
     return None
 
 
@@ -428,8 +437,7 @@ def tighten_bound(f: "F.Form", facts: LinearFacts, ranges, memo: dict, interval:
     lo, hi = bound_form(f, ranges, memo) if interval is None else interval
     if lo == hi or len(facts) == 0:
         return lo, hi
-    neg = F.neg(f)
-    hi = least_proven(lambda u: facts.prove_le0(F.sub(f, F.const(u)), ranges, memo), lo, hi)
-    low = least_proven(lambda u: facts.prove_le0(F.sub(neg, F.const(u)), ranges, memo),
+    hi = least_proven(lambda u: facts.prove_le0(f, ranges, memo, offset=-u), lo, hi)  # f - u <= 0
+    low = least_proven(lambda u: facts.prove_le0(f, ranges, memo, sign=-1, offset=-u),  # -f - u <= 0
                        -hi if hi != INF else -INF, -lo if lo != -INF else INF)
     return (-low if low != INF else -INF), hi

@@ -48,6 +48,7 @@ from typing import Mapping
 
 from symint.form import logic as B
 from symint import form as F
+from symint.form.terms import MEMO_LIMIT, register_cache
 from symint.form.transform import rebuild_atom
 
 from .bound import bound_form
@@ -220,7 +221,7 @@ def _nonnegative(d: "F.Form", ranges, memo, depth: int) -> bool:
     if not atoms:
         return False
     facts = LinearFacts([n for at in atoms for n in atom_facts(at, ranges, memo.setdefault("bounds", {}))])
-    if facts.prove_le0(F.neg(d), ranges, memo.setdefault("bounds", {})):
+    if facts.prove_le0(d, ranges, memo.setdefault("bounds", {}), sign=-1):  # -d <= 0
         return True
     if depth <= 0:
         return False
@@ -635,7 +636,30 @@ def _split_by_ranges(x: "F.Form", k: int, ranges, memo) -> tuple | None:
 
 
 def _exact_quotient(x: "F.Form", d: "F.Form") -> "F.Form | None":
-    """``x / d`` when ``d`` divides ``x`` as polynomials with an integer quotient (symbols only), else None."""
+    """``x / d`` when ``d`` divides ``x`` as polynomials with an integer quotient (symbols only), else None.
+
+    A pure function of the two interned forms: cached for the process (the sympy division is slow).
+
+    >>> a, b = F.sym("a"), F.sym("b")
+    >>> _exact_quotient(F.sub(F.mul(a, a), F.mul(b, b)), F.add(a, b)).sympy(), _exact_quotient(F.scale(a, 6), F.scale(a, 4))
+    (a - b, None)
+    """
+    key = x.uid << 32 | d.uid  # Note [Keys the garbage collector skips] (symint.form.terms)
+    if key in _EXACT:
+        return _EXACT[key]
+    found = _exact_quotient_of(x, d)
+    if len(_EXACT) > MEMO_LIMIT:
+        _EXACT.clear()
+    _EXACT[key] = found
+    return found
+
+
+_EXACT: dict[int, "F.Form | None"] = {}
+register_cache(_EXACT)  # Note [Sweeping the interning tables] (symint.form.terms)
+
+
+def _exact_quotient_of(x: "F.Form", d: "F.Form") -> "F.Form | None":
+    """:func:`_exact_quotient` computed (sympy's polynomial division only where degrees do not decide)."""
     if not (x.symbols and d.symbols) or any(a.kind != "sym" for f in (x, d) for m, _ in f.terms for a, _ in m.factors):
         return None
     degree_x, degree_d = (max(sum(p for _, p in m.factors) for m, _ in f.terms) for f in (x, d))

@@ -273,7 +273,11 @@ def _divides_mono(small: Mono, big: Mono) -> Mono | None:
 
 
 def _split_divisible(a: Form, b: Form) -> tuple[Form, Form]:
-    """``a = b*q + r`` where ``q`` collects the terms of ``a`` that ``b`` divides exactly."""
+    """``a = b*q + r`` where ``q`` collects the terms of ``a`` that ``b`` divides exactly.
+
+    When ``b`` divides no term (the common case) the answer is ``(0, a)``, returned without
+    building either side again.
+    """
     quotient: dict[Mono, int] = {}
     rest: dict[Mono, int] = {}
     qconst, rconst = 0, a.const
@@ -288,14 +292,21 @@ def _split_divisible(a: Form, b: Form) -> tuple[Form, Form]:
             qconst, rconst = rconst // k, 0
     else:
         single = _single_term(b)
+        if single is None:
+            return _ZERO, a
         for m, c in a.terms:
-            if single is not None and c % single[1] == 0:
+            if c % single[1] == 0:
                 q = _divides_mono(single[0], m)
                 if q is not None:
                     quotient[q] = quotient.get(q, 0) + c // single[1]
                     continue
             rest[m] = c
+    if not quotient and qconst == 0:
+        return _ZERO, a
     return form_from_dict(quotient, qconst), form_from_dict(rest, rconst)
+
+
+_ZERO = const(0)
 
 
 def _check_divisor(b: Form, what: str) -> None:

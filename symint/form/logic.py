@@ -25,7 +25,7 @@ from . import arith as F
 from .evaluate import evaluate_bool
 from .terms import SYMPY_TO_BOOL, make_form, register_cache, register_interned, sorted_terms, symbol_set
 
-__all__ = ["BoolForm", "Norm", "TRUE", "FALSE", "rel", "relation_norm", "normalise", "and_", "or_", "not_", "bool_const", "opaque_bool", "OPS"]
+__all__ = ["BoolForm", "Norm", "TRUE", "FALSE", "rel", "relation_norm", "combination_norm", "normalise", "and_", "or_", "not_", "bool_const", "opaque_bool", "OPS"]
 
 #: The relation operators, as sympy spells them.
 OPS = ("==", "!=", "<", "<=", ">", ">=")
@@ -144,6 +144,25 @@ def _normal_norm(op: str, terms, const_: int) -> "Norm | bool":
             terms = [(m, c // g) for m, c in terms]
             const_ //= g
     return _intern_norm(op, make_form(terms if type(terms) is tuple else tuple(terms), const_))
+
+
+def combination_norm(op: str, parts, const_: int = 0) -> "Norm | bool":
+    """The normal form of ``sum(k * f for f, k in parts) + const_ op 0`` (``op`` in ``<=``, ``==``, ``!=``).
+
+    Only the final form is built (the sum is never interned on the way): what
+    :func:`relation_norm` does for two sides, for any number of them.
+
+    >>> from symint import form as F
+    >>> x, y = F.sym("x"), F.sym("y")
+    >>> combination_norm("<=", [(x, 2), (y, -2)], 1) is relation_norm("<", x, y)
+    True
+    """
+    coeffs: dict = {}
+    for f, k in parts:
+        const_ += k * f.const
+        for m, c in f.terms:
+            coeffs[m] = coeffs.get(m, 0) + k * c
+    return _normal_norm(op, sorted_terms(coeffs), const_)
 
 
 def normalise(op: str, p: "F.Form") -> "Norm | bool":
@@ -315,7 +334,12 @@ def not_(a: BoolForm) -> BoolForm:
         return bool_const(not a.value)
     if a.kind == "rel":
         op, lhs, rhs = a.args
-        return rel(_NEGATE[op], lhs, rhs)
+        nop = _NEGATE[op]
+        key = (nop, lhs.uid, rhs.uid)
+        found = _RELS.get(key)
+        if found is None:  # the negation's normal form is the relation's, negated: not computed again
+            found = _RELS.setdefault(key, BoolForm("rel", (nop, lhs, rhs), a.norm.negated(), a.symbols))
+        return found
     if a.kind == "not":
         return a.args[0]
     return _connective("not", (a,))

@@ -157,10 +157,16 @@ class Mono:
 
     def __init__(self, factors: tuple[tuple[Atom, int], ...]):
         self.factors = factors
-        self.key = tuple((a.key, p) for a, p in factors)
+        if len(factors) == 1:  # one atom's power, the common case: its key and its (shared) symbols
+            a, p = factors[0]
+            self.key = ((a.key, p),)
+            self.degree = p
+            self.symbols = a.symbols
+        else:
+            self.key = tuple((a.key, p) for a, p in factors)
+            self.degree = sum(p for _, p in factors)
+            self.symbols = symbol_set(frozenset().union(*(a.symbols for a, _ in factors)) if factors else frozenset())
         self._digest = None
-        self.degree = sum(p for _, p in factors)
-        self.symbols = symbol_set(frozenset().union(*(a.symbols for a, _ in factors)) if factors else frozenset())
         self._sympy = None
         self.uid = next(_SERIALS)
 
@@ -364,12 +370,13 @@ _PAIRS: dict[tuple[int, int], tuple] = {}  # (monomial uid, coefficient) -> the 
 def _intern_terms(terms: tuple[tuple[Mono, int], ...]) -> int:
     if len(terms) > MAX_TERMS:
         raise FormLimitError(f"an expression with {len(terms)} terms exceeds the limit of {MAX_TERMS}")
-    if any(c.bit_length() > MAX_BITS for _, c in terms):
-        raise FormLimitError(f"an integer with more than {MAX_BITS} bits would be built")
     pairs = _PAIRS
     shared = []
     for pair in terms:
-        key = (pair[0].uid, pair[1])
+        c = pair[1]
+        if c.bit_length() > MAX_BITS:
+            raise FormLimitError(f"an integer with more than {MAX_BITS} bits would be built")
+        key = (pair[0].uid, c)
         found = pairs.get(key)
         if found is None:
             found = pairs.setdefault(key, pair)  # atomic: an int key runs no Python code

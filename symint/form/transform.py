@@ -72,20 +72,33 @@ def transform(form: Form, on_atom: Callable[[Atom], Form | None], memo: dict) ->
     const_ = form.const
     changed = False
     for m, c in form.terms:
-        news = [_transform_atom(atom, on_atom, memo) for atom, _ in m.factors]
+        factors = m.factors
+        if len(factors) == 1:  # one atom (to some power), the common case: no list is built
+            atom, p = factors[0]
+            new = memo[atom] if atom in memo else _transform_atom(atom, on_atom, memo)
+            if new is None:
+                coeffs[m] = coeffs.get(m, 0) + c
+                continue
+            changed = True
+            if p != 1:
+                new = pow_nat(new, p)
+            # c * new, added term by term: the scaled form is not built (nor interned)
+            const_ += c * new.const
+            for tm, tc in new.terms:
+                coeffs[tm] = coeffs.get(tm, 0) + c * tc
+            continue
+        news = [_transform_atom(atom, on_atom, memo) for atom, _ in factors]
         if not any(n is not None for n in news):
             coeffs[m] = coeffs.get(m, 0) + c
             continue
         changed = True
-        if len(news) == 1 and m.factors[0][1] == 1:  # c * atom, the common case
-            term = scale(news[0], c)
-        else:
-            term = const(c)
-            for (atom, p), new in zip(m.factors, news):
-                term = mul(term, pow_nat(atom_form(atom) if new is None else new, p))
-        const_ += term.const
+        term = None
+        for (atom, p), new in zip(factors, news):
+            factor = pow_nat(atom_form(atom) if new is None else new, p)
+            term = factor if term is None else mul(term, factor)
+        const_ += c * term.const
         for tm, tc in term.terms:
-            coeffs[tm] = coeffs.get(tm, 0) + tc
+            coeffs[tm] = coeffs.get(tm, 0) + c * tc
     result = form_from_dict(coeffs, const_) if changed else form
     memo[form] = result
     return result

@@ -124,6 +124,23 @@ def test_relation_and_its_normal_form_agree_with_python(a, b, op, values) -> Non
     assert r.norm.negated().holds_for(r.norm.negated().p.value(values)) == (not expected)
 
 
+@settings(max_examples=300, deadline=None)
+@given(a=_tree(), b=_tree(), op=st.sampled_from(sorted(RELATIONS)))
+def test_negation_has_the_normal_form_of_the_negated_relation(a, b, op) -> None:
+    # not_ takes the relation's normal form negated (Norm.negated) instead of normalising the
+    # negated relation again: both must be the one interned normal form.
+    try:
+        fa, fb = _form(a), _form(b)
+    except ZeroDivisionError:
+        return
+    r = B.rel(op, fa, fb)
+    if r.kind == "const":
+        return
+    negated = B.not_(r)
+    assert negated.norm is B.relation_norm(negated.args[0], fa, fb), (a, op, b)
+    assert negated.symbols is r.symbols
+
+
 def test_interning_makes_equal_forms_identical() -> None:
     x, y = F.sym("x"), F.sym("y")
     assert F.add(F.mul(x, F.const(2)), y) is F.add(y, F.add(x, x))

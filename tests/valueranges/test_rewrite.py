@@ -139,6 +139,34 @@ def test_rule_exact_polynomial_division():
             _same_values(before, simplify(before), {})
 
 
+def _sympy_quotient(num: F.Form, den: F.Form):
+    """The exact integer quotient by sympy's polynomial division alone (the oracle), else None."""
+    import sympy
+
+    gens = sorted({sympy.Symbol(n, integer=True) for n in num.symbols | den.symbols}, key=lambda s: s.name)
+    q, r = sympy.Poly(num.sympy(), *gens, domain="ZZ").div(sympy.Poly(den.sympy(), *gens, domain="ZZ"))
+    return None if not r.is_zero or q.is_zero or not all(c.is_Integer for c in q.coeffs()) else q.as_expr()
+
+
+def _linear_and_polynomial_pairs():
+    linear = [x, y, F.add(x, k(1)), F.scale(x, 2), F.scale(x, -3), F.add(F.scale(x, 2), k(4)), F.add(x, y),
+              F.add(F.scale(x, 2), F.scale(y, 2)), F.sub(F.scale(x, 4), F.scale(y, 6)), F.add(F.add(x, y), k(2)),
+              F.sub(F.scale(y, -2), k(4)), F.add(F.scale(y, 6), k(3))]
+    nonlinear = [F.mul(x, y), F.add(F.mul(x, x), x), F.sub(F.mul(x, x), F.mul(y, y)), F.scale(F.mul(x, y), 6)]
+    forms = linear + nonlinear
+    return [(u, v) for u in forms for v in forms]
+
+
+@pytest.mark.parametrize("num, den", _linear_and_polynomial_pairs())
+def test_exact_quotient_agrees_with_sympy_division(num, den):
+    """The shortcuts of Note [Exact quotients without sympy] give sympy's answer (before caching)."""
+    from valueranges.rewrite import _exact_quotient_of
+
+    got = _exact_quotient_of(num, den)
+    expected = _sympy_quotient(num, den)
+    assert (got.sympy() if got is not None else None) == expected, (num, den, got, expected)
+
+
 # -- random forms: the whole simplifier ------------------------------------------------------------
 
 
