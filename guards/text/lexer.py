@@ -37,6 +37,7 @@ from guards.errors import GuardParseError, GuardValueError
 __all__ = [
     "Token",
     "TokenKind",
+    "TokenCursor",
     "tokenize",
     "FunctionSpec",
     "FUNCTIONS",
@@ -229,6 +230,54 @@ def _string(line: str, i: int, tokens: list[Token]) -> int:
             raise GuardParseError("unsupported escape in a string", line, j + 1, line[j : j + 2])
     tokens.append(Token("str", line[i : j + 1], i + 1, "".join(out)))
     return j + 1
+
+
+class TokenCursor:
+    """A position in one line's tokens: look at, take, expect and complain about tokens.
+
+    The one cursor of guard text: the expression parser (:mod:`guards.text.parse`) and the
+    reader of access paths (:func:`guards.text.torch_sources.read_path`) both move one.
+
+    >>> c = TokenCursor("L['x'] + 1")
+    >>> c.take().text, c.at("["), c.peek(1).value
+    ('L', True, 'x')
+    >>> c.error("expected '('", c.peek()).column
+    2
+    """
+
+    def __init__(self, text: str, tokens: list[Token] | None = None, line: int = 0):
+        self.text, self.line = text, line
+        self.tokens = tokenize(text) if tokens is None else tokens
+        self.pos = 0
+
+    def peek(self, ahead: int = 0) -> Token:
+        """The token ``ahead`` places from the current one (the end token past the end)."""
+        return self.tokens[min(self.pos + ahead, len(self.tokens) - 1)]
+
+    def take(self) -> Token:
+        """The current token, moving past it (the end token stays)."""
+        tok = self.tokens[self.pos]
+        if tok.kind != "end":
+            self.pos += 1
+        return tok
+
+    def at(self, text: str, ahead: int = 0) -> bool:
+        """Whether the token ``ahead`` places on is the operator or name ``text``."""
+        tok = self.peek(ahead)
+        return tok.kind in ("op", "name") and tok.text == text
+
+    def expect(self, text: str, what: str) -> Token:
+        """Take the operator or name ``text``, or raise a :class:`GuardParseError` saying ``what`` it was for."""
+        if not self.at(text):
+            raise self.error(f"expected {text!r} {what}", self.peek())
+        return self.take()
+
+    def error(self, message: str, tok: Token) -> GuardParseError:
+        """A :class:`GuardParseError` at ``tok``'s column (and this cursor's line)."""
+        fragment = tok.text if tok.kind != "end" else ""
+        if tok.kind == "end":
+            message += " (the text ended early)"
+        return GuardParseError(message, self.text, tok.column, fragment, self.line)
 
 
 # -- operators, keywords and functions ---------------------------------------------------------------

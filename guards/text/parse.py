@@ -65,7 +65,7 @@ from symint.limits import check_folded
 from guards.errors import GuardParseError, GuardTypeError
 from guards.text.lexer import BINARY_PRECEDENCE, COMPARISONS, FUNCTIONS, KEYWORDS, KNOWN_FUNCTIONS, MAX_CONSTANT_BITS, SOURCE_ATTRS
 from guards.text.lexer import PREC_ADD, PREC_AND, PREC_BAND, PREC_BOR, PREC_CMP, PREC_MUL, PREC_NOT, PREC_OR
-from guards.text.lexer import FunctionSpec, Token, balanced, tokenize
+from guards.text.lexer import FunctionSpec, Token, TokenCursor, balanced, tokenize
 from guards.source import Source
 from guards.text.torch_sources import read_path
 from guards.validate import need_choice, need_iterable, need_mapping, short
@@ -126,38 +126,13 @@ class _Namer:
 # -- the parser -------------------------------------------------------------------------------------
 
 
-class _Parser:
+class _Parser(TokenCursor):
     """Recursive descent over one line's tokens; see the module docstring for the grammar."""
 
     def __init__(self, text: str, tokens: list[Token], namer: _Namer, dialect: str, line: int = 0):
-        self.text, self.tokens, self.namer, self.dialect, self.line = text, tokens, namer, dialect, line
-        self.pos = 0
+        super().__init__(text, tokens, line)
+        self.namer, self.dialect = namer, dialect
         self.depth = 0
-
-    # -- token helpers
-    def peek(self, ahead: int = 0) -> Token:
-        return self.tokens[min(self.pos + ahead, len(self.tokens) - 1)]
-
-    def take(self) -> Token:
-        tok = self.tokens[self.pos]
-        if tok.kind != "end":
-            self.pos += 1
-        return tok
-
-    def at(self, text: str, ahead: int = 0) -> bool:
-        tok = self.peek(ahead)
-        return tok.kind in ("op", "name") and tok.text == text
-
-    def expect(self, text: str, what: str) -> Token:
-        if not self.at(text):
-            raise self.error(f"expected {text!r} {what}", self.peek())
-        return self.take()
-
-    def error(self, message: str, tok: Token) -> GuardParseError:
-        fragment = tok.text if tok.kind != "end" else ""
-        if tok.kind == "end":
-            message += " (the text ended early)"
-        return GuardParseError(message, self.text, tok.column, fragment, self.line)
 
     def type_error(self, message: str, tok: Token) -> GuardTypeError:
         where = f"line {self.line}, " if self.line else ""
