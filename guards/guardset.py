@@ -324,7 +324,7 @@ class GuardSet:
         2 <= L['x'].size()[0]
         """
         parsed = parse_guards_text(text, dialect, symbols)
-        guards = [Guard.of(e, f"{origin}:{n}" if origin else None) for e, n in zip(parsed.exprs, parsed.lines)]
+        guards = [Guard.of(e, f"{origin}:{n}" if origin else None) for e, n in zip(parsed.forms, parsed.lines)]
         return cls.of(guards, parsed.source_map)
 
     @classmethod
@@ -393,7 +393,7 @@ class GuardSet:
     def from_torch_entry(cls, entry: TorchEntry) -> "GuardSet":
         """The guard set of one :class:`~guards.torchlog.torch_log.TorchEntry` (symbols ``s0, s1, ...`` by first appearance)."""
         parsed = parse_guards_text([g.text for g in entry.guards])
-        guards = [Guard.of(e, line.origin) for e, line in zip(parsed.exprs, entry.guards)]
+        guards = [Guard.of(e, line.origin) for e, line in zip(parsed.forms, entry.guards)]
         return cls.of(guards, parsed.source_map)
 
     def to_text(self, dialect: TextStyle = "torch") -> str:

@@ -24,15 +24,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Literal
 
-import sympy
-
+from symint.build import ite
+from symint.form import Form
 from symint.sympy_io.floats import OPAQUE_FUNCTIONS
-from symint.build import (
-    abs_, and_, ceildiv, eq, floordiv, ge, gt, ite, le, lt, max_, min_, mod, ne, not_, or_, pow_, truediv,
-)
 from symint.sympy_io.functions import CeilToInt, FloorToInt
 
 from guards.errors import GuardParseError, GuardValueError
+from guards.text.values import Value, arith, call, connective, negate, neg, relation
 
 __all__ = [
     "Token",
@@ -287,8 +285,8 @@ PREC_OR, PREC_AND, PREC_NOT, PREC_CMP, PREC_BOR, PREC_BAND = 1, 2, 3, 4, 5, 7
 PREC_ADD, PREC_MUL, PREC_UNARY, PREC_POW, PREC_ATOM = 10, 11, 12, 13, 14
 #: Binary operator -> binding power.
 BINARY_PRECEDENCE = {"or": PREC_OR, "and": PREC_AND, "|": PREC_BOR, "&": PREC_BAND, "+": PREC_ADD, "-": PREC_ADD, "*": PREC_MUL, "/": PREC_MUL, "//": PREC_MUL, "%": PREC_MUL}
-#: Comparison operator -> builder.
-COMPARISONS = {"==": eq, "!=": ne, "<": lt, "<=": le, ">": gt, ">=": ge}
+#: The comparison operators.
+COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 for _op in COMPARISONS:
     BINARY_PRECEDENCE[_op] = PREC_CMP
 #: Python keywords that are not guard syntax (``and or not True False`` are).
@@ -300,72 +298,89 @@ KEYWORDS = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class FunctionSpec:
-    """How to check and build one callable name: arity bounds, argument kind, builder."""
+    """How to check and build one callable name: arity bounds, argument kind, builder (of :mod:`guards.text.values`)."""
 
     min_args: int
     max_args: int | None
     kind: Literal["int", "bool", "rel", "eq", "ite", "any"]
-    build: Callable[..., sympy.Basic]
+    build: Callable[..., Value]
 
 
-def _fold(fn: Callable) -> Callable[..., sympy.Basic]:
-    def folded(*args: sympy.Basic) -> sympy.Basic:
-        return balanced(fn, list(args))
-
-    return folded
+def _binary(op: str) -> Callable[[Value, Value], Value]:
+    return lambda a, b: arith(op, a, b)
 
 
-def _identity(x: sympy.Basic) -> sympy.Basic:
+def _folded(op: str) -> Callable[..., Value]:
+    return lambda *args: balanced(_binary(op), list(args))
+
+
+def _relation(op: str) -> Callable[[Value, Value], Value]:
+    return lambda a, b: relation(op, a, b)
+
+
+def _connective(kind: str) -> Callable[..., Value]:
+    return lambda *args: connective(kind, list(args))
+
+
+def _sympy_function(fn: Callable) -> Callable[..., Value]:
+    return lambda *args: call(fn, args)
+
+
+def _identity(x: Value) -> Value:
     return x
 
 
-def _pow_natural(a: sympy.Basic, b: sympy.Basic) -> sympy.Basic:
-    if isinstance(b, sympy.Integer) and b < 0:
-        raise GuardValueError(f"PowByNatural needs an exponent >= 0, got {b}")
-    return pow_(a, b)
+def _abs(a: Value) -> Value:
+    return arith("max", a, neg(a))  # Max(a, -a): only this package's functions appear
+
+
+def _pow_natural(a: Value, b: Value) -> Value:
+    if type(b) is Form and b.is_const and b.const < 0:
+        raise GuardValueError(f"PowByNatural needs an exponent >= 0, got {b.const}")
+    return arith("**", a, b)
 
 
 #: Function name -> how to check its arguments and build it.
 FUNCTIONS: dict[str, FunctionSpec] = {
-    "Eq": FunctionSpec(2, 2, "eq", eq),
-    "Ne": FunctionSpec(2, 2, "eq", ne),
-    "Lt": FunctionSpec(2, 2, "rel", lt),
-    "Le": FunctionSpec(2, 2, "rel", le),
-    "Gt": FunctionSpec(2, 2, "rel", gt),
-    "Ge": FunctionSpec(2, 2, "rel", ge),
-    "And": FunctionSpec(1, None, "bool", and_),
-    "Or": FunctionSpec(1, None, "bool", or_),
-    "Not": FunctionSpec(1, 1, "bool", not_),
-    "sym_not": FunctionSpec(1, 1, "bool", not_),
-    "torch.sym_not": FunctionSpec(1, 1, "bool", not_),
-    "Mod": FunctionSpec(2, 2, "int", mod),
-    "PythonMod": FunctionSpec(2, 2, "int", mod),
-    "FloorDiv": FunctionSpec(2, 2, "int", floordiv),
-    "CeilDiv": FunctionSpec(2, 2, "int", ceildiv),
-    "IntTrueDiv": FunctionSpec(2, 2, "int", truediv),
+    "Eq": FunctionSpec(2, 2, "eq", _relation("==")),
+    "Ne": FunctionSpec(2, 2, "eq", _relation("!=")),
+    "Lt": FunctionSpec(2, 2, "rel", _relation("<")),
+    "Le": FunctionSpec(2, 2, "rel", _relation("<=")),
+    "Gt": FunctionSpec(2, 2, "rel", _relation(">")),
+    "Ge": FunctionSpec(2, 2, "rel", _relation(">=")),
+    "And": FunctionSpec(1, None, "bool", _connective("and")),
+    "Or": FunctionSpec(1, None, "bool", _connective("or")),
+    "Not": FunctionSpec(1, 1, "bool", negate),
+    "sym_not": FunctionSpec(1, 1, "bool", negate),
+    "torch.sym_not": FunctionSpec(1, 1, "bool", negate),
+    "Mod": FunctionSpec(2, 2, "int", _binary("%")),
+    "PythonMod": FunctionSpec(2, 2, "int", _binary("%")),
+    "FloorDiv": FunctionSpec(2, 2, "int", _binary("//")),
+    "CeilDiv": FunctionSpec(2, 2, "int", _binary("ceildiv")),
+    "IntTrueDiv": FunctionSpec(2, 2, "int", _binary("/")),
     "PowByNatural": FunctionSpec(2, 2, "int", _pow_natural),
-    "Max": FunctionSpec(1, None, "int", _fold(max_)),
-    "Min": FunctionSpec(1, None, "int", _fold(min_)),
-    "max": FunctionSpec(2, None, "int", _fold(max_)),
-    "min": FunctionSpec(2, None, "int", _fold(min_)),
-    "sym_max": FunctionSpec(2, 2, "int", max_),
-    "sym_min": FunctionSpec(2, 2, "int", min_),
-    "torch.sym_max": FunctionSpec(2, 2, "int", max_),
-    "torch.sym_min": FunctionSpec(2, 2, "int", min_),
-    "Abs": FunctionSpec(1, 1, "int", abs_),
-    "abs": FunctionSpec(1, 1, "int", abs_),
-    "FloorToInt": FunctionSpec(1, 1, "int", FloorToInt),
-    "CeilToInt": FunctionSpec(1, 1, "int", CeilToInt),
-    "math.floor": FunctionSpec(1, 1, "int", FloorToInt),
-    "math.ceil": FunctionSpec(1, 1, "int", CeilToInt),
-    "IfThenElse": FunctionSpec(3, 3, "ite", ite),
+    "Max": FunctionSpec(1, None, "int", _folded("max")),
+    "Min": FunctionSpec(1, None, "int", _folded("min")),
+    "max": FunctionSpec(2, None, "int", _folded("max")),
+    "min": FunctionSpec(2, None, "int", _folded("min")),
+    "sym_max": FunctionSpec(2, 2, "int", _binary("max")),
+    "sym_min": FunctionSpec(2, 2, "int", _binary("min")),
+    "torch.sym_max": FunctionSpec(2, 2, "int", _binary("max")),
+    "torch.sym_min": FunctionSpec(2, 2, "int", _binary("min")),
+    "Abs": FunctionSpec(1, 1, "int", _abs),
+    "abs": FunctionSpec(1, 1, "int", _abs),
+    "FloorToInt": FunctionSpec(1, 1, "int", _sympy_function(FloorToInt)),
+    "CeilToInt": FunctionSpec(1, 1, "int", _sympy_function(CeilToInt)),
+    "math.floor": FunctionSpec(1, 1, "int", _sympy_function(FloorToInt)),
+    "math.ceil": FunctionSpec(1, 1, "int", _sympy_function(CeilToInt)),
+    "IfThenElse": FunctionSpec(3, 3, "ite", _sympy_function(ite)),
     "Identity": FunctionSpec(1, 1, "any", _identity),
 }
 
 # Opaque functions (bitwise ops, float math; symint.sympy_io.floats) read back under their own names.
 for _cls in OPAQUE_FUNCTIONS:
     _arity = min(_cls.nargs)
-    FUNCTIONS.setdefault(_cls.__name__, FunctionSpec(_arity, _arity, "int", _cls))
+    FUNCTIONS.setdefault(_cls.__name__, FunctionSpec(_arity, _arity, "int", _sympy_function(_cls)))
 
 #: Every function name the parser accepts.
 KNOWN_FUNCTIONS: tuple[str, ...] = tuple(sorted(FUNCTIONS, key=str.lower))
@@ -374,11 +389,11 @@ KNOWN_FUNCTIONS: tuple[str, ...] = tuple(sorted(FUNCTIONS, key=str.lower))
 SOURCE_ATTRS = "size()[i], size(i), shape[i], stride()[i], stride(i), storage_offset() or numel()"
 
 
-def balanced(fn: Callable[[sympy.Basic, sympy.Basic], sympy.Basic], items: list[sympy.Basic]) -> sympy.Basic:
+def balanced(fn: Callable[[Value, Value], Value], items: list[Value]) -> Value:
     """Fold an associative ``fn`` over ``items`` as a balanced tree.
 
-    Sympy flattens n-ary sums, products, ``And`` and ``Max``, so a balanced fold
-    costs O(n log n) where a left fold costs O(n^2).
+    A sum, product or ``Max`` is rebuilt whole at each step (a form copies its terms),
+    so a balanced fold costs O(n log n) where a left fold costs O(n^2).
 
     >>> balanced(lambda a, b: a + b, [1, 2, 3, 4, 5])
     15
