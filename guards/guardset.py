@@ -46,7 +46,7 @@ from guards.simplify.passes import SimplifyReport, simplify_with_report
 from guards.solver.z3_solver import SolverConfig
 from guards.text.parse import Dialect, parse_guards_text
 from guards.text.escape import sympy_str
-from guards.text.printers import TextStyle, render_html, render_latex, to_text
+from guards.text.printers import TextStyle, render_html, render_latex, to_text, to_text_lines
 from guards.protocols import Bindings
 from guards.text.serialize import decode_guards, encode_guards, loads_json
 from guards.source import Source
@@ -407,7 +407,7 @@ class GuardSet:
         """
         need_choice(dialect, ("torch", "sympy", "source"), "text style")
         sources = self.source_map
-        return "\n".join(to_text(g.expr, sources, dialect) for g in self.guards)
+        return "\n".join(to_text_lines([g.form for g in self.guards], sources, dialect))
 
     def __str__(self) -> str:
         try:
@@ -563,7 +563,7 @@ class GuardSet:
         texts = []
         for g in self.guards:
             try:
-                texts.append(to_text(g.expr, sources, "source") if sources else sympy_str(g.expr))
+                texts.append(to_text(g.form, sources, "source") if sources else sympy_str(g.expr))
             except GuardError:  # an expression with no guard syntax
                 texts.append(sympy_str(g.expr))
         return "GuardSet(" + ", ".join(texts) + ")"

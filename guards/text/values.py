@@ -16,10 +16,18 @@ Note [Parsed forms and the sympy builders]
     sides as written, and connectives keep the written order. Two corners are kept as
     the sympy path had them, by hand: a relation that forms fold through a gcd while its
     sides are not constant apart (``Eq(2*a, 1)`` is False over the integers) stays the
-    opaque relation as written, so the input it names is still an input of the set;
-    and ``and``/``or`` drop a relation that repeats one already there with the same
-    normal form (sympy dropped a repeat of the same ``canonical`` relation), and fold
-    ``a and not a`` to False (``a or not a`` to True) for relations, as sympy did.
+    opaque relation as written, so the input it names is still an input of the set; and
+    an operation whose form would hold more terms than a form may (``(a+b)*(c+d)*...``
+    expanded) is built in sympy and its guard kept as written.
+
+    Two differences are deliberate. ``and``/``or`` keep their operands as the forms do
+    (flattened, an identical operand dropped): sympy also dropped a relation whose
+    ``canonical`` form repeated another's (``x < 3 and 3 > x``) and folded ``x < 3 and
+    x >= 3`` to False, which changes what the guard raises on (Note [Folding connectives]
+    in :mod:`symint.sympy_io.functions`); simplification folds them instead. And inside a
+    float expression an integer operand is its canonical form, so
+    ``IntTrueDiv(s0, s1)/((s1 + 1)*(s1 + 2))`` reads back with the denominator expanded
+    (the same value; an integer guard was expanded by its conversion to forms anyway).
 
 >>> from symint import form as F
 >>> x = F.sym("x")
@@ -172,35 +180,10 @@ def negate(a: BoolForm) -> BoolForm:
 
 
 def connective(kind: str, args: list[BoolForm]) -> BoolForm:
-    """``and``/``or`` of ``args`` in the written order (Note [Parsed forms and the sympy builders]).
+    """``and``/``or`` of ``args`` in the written order (flattened; a repeated operand dropped).
 
     >>> x = F.sym("x")
-    >>> connective("and", [relation("<", x, F.const(3)), relation(">", F.const(3), x)]).sympy()
+    >>> connective("and", [relation("<", x, F.const(3)), relation("<", x, F.const(3))]).sympy()
     x < 3
-    >>> connective("or", [relation("<", x, F.const(3)), relation(">=", x, F.const(3))])
-    BoolForm(True)
     """
-    is_and = kind == "and"
-    zero, identity = (F.FALSE, F.TRUE) if is_and else (F.TRUE, F.FALSE)
-    flat: list[BoolForm] = []
-    norms: set = set()
-    stack = [iter(args)]
-    while stack:
-        for a in stack[-1]:
-            if a.kind == kind:
-                stack.append(iter(a.args))
-                break
-            if a is zero:
-                return zero
-            if a is identity or a in flat:
-                continue
-            if a.kind == "rel":
-                if a.norm in norms:
-                    continue
-                if a.norm.negated() in norms:
-                    return zero
-                norms.add(a.norm)
-            flat.append(a)
-        else:
-            stack.pop()
-    return (F.and_ if is_and else F.or_)(*flat)
+    return (F.and_ if kind == "and" else F.or_)(*args)
