@@ -43,7 +43,7 @@ from valueranges import ValueRangeError, ValueRanges
 from guards.errors import GuardParseError, GuardTypeError
 from guards.guard import Guard, form_key
 from guards.text.parse import parse_guards_text
-from guards.text.printers import to_sympy_text
+from guards.text.printers import to_text_lines
 from guards.source import Source
 
 __all__ = [
@@ -147,7 +147,7 @@ def encode_guards(
     >>> encode_guards([Guard.of(ge(s0, 2), "f.py:1")], {s0: Source.size("x", 0)}, {})["guards"]
     [{'expr': 's0 >= 2', 'origin': 'f.py:1'}]
     """
-    texts = [to_sympy_text(g.expr) for g in guards]
+    texts = to_text_lines([g.form for g in guards], None, "sympy")
     # One parse of all the texts (one symbol table), so that the check is linear in the set's size.
     back = parse_guards_text(texts, "auto", sources).forms if texts else ()
     if len(back) != len(texts):

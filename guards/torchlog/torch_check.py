@@ -230,7 +230,7 @@ def _root(base: str) -> str:
 def _torch_words(guard: Guard, gs: GuardSet, message: str) -> str:
     """The failure message with sources in torch's spelling (``L['xs'][0]`` rather than ``xs[0]``)."""
     try:
-        text = to_torch_text(guard.expr, gs.source_map)
+        text = to_torch_text(guard.form, gs.source_map)
     except GuardError:
         return message
     _, sep, got = message.partition(" failed: ")
