@@ -48,6 +48,7 @@ from symint import form as F
 from symint.form import BoolForm, Form, FormLimitError
 from symint.sympy_io import NotAnIntegerForm, from_sympy
 
+from guards.errors import GuardTypeError
 from guards.guard import as_bool_form
 
 __all__ = ["Value", "is_bool", "lift", "view", "arith", "relation", "connective", "negate", "call"]
@@ -152,7 +153,7 @@ def relation(op: str, a: Value, b: Value) -> BoolForm:
     """``a op b``: two integers, two numbers (one a float) or two booleans (``==``/``!=`` only).
 
     Raises:
-        TypeError: booleans ordered (``<``).
+        GuardTypeError: booleans ordered (``<``).
 
     >>> relation("==", F.scale(F.sym("a"), 2), F.const(1)).sympy()   # no integer solution, kept as written
     Eq(2*a, 1)
@@ -164,7 +165,7 @@ def relation(op: str, a: Value, b: Value) -> BoolForm:
         return r
     if isinstance(a, BoolForm) and isinstance(b, BoolForm):
         if op not in ("==", "!="):
-            raise TypeError(f"cannot order booleans: {view(a)} {op} {view(b)}")
+            raise GuardTypeError(f"cannot order booleans: {view(a)} {op} {view(b)}")
         same = F.or_(connective("and", [a, b]), connective("and", [negate(a), negate(b)]))
         return same if op == "==" else negate(same)
     return as_bool_form(_SYMPY_RELATIONS[op](view(a), view(b)))
