@@ -11,7 +11,7 @@ import sympy
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from guards import GuardSet, Source, parse_guard
+from guards import GuardSet, Source
 from guards.text.order import ordered_terms
 from guards.text.printers import to_text
 from symint import form as F
