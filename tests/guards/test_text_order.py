@@ -109,9 +109,9 @@ def test_huge_sums_print_in_sympys_order():
 def test_parsing_and_printing_build_no_sympy():
     # The parser builds forms and the printers read forms: no sympy view is built on the way
     # (symbol names used by no other test, since a form's view, once built, is kept).
-    gs = GuardSet.parse("q_view // 2 >= 16*k_view + 1\n2 <= q_view <= 64\nL['r_view'] % 3 == 1")
+    gs = GuardSet.parse("q_view // 2 >= 16*k_view + 1\n2 <= q_view <= 64\nr_view % 3 == 1")
     texts = [gs.to_text(style) for style in ("torch", "sympy", "source")]
-    assert texts[0].splitlines() == ["q_view // 2 >= 16*k_view + 1", "2 <= q_view <= 64", "(L['r_view'] % 3) == 1"]
+    assert texts[0].splitlines() == ["q_view // 2 >= 16*k_view + 1", "2 <= q_view <= 64", "(r_view % 3) == 1"]
     assert texts[1].splitlines()[0] == "FloorDiv(q_view, 2) >= 16*k_view + 1"
     for g in gs.guards:
         for rel in (g.form.args if g.form.kind == "and" else (g.form,)):
