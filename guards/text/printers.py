@@ -512,11 +512,11 @@ def to_text_lines(exprs: Sequence[Printable], sources: Mapping[sympy.Symbol, Sou
 # -- notebook rendering ---------------------------------------------------------------------------------
 
 
-def _safe_text(fn: Callable[[], str], fallback: sympy.Basic) -> str:
+def _safe_text(fn: Callable[[], str], g: Guard) -> str:
     try:
         return fn()
-    except GuardTypeError:
-        return sympy_str(fallback)
+    except GuardTypeError:  # no guard syntax: sympy's own text of the view
+        return sympy_str(g.expr)
 
 
 def render_html(guards: Sequence[Guard], sources: Mapping[sympy.Symbol, Source]) -> str:
@@ -531,13 +531,13 @@ def render_html(guards: Sequence[Guard], sources: Mapping[sympy.Symbol, Source])
     (True, False)
     """
     esc = html.escape
+    by_name = {sym.name: src for sym, src in sources.items()}
     rows = []
     for i, g in enumerate(guards, 1):
-        torch_text = _safe_text(lambda: to_torch_text(g.form, sources), g.expr)
-        sympy_text = _safe_text(lambda: to_sympy_text(g.form), g.expr)
+        torch_text = _safe_text(lambda: to_torch_text(g.form, sources), g)
+        sympy_text = _safe_text(lambda: to_sympy_text(g.form), g)
         involved = "<br>".join(
-            f"{esc(s.name)} = {esc(sources[s].text())}" if s in sources else esc(s.name)
-            for s in sorted(g.expr.free_symbols, key=lambda s: s.name)
+            f"{esc(name)} = {esc(by_name[name].text())}" if name in by_name else esc(name) for name in sorted(g.form.symbols)
         )
         origin = esc(g.origin) if g.origin else ""
         rows.append(
