@@ -42,10 +42,11 @@ from __future__ import annotations
 from typing import Callable, Union
 
 import sympy
+from sympy.logic.boolalg import BooleanAtom
 
 from symint import build
 from symint import form as F
-from symint.form import BoolForm, Form, FormLimitError
+from symint.form import MAX_TERMS, BoolForm, Form, FormLimitError
 from symint.sympy_io import NotAnIntegerForm, from_sympy
 
 from guards.errors import GuardTypeError
@@ -74,10 +75,17 @@ def lift(e: sympy.Basic) -> Value:
     """
     if build.is_bool_expr(e):
         return as_bool_form(e)
+    if _too_large(e):
+        return e
     try:
         return from_sympy(e)
     except (NotAnIntegerForm, FormLimitError):
         return e
+
+
+def _too_large(e: sympy.Basic) -> bool:
+    """Whether ``e`` is a sum of more terms than a form holds (kept in sympy, not converted in vain)."""
+    return isinstance(e, sympy.Add) and len(e.args) > MAX_TERMS
 
 
 def view(v: Value) -> sympy.Basic:
@@ -90,7 +98,7 @@ def _on_forms(form_op: Callable[..., Value] | None, sympy_op: Callable[..., symp
         try:
             return form_op(*args)
         except FormLimitError:  # more terms than a form holds: kept as written (Note [Parsed forms and the sympy builders])
-            pass
+            return sympy_op(*(view(a) for a in args))
     return lift(sympy_op(*(view(a) for a in args)))
 
 
@@ -168,7 +176,10 @@ def relation(op: str, a: Value, b: Value) -> BoolForm:
             raise GuardTypeError(f"cannot order booleans: {view(a)} {op} {view(b)}")
         same = F.or_(connective("and", [a, b]), connective("and", [negate(a), negate(b)]))
         return same if op == "==" else negate(same)
-    return as_bool_form(_SYMPY_RELATIONS[op](view(a), view(b)))
+    written = _SYMPY_RELATIONS[op](view(a), view(b))
+    if any(_too_large(x) for x in (a, b) if isinstance(x, sympy.Basic)) and build.is_bool_expr(written):
+        return F.opaque_bool(written) if not isinstance(written, BooleanAtom) else F.bool_const(bool(written))
+    return as_bool_form(written)
 
 
 def negate(a: BoolForm) -> BoolForm:
