@@ -12,77 +12,46 @@ with its error and left out of the ratios.
     python3 benchmarks/torch_models_export.py                # every model, 3 runs each
     python3 benchmarks/torch_models_export.py --runs 5 resnet18 bert
 
-What is timed is the call only: for shapeenv, tracing the module on fake tensors and producing the
-reduced guard set (the Z3 simplification runs off the critical path and is not waited for); for
-torch, dynamo tracing, AOT export to the ATen graph and its range constraints.
+What is timed is the call only (see ``export_timing.py``).
 """
 
 from __future__ import annotations
 
-import argparse
 import statistics
 import sys
-import time
 import warnings
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+from export_timing import exporters, medians, options, timed_import, warm_up
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("models", nargs="*", help="case names (default: all)")
-    parser.add_argument("--runs", type=int, default=3, help="timed runs per model and exporter (median)")
-    opts = parser.parse_args(argv)
+    opts = options(__doc__, argv, runs=3, models="case names (default: all)")
     warnings.simplefilter("ignore")
 
     from tests.real_models.models import CASES, shim_torchvision
 
     shim_torchvision()  # torchvision 0.28 beside the CPU torch wheel (see tests/real_models/models.py)
-    t0 = time.perf_counter()
-    import timm  # noqa: F401
+    t_libs = timed_import("timm", "torch", "torch.export", "transformers")
+    t_ours = timed_import("shapeenv.torch")
     import torch
-    import torch.export  # noqa: F401
-    import transformers  # noqa: F401
-    t_libs = time.perf_counter() - t0
-    t0 = time.perf_counter()
-    import shapeenv.torch as st
-    t_ours = time.perf_counter() - t0
 
     names = opts.models or list(CASES)
     print(f"torch {torch.__version__}; imports: torch and the model libraries {t_libs:.2f} s, shapeenv.torch {t_ours:.2f} s")
     print(f"median of {opts.runs} alternating runs per model, after one untimed export each\n")
 
-    def ours(model, kwargs, specs):
-        return st.export(model, (), kwargs, dynamic_shapes=specs)
-
-    def theirs(model, kwargs, specs):
-        return torch.export.export(model, (), kwargs, dynamic_shapes=specs)
-
+    export = exporters()
     rows, refused = [], []
     for name in names:
         case = CASES[name]
         kwargs, specs = case.kwargs(), case.dynamic_shapes()
         models = {"ours": case.build(), "torch": case.build()}  # one each (seeded alike): a trace cannot disturb the other
-        failed = []
-        for key, fn in (("ours", ours), ("torch", theirs)):
-            try:
-                fn(models[key], kwargs, specs)  # warm-up
-            except Exception as e:  # noqa: BLE001 - a refusal is reported, not timed
-                lines = str(e).splitlines()
-                why = next((line.strip() for line in lines if line.strip().startswith("- ")), lines[0] if lines else "")
-                failed.append(f"{'shapeenv' if key == 'ours' else 'torch'}: {type(e).__name__}: {why[:110]}")
+        calls = {key: (lambda key=key: export[key](models[key], (), kwargs, specs)) for key in ("ours", "torch")}
+        failed = warm_up(calls)
         if failed:
             refused.append((name, failed))
             continue
-        times: dict[str, list[float]] = {"ours": [], "torch": []}
-        for _ in range(opts.runs):
-            for key, fn in (("ours", ours), ("torch", theirs)):
-                t0 = time.perf_counter()
-                fn(models[key], kwargs, specs)
-                times[key].append(time.perf_counter() - t0)
-        rows.append((name, case.library, statistics.median(times["ours"]), statistics.median(times["torch"])))
+        t = medians(calls, opts.runs)
+        rows.append((name, case.library, t["ours"], t["torch"]))
 
     width = max([len(n) for n, *_ in rows] + [5])
     print(f"{'model':<{width}}  {'library':<12}  {'shapeenv':>10}  {'torch.export':>12}  {'shapeenv / torch':>16}")

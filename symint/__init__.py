@@ -32,19 +32,8 @@ from symint.build import symbol_expr
 from symint.builtins import is_symbolic, sym_and, sym_ite, sym_max, sym_min, sym_not, sym_or, symbol
 from symint.errors import ExpressionLimitError, MixedEnvironmentError, NoEnvironmentError, SymbolicTypeError, SymIntError
 from symint.sympy_io.evaluate import UnboundSymbolError, evaluate
-from symint.sympy_io.functions import (
-    CeilDiv,
-    CeilToInt,
-    FloorDiv,
-    FloorToInt,
-    IfThenElse,
-    IntTrueDiv,
-    Max,
-    Min,
-    Mod,
-    PowByNatural,
-    modular_indexing,
-)
+from symint.sympy_io.functions import (CeilDiv, CeilToInt, FloorDiv, FloorToInt, IfThenElse, IntTrueDiv, Max, Min, Mod,
+                                       PowByNatural, modular_indexing)
 from symint.mathfns import sym_float, sym_math, sym_sqrt, sym_sum
 from symint.node import SymbolicEnv, SymNode
 from symint.values import SymBool, SymFloat, SymInt

@@ -20,21 +20,8 @@ import sympy
 from sympy.core.relational import Relational
 from sympy.logic.boolalg import BooleanAtom, BooleanFunction
 
-from symint.sympy_io.functions import (
-    ordered_and,
-    ordered_or,
-    symbol_expr,
-    CeilDiv,
-    FloorDiv,
-    IfThenElse,
-    IntTrueDiv,
-    Max,
-    Min,
-    Mod,
-    PowByNatural,
-    _is_integer_valued,
-    _is_zero_number,
-)
+from symint.sympy_io.functions import (ordered_and, ordered_or, symbol_expr, CeilDiv, FloorDiv, IfThenElse, IntTrueDiv,
+                                       Max, Min, Mod, PowByNatural, _is_integer_valued, _is_zero_number)
 from symint.limits import check_fold_power, check_folded
 
 __all__ = [

@@ -57,18 +57,8 @@ from sympy.core.relational import Relational
 from symint.form import BoolForm
 from symint.form.terms import Atom, Form, Mono
 from symint.sympy_io.floats import OPAQUE_FUNCTIONS
-from symint.sympy_io.functions import (
-    CeilDiv,
-    CeilToInt,
-    FloorDiv,
-    FloorToInt,
-    IfThenElse,
-    IntTrueDiv,
-    Max,
-    Min,
-    Mod,
-    PowByNatural,
-)
+from symint.sympy_io.functions import (CeilDiv, CeilToInt, FloorDiv, FloorToInt, IfThenElse, IntTrueDiv, Max, Min, Mod,
+                                       PowByNatural)
 
 from symint.limits import check_power
 

@@ -66,18 +66,8 @@ from sympy.core.relational import Relational
 from symint.build import symbol_expr
 from symint.form import BoolForm
 from symint.form.terms import Atom, Form
-from symint.sympy_io.functions import (
-    CeilDiv,
-    CeilToInt,
-    FloorDiv,
-    FloorToInt,
-    IfThenElse,
-    IntTrueDiv,
-    Max,
-    Min,
-    Mod,
-    PowByNatural,
-)
+from symint.sympy_io.functions import (CeilDiv, CeilToInt, FloorDiv, FloorToInt, IfThenElse, IntTrueDiv, Max, Min, Mod,
+                                       PowByNatural)
 from valueranges import ValueRanges
 
 from guards.errors import SolverError

@@ -36,6 +36,16 @@ Note [Simplified guards swapped in]
     entry's index; introspection reads the current entry from the cache.
     :meth:`CompiledFunction.wait_simplified` waits for every pending swap.
 
+Note [Store-served calls are observed]
+    Automatic dynamic compares each miss with the first call the function observed. A
+    miss served by an entry another process stored is observed too: otherwise a process
+    whose call at 8 was served by a stored static entry would take its call at 9 for its
+    first, trace a static entry for 9 (stored, and serving the others' 9) and leave a
+    third trace for 10, where one process alone traces twice (8 static, then dynamic).
+    Whether a call is served from the store or traced here then makes no difference to
+    what later misses trace. (A stored entry's automatic-dynamic sources are carried over
+    as well: :meth:`CompiledFunction._install_loaded`.)
+
 Note [hint_override]
     ``mark_dynamic(x, 0, hint_override=32)`` makes the *first* trace of that input
     key decide branches as if the size were 32. The entry it yields serves the
@@ -48,6 +58,7 @@ Note [hint_override]
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import re
@@ -223,7 +234,8 @@ class CompiledFunction:
                 if entry is not None:  # another thread compiled it meanwhile
                     return entry
             entry = self._from_store(call)
-            if entry is not None:
+            if entry is not None:  # Note [Store-served calls are observed]
+                self._dynamism.observe(call)
                 return entry
             self._misses += 1
             first = self._compilations == 0
@@ -248,7 +260,7 @@ class CompiledFunction:
                 _log.info("Recompiling %s: %s  # called at %s", self.options.name, reason.text, reason.call_site)
             if not first and self._budget is not None:
                 self._charge(reason)
-            with self._persist.lease(call.key) if self._persist is not None else _NO_LEASE:
+            with self._persist.lease(call.key) if self._persist is not None else contextlib.nullcontext(False):
                 entry = self._from_store(call)  # stored by another process while this one waited for the lease
                 if entry is not None:
                     return entry
@@ -591,16 +603,6 @@ def _with_line(failure) -> str:
     lines = list(dict.fromkeys(_USER_LINE.findall(failure.guard.origin or "")))
     return f"{failure} (guard from {', '.join(lines)})" if lines else str(failure)
 
-
-class _NoLease:
-    def __enter__(self) -> bool:
-        return False
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-
-_NO_LEASE = _NoLease()
 
 
 def _trace_settings(options: CompileOptions, budget: GuardBudget | None) -> dict:

@@ -46,6 +46,7 @@ Note [What is not stored]
 
 from __future__ import annotations
 
+import contextlib
 import enum
 import hashlib
 import os
@@ -394,7 +395,7 @@ class Persistence:
         fp = self.fingerprint()
         encoded = self._key(key) if fp is not None else None
         if fp is None or encoded is None:
-            return _NO_LEASE
+            return contextlib.nullcontext(False)
         return self.store.lease(fp, encoded[0])
 
     def save(self, key: tuple, program: ExportedProgram, entries: list[tuple[str | None, GuardSet, Any]],
@@ -504,13 +505,3 @@ def _agrees(pins: tuple[tuple[Source, int], ...], inputs: Any) -> bool:
             continue
     return True
 
-
-class _NoLease:
-    def __enter__(self) -> bool:
-        return False
-
-    def __exit__(self, *exc: object) -> None:
-        return None
-
-
-_NO_LEASE = _NoLease()

@@ -21,7 +21,7 @@ from shapeenv.ops.forward import functions_of
 from shapeenv.ops.rules import activations, attention, bitwise, conv, conv_transpose, creation, data_dependent  # noqa: F401
 from shapeenv.ops.rules import einsum as _einsum, elementwise, embedding as _embedding, indexing, linalg, losses  # noqa: F401
 from shapeenv.ops.rules import masking, norms, pointwise_math, pooling, rearrange, reductions, rnn_cells  # noqa: F401
-from shapeenv.ops.rules import scans, setitem, shape_ops, statistics, tensor_math, views  # noqa: F401  (register the rules)
+from shapeenv.ops.rules import scans, setitem, shape_ops, statistics, views  # noqa: F401  (register the rules)
 from shapeenv.ops.table import OPS
 from shapeenv.hops import map, scan, switch  # noqa: F401  (ops.scan/map/switch; shadows the builtin map in this module)
 

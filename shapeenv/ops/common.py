@@ -54,6 +54,7 @@ __all__ = [
     "unsqueeze_view",
     "new_tensor",
     "fmt_shape",
+    "check_inplace",
 ]
 
 # -- questions ---------------------------------------------------------------------------------------
@@ -256,6 +257,33 @@ def check_tensor(value: Any, op: str, what: str = "input") -> FakeTensor:
         raise ShapeError(f"{op}: {what} must be a FakeTensor, got {short_repr(value)}"
                          + ("" if fix else f" of type {type(value).__name__}"), fix=fix)
     return value
+
+
+_KIND_RANK = {"bool": 0, "int": 1, "float": 2}
+
+
+def check_inplace(op: str, target: FakeTensor, shape: Sequence[Any] | None = None, dtype: DType | None = None, *,
+                  what: str = "", fix: str | None = None) -> None:
+    """In-place ops: the broadcast ``shape`` must be ``target``'s (identical symbols or equal ints) and the
+    result ``dtype`` must cast to ``target``'s (bool < int < float), as torch checks.
+
+    Raises:
+        ShapeError: ``target`` cannot hold the result (``what`` names the operand that broadcasts it).
+
+    >>> from shapeenv import ShapeEnv
+    >>> x = ShapeEnv().fake_tensor((2, 3), "int64", name="x"); check_inplace("add_", x, x.shape, x.dtype)
+    >>> try:
+    ...     check_inplace("add_", x, (x.shape[0], 1, x.shape[1]))
+    ... except ShapeError as e:
+    ...     print(str(e).splitlines()[0])
+    add_: output with shape [s0, s1] doesn't match the broadcast shape [s0, 1, s1]
+    """
+    if shape is not None and (len(shape) != target.ndim or any(
+            s is not t and not (isinstance(s, int) and s == t) for s, t in zip(shape, target.shape))):
+        raise ShapeError(f"{op}: output with shape {fmt_shape(target.shape)} doesn't match the broadcast shape "
+                         f"{fmt_shape(shape)}" + (f" (the {what})" if what else ""), fix=fix)
+    if dtype is not None and _KIND_RANK[dtype.kind] > _KIND_RANK[target.dtype.kind]:
+        raise ShapeError(f"{op}: result type {dtype} can't be cast to the desired output type {target.dtype}")
 
 
 def size_args(args: tuple, op: str) -> tuple:

@@ -13,11 +13,12 @@ op (its ``shapeenv.ops`` function, Tensor methods, torch names) is its :class:`O
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable
+import inspect
+from typing import Any, Callable, Mapping, Sequence
 
 from ..errors import ShapeEnvValueError
 
-__all__ = ["rule", "registered", "rule_of", "eager_kernel", "eager_kernel_of", "load_eager_kernels",
+__all__ = ["rule", "rule_family", "registered", "rule_of", "eager_kernel", "eager_kernel_of", "load_eager_kernels",
            "on_first_eager_use", "has_eager_loaders", "OpDef", "Spelling"]
 
 Rule = Callable[..., Any]
@@ -54,6 +55,37 @@ def rule(name: str) -> Callable[[Rule], Rule]:
         return fn
 
     return register
+
+
+def rule_family(impl: Callable[..., Any], docs: Mapping[str, str], params: Sequence[str],
+                defaults: Mapping[str, Any] | None = None) -> None:
+    """Register one rule per ``name: docstring`` of ``docs`` for ops that differ by name only: each takes
+    ``params`` (positional or keyword; ``defaults`` gives some a default) and returns ``impl(name, *args)``.
+
+    >>> import inspect, shapeenv.ops
+    >>> str(inspect.signature(rule_of("lt"))), rule_of("lt").__doc__
+    ('(a, b)', '``a < b`` elementwise: a bool tensor of the broadcast shape.')
+    """
+    empty = inspect.Parameter.empty
+    signature = inspect.Signature([inspect.Parameter(p, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                                                     default=(defaults or {}).get(p, empty)) for p in params])
+    n = len(params)
+
+    def member(name: str, doc: str) -> Rule:
+        def fn(*args: Any, **kwargs: Any) -> Any:
+            if kwargs or len(args) != n:  # keywords or defaults to fill in (a bad call: Python's TypeError)
+                bound = signature.bind(*args, **kwargs)
+                bound.apply_defaults()
+                args = bound.args
+            return impl(name, *args)
+
+        fn.__name__ = fn.__qualname__ = name
+        fn.__doc__ = doc
+        fn.__signature__ = signature  # type: ignore[attr-defined]  (what forward.py and help() read)
+        return fn
+
+    for name, doc in docs.items():
+        rule(name)(member(name, doc))
 
 
 def rule_of(name: str) -> Rule | None:

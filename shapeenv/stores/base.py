@@ -53,7 +53,7 @@ import secrets
 import threading
 import time
 import warnings
-from typing import Iterator
+from typing import Callable, Iterator
 
 from .entry import EntryMeta, StoredEntry, canonical_json
 from .errors import (
@@ -67,6 +67,8 @@ from .errors import (
 
 __all__ = ["Store", "MemoryStore"]
 
+
+_LEASE_POLL = 0.02  # seconds between attempts at a lease another process holds
 
 class Store(abc.ABC):
     """The store interface (see the module docstring); subclasses implement the ``_`` primitives.
@@ -109,6 +111,16 @@ class Store(abc.ABC):
     @abc.abstractmethod
     def _lease(self, function: str, key: str) -> "contextlib.AbstractContextManager[bool]":
         """A context holding the compile lease of ``(function, key)``; yields whether it was had."""
+
+    def _poll_lease(self, attempt: "Callable[[], bool]") -> bool:
+        """Call ``attempt`` (one try at a lease) until it succeeds or ``lease_timeout`` seconds pass; whether
+        it succeeded (Note [Compile leases]: the timeout is a safety net only, the lease never changes a result)."""
+        deadline = time.monotonic() + self.lease_timeout
+        while not attempt():
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(_LEASE_POLL)
+        return True
 
     @abc.abstractmethod
     def _list(self) -> list[EntryMeta]:

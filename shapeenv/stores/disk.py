@@ -106,7 +106,6 @@ CREATE INDEX IF NOT EXISTS entries_by_key ON entries (function, key, seq);
 CREATE INDEX IF NOT EXISTS entries_by_use ON entries (last_used);
 """
 
-_POLL = 0.02  # seconds between attempts at a held lease
 _SCHEMA_VERSION = 3
 _SQLITE_READONLY, _SQLITE_FULL = 8, 13  # SQLite's primary result codes
 
@@ -322,17 +321,14 @@ class DiskStore(Store):
         name = hashlib.sha256(f"{function}:{key}".encode()).hexdigest()[:32]
         fd = os.open(locks / f"{name}.lock", os.O_RDWR | os.O_CREAT, 0o644)
         try:
-            deadline = time.monotonic() + self.lease_timeout  # a safety net only: the lease never changes a result
-            held = False
-            while True:
+            def attempt() -> bool:
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    held = True
-                    break
                 except BlockingIOError:
-                    if time.monotonic() >= deadline:
-                        break
-                    time.sleep(_POLL)
+                    return False
+                return True
+
+            held = self._poll_lease(attempt)
             try:
                 yield held
             finally:

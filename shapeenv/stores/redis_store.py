@@ -77,7 +77,6 @@ if not complete then
 end
 return 1
 """
-_POLL = 0.02
 
 
 class RedisStore(Store):
@@ -185,15 +184,7 @@ class RedisStore(Store):
         name = self._k("lease", function, key)
         token = secrets.token_hex(16)
         ttl_ms = max(1000, int(self.lease_timeout * 1000))
-        deadline = time.monotonic() + self.lease_timeout  # a safety net only: the lease never changes a result
-        held = False
-        while True:
-            if self._client.set(name, token, nx=True, px=ttl_ms):
-                held = True
-                break
-            if time.monotonic() >= deadline:
-                break
-            time.sleep(_POLL)
+        held = self._poll_lease(lambda: bool(self._client.set(name, token, nx=True, px=ttl_ms)))
         try:
             yield held
         finally:

@@ -14,39 +14,10 @@ import sympy
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from guards import (
-    CodegenError,
-    CompiledGuards,
-    GuardError,
-    GuardSet,
-    GuardTypeError,
-    Source,
-    UnknownSourceError,
-    compile_guards,
-)
-from symint.build import (
-    add,
-    and_,
-    ceildiv,
-    eq,
-    floordiv,
-    ge,
-    gt,
-    ite,
-    le,
-    lt,
-    max_,
-    min_,
-    mod,
-    mul,
-    ne,
-    not_,
-    or_,
-    pow_,
-    sub,
-    symbol_expr,
-    truediv,
-)
+from guards import (CodegenError, CompiledGuards, GuardError, GuardSet, GuardTypeError, Source, UnknownSourceError,
+                    compile_guards)
+from symint.build import (add, and_, ceildiv, eq, floordiv, ge, gt, ite, le, lt, max_, min_, mod, mul, ne, not_, or_,
+                          pow_, sub, symbol_expr, truediv)
 from symint.sympy_io.evaluate import evaluate
 
 x, y, z = symbol_expr("x"), symbol_expr("y"), symbol_expr("z")

@@ -15,32 +15,8 @@ import sympy
 
 from guards import Guard, GuardParseError, GuardSet, GuardTypeError, Source, load_guards, parse_guard, parse_guards, parse_source
 from guards.text.parse import MAX_DEPTH, parse_expression, parse_guards_text
-from symint.build import (
-    abs_,
-    add,
-    and_,
-    as_expr,
-    ceildiv,
-    eq,
-    floordiv,
-    ge,
-    gt,
-    ite,
-    le,
-    lt,
-    max_,
-    min_,
-    mod,
-    mul,
-    ne,
-    neg,
-    not_,
-    or_,
-    pow_,
-    sub,
-    symbol_expr,
-    truediv,
-)
+from symint.build import (abs_, add, and_, as_expr, ceildiv, eq, floordiv, ge, gt, ite, le, lt, max_, min_, mod, mul,
+                          ne, neg, not_, or_, pow_, sub, symbol_expr, truediv)
 from symint.form import BoolForm, Form
 from symint.sympy_io import NotAnIntegerForm, from_sympy
 from symint.sympy_io.functions import CeilToInt, FloorToInt

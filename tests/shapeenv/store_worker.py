@@ -7,6 +7,8 @@
   with ``--wait FILE`` the process first waits for FILE to exist (to start several at once).
 * ``write STORE``: store ever larger entries in a loop, printing the count after each
   (the SIGKILL test kills it in the middle).
+
+The tests start these processes with :func:`run`, :func:`run_at_once` and :func:`killed_writers`.
 """
 
 from __future__ import annotations
@@ -15,8 +17,12 @@ import argparse
 import importlib
 import json
 import os
+import signal
+import subprocess
 import sys
 import time
+from pathlib import Path
+from typing import Iterator
 
 import numpy as np
 
@@ -24,6 +30,52 @@ from shapeenv import compile, ops
 from shapeenv.backends import numpy_backend
 from shapeenv.stores import open_store
 from shapeenv.stores.entry import StoredEntry
+
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def spawn(*args: str) -> subprocess.Popen:
+    """A worker process ``python3 -m tests.shapeenv.store_worker ARGS``, its output piped (text)."""
+    return subprocess.Popen([sys.executable, "-m", "tests.shapeenv.store_worker", *args], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+def _result(proc: subprocess.Popen, timeout: float) -> dict:
+    out, err = proc.communicate(timeout=timeout)
+    assert proc.returncode == 0, err
+    return json.loads(out.strip().splitlines()[-1])
+
+
+def run(*args: str, timeout: float = 180) -> dict:
+    """Run a ``call`` worker to its end and return its JSON line (a failed process fails the test)."""
+    return _result(spawn(*args), timeout)
+
+
+def run_at_once(store: str, sizes: str, count: int, go: Path, settle: float = 0.0) -> list[dict]:
+    """Start ``count`` ``call`` workers that wait for the file ``go``, create it (after ``settle`` seconds)
+    and return their JSON lines: processes compiling the same function at once."""
+    procs = [spawn("call", store, sizes, "--wait", str(go)) for _ in range(count)]
+    time.sleep(settle)
+    go.write_text("")
+    return [_result(p, 180) for p in procs]
+
+
+def killed_writers(store: str, rounds: int = 3, pause: float = 0.003) -> Iterator[int]:
+    """Per round, start a ``write`` worker and SIGKILL it after ``5 + 3 * round`` entries (``pause * round``
+    seconds later: at different points of a save); yield how many it had written."""
+    for round_ in range(rounds):
+        proc = spawn("write", store)
+        written = 0
+        while written < 5 + 3 * round_:
+            written = int(proc.stdout.readline())
+        time.sleep(pause * round_)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        proc.stdout.close()
+        proc.stderr.close()
+        yield written
 
 
 def model(x, w):

@@ -51,6 +51,16 @@ def test_methods_are_the_rows_methods(op) -> None:
             assert _params(sig, 1) == _params(public, 1)
 
 
+def test_a_rows_like_changes_more_than_parameter_names() -> None:
+    # like= is for a public signature the rule cannot have (torch's keyword-only or required
+    # arguments); a like that only renames parameters means the rule's names should change
+    def shape(fn) -> list:
+        return [(p.kind, p.default) for p in inspect.signature(fn).parameters.values()]
+
+    renames_only = [d.name for d in OPS if d.like is not None and shape(d.like) == shape(d.rule)]
+    assert renames_only == []
+
+
 def test_a_call_records_every_argument_positionally_as_the_hand_written_forwards_did() -> None:
     p = export(lambda x: ops.gelu(x).cumsum(0, dtype="int64"), ((4, 3),), dynamic_shapes={"x": {0: Dim.DYNAMIC}})
     calls = [(n.op, n.args[1:], n.kwargs) for n in p.graph.nodes if n.op in ("gelu", "cumsum")]

@@ -2,13 +2,9 @@
 
 from __future__ import annotations
 
-import json
 import os
-import subprocess
-import sys
 import uuid
 import warnings
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -18,9 +14,7 @@ from shapeenv.backends import numpy_backend
 from shapeenv.stores import RedisStore, StoredEntry
 
 from .redis_server import Server, free_port, redis, require_server
-from .store_worker import inputs, model, reference
-
-ROOT = Path(__file__).resolve().parents[2]
+from .store_worker import inputs, model, reference, run, run_at_once
 
 
 @pytest.fixture(scope="module")
@@ -81,32 +75,16 @@ def test_compiled_functions_share_entries_through_redis(store) -> None:
     assert (g.cache_info().compilations, g.cache_info().loaded) == (0, 2)
 
 
-def _worker(*args: str) -> dict:
-    out = subprocess.run([sys.executable, "-m", "tests.shapeenv.store_worker", *args], cwd=ROOT, capture_output=True,
-                         text=True, timeout=180, env={**os.environ, "PYTHONPATH": str(ROOT)})
-    assert out.returncode == 0, out.stderr
-    return json.loads(out.stdout.strip().splitlines()[-1])
-
-
 def test_a_fresh_process_traces_nothing_with_a_redis_store(store) -> None:
     spec = f"{store.url}#{store.namespace}"
-    assert _worker("call", spec, "3,8,9")["stored"] == 2
-    second = _worker("call", spec, "3,8,21", "--no-trace")
+    assert run("call", spec, "3,8,9")["stored"] == 2
+    second = run("call", spec, "3,8,21", "--no-trace")
     assert (second["compilations"], second["loaded"], second["correct"]) == (0, 2, True)
 
 
 def test_processes_compiling_at_once_through_redis_trace_once(store, tmp_path) -> None:
     spec = f"{store.url}#{store.namespace}"
-    go = tmp_path / "go"
-    procs = [subprocess.Popen([sys.executable, "-m", "tests.shapeenv.store_worker", "call", spec, "8,9,10", "--wait",
-                               str(go)], cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                              env={**os.environ, "PYTHONPATH": str(ROOT)}) for _ in range(3)]
-    go.write_text("")
-    results = []
-    for p in procs:
-        out, err = p.communicate(timeout=180)
-        assert p.returncode == 0, err
-        results.append(json.loads(out.strip().splitlines()[-1]))
+    results = run_at_once(spec, "8,9,10", 3, tmp_path / "go")
     assert all(r["correct"] for r in results) and sum(r["compilations"] for r in results) == 2
     assert len(store.entries()) == 2
 

@@ -13,11 +13,9 @@ import functools
 import hashlib
 import json
 import os
-import signal
 import sqlite3
 import subprocess
 import sys
-import time
 import uuid
 import warnings
 import zipfile
@@ -34,7 +32,7 @@ from shapeenv.stores.disk import DB_NAME
 from shapeenv.stores.entry import canonical_json
 
 from .redis_server import redis
-from .store_worker import inputs, model, reference
+from .store_worker import inputs, killed_writers, model, reference
 from .test_redis_store import redis_url  # noqa: F401  (the fixture: .ci/run's server or a private one)
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -461,16 +459,7 @@ def test_the_cache_command_reads_a_redis_store_signed_with_a_given_secret(redis_
 
 def test_a_sigkilled_redis_writer_leaves_no_half_written_entry(redis_store) -> None:
     spec = f"{redis_store.url}#{redis_store.namespace}"
-    for round_ in range(3):
-        proc = subprocess.Popen([sys.executable, "-m", "tests.shapeenv.store_worker", "write", spec], cwd=ROOT,
-                                stdout=subprocess.PIPE, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
-        written = 0
-        while written < 5 + 3 * round_:
-            written = int(proc.stdout.readline())
-        time.sleep(0.002 * round_)  # killed at different points of a save
-        proc.send_signal(signal.SIGKILL)
-        proc.wait()
-        proc.stdout.close()
+    for written in killed_writers(spec, pause=0.002):
         heads = {k.rsplit(b":", 1)[1] for k in _keys(redis_store, "entry")}
         metas = {k.rsplit(b":", 1)[1] for k in _keys(redis_store, "meta")}
         assert heads == metas and len(heads) >= written  # every head is a complete entry

@@ -7,21 +7,8 @@ import math
 import pytest
 import sympy
 
-from symint import (
-    CeilDiv,
-    CeilToInt,
-    FloorDiv,
-    FloorToInt,
-    IfThenElse,
-    IntTrueDiv,
-    Max,
-    Min,
-    Mod,
-    PowByNatural,
-    UnboundSymbolError,
-    build,
-    evaluate,
-)
+from symint import (CeilDiv, CeilToInt, FloorDiv, FloorToInt, IfThenElse, IntTrueDiv, Max, Min, Mod, PowByNatural,
+                    UnboundSymbolError, build, evaluate)
 from symint.build import symbol_expr
 
 from ._util import msg

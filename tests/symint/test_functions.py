@@ -15,19 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import symint
-from symint import (
-    CeilDiv,
-    CeilToInt,
-    FloorDiv,
-    FloorToInt,
-    IfThenElse,
-    IntTrueDiv,
-    Max,
-    Min,
-    Mod,
-    PowByNatural,
-    modular_indexing,
-)
+from symint import (CeilDiv, CeilToInt, FloorDiv, FloorToInt, IfThenElse, IntTrueDiv, Max, Min, Mod, PowByNatural,
+                    modular_indexing)
 from symint.build import symbol_expr
 
 from ._util import any_ints, msg, outcome, py_ceildiv, same_value, to_python

@@ -18,6 +18,8 @@ from symint.sympy_io.functions import CeilToInt, FloorToInt, IntTrueDiv, PowByNa
 from valueranges import UnsupportedExpressionError, ValueRangeError, ValueRanges, bound
 from valueranges.sympy_bound import _bound_cached, _key
 
+from .sampling import project
+
 INF = math.inf
 VR = ValueRanges
 x, y, a, b = (symbol_expr(n) for n in ("x", "y", "a", "b"))
@@ -263,16 +265,6 @@ def _decode_range(code: tuple[int, int]) -> ValueRanges:
 RANGE_CODES = st.tuples(st.integers(-21, 20), st.integers(-1, 30))
 
 
-def _project(raw: int, r: ValueRanges) -> int:
-    if r.lower == -INF and r.upper == INF:
-        return raw
-    if r.lower == -INF:
-        return r.upper - abs(raw)
-    if r.upper == INF:
-        return r.lower + abs(raw)
-    return r.lower + raw % (r.upper - r.lower + 1)
-
-
 POINTS = st.lists(st.integers(-(10**6), 10**6), min_size=3, max_size=12)
 
 
@@ -290,7 +282,7 @@ def test_bound_is_sound(codes, range_codes, points):
     assert got.is_bool == build.is_bool_expr(expr)
     for i in range(0, len(points) - 2, 3):
         raw = points[i : i + 3]
-        values = {s: _project(v, r) for s, v, r in zip(SYMBOLS, raw, ranges)}
+        values = {s: project(v, r) for s, v, r in zip(SYMBOLS, raw, ranges)}
         try:
             value = evaluate(expr, values)
         except (ZeroDivisionError, OverflowError):

@@ -5,10 +5,12 @@ Bitwise ops take bool and integer tensors (and Python ints/bools); their dtype i
 Logical ops take two tensors (no Python scalars, as in torch) of any dtypes and give bool. Operands broadcast; outputs are laid out as
 ``TensorIterator`` lays them out.
 
->>> from shapeenv import ShapeEnv
+>>> from shapeenv import ShapeEnv, ops
 >>> env = ShapeEnv(); m = env.fake_tensor((4, 3), "bool", name="m"); k = env.fake_tensor((3,), "int32", name="k")
->>> (m & k).dtype, (~m).dtype, logical_and(m, k.float()).dtype, (m | True).shape
-(int32, bool, bool, (s0, s1))
+>>> (m & k).dtype, (~m).dtype, ops.logical_and(m, k.float()).dtype, (m | True).shape, (m ^ 3).dtype
+(int32, bool, bool, (s0, s1), int64)
+>>> m &= m[0]; m.version
+1
 """
 
 from __future__ import annotations
@@ -19,16 +21,13 @@ from shapeenv.errors import ShapeError
 from shapeenv.tensor.dtypes import bool_
 from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.core.messages import short_repr
-from shapeenv.ops.common import check_tensor
+from shapeenv.ops.common import check_inplace, check_tensor
 from shapeenv.ops.rules.elementwise import broadcast_shapes, pointwise_strides
 from shapeenv.ops.promotion import result_type
 from shapeenv.ops.dispatch import is_tensor
-from shapeenv.ops.registry import rule
+from shapeenv.ops.registry import rule, rule_family
 
-__all__ = ["bitwise_and", "bitwise_or", "bitwise_xor", "bitwise_not", "logical_and", "logical_or", "logical_xor",
-           "logical_not", "bitwise_and_", "bitwise_or_", "bitwise_xor_", "logical_not_"]
-
-_KIND_RANK = {"bool": 0, "int": 1, "float": 2}
+__all__ = ["bitwise_not", "logical_not", "logical_not_"]
 
 
 def _operands(op: str, a: Any, b: Any) -> list:
@@ -56,37 +55,10 @@ def _logical(op: str, a: Any, b: Any) -> FakeTensor:
     return FakeTensor(tensors[0].env, shape, bool_, stride=pointwise_strides(shape, tensors))
 
 
-@rule("bitwise_and")
-def bitwise_and(input: Any, other: Any) -> FakeTensor:
-    """``torch.bitwise_and(input, other)`` (``input & other``).
-
-    >>> from shapeenv import ShapeEnv
-    >>> m = ShapeEnv().fake_tensor((2,), "bool"); bitwise_and(m, 3).dtype
-    int64
-    """
-    return _bitwise("bitwise_and", input, other)
-
-
-@rule("bitwise_or")
-def bitwise_or(input: Any, other: Any) -> FakeTensor:
-    """``torch.bitwise_or(input, other)`` (``input | other``).
-
-    >>> from shapeenv import ShapeEnv
-    >>> m = ShapeEnv().fake_tensor((2,), "bool"); bitwise_or(m, m).dtype
-    bool
-    """
-    return _bitwise("bitwise_or", input, other)
-
-
-@rule("bitwise_xor")
-def bitwise_xor(input: Any, other: Any) -> FakeTensor:
-    """``torch.bitwise_xor(input, other)`` (``input ^ other``).
-
-    >>> from shapeenv import ShapeEnv
-    >>> k = ShapeEnv().fake_tensor((2,), "int8"); bitwise_xor(k, 1).dtype
-    int8
-    """
-    return _bitwise("bitwise_xor", input, other)
+rule_family(_bitwise, {
+    f"bitwise_{name}": f"``torch.bitwise_{name}(input, other)`` (``input {symbol} other``)."
+    for name, symbol in (("and", "&"), ("or", "|"), ("xor", "^"))
+}, ("input", "other"))
 
 
 @rule("bitwise_not")
@@ -104,37 +76,9 @@ def bitwise_not(input: FakeTensor) -> FakeTensor:
     return FakeTensor(input.env, input.shape, input.dtype, stride=pointwise_strides(input.shape, [input]))
 
 
-@rule("logical_and")
-def logical_and(input: Any, other: Any) -> FakeTensor:
-    """``torch.logical_and(input, other)``: bool, any input dtypes.
-
-    >>> from shapeenv import ShapeEnv
-    >>> x = ShapeEnv().fake_tensor((2,)); logical_and(x, x).dtype
-    bool
-    """
-    return _logical("logical_and", input, other)
-
-
-@rule("logical_or")
-def logical_or(input: Any, other: Any) -> FakeTensor:
-    """``torch.logical_or(input, other)``.
-
-    >>> from shapeenv import ShapeEnv
-    >>> x = ShapeEnv().fake_tensor((2,)); logical_or(x, x.long()).dtype
-    bool
-    """
-    return _logical("logical_or", input, other)
-
-
-@rule("logical_xor")
-def logical_xor(input: Any, other: Any) -> FakeTensor:
-    """``torch.logical_xor(input, other)``.
-
-    >>> from shapeenv import ShapeEnv
-    >>> x = ShapeEnv().fake_tensor((2,)); logical_xor(x, x).dtype
-    bool
-    """
-    return _logical("logical_xor", input, other)
+rule_family(_logical, {
+    f"logical_{name}": f"``torch.logical_{name}(input, other)``: bool, any input dtypes." for name in ("and", "or", "xor")
+}, ("input", "other"))
 
 
 @rule("logical_not")
@@ -153,45 +97,14 @@ def _bitwise_inplace(op: str, a: FakeTensor, b: Any) -> FakeTensor:
     """``a op= b``: ``b`` broadcasts to ``a``'s shape and the result dtype casts to ``a``'s (a bool ``&= 3`` fails)."""
     check_tensor(a, op)
     out = _bitwise(op, a, b)
-    if len(out.shape) != a.ndim or any(s is not t and not (isinstance(s, int) and s == t) for s, t in zip(out.shape, a.shape)):
-        raise ShapeError(f"{op}: output with shape {list(a.shape)} doesn't match the broadcast shape {list(out.shape)}")
-    if _KIND_RANK[out.dtype.kind] > _KIND_RANK[a.dtype.kind]:
-        raise ShapeError(f"{op}: result type {out.dtype} can't be cast to the desired output type {a.dtype}")
+    check_inplace(op, a, out.shape, out.dtype)
     a.storage.version += 1
     return a
 
 
-@rule("bitwise_and_")
-def bitwise_and_(input: FakeTensor, other: Any) -> FakeTensor:
-    """``input &= other`` in place.
-
-    >>> from shapeenv import ShapeEnv
-    >>> m = ShapeEnv().fake_tensor((2, 3), "bool"); bitwise_and_(m, m[0]) is m, m.version
-    (True, 1)
-    """
-    return _bitwise_inplace("bitwise_and_", input, other)
-
-
-@rule("bitwise_or_")
-def bitwise_or_(input: FakeTensor, other: Any) -> FakeTensor:
-    """``input |= other`` in place.
-
-    >>> from shapeenv import ShapeEnv
-    >>> m = ShapeEnv().fake_tensor((2, 3), "bool"); bitwise_or_(m, True).dtype
-    bool
-    """
-    return _bitwise_inplace("bitwise_or_", input, other)
-
-
-@rule("bitwise_xor_")
-def bitwise_xor_(input: FakeTensor, other: Any) -> FakeTensor:
-    """``input ^= other`` in place.
-
-    >>> from shapeenv import ShapeEnv
-    >>> k = ShapeEnv().fake_tensor((2,), "int32"); bitwise_xor_(k, 1).dtype
-    int32
-    """
-    return _bitwise_inplace("bitwise_xor_", input, other)
+rule_family(_bitwise_inplace, {
+    f"bitwise_{name}_": f"``input {symbol}= other`` in place." for name, symbol in (("and", "&"), ("or", "|"), ("xor", "^"))
+}, ("input", "other"))
 
 
 @rule("logical_not_")

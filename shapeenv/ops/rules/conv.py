@@ -32,7 +32,7 @@ from shapeenv.tensor import layout
 from shapeenv.ops.common import check_size, check_tensor, fmt_shape, known_false, known_true, new_tensor, require
 from shapeenv.ops.registry import rule
 
-__all__ = ["check_conv_operands", "size_tuple", "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "pad", "pool_output_size", "conv_output_size"]
+__all__ = ["check_bias", "check_conv_operands", "size_tuple", "conv1d", "conv2d", "max_pool2d", "avg_pool2d", "pad", "pool_output_size", "conv_output_size"]
 
 
 def size_tuple(value: Any, n: int, op: str, what: str) -> tuple:
@@ -73,6 +73,19 @@ def pool_output_size(size: Any, kernel: Any, stride: Any, padding: Any, dilation
     if known_false(starts_outside):
         return out
     return sym_ite(starts_outside, out - 1, out)
+
+
+def check_bias(op: str, bias: Any, c_out: Any, weight: FakeTensor, transposed: bool = False) -> None:
+    """A convolution's optional bias: 1-d with ``c_out`` elements (torch's messages)."""
+    if bias is None:
+        return
+    check_tensor(bias, op, "bias")
+    if bias.ndim != 1:
+        raise ShapeError(f"{op}: expected bias to be 1-dimensional with {c_out} elements, got {fmt_shape(bias.shape)}")
+    given = "given transposed=1, weight" if transposed else "given weight"
+    require(bias.shape[0] == c_out, lambda: (
+        f"{op}: {given} of size {fmt_shape(weight.shape)}, expected bias to be 1-dimensional with {c_out} "
+        f"elements, but got bias of size {fmt_shape(bias.shape)} instead"))
 
 
 def check_conv_operands(op: str, n: int, x: FakeTensor, weight: FakeTensor, groups: Any, weight_dims: str) -> None:
@@ -130,13 +143,7 @@ def _conv(op: str, n: int, x: FakeTensor, weight: FakeTensor, bias: FakeTensor |
     require(xb[1] == c_in_per_group * groups, lambda: (
         f"{op}: given groups={groups}, weight of size {fmt_shape(weight.shape)}, expected input{fmt_shape(x.shape)} "
         f"to have {c_in_per_group * groups} channels, but got {xb[1]} channels instead"))
-    if bias is not None:
-        check_tensor(bias, op, "bias")
-        if bias.ndim != 1:
-            raise ShapeError(f"{op}: expected bias to be 1-dimensional with {c_out} elements, got {fmt_shape(bias.shape)}")
-        require(bias.shape[0] == c_out, lambda: (
-            f"{op}: given weight of size {fmt_shape(weight.shape)}, expected bias to be 1-dimensional with {c_out} "
-            f"elements, but got bias of size {fmt_shape(bias.shape)} instead"))
+    check_bias(op, bias, c_out, weight)
     spatial = []
     for size, k, s, p, d in zip(xb[2:], kernel, strides, pads, dilations):
         if same:

@@ -20,11 +20,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from shapeenv.errors import ShapeError
 from shapeenv.tensor import layout
 from shapeenv.tensor.tensor import FakeTensor
-from shapeenv.ops.common import check_tensor, fmt_shape, new_tensor, require
-from shapeenv.ops.rules.conv import check_conv_operands, size_tuple
+from shapeenv.ops.common import fmt_shape, new_tensor, require
+from shapeenv.ops.rules.conv import check_bias, check_conv_operands, size_tuple
 from shapeenv.ops.registry import rule
 
 __all__ = ["conv_transpose1d", "conv_transpose2d", "conv_transpose_output_size"]
@@ -63,13 +62,7 @@ def _conv_transpose(op: str, n: int, x: FakeTensor, weight: FakeTensor, bias: An
     require(xb[1] == c_in, lambda: (f"{op}: Given transposed=1, weight of size {fmt_shape(weight.shape)}, expected "
                                     f"input{fmt_shape(x.shape)} to have {c_in} channels, but got {xb[1]} channels instead"))
     c_out = weight.shape[1] * groups
-    if bias is not None:
-        check_tensor(bias, op, "bias")
-        if bias.ndim != 1:
-            raise ShapeError(f"{op}: expected bias to be 1-dimensional with {c_out} elements, got {fmt_shape(bias.shape)}")
-        require(bias.shape[0] == c_out, lambda: (
-            f"{op}: given transposed=1, weight of size {fmt_shape(weight.shape)}, expected bias to be 1-dimensional "
-            f"with {c_out} elements, but got bias of size {fmt_shape(bias.shape)} instead"))
+    check_bias(op, bias, c_out, weight, transposed=True)
     spatial = [conv_transpose_output_size(size, k, s, p, o, d)
                for size, k, s, p, o, d in zip(xb[2:], weight.shape[2:], strides, pads, out_pads, dilations)]
     for o in spatial:

@@ -171,67 +171,67 @@ def _like(op: str, t: FakeTensor, dtype: Any, default: DType | None = None) -> F
 
 
 @rule("zeros_like")
-def zeros_like(t: FakeTensor, dtype: Any = None) -> FakeTensor:
-    """``torch.zeros_like(t)``: ``t``'s shape, dtype and (dense, permuted) layout.
+def zeros_like(input: FakeTensor, dtype: Any = None) -> FakeTensor:  # noqa: A002
+    """``torch.zeros_like(input)``: ``input``'s shape, dtype and (dense, permuted) layout.
 
     >>> from shapeenv import ShapeEnv
     >>> zeros_like(ShapeEnv().fake_tensor((2, 3)), dtype="int64").dtype
     int64
     """
-    return _like("zeros_like", t, dtype)
+    return _like("zeros_like", input, dtype)
 
 
 @rule("ones_like")
-def ones_like(t: FakeTensor, dtype: Any = None) -> FakeTensor:
-    """``torch.ones_like(t)``.
+def ones_like(input: FakeTensor, dtype: Any = None) -> FakeTensor:  # noqa: A002
+    """``torch.ones_like(input)``.
 
     >>> from shapeenv import ShapeEnv
     >>> ones_like(ShapeEnv().fake_tensor((2, 3))).shape
     (s0, s1)
     """
-    return _like("ones_like", t, dtype)
+    return _like("ones_like", input, dtype)
 
 
 @rule("empty_like")
-def empty_like(t: FakeTensor, dtype: Any = None) -> FakeTensor:
-    """``torch.empty_like(t)``.
+def empty_like(input: FakeTensor, dtype: Any = None) -> FakeTensor:  # noqa: A002
+    """``torch.empty_like(input)``.
 
     >>> from shapeenv import ShapeEnv
     >>> empty_like(ShapeEnv().fake_tensor((2, 3)).t()).stride()
     (1, s1)
     """
-    return _like("empty_like", t, dtype)
+    return _like("empty_like", input, dtype)
 
 
 @rule("rand_like")
-def rand_like(t: FakeTensor, dtype: Any = None) -> FakeTensor:
-    """``torch.rand_like(t)``.
+def rand_like(input: FakeTensor, dtype: Any = None) -> FakeTensor:  # noqa: A002
+    """``torch.rand_like(input)``.
 
     >>> from shapeenv import ShapeEnv
     >>> rand_like(ShapeEnv().fake_tensor((2,))).shape
     (s0,)
     """
-    return _like("rand_like", t, dtype)
+    return _like("rand_like", input, dtype)
 
 
 @rule("randn_like")
-def randn_like(t: FakeTensor, dtype: Any = None) -> FakeTensor:
-    """``torch.randn_like(t)``.
+def randn_like(input: FakeTensor, dtype: Any = None) -> FakeTensor:  # noqa: A002
+    """``torch.randn_like(input)``.
 
     >>> from shapeenv import ShapeEnv
     >>> randn_like(ShapeEnv().fake_tensor((2,)), "float16").dtype
     float16
     """
-    return _like("randn_like", t, dtype)
+    return _like("randn_like", input, dtype)
 
 
 @rule("full_like")
-def full_like(t: FakeTensor, fill_value: Any, dtype: Any = None) -> FakeTensor:
-    """``torch.full_like(t, fill_value)``: ``t``'s dtype unless ``dtype`` is given.
+def full_like(input: FakeTensor, fill_value: Any, dtype: Any = None) -> FakeTensor:  # noqa: A002
+    """``torch.full_like(input, fill_value)``: ``input``'s dtype unless ``dtype`` is given.
 
     >>> from shapeenv import ShapeEnv
     >>> full_like(ShapeEnv().fake_tensor((2,), "int32"), 7).dtype
     int32
     """
     _scalar_dtype(fill_value, "full_like")
-    return _like("full_like", t, dtype)
+    return _like("full_like", input, dtype)

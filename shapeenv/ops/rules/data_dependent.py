@@ -87,43 +87,43 @@ def unbacked_count(env, upper: Any, what: str, *, at_least_one: bool = False) ->
 
 
 @rule("nonzero")
-def nonzero(t: FakeTensor) -> FakeTensor:
-    """``torch.nonzero(t)``: an int64 tensor ``(u, ndim)``, ``u <= t.numel()`` data-dependent (strides ``(1, u)``).
+def nonzero(input: FakeTensor) -> FakeTensor:  # noqa: A002
+    """``torch.nonzero(input)``: an int64 tensor ``(u, ndim)``, ``u <= input.numel()`` data-dependent (strides ``(1, u)``).
 
     >>> from shapeenv import ShapeEnv
     >>> nonzero(ShapeEnv().fake_tensor((0, 3), dynamic=False)).shape
     (0, 2)
     """
-    check_tensor(t, "nonzero")
-    count = memo_count(t.env, ("nonzero", _data_key(t)), lambda: unbacked_count(t.env, t.numel(), "nonzero"))
-    return new_tensor(t.env, (count, t.ndim), int64, (1, count))
+    check_tensor(input, "nonzero")
+    count = memo_count(input.env, ("nonzero", _data_key(input)), lambda: unbacked_count(input.env, input.numel(), "nonzero"))
+    return new_tensor(input.env, (count, input.ndim), int64, (1, count))
 
 
 @rule("masked_select")
-def masked_select(t: FakeTensor, mask: FakeTensor) -> FakeTensor:
-    """``torch.masked_select(t, mask)``: the elements where the (broadcast) bool ``mask`` is set; 1-d, data-dependent.
+def masked_select(input: FakeTensor, mask: FakeTensor) -> FakeTensor:  # noqa: A002
+    """``torch.masked_select(input, mask)``: the elements where the (broadcast) bool ``mask`` is set; 1-d, data-dependent.
 
     >>> from shapeenv import ShapeEnv
     >>> env = ShapeEnv(); x = env.fake_tensor((4, 3), name="x"); m = env.fake_tensor((3,), "bool", name="m")
     >>> masked_select(x, m).shape
     (u0,)
     """
-    check_tensor(t, "masked_select")
+    check_tensor(input, "masked_select")
     check_tensor(mask, "masked_select", "mask")
     if mask.dtype != bool_:
         raise ShapeError(f"masked_select: expected a bool tensor for mask, got {mask.dtype}")
-    shape = broadcast_shapes(t.shape, mask.shape, op="masked_select")
+    shape = broadcast_shapes(input.shape, mask.shape, op="masked_select")
     numel: Any = 1
     for s in shape:
         numel = numel * s
-    count = memo_count(t.env, ("masked_select", _data_key(t), _data_key(mask)),
-                       lambda: unbacked_count(t.env, numel, "masked_select"))
-    return new_tensor(t.env, (count,), t.dtype)
+    count = memo_count(input.env, ("masked_select", _data_key(input), _data_key(mask)),
+                       lambda: unbacked_count(input.env, numel, "masked_select"))
+    return new_tensor(input.env, (count,), input.dtype)
 
 
 @rule("unique")
-def unique(t: FakeTensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
-           dim: int | None = None) -> Any:
+def unique(input: FakeTensor, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
+           dim: int | None = None) -> Any:  # noqa: A002
     """``torch.unique``: the distinct values (or slices along ``dim``), their count data-dependent.
 
     Returns the output tensor alone, or ``(output, inverse_indices, counts)`` filtered to what was
@@ -134,21 +134,21 @@ def unique(t: FakeTensor, sorted: bool = True, return_inverse: bool = False, ret
     >>> out, inv = unique(x, return_inverse=True); out.shape, inv.shape, str(env.bound(out.shape[0]))
     ((u0,), (s0, s1), '[1, oo]')
     """
-    check_tensor(t, "unique")
+    check_tensor(input, "unique")
     if dim is None:
-        numel = t.numel()
-        count = memo_count(t.env, ("unique", _data_key(t), None),
-                           lambda: unbacked_count(t.env, numel, "unique", at_least_one=known_true(numel >= 1)))
-        output = new_tensor(t.env, (count,), t.dtype)
-        inverse = new_tensor(t.env, t.shape, int64)
+        numel = input.numel()
+        count = memo_count(input.env, ("unique", _data_key(input), None),
+                           lambda: unbacked_count(input.env, numel, "unique", at_least_one=known_true(numel >= 1)))
+        output = new_tensor(input.env, (count,), input.dtype)
+        inverse = new_tensor(input.env, input.shape, int64)
     else:
-        d = canonical_dim(dim, t.ndim, "unique")
-        size = t.shape[d]
-        count = memo_count(t.env, ("unique", _data_key(t), d),
-                           lambda: unbacked_count(t.env, size, "unique", at_least_one=known_true(size >= 1)))
-        output = new_tensor(t.env, t.shape[:d] + (count,) + t.shape[d + 1:], t.dtype)
-        inverse = new_tensor(t.env, (size,), int64)
-    counts = new_tensor(t.env, (count,), int64)
+        d = canonical_dim(dim, input.ndim, "unique")
+        size = input.shape[d]
+        count = memo_count(input.env, ("unique", _data_key(input), d),
+                           lambda: unbacked_count(input.env, size, "unique", at_least_one=known_true(size >= 1)))
+        output = new_tensor(input.env, input.shape[:d] + (count,) + input.shape[d + 1:], input.dtype)
+        inverse = new_tensor(input.env, (size,), int64)
+    counts = new_tensor(input.env, (count,), int64)
     if not (return_inverse or return_counts):
         return output
     picked = [output] + ([inverse] if return_inverse else []) + ([counts] if return_counts else [])

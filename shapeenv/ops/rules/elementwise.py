@@ -1,10 +1,10 @@
 """Elementwise ops: broadcasting, dtype promotion, unary ops, clone and in-place updates.
 
->>> from shapeenv import ShapeEnv
+>>> from shapeenv import ShapeEnv, ops
 >>> env = ShapeEnv()
 >>> x = env.fake_tensor((5, 1), name="x"); y = env.fake_tensor((3,), name="y")
->>> (x + y).shape
-(s0, s1)
+>>> (x + y).shape, (x < y).dtype, ops.eq(x, 1).shape
+((s0, s1), bool, (s0, 1))
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ from shapeenv.tensor.dtypes import DType, as_dtype, bool_, float32, int64, promo
 from shapeenv.tensor import layout
 from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.core.messages import hint_text, short_repr, user_label
+from shapeenv.ops.common import check_inplace
 from shapeenv.ops.dispatch import is_tensor
-from shapeenv.ops.registry import rule
+from shapeenv.ops.registry import rule, rule_family
 
 __all__ = ["broadcast_shapes", "broadcast_dim", "maximum_impl", "minimum_impl", "pointwise_strides", "format_strides"]
 
@@ -231,70 +232,14 @@ def _compare(op: str, a: Any, b: Any) -> FakeTensor:
     return _binary(op, a, b, bool_)
 
 
-@rule("eq")
-def eq(a: Any, b: Any) -> FakeTensor:
-    """``a == b`` elementwise: a bool tensor of the broadcast shape.
-
-    >>> from shapeenv import ShapeEnv
-    >>> x = ShapeEnv().fake_tensor((4, 3)); eq(x, x[0]).shape, eq(x, 1).dtype
-    ((s0, s1), bool)
-    """
-    return _compare("eq", a, b)
-
-
-@rule("ne")
-def ne(a: Any, b: Any) -> FakeTensor:
-    """``a != b`` elementwise.
-
-    >>> from shapeenv import ShapeEnv
-    >>> ne(ShapeEnv().fake_tensor((2,)), 0).dtype
-    bool
-    """
-    return _compare("ne", a, b)
-
-
-@rule("lt")
-def lt(a: Any, b: Any) -> FakeTensor:
-    """``a < b`` elementwise.
-
-    >>> from shapeenv import ShapeEnv
-    >>> lt(ShapeEnv().fake_tensor((2,)), 0).dtype
-    bool
-    """
-    return _compare("lt", a, b)
-
-
-@rule("le")
-def le(a: Any, b: Any) -> FakeTensor:
-    """``a <= b`` elementwise.
-
-    >>> from shapeenv import ShapeEnv
-    >>> le(ShapeEnv().fake_tensor((2,)), 0).dtype
-    bool
-    """
-    return _compare("le", a, b)
-
-
-@rule("gt")
-def gt(a: Any, b: Any) -> FakeTensor:
-    """``a > b`` elementwise.
-
-    >>> from shapeenv import ShapeEnv
-    >>> gt(ShapeEnv().fake_tensor((2,)), 0).dtype
-    bool
-    """
-    return _compare("gt", a, b)
-
-
-@rule("ge")
-def ge(a: Any, b: Any) -> FakeTensor:
-    """``a >= b`` elementwise.
-
-    >>> from shapeenv import ShapeEnv
-    >>> ge(ShapeEnv().fake_tensor((2,)), 0).dtype
-    bool
-    """
-    return _compare("ge", a, b)
+rule_family(_compare, {
+    "eq": "``a == b`` elementwise: a bool tensor of the broadcast shape.",
+    "ne": "``a != b`` elementwise: a bool tensor of the broadcast shape.",
+    "lt": "``a < b`` elementwise: a bool tensor of the broadcast shape.",
+    "le": "``a <= b`` elementwise: a bool tensor of the broadcast shape.",
+    "gt": "``a > b`` elementwise: a bool tensor of the broadcast shape.",
+    "ge": "``a >= b`` elementwise: a bool tensor of the broadcast shape.",
+}, ("a", "b"))
 
 
 @rule("where")
@@ -345,26 +290,12 @@ def abs_(a: FakeTensor) -> FakeTensor:
     return _unary("abs", a, to_float=False, allow_bool=False)
 
 
-def _float_unary(name: str):
-    def fn(a: FakeTensor) -> FakeTensor:
-        return _unary(name, a, to_float=True)
-
-    fn.__name__ = name
-    fn.__doc__ = (f"``torch.{name}``: same shape; integer and bool inputs give float32.\n\n"
-                  f"    >>> from shapeenv import ShapeEnv\n"
-                  f"    >>> {name}(ShapeEnv().fake_tensor((2,), 'int64')).dtype\n"
-                  f"    float32\n")
-    return rule(name)(fn)
+def _float_unary(op: str, a: FakeTensor) -> FakeTensor:
+    return _unary(op, a, to_float=True)
 
 
-exp = _float_unary("exp")
-log = _float_unary("log")
-sqrt = _float_unary("sqrt")
-cos = _float_unary("cos")
-sin = _float_unary("sin")
-tan = _float_unary("tan")
-sigmoid = _float_unary("sigmoid")
-tanh = _float_unary("tanh")
+rule_family(_float_unary, {name: f"``torch.{name}``: same shape; integer and bool inputs give float32."
+                           for name in ("exp", "log", "sqrt", "cos", "sin", "tan", "sigmoid", "tanh")}, ("a",))
 
 
 @rule("pow")
@@ -428,20 +359,12 @@ def to(a: FakeTensor, dtype: Any) -> FakeTensor:
     return a if new == a.dtype else FakeTensor(a.env, a.shape, new, stride=layout.like_strides(a.shape, a.stride()))
 
 
-_KIND_RANK = {"bool": 0, "int": 1, "float": 2}
-
-
 def _inplace(op: str, a: FakeTensor, b: Any, dtype: DType | None = None) -> FakeTensor:
     """Check that ``b`` broadcasts to ``a``'s shape and the result dtype casts to ``a``'s; bump the version."""
     if not is_tensor(a):
         raise ShapeError(f"{op}: the in-place target must be a tensor, got {a!r}")
-    if is_tensor(b):
-        shape = broadcast_shapes(a.shape, b.shape, op=op)
-        if len(shape) != a.ndim or any(s is not t and not (isinstance(s, int) and s == t) for s, t in zip(shape, a.shape)):
-            raise ShapeError(f"{op}: output with shape {list(a.shape)} doesn't match the broadcast shape {list(shape)}")
-    result = dtype or _result_dtype(a, b)
-    if _KIND_RANK[result.kind] > _KIND_RANK[a.dtype.kind]:
-        raise ShapeError(f"{op}: result type {result} can't be cast to the desired output type {a.dtype}")
+    shape = broadcast_shapes(a.shape, b.shape, op=op) if is_tensor(b) else None
+    check_inplace(op, a, shape, dtype or _result_dtype(a, b))
     a.storage.version += 1
     return a
 

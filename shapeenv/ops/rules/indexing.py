@@ -30,21 +30,8 @@ from symint import SymInt, sym_ite
 from shapeenv.errors import ShapeError
 from shapeenv.tensor.dtypes import bool_, int32, int64, uint8
 from shapeenv.tensor.tensor import FakeTensor
-from shapeenv.ops.common import (
-    canonical_dim,
-    ceil_div,
-    check_size,
-    check_tensor,
-    decide,
-    fmt_shape,
-    known_true,
-    make_view,
-    new_tensor,
-    require,
-    smax,
-    smin,
-    unsqueeze_view,
-)
+from shapeenv.ops.common import (canonical_dim, ceil_div, check_size, check_tensor, decide, fmt_shape, known_true,
+                                 make_view, new_tensor, require, smax, smin, unsqueeze_view)
 from shapeenv.ops.rules.data_dependent import need_env, unbacked_count
 from shapeenv.ops.rules.elementwise import broadcast_shapes
 from shapeenv.ops.dispatch import is_tensor
@@ -78,15 +65,15 @@ def select_impl(t: FakeTensor, dim: int, index: Any, op: str = "select") -> Fake
 
 
 @rule("select")
-def select(t: FakeTensor, dim: int, index: Any) -> FakeTensor:
-    """``t.select(dim, index)``: drop dim ``dim`` at ``index`` (negative counts from the end); a view.
+def select(input: FakeTensor, dim: int, index: Any) -> FakeTensor:  # noqa: A002
+    """``input.select(dim, index)``: drop dim ``dim`` at ``index`` (negative counts from the end); a view.
 
     >>> from shapeenv import ShapeEnv
     >>> y = select(ShapeEnv().fake_tensor((4, 3)), 0, -1); y.shape, y.storage_offset()
     ((s1,), s0*s1 - s1)
     """
-    check_tensor(t, "select")
-    return select_impl(t, dim, index)
+    check_tensor(input, "select")
+    return select_impl(input, dim, index)
 
 
 def narrow_impl(t: FakeTensor, dim: int, start: Any, length: Any, op: str = "narrow") -> FakeTensor:
@@ -107,15 +94,15 @@ def narrow_impl(t: FakeTensor, dim: int, start: Any, length: Any, op: str = "nar
 
 
 @rule("narrow")
-def narrow(t: FakeTensor, dim: int, start: Any, length: Any) -> FakeTensor:
-    """``t.narrow(dim, start, length)``: ``length`` elements from ``start`` along ``dim``; a view.
+def narrow(input: FakeTensor, dim: int, start: Any, length: Any) -> FakeTensor:  # noqa: A002
+    """``input.narrow(dim, start, length)``: ``length`` elements from ``start`` along ``dim``; a view.
 
     >>> from shapeenv import ShapeEnv
     >>> narrow(ShapeEnv().fake_tensor((6, 3), dynamic=False), 0, -4, 3).shape
     (3, 3)
     """
-    check_tensor(t, "narrow")
-    return narrow_impl(t, dim, start, length)
+    check_tensor(input, "narrow")
+    return narrow_impl(input, dim, start, length)
 
 
 def _clamp_bound(value: Any, size: Any) -> Any:
@@ -276,48 +263,48 @@ def getitem(t: Any, index: Any) -> Any:
 
 
 @rule("index_select")
-def index_select(t: FakeTensor, dim: int, index: FakeTensor) -> FakeTensor:
-    """``t.index_select(dim, index)``: ``index`` (1-d, int32/int64) picks entries along ``dim``; a new tensor.
+def index_select(input: FakeTensor, dim: int, index: FakeTensor) -> FakeTensor:  # noqa: A002
+    """``input.index_select(dim, index)``: ``index`` (1-d, int32/int64) picks entries along ``dim``; a new tensor.
 
     >>> from shapeenv import ShapeEnv
     >>> env = ShapeEnv(); x = env.fake_tensor((5, 3), name="x"); i = env.fake_tensor((7,), "int64", name="i")
     >>> index_select(x, 0, i).shape
     (s2, s1)
     """
-    check_tensor(t, "index_select")
+    check_tensor(input, "index_select")
     check_tensor(index, "index_select", "index")
     if index.ndim > 1:
         raise ShapeError(f"index_select: index is supposed to be a vector, got shape {fmt_shape(index.shape)}")
     if index.dtype not in (int32, int64):
         raise ShapeError(f"index_select: expected dtype int32 or int64 for index, got {index.dtype}")
-    d = canonical_dim(dim, t.ndim, "index_select")
+    d = canonical_dim(dim, input.ndim, "index_select")
     n = index.numel()
-    if t.ndim == 0:
+    if input.ndim == 0:
         require(n == 1, lambda: f"index_select: index to a scalar can have only 1 value, got {n} value(s)")
-        return new_tensor(t.env, (), t.dtype)
-    return new_tensor(t.env, t.shape[:d] + (n,) + t.shape[d + 1:], t.dtype)
+        return new_tensor(input.env, (), input.dtype)
+    return new_tensor(input.env, input.shape[:d] + (n,) + input.shape[d + 1:], input.dtype)
 
 
 @rule("gather")
-def gather(t: FakeTensor, dim: int, index: FakeTensor) -> FakeTensor:
-    """``torch.gather(t, dim, index)``: the result has ``index``'s shape, which may not exceed ``t``'s off ``dim``.
+def gather(input: FakeTensor, dim: int, index: FakeTensor) -> FakeTensor:  # noqa: A002
+    """``torch.gather(input, dim, index)``: the result has ``index``'s shape, which may not exceed ``input``'s off ``dim``.
 
     >>> from shapeenv import ShapeEnv
     >>> env = ShapeEnv(); x = env.fake_tensor((5, 3), name="x"); i = env.fake_tensor((7, 2), "int64", name="i")
     >>> gather(x, 0, i).shape
     (s2, s3)
     """
-    check_tensor(t, "gather")
+    check_tensor(input, "gather")
     check_tensor(index, "gather", "index")
     if index.dtype != int64:
         raise ShapeError(f"gather: expected dtype int64 for index, got {index.dtype}")
-    d = canonical_dim(dim, t.ndim, "gather")
-    if max(index.ndim, 1) != max(t.ndim, 1):
+    d = canonical_dim(dim, input.ndim, "gather")
+    if max(index.ndim, 1) != max(input.ndim, 1):
         raise ShapeError(f"gather: index tensor must have the same number of dimensions as input tensor, got "
-                         f"index {fmt_shape(index.shape)} and input {fmt_shape(t.shape)}")
+                         f"index {fmt_shape(index.shape)} and input {fmt_shape(input.shape)}")
     for k in range(index.ndim):
-        if k != d and t.ndim:
-            require(index.shape[k] <= t.shape[k], lambda k=k: (
+        if k != d and input.ndim:
+            require(index.shape[k] <= input.shape[k], lambda k=k: (
                 f"gather: size does not match at dimension {k}: expected index {fmt_shape(index.shape)} to be no "
-                f"larger than self {fmt_shape(t.shape)} apart from dimension {d}"))
-    return new_tensor(t.env, index.shape, t.dtype)
+                f"larger than self {fmt_shape(input.shape)} apart from dimension {d}"))
+    return new_tensor(input.env, index.shape, input.dtype)

@@ -1,9 +1,10 @@
-"""Matrix products: ``matmul`` (``@``), ``mm``, ``bmm`` and ``linear``.
+"""Matrix products: ``matmul`` (``@``), ``mm``, ``bmm``, ``linear`` and ``outer``.
 
 ``matmul`` follows torch: 1-d x 1-d is a dot product (shape ``()``), a 1-d first argument
 is a row vector and a 1-d second argument a column vector (their dim is dropped from the result),
 and with 3 or more dims the batch dims broadcast. The inner sizes must be equal: a guard when
-only the hints say so (which unifies the two symbols), nothing when provable.
+only the hints say so (which unifies the two symbols), nothing when provable. ``outer(input, vec2)``
+takes two 1-d tensors and gives a contiguous ``(n, m)`` result of the promoted dtype.
 
 >>> from shapeenv import ShapeEnv
 >>> env = ShapeEnv(); a = env.fake_tensor((7, 1, 2, 3), name="a"); b = env.fake_tensor((5, 3, 4), name="b")
@@ -18,7 +19,7 @@ from typing import Any
 from shapeenv.errors import ShapeError
 from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.common import check_tensor, fmt_shape, known_true, new_tensor, require
-from shapeenv.ops.rules.elementwise import broadcast_shapes
+from shapeenv.ops.rules.elementwise import _result_dtype, broadcast_shapes
 from shapeenv.core.messages import hint_text, user_label
 from shapeenv.ops.registry import rule
 
@@ -153,3 +154,19 @@ def linear(x: FakeTensor, weight: FakeTensor, bias: FakeTensor | None = None) ->
                     f"linear: bias of shape {fmt_shape(bias.shape)} does not broadcast to the output "
                     f"{fmt_shape(shape)}: size {b} vs {o} at dimension {-k}"))
     return new_tensor(x.env, shape, x.dtype)
+
+
+@rule("outer")
+def outer(input: FakeTensor, vec2: FakeTensor) -> FakeTensor:  # noqa: A002
+    """``torch.outer(input, vec2)``: ``(len(input), len(vec2))``.
+
+    >>> from shapeenv import ShapeEnv
+    >>> env = ShapeEnv(); outer(env.fake_tensor((3,), name="a"), env.fake_tensor((5,), "int64", name="b")).dtype
+    float32
+    """
+    for what, t in (("self", input), ("vec2", vec2)):
+        check_tensor(t, "outer", what)
+        if t.ndim != 1:
+            raise ShapeError(f"outer: Expected 1-D argument {what}, but got {t.ndim}-D",
+                             fix="flatten it first: torch.outer(a.flatten(), b.flatten())")
+    return new_tensor(input.env, (input.shape[0], vec2.shape[0]), _result_dtype(input, vec2))

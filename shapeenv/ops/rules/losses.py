@@ -37,7 +37,7 @@ from typing import Any
 from shapeenv.errors import ShapeError
 from shapeenv.tensor.dtypes import int64, uint8
 from shapeenv.tensor.tensor import FakeTensor
-from shapeenv.ops.common import check_tensor, fmt_shape, decide, new_tensor, require
+from shapeenv.ops.common import check_inplace, check_tensor, fmt_shape, decide, new_tensor, require
 from shapeenv.ops.rules.elementwise import _result_dtype, broadcast_shapes, pointwise_strides
 from shapeenv.ops.registry import rule
 
@@ -241,9 +241,7 @@ def _fits_input(op: str, input: FakeTensor, extra: Any, what: str) -> list:
         return []
     check_tensor(extra, op, what)
     shape = broadcast_shapes(input.shape, extra.shape, op=op)
-    if len(shape) != input.ndim or any(s is not t and not (isinstance(s, int) and s == t) for s, t in zip(shape, input.shape)):
-        raise ShapeError(f"{op}: output with shape {fmt_shape(input.shape)} doesn't match the broadcast shape "
-                         f"{fmt_shape(shape)} (the {what})", fix=f"give the {what} a shape that broadcasts to the input's")
+    check_inplace(op, input, shape, what=what, fix=f"give the {what} a shape that broadcasts to the input's")
     return [extra]
 
 

@@ -28,7 +28,7 @@ from symint import SymFloat, SymInt
 from shapeenv.errors import ShapeError
 from shapeenv.tensor.dtypes import bool_
 from shapeenv.tensor.tensor import FakeTensor
-from shapeenv.ops.common import check_tensor, fmt_shape, new_tensor
+from shapeenv.ops.common import check_inplace, check_tensor, fmt_shape, new_tensor
 from shapeenv.ops.rules.elementwise import broadcast_shapes, pointwise_strides
 from shapeenv.ops.promotion import result_type
 from shapeenv.ops.dispatch import is_tensor
@@ -36,7 +36,6 @@ from shapeenv.ops.registry import rule
 
 __all__ = ["masked_fill", "masked_fill_", "tril", "triu", "tril_", "triu_", "clamp", "clamp_"]
 
-_KIND_RANK = {"bool": 0, "int": 1, "float": 2}
 
 
 def _check_mask(op: str, mask: Any) -> FakeTensor:
@@ -63,14 +62,6 @@ def _check_value(op: str, input: FakeTensor, value: Any) -> None:
                              fix="fill an integer tensor with an integer, e.g. its dtype's minimum")
         return
     raise ShapeError(f"{op}: value must be a number or a 0-d tensor, got {value!r} of type {type(value).__name__}")
-
-
-def _same_shape(op: str, target: FakeTensor, shape: tuple) -> None:
-    """In-place ops: the broadcast shape must be the target's (identical symbols or equal ints)."""
-    if len(shape) != target.ndim or any(s is not t and not (isinstance(s, int) and s == t)
-                                        for s, t in zip(shape, target.shape)):
-        raise ShapeError(f"{op}: output with shape {fmt_shape(target.shape)} doesn't match the broadcast shape "
-                         f"{fmt_shape(shape)}")
 
 
 @rule("masked_fill")
@@ -101,7 +92,7 @@ def masked_fill_(input: FakeTensor, mask: FakeTensor, value: Any) -> FakeTensor:
     check_tensor(input, "masked_fill_")
     _check_mask("masked_fill_", mask)
     _check_value("masked_fill_", input, value)
-    _same_shape("masked_fill_", input, broadcast_shapes(input.shape, mask.shape, op="masked_fill_"))
+    check_inplace("masked_fill_", input, broadcast_shapes(input.shape, mask.shape, op="masked_fill_"))
     input.storage.version += 1
     return input
 
@@ -207,9 +198,7 @@ def clamp_(input: FakeTensor, min: Any = None, max: Any = None) -> FakeTensor:  
     True
     """
     tensors = _clamp_args("clamp_", input, min, max)
-    _same_shape("clamp_", input, broadcast_shapes(input.shape, *(t.shape for t in tensors), op="clamp_"))
-    out = result_type(input, min, max, op="clamp_")
-    if _KIND_RANK[out.kind] > _KIND_RANK[input.dtype.kind]:
-        raise ShapeError(f"clamp_: result type {out} can't be cast to the desired output type {input.dtype}")
+    check_inplace("clamp_", input, broadcast_shapes(input.shape, *(t.shape for t in tensors), op="clamp_"),
+                  result_type(input, min, max, op="clamp_"))
     input.storage.version += 1
     return input

@@ -1,5 +1,5 @@
-"""Rearranging and comparing ops real models call: ``pixel_shuffle``/``pixel_unshuffle``, ``meshgrid`` and
-``cosine_similarity``.
+"""Rearranging and comparing ops real models call: ``pixel_shuffle``/``pixel_unshuffle``, ``meshgrid``,
+``roll`` and ``cosine_similarity``.
 
 * ``pixel_shuffle(input, upscale_factor)``: ``(*, C * r * r, H, W) -> (*, C, H * r, W * r)``; the
   channel count must be divisible by ``r * r`` (a guard, or a runtime assert on an unbacked size, as
@@ -10,6 +10,9 @@
   an expanded view of its input (stride 0 along the other dims).
 * ``cosine_similarity(x1, x2, dim=1, eps=1e-8)``: the broadcast shape without ``dim``; the common
   dtype must be floating point (int with float promotes); contiguous.
+* ``roll(input, shifts, dims=None)``: the input's shape and dtype, contiguous (channels-last when the
+  input suggests it and ``dims`` is given, as torch's ``cat`` of the two pieces does); ``shifts`` and
+  ``dims`` must have the same length (``dims=None`` flattens: one shift).
 
 >>> from shapeenv import ShapeEnv
 >>> env = ShapeEnv(); x = env.fake_tensor((2, 12, 3, 5), name="x")
@@ -29,7 +32,7 @@ from shapeenv.ops.rules.elementwise import _result_dtype, broadcast_shapes
 from shapeenv.ops.registry import rule
 from shapeenv.ops.rules.shape_ops import expand_impl
 
-__all__ = ["pixel_shuffle", "pixel_unshuffle", "meshgrid", "cosine_similarity"]
+__all__ = ["pixel_shuffle", "pixel_unshuffle", "meshgrid", "cosine_similarity", "roll"]
 
 
 def _factor(op: str, input: FakeTensor, r: Any, what: str) -> None:
@@ -143,3 +146,32 @@ def cosine_similarity(x1: FakeTensor, x2: FakeTensor, dim: int = 1, eps: float =
     return new_tensor(x1.env, shape[:d] + shape[d + 1:] if shape else (), dtype)
 
 
+def _int_list(value: Any, op: str, what: str) -> list:
+    items = [value] if isinstance(value, int) and not isinstance(value, bool) else value
+    if not isinstance(items, (list, tuple)) or any(isinstance(v, bool) or not isinstance(v, int) for v in items):
+        raise ShapeError(f"{op}: {what} must be an int or a sequence of ints, got {value!r}")
+    return list(items)
+
+
+@rule("roll")
+def roll(input: FakeTensor, shifts: Any, dims: Any = None) -> FakeTensor:  # noqa: A002
+    """``torch.roll(input, shifts, dims=None)``.
+
+    >>> from shapeenv import ShapeEnv
+    >>> roll(ShapeEnv().fake_tensor((4, 3), name="x").t(), 1, 0).stride()
+    (s0, 1)
+    """
+    check_tensor(input, "roll")
+    shift_list = _int_list(shifts, "roll", "shifts")
+    dim_list = [] if dims is None else _int_list(dims, "roll", "dims")
+    if not shift_list:
+        raise ShapeError("roll: `shifts` required", fix="pass at least one shift: torch.roll(x, 1, 0)")
+    if dims is None and len(shift_list) == 1:
+        return new_tensor(input.env, input.shape, input.dtype)
+    if len(shift_list) != len(dim_list):
+        raise ShapeError(f"roll: shifts and dimensions must align. shifts: {len(shift_list)}, dims:{len(dim_list)}",
+                         fix="pass one dim per shift: torch.roll(x, (1, 2), (0, 1))")
+    for d in dim_list:
+        canonical_dim(d, input.ndim, "roll")
+    cl = input.ndim == 4 and layout.suggest_memory_format(input.shape, input.stride()) == "channels_last"
+    return new_tensor(input.env, input.shape, input.dtype, layout.channels_last_strides(input.shape) if cl else None)

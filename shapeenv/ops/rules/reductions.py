@@ -1,10 +1,16 @@
 """Reductions and normalisations: ``sum``, ``mean``, ``max``/``min``, ``amax``/``amin``,
-``argmax``/``argmin``, ``softmax``/``log_softmax``.
+``argmax``/``argmin``, ``softmax``/``log_softmax``, ``logsumexp`` and ``all``/``any``.
 
 ``dim`` is an int, a list of distinct ints (negative ok), or None (or ``[]``) for all dims;
 ``keepdim`` keeps reduced dims as size 1. Reductions without an identity (``max``, ``amax``,
 ``argmax``...) need each reduced dim to be non-empty: free for backed sizes (which are at least 2),
 a runtime assert for unbacked ones.
+
+* ``logsumexp(input, dim, keepdim=False)``: ``dim`` is required (an int or a list); integer and bool
+  inputs give float32 (torch's default dtype); contiguous. ``dim=()`` reduces nothing and fails
+  (torch: the keepdim-ed max does not broadcast to the result) unless ``keepdim`` or a 0-d input.
+* ``all``/``any(input, dim=None, keepdim=False)``: bool (uint8 for uint8 inputs, as torch and numpy),
+  contiguous; ``dim`` an int, a tuple or None (all dims).
 
 >>> from shapeenv import ShapeEnv
 >>> env = ShapeEnv(); x = env.fake_tensor((4, 3, 5), name="x")
@@ -18,14 +24,15 @@ from collections import namedtuple
 from typing import Any
 
 from shapeenv.errors import ShapeError
-from shapeenv.tensor.dtypes import DType, int64
+from shapeenv.tensor.dtypes import DType, bool_, float32, int64, uint8
 from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.common import as_dtype_arg, canonical_dim, canonical_dims, check_tensor, fmt_shape, new_tensor, require
 from shapeenv.ops.rules.elementwise import maximum_impl, minimum_impl
 from shapeenv.ops.dispatch import is_tensor
 from shapeenv.ops.registry import rule
 
-__all__ = ["sum_", "mean", "max_", "min_", "amax", "amin", "argmax", "argmin", "softmax", "log_softmax"]
+__all__ = ["sum_", "mean", "max_", "min_", "amax", "amin", "argmax", "argmin", "softmax", "log_softmax", "logsumexp",
+           "all_", "any_"]
 
 MaxResult = namedtuple("max", ["values", "indices"])
 MinResult = namedtuple("min", ["values", "indices"])
@@ -71,33 +78,33 @@ def _sum_dtype(t: FakeTensor, dtype: DType | None) -> DType:
 
 
 @rule("sum")
-def sum_(t: FakeTensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> FakeTensor:
-    """``t.sum(dim, keepdim, dtype)``; integer and bool inputs sum to int64, as in torch.
+def sum_(input: FakeTensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> FakeTensor:  # noqa: A002
+    """``input.sum(dim, keepdim, dtype)``; integer and bool inputs sum to int64, as in torch.
 
     >>> from shapeenv import ShapeEnv
     >>> sum_(ShapeEnv().fake_tensor((2, 3), "bool")).dtype
     int64
     """
-    check_tensor(t, "sum")
-    dims = reduced_dims(t, dim, "sum")
-    return new_tensor(t.env, reduced_shape(t, dims, keepdim), _sum_dtype(t, as_dtype_arg(dtype, "sum")))
+    check_tensor(input, "sum")
+    dims = reduced_dims(input, dim, "sum")
+    return new_tensor(input.env, reduced_shape(input, dims, keepdim), _sum_dtype(input, as_dtype_arg(dtype, "sum")))
 
 
 @rule("mean")
-def mean(t: FakeTensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> FakeTensor:
-    """``t.mean(dim, keepdim, dtype)``: needs a floating-point input or ``dtype``.
+def mean(input: FakeTensor, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> FakeTensor:  # noqa: A002
+    """``input.mean(dim, keepdim, dtype)``: needs a floating-point input or ``dtype``.
 
     >>> from shapeenv import ShapeEnv
     >>> mean(ShapeEnv().fake_tensor((2, 3)), -1).shape
     (s0,)
     """
-    check_tensor(t, "mean")
-    out_dtype = as_dtype_arg(dtype, "mean") or t.dtype
+    check_tensor(input, "mean")
+    out_dtype = as_dtype_arg(dtype, "mean") or input.dtype
     if not out_dtype.is_floating_point:
-        raise ShapeError(f"mean: could not infer output dtype; the input dtype must be floating point, got {t.dtype} "
+        raise ShapeError(f"mean: could not infer output dtype; the input dtype must be floating point, got {input.dtype} "
                          "(pass dtype=float32 or convert the input)")
-    dims = reduced_dims(t, dim, "mean")
-    return new_tensor(t.env, reduced_shape(t, dims, keepdim), out_dtype)
+    dims = reduced_dims(input, dim, "mean")
+    return new_tensor(input.env, reduced_shape(input, dims, keepdim), out_dtype)
 
 
 def _max_min(op: str, result: type, other_impl, t: FakeTensor, dim: Any, keepdim: bool) -> Any:
@@ -146,25 +153,25 @@ def _amax_amin(op: str, t: FakeTensor, dim: Any, keepdim: bool) -> FakeTensor:
 
 
 @rule("amax")
-def amax(t: FakeTensor, dim: Any = (), keepdim: bool = False) -> FakeTensor:
-    """``torch.amax(t, dim, keepdim)``: the maximum over ``dim`` (all dims for ``()``); values only.
+def amax(input: FakeTensor, dim: Any = (), keepdim: bool = False) -> FakeTensor:  # noqa: A002
+    """``torch.amax(input, dim, keepdim)``: the maximum over ``dim`` (all dims for ``()``); values only.
 
     >>> from shapeenv import ShapeEnv
     >>> amax(ShapeEnv().fake_tensor((2, 3, 4)), (0, 2)).shape
     (s1,)
     """
-    return _amax_amin("amax", t, dim, keepdim)
+    return _amax_amin("amax", input, dim, keepdim)
 
 
 @rule("amin")
-def amin(t: FakeTensor, dim: Any = (), keepdim: bool = False) -> FakeTensor:
+def amin(input: FakeTensor, dim: Any = (), keepdim: bool = False) -> FakeTensor:  # noqa: A002
     """``torch.amin``: like :func:`amax`.
 
     >>> from shapeenv import ShapeEnv
     >>> amin(ShapeEnv().fake_tensor((2, 3)), 1, True).shape
     (s0, 1)
     """
-    return _amax_amin("amin", t, dim, keepdim)
+    return _amax_amin("amin", input, dim, keepdim)
 
 
 def _arg(op: str, t: FakeTensor, dim: Any, keepdim: bool) -> FakeTensor:
@@ -178,25 +185,25 @@ def _arg(op: str, t: FakeTensor, dim: Any, keepdim: bool) -> FakeTensor:
 
 
 @rule("argmax")
-def argmax(t: FakeTensor, dim: Any = None, keepdim: bool = False) -> FakeTensor:
+def argmax(input: FakeTensor, dim: Any = None, keepdim: bool = False) -> FakeTensor:  # noqa: A002
     """``torch.argmax``: int64 indices along ``dim`` (of the flattened tensor for None).
 
     >>> from shapeenv import ShapeEnv
     >>> argmax(ShapeEnv().fake_tensor((2, 3)), 1).shape
     (s0,)
     """
-    return _arg("argmax", t, dim, keepdim)
+    return _arg("argmax", input, dim, keepdim)
 
 
 @rule("argmin")
-def argmin(t: FakeTensor, dim: Any = None, keepdim: bool = False) -> FakeTensor:
+def argmin(input: FakeTensor, dim: Any = None, keepdim: bool = False) -> FakeTensor:  # noqa: A002
     """``torch.argmin``: like :func:`argmax`.
 
     >>> from shapeenv import ShapeEnv
     >>> argmin(ShapeEnv().fake_tensor((2, 3))).shape
     ()
     """
-    return _arg("argmin", t, dim, keepdim)
+    return _arg("argmin", input, dim, keepdim)
 
 
 def _softmax(op: str, t: FakeTensor, dim: Any, dtype: Any) -> FakeTensor:
@@ -230,3 +237,53 @@ def log_softmax(t: FakeTensor, dim: Any = None, dtype: Any = None) -> FakeTensor
     (s0, s1)
     """
     return _softmax("log_softmax", t, dim, dtype)
+
+
+@rule("logsumexp")
+def logsumexp(input: FakeTensor, dim: Any, keepdim: bool = False) -> FakeTensor:  # noqa: A002
+    """``torch.logsumexp(input, dim, keepdim=False)``.
+
+    >>> from shapeenv import ShapeEnv
+    >>> logsumexp(ShapeEnv().fake_tensor((2, 3), "int64"), [0, 1], keepdim=True).shape
+    (1, 1)
+    """
+    check_tensor(input, "logsumexp")
+    if dim is None:
+        raise ShapeError("logsumexp: dim is required", fix="pass the dims to reduce: torch.logsumexp(x, dim=-1)")
+    dims = canonical_dims(dim, input.ndim, "logsumexp")
+    if not dims:
+        if input.ndim and not keepdim:
+            raise ShapeError(f"logsumexp: dim=() on a {input.ndim}-d input reduces all dims for the max but none for "
+                             f"the sum (torch: output with shape [] doesn't match the broadcast shape)",
+                             fix="pass the dims to reduce explicitly: torch.logsumexp(x, dim=tuple(range(x.ndim)))")
+        dims = list(range(input.ndim))
+    dtype = input.dtype if input.dtype.is_floating_point else float32
+    return new_tensor(input.env, reduced_shape(input, dims if input.ndim else [], bool(keepdim)), dtype)
+
+
+def _all_any(op: str, input: FakeTensor, dim: Any, keepdim: bool) -> FakeTensor:
+    check_tensor(input, op)
+    dims = reduced_dims(input, dim, op)
+    return new_tensor(input.env, reduced_shape(input, dims, bool(keepdim)), uint8 if input.dtype == uint8 else bool_)
+
+
+@rule("all")
+def all_(input: FakeTensor, dim: Any = None, keepdim: bool = False) -> FakeTensor:  # noqa: A002
+    """``torch.all(input, dim=None, keepdim=False)`` (and ``Tensor.all``).
+
+    >>> from shapeenv import ShapeEnv
+    >>> all_(ShapeEnv().fake_tensor((2, 3), "uint8"), 1, True).dtype
+    uint8
+    """
+    return _all_any("all", input, dim, keepdim)
+
+
+@rule("any")
+def any_(input: FakeTensor, dim: Any = None, keepdim: bool = False) -> FakeTensor:  # noqa: A002
+    """``torch.any(input, dim=None, keepdim=False)`` (and ``Tensor.any``).
+
+    >>> from shapeenv import ShapeEnv
+    >>> any_(ShapeEnv().fake_tensor((2, 3)), (0, 1)).shape
+    ()
+    """
+    return _all_any("any", input, dim, keepdim)

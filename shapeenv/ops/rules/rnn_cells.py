@@ -11,6 +11,9 @@ size equality is a :func:`~shapeenv.ops.common.require` (a guard only when the h
 >>> w_ih = env.fake_tensor((32, 6), name="w_ih", dynamic=False); w_hh = env.fake_tensor((32, 8), name="w_hh", dynamic=False)
 >>> [t.shape for t in lstm_cell(x, (h, h), w_ih, w_hh)], len(env.guards)
 ([(s0, 8), (s0, 8)], 0)
+>>> from shapeenv import ops
+>>> ops.gru_cell(x, h, w_ih[:24], w_hh[:24]).shape, ops.rnn_tanh_cell(x, h, w_ih[:8], w_hh[:8], b_hh=w_ih[:8, 0]).shape
+((s0, 8), (s0, 8))
 """
 
 from __future__ import annotations
@@ -20,9 +23,9 @@ from typing import Any
 from shapeenv.errors import ShapeError
 from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.common import check_tensor, fmt_shape, new_tensor, require
-from shapeenv.ops.registry import rule
+from shapeenv.ops.registry import rule, rule_family
 
-__all__ = ["lstm_cell", "gru_cell", "rnn_tanh_cell", "rnn_relu_cell"]
+__all__ = ["lstm_cell"]
 
 
 def _cell(op: str, gates: int, input: FakeTensor, hiddens: list, w_ih: FakeTensor, w_hh: FakeTensor,
@@ -78,41 +81,16 @@ def lstm_cell(input: FakeTensor, hx: Any, w_ih: FakeTensor, w_hh: FakeTensor, b_
     return _cell("lstm_cell", 4, input, list(hx), w_ih, w_hh, b_ih, b_hh)
 
 
-@rule("gru_cell")
-def gru_cell(input: FakeTensor, hx: FakeTensor, w_ih: FakeTensor, w_hh: FakeTensor, b_ih: Any = None,
-             b_hh: Any = None) -> FakeTensor:
-    """``torch.gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None)``: the new hidden state.
-
-    >>> from shapeenv import ShapeEnv
-    >>> env = ShapeEnv(); x = env.fake_tensor((2, 3), name="x", dynamic=False)
-    >>> h = env.fake_tensor((2, 4), name="h", dynamic=False)
-    >>> gru_cell(x, h, env.fake_tensor((12, 3), name="w", dynamic=False), env.fake_tensor((12, 4), name="u", dynamic=False)).shape
-    (2, 4)
-    """
-    return _cell("gru_cell", 3, input, [hx], w_ih, w_hh, b_ih, b_hh)[0]
+_GATES = {"gru_cell": 3, "rnn_tanh_cell": 1, "rnn_relu_cell": 1}
 
 
-@rule("rnn_tanh_cell")
-def rnn_tanh_cell(input: FakeTensor, hx: FakeTensor, w_ih: FakeTensor, w_hh: FakeTensor, b_ih: Any = None,
-                  b_hh: Any = None) -> FakeTensor:
-    """``torch.rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None)``.
-
-    >>> from shapeenv import ShapeEnv
-    >>> env = ShapeEnv(); x = env.fake_tensor((2, 3), name="x", dynamic=False); h = env.fake_tensor((2, 4), name="h", dynamic=False)
-    >>> rnn_tanh_cell(x, h, env.fake_tensor((4, 3), name="w", dynamic=False), env.fake_tensor((4, 4), name="u", dynamic=False)).shape
-    (2, 4)
-    """
-    return _cell("rnn_tanh_cell", 1, input, [hx], w_ih, w_hh, b_ih, b_hh)[0]
+def _one_hidden(op: str, input: FakeTensor, hx: FakeTensor, w_ih: FakeTensor, w_hh: FakeTensor, b_ih: Any,
+                b_hh: Any) -> FakeTensor:
+    return _cell(op, _GATES[op], input, [hx], w_ih, w_hh, b_ih, b_hh)[0]
 
 
-@rule("rnn_relu_cell")
-def rnn_relu_cell(input: FakeTensor, hx: FakeTensor, w_ih: FakeTensor, w_hh: FakeTensor, b_ih: Any = None,
-                  b_hh: Any = None) -> FakeTensor:
-    """``torch.rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None)``.
-
-    >>> from shapeenv import ShapeEnv
-    >>> env = ShapeEnv(); x = env.fake_tensor((2, 3), name="x", dynamic=False); h = env.fake_tensor((2, 4), name="h", dynamic=False)
-    >>> rnn_relu_cell(x, h, env.fake_tensor((4, 3), name="w", dynamic=False), env.fake_tensor((4, 4), name="u", dynamic=False)).shape
-    (2, 4)
-    """
-    return _cell("rnn_relu_cell", 1, input, [hx], w_ih, w_hh, b_ih, b_hh)[0]
+rule_family(_one_hidden, {
+    "gru_cell": "``torch.gru_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None)``: the new hidden state.",
+    "rnn_tanh_cell": "``torch.rnn_tanh_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None)``: the new hidden state.",
+    "rnn_relu_cell": "``torch.rnn_relu_cell(input, hx, w_ih, w_hh, b_ih=None, b_hh=None)``: the new hidden state.",
+}, ("input", "hx", "w_ih", "w_hh", "b_ih", "b_hh"), {"b_ih": None, "b_hh": None})

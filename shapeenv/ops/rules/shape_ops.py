@@ -22,22 +22,8 @@ from shapeenv.errors import ShapeError
 from shapeenv.tensor.dtypes import promote
 from shapeenv.tensor import layout
 from shapeenv.tensor.tensor import FakeTensor
-from shapeenv.ops.common import (
-    canonical_dim,
-    canonical_dims,
-    ceil_div,
-    check_size,
-    check_tensor,
-    decide,
-    fmt_shape,
-    known_true,
-    like_strides,
-    make_view,
-    new_tensor,
-    require,
-    size_args,
-    unsqueeze_view,
-)
+from shapeenv.ops.common import (canonical_dim, canonical_dims, ceil_div, check_size, check_tensor, decide, fmt_shape,
+                                 known_true, like_strides, make_view, new_tensor, require, size_args, unsqueeze_view)
 from shapeenv.ops.rules.indexing import narrow_impl, select_impl
 from shapeenv.core.messages import hint_text, user_label
 from shapeenv.ops.registry import rule
@@ -391,40 +377,40 @@ def t(x: FakeTensor) -> FakeTensor:
 
 
 @rule("movedim")
-def movedim(t: FakeTensor, source: Any, destination: Any) -> FakeTensor:
+def movedim(input: FakeTensor, source: Any, destination: Any) -> FakeTensor:  # noqa: A002
     """``torch.movedim``: move dims ``source`` to positions ``destination``; the others keep their order.
 
     >>> from shapeenv import ShapeEnv
     >>> movedim(ShapeEnv().fake_tensor((2, 3, 4)), 0, -1).shape
     (s1, s2, s0)
     """
-    check_tensor(t, "movedim")
+    check_tensor(input, "movedim")
     src = [source] if isinstance(source, int) else list(source)
     dst = [destination] if isinstance(destination, int) else list(destination)
     if len(src) != len(dst):
         raise ShapeError(f"movedim: invalid source or destination dims: source ({src}) and destination ({dst}) "
                          "dims must have the same number of elements")
-    src = canonical_dims(src, t.ndim, "movedim")
-    dst = canonical_dims(dst, t.ndim, "movedim")
-    order: list[int | None] = [None] * t.ndim
+    src = canonical_dims(src, input.ndim, "movedim")
+    dst = canonical_dims(dst, input.ndim, "movedim")
+    order: list[int | None] = [None] * input.ndim
     for s, d in zip(src, dst):
         order[d] = s
-    rest = iter(d for d in range(t.ndim) if d not in src)
+    rest = iter(d for d in range(input.ndim) if d not in src)
     full = [o if o is not None else next(rest) for o in order]
-    return permute_impl(t, full, "movedim")
+    return permute_impl(input, full, "movedim")
 
 
 @rule("flip")
-def flip(t: FakeTensor, dims: Any) -> FakeTensor:
-    """``torch.flip(t, dims)``: same shape, reversed along ``dims`` (distinct); a new tensor.
+def flip(input: FakeTensor, dims: Any) -> FakeTensor:  # noqa: A002
+    """``torch.flip(input, dims)``: same shape, reversed along ``dims`` (distinct); a new tensor.
 
     >>> from shapeenv import ShapeEnv
     >>> flip(ShapeEnv().fake_tensor((2, 3)), [0, 1]).shape
     (s0, s1)
     """
-    check_tensor(t, "flip")
-    canonical_dims(dims, t.ndim, "flip")
-    return new_tensor(t.env, t.shape, t.dtype, like_strides(t))
+    check_tensor(input, "flip")
+    canonical_dims(dims, input.ndim, "flip")
+    return new_tensor(input.env, input.shape, input.dtype, like_strides(input))
 
 
 @rule("repeat")

@@ -237,32 +237,32 @@ def flatten_impl(t: FakeTensor, start_dim: int = 0, end_dim: int = -1) -> FakeTe
 
 
 @rule("flatten")
-def flatten(t: FakeTensor, start_dim: int = 0, end_dim: int = -1) -> FakeTensor:
-    """``t.flatten(start_dim, end_dim)``: merge the dims ``start_dim..end_dim`` (a reshape).
+def flatten(input: FakeTensor, start_dim: int = 0, end_dim: int = -1) -> FakeTensor:  # noqa: A002
+    """``input.flatten(start_dim, end_dim)``: merge the dims ``start_dim..end_dim`` (a reshape).
 
     >>> from shapeenv import ShapeEnv
     >>> flatten(ShapeEnv().fake_tensor((2, 3, 4)), 1).shape
     (s0, s1*s2)
     """
-    check_tensor(t, "flatten")
-    return flatten_impl(t, start_dim, end_dim)
+    check_tensor(input, "flatten")
+    return flatten_impl(input, start_dim, end_dim)
 
 
 @rule("unflatten")
-def unflatten(t: FakeTensor, dim: int, sizes: Sequence[Any]) -> FakeTensor:
-    """``t.unflatten(dim, sizes)``: split dim ``dim`` into ``sizes`` (one may be ``-1``); a view.
+def unflatten(input: FakeTensor, dim: int, sizes: Sequence[Any]) -> FakeTensor:  # noqa: A002
+    """``input.unflatten(dim, sizes)``: split dim ``dim`` into ``sizes`` (one may be ``-1``); a view.
 
     >>> from shapeenv import ShapeEnv
     >>> unflatten(ShapeEnv().fake_tensor((6, 5), dynamic=False), 0, (2, -1)).shape
     (2, 3, 5)
     """
-    check_tensor(t, "unflatten")
-    d = canonical_dim(dim, t.ndim, "unflatten")
+    check_tensor(input, "unflatten")
+    d = canonical_dim(dim, input.ndim, "unflatten")
     sizes = size_args(tuple(sizes), "unflatten")
     if not sizes:
         raise ShapeError("unflatten: sizes must be non-empty")
-    inner = infer_size(sizes, t.shape[d], "unflatten")
-    return reshape_impl(t, t.shape[:d] + inner + t.shape[d + 1:], "unflatten")
+    inner = infer_size(sizes, input.shape[d], "unflatten")
+    return reshape_impl(input, input.shape[:d] + inner + input.shape[d + 1:], "unflatten")
 
 
 @rule("contiguous")
@@ -294,8 +294,8 @@ def contiguous(t: FakeTensor, memory_format: Any = "contiguous_format") -> FakeT
 
 
 @rule("as_strided")
-def as_strided(t: FakeTensor, size: Sequence[Any], stride: Sequence[Any], storage_offset: Any = None) -> FakeTensor:
-    """``t.as_strided(size, stride, storage_offset)``: a view of ``t``'s storage; the offset defaults to ``t``'s.
+def as_strided(input: FakeTensor, size: Sequence[Any], stride: Sequence[Any], storage_offset: Any = None) -> FakeTensor:  # noqa: A002
+    """``input.as_strided(size, stride, storage_offset)``: a view of ``input``'s storage; the offset defaults to ``input``'s.
 
     Sizes, strides and the offset must be non-negative and ``size``/``stride`` of the same length
     (the storage's extent is not known to a fake tensor; the numpy kernel checks it).
@@ -308,7 +308,7 @@ def as_strided(t: FakeTensor, size: Sequence[Any], stride: Sequence[Any], storag
     >>> y = as_strided(x, (3, 4), (1, 3)); y.stride(), y.is_view_of(x)
     ((1, 3), True)
     """
-    check_tensor(t, "as_strided")
+    check_tensor(input, "as_strided")
     sizes = size_args(tuple(size), "as_strided")
     strides = tuple(check_size(s, "as_strided", f"stride {i}") for i, s in enumerate(stride))
     if len(sizes) != len(strides):
@@ -316,9 +316,9 @@ def as_strided(t: FakeTensor, size: Sequence[Any], stride: Sequence[Any], storag
     for what, values in (("size", sizes), ("stride", strides)):
         for v in values:
             require(v >= 0, lambda what=what, values=values: f"as_strided: negative {what} in {fmt_shape(values)}")
-    offset = t.storage_offset() if storage_offset is None else check_size(storage_offset, "as_strided", "storage_offset")
+    offset = input.storage_offset() if storage_offset is None else check_size(storage_offset, "as_strided", "storage_offset")
     require(offset >= 0, lambda: f"as_strided: negative storage offset {offset}")
-    return make_view(t, sizes, strides, offset)
+    return make_view(input, sizes, strides, offset)
 
 
 @rule("unfold")

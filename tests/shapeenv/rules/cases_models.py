@@ -504,7 +504,8 @@ ROWS: list[tuple] = [
     ("lstm-cell-1d", [(6,), (8,), (8,), (32, 6), (32, 8)], lambda L, x, h, c, wi, wh: L.lstm_cell(x, (h, c), wi, wh)),
     ("gru-rnn-cells", [(3, 6), (3, 8), (24, 6), (24, 8), (8, 6), (8, 8), (8,)],
      lambda L, x, h, wi, wh, vi, vh, b: (L.gru_cell(x, h, wi, wh), L.rnn_tanh_cell(x, h, vi, vh, b, b), L.rnn_relu_cell(x, h, vi, vh))),
-    # -- outer, logsumexp, roll, diff, isnan/isinf/isfinite, all/any, lerp (shapeenv.ops.rules.tensor_math) ------
+    # -- outer (linalg), logsumexp and all/any (reductions), roll (rearrange), diff (scans), isnan/isinf/isfinite
+    #    and lerp (pointwise_math) ------------------------------------------------------------------------------
     ("outer", [(3,), (5,)], lambda L, a, b: (L.outer(a, b), a.outer(b))),
     ("outer-int", [(3,), (5,)], lambda L, a, b: L.outer(a, b), F32, I64),
     ("outer-2d", [(4, 3), (5,)], lambda L, a, b: L.outer(a, b)),

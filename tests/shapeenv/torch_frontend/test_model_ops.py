@@ -1,4 +1,5 @@
-"""Small models using the ops of ``shapeenv.ops.rules.tensor_math``/``rearrange``/``losses`` through
+"""Small models using ``outer``, ``logsumexp``, ``roll``, ``diff``, ``isnan``, ``all``/``any``, ``lerp``, the ops of
+``shapeenv.ops.rules.rearrange`` and the losses through
 ``shapeenv.torch.export``, against ``torch.export`` (output shapes, strides, dtypes as expressions)."""
 
 from __future__ import annotations

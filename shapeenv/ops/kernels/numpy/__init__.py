@@ -24,6 +24,6 @@ from shapeenv.ops.kernels.numpy import activations, attention, bitwise, conv, co
 from shapeenv.ops.kernels.numpy import data_dependent, einsum, elementwise, embedding, indexing, linalg  # noqa: F401  (register the kernels)
 from shapeenv.ops.kernels.numpy import losses, masking, norms, pointwise_math, pooling, rearrange  # noqa: F401  (register the kernels)
 from shapeenv.ops.kernels.numpy import reductions, rnn_cells, scans, setitem, shape_ops, statistics  # noqa: F401  (register the kernels)
-from shapeenv.ops.kernels.numpy import tensor_math, views  # noqa: F401  (register the kernels)
+from shapeenv.ops.kernels.numpy import views  # noqa: F401  (register the kernels)
 
 __all__ = ["KERNELS", "RANDOM_OPS", "kernel", "np_dtype", "axis", "as_sizes", "element_strides", "in_layout"]

@@ -1,15 +1,11 @@
-"""numpy implementations of activations, dropout, masks and bounds (``masked_fill``, ``tril``/``triu``, ``clamp``).
+"""numpy kernels of the ops of :mod:`shapeenv.ops.rules.activations` (torch's semantics; see :mod:`shapeenv.ops.kernels.numpy`).
 
-Same contract as :mod:`shapeenv.ops.kernels.numpy`: one kernel per op, the shape rule's
-parameters, torch's semantics (``inplace=True`` writes into the input and returns it). Results
-are computed in the input's floating dtype; the interpreter casts each result to the dtype the
-program predicts.
+``inplace=True`` writes into the input and returns it. Results are computed in the input's floating
+dtype; the interpreter casts each result to the dtype the program predicts.
 
 >>> import numpy as np
->>> KERNELS["hardtanh"](np.array([-3.0, 0.5, 3.0]), -1.0, 2.0).tolist()
+>>> hardtanh(np.array([-3.0, 0.5, 3.0]), -1.0, 2.0).tolist()
 [-1.0, 0.5, 2.0]
->>> KERNELS["tril"](np.ones((2, 3)), 0).tolist()
-[[1.0, 0.0, 0.0], [1.0, 1.0, 0.0]]
 """
 
 from __future__ import annotations
@@ -20,7 +16,7 @@ from typing import Any, Callable
 import numpy as np
 
 from shapeenv.ops.registry import eager_kernel
-from shapeenv.ops.kernels.numpy.common import KERNELS, kernel
+from shapeenv.ops.kernels.numpy.common import KERNELS, as_float, erf, kernel
 
 __all__: list[str] = []
 
@@ -32,10 +28,6 @@ def _out(x: np.ndarray, value: np.ndarray, inplace: bool) -> np.ndarray:
     return np.asarray(value, dtype=x.dtype if x.dtype.kind == "f" else None)
 
 
-def _f(x: np.ndarray) -> np.ndarray:
-    return x if x.dtype.kind == "f" else x.astype(np.float32)
-
-
 def _sigmoid(x: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-x))
 
@@ -45,18 +37,14 @@ def _softplus(x: np.ndarray, beta: float = 1.0, threshold: float = 20.0) -> np.n
     return np.where(bx > threshold, x, np.log1p(np.exp(np.minimum(bx, threshold))) / beta)
 
 
-def _erf(x: np.ndarray) -> np.ndarray:
-    return np.vectorize(math.erf, otypes=[np.float64])(x)
-
-
 @kernel("gelu")
 def gelu(input: np.ndarray, approximate: str = "none") -> np.ndarray:
     """``F.gelu``: exact (erf) or the tanh approximation."""
-    x = _f(input).astype(np.float64)
+    x = as_float(input).astype(np.float64)
     if approximate == "tanh":
         y = 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x ** 3)))
     else:
-        y = 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)))
+        y = 0.5 * x * (1.0 + erf(x / math.sqrt(2.0)))
     return y.astype(input.dtype)
 
 
@@ -64,7 +52,7 @@ def _activation(name: str, fn: Callable[..., np.ndarray]) -> None:
     """Register ``name(input, inplace=False)``."""
 
     def run(input: np.ndarray, inplace: bool = False) -> np.ndarray:
-        return _out(input, fn(_f(input)), inplace)
+        return _out(input, fn(as_float(input)), inplace)
 
     run.__name__ = run.__qualname__ = name
     run.__doc__ = f"``F.{name}``."
@@ -98,27 +86,27 @@ def relu6(input: np.ndarray, inplace: bool = False) -> np.ndarray:
 @kernel("softplus")
 def softplus(input: np.ndarray, beta: Any = 1, threshold: Any = 20) -> np.ndarray:
     """``F.softplus``: ``log(1 + exp(beta x)) / beta``, linear above ``threshold``."""
-    return _softplus(_f(input), beta, threshold).astype(_f(input).dtype)
+    return _softplus(as_float(input), beta, threshold).astype(as_float(input).dtype)
 
 
 @kernel("leaky_relu")
 def leaky_relu(input: np.ndarray, negative_slope: Any = 0.01, inplace: bool = False) -> np.ndarray:
     """``F.leaky_relu``."""
-    x = _f(input)
+    x = as_float(input)
     return _out(input, np.where(x > 0, x, x * negative_slope), inplace)
 
 
 @kernel("elu")
 def elu(input: np.ndarray, alpha: Any = 1.0, inplace: bool = False) -> np.ndarray:
     """``F.elu``."""
-    x = _f(input)
+    x = as_float(input)
     return _out(input, np.where(x > 0, x, alpha * np.expm1(x)), inplace)
 
 
 @kernel("celu")
 def celu(input: np.ndarray, alpha: Any = 1.0, inplace: bool = False) -> np.ndarray:
     """``F.celu``."""
-    x = _f(input)
+    x = as_float(input)
     return _out(input, np.maximum(x, 0) + np.minimum(0, alpha * np.expm1(x / alpha)), inplace)
 
 
@@ -131,14 +119,14 @@ def hardtanh(input: np.ndarray, min_val: Any = -1.0, max_val: Any = 1.0, inplace
 @kernel("logsigmoid")
 def logsigmoid(input: np.ndarray) -> np.ndarray:
     """``F.logsigmoid``: ``-softplus(-x)``, contiguous."""
-    x = _f(input)
+    x = as_float(input)
     return np.ascontiguousarray(-_softplus(-x))
 
 
 @kernel("softsign")
 def softsign(input: np.ndarray) -> np.ndarray:
     """``F.softsign``: ``x / (1 + |x|)`` (float32 for integers)."""
-    x = _f(input)
+    x = as_float(input)
     return x / (1 + np.abs(x))
 
 

@@ -1,4 +1,8 @@
-"""numpy kernels of the ops of :mod:`shapeenv.ops.rules.attention` (torch's semantics; see :mod:`shapeenv.ops.kernels.numpy`)."""
+"""numpy kernels of the ops of :mod:`shapeenv.ops.rules.attention` (torch's semantics; see :mod:`shapeenv.ops.kernels.numpy`).
+
+``scaled_dot_product_attention`` is torch's math path (``softmax(q k^T * scale + mask) v``, causal
+masks aligned top-left, GQA by repeating key/value heads).
+"""
 
 from __future__ import annotations
 

@@ -10,6 +10,7 @@ parameters as the op's shape rule, registered with :func:`kernel` in the module 
 
 from __future__ import annotations
 
+import math
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -20,7 +21,8 @@ from shapeenv.tensor import layout
 from shapeenv.tensor.dtypes import as_dtype, DType
 from shapeenv.ops.registry import eager_kernel
 
-__all__ = ["KERNELS", "RANDOM_OPS", "kernel", "np_dtype", "axis", "as_sizes", "element_strides", "in_layout"]
+__all__ = ["KERNELS", "RANDOM_OPS", "kernel", "np_dtype", "axis", "as_sizes", "element_strides", "in_layout",
+           "as_float", "erf"]
 
 
 Kernel = Callable[..., Any]
@@ -95,6 +97,24 @@ def as_sizes(args: Sequence[Any]) -> tuple:
     if len(args) == 1 and isinstance(args[0], (list, tuple)):
         args = tuple(args[0])
     return tuple(int(a) for a in args)
+
+
+def as_float(x: np.ndarray) -> np.ndarray:
+    """``x`` itself if it is floating point, else ``x`` as float32 (torch's float math on integers and bools).
+
+    >>> as_float(np.array([1, 2])).dtype, as_float(np.zeros(2, np.float16)).dtype
+    (dtype('float32'), dtype('float16'))
+    """
+    return x if x.dtype.kind == "f" else x.astype(np.float32)
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """The error function, elementwise, in float64 (numpy has none).
+
+    >>> erf(np.array([0.0, 10.0])).tolist()
+    [0.0, 1.0]
+    """
+    return np.vectorize(math.erf, otypes=[np.float64])(x)
 
 
 def _arr(x: Any) -> np.ndarray:

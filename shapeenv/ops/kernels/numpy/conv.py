@@ -1,4 +1,16 @@
-"""numpy kernels of the ops of :mod:`shapeenv.ops.rules.conv` (torch's semantics; see :mod:`shapeenv.ops.kernels.numpy`)."""
+"""numpy kernels of the ops of :mod:`shapeenv.ops.rules.conv` (torch's semantics; see :mod:`shapeenv.ops.kernels.numpy`).
+
+Sliding-window ops use ``sliding_window_view`` and torch's output-size formulas, including
+``ceil_mode``'s rule that the last window must start inside the input or its left padding, and
+``avg_pool2d``'s divisor (padding counted, overhang not).
+
+>>> import numpy as np
+>>> x = np.arange(25.0).reshape(1, 1, 5, 5)
+>>> max_pool2d(x, 2, ceil_mode=True)[0, 0]
+array([[ 6.,  8.,  9.],
+       [16., 18., 19.],
+       [21., 23., 24.]])
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,9 @@
-"""numpy kernels of the ops of :mod:`shapeenv.ops.rules.conv_transpose` (torch's semantics; see :mod:`shapeenv.ops.kernels.numpy`)."""
+"""numpy kernels of the ops of :mod:`shapeenv.ops.rules.conv_transpose` (torch's semantics; see :mod:`shapeenv.ops.kernels.numpy`).
+
+>>> import numpy as np
+>>> conv_transpose1d(np.ones((1, 1, 2)), np.ones((1, 1, 2)), None, 2).tolist()
+[[[1.0, 1.0, 1.0, 1.0]]]
+"""
 
 from __future__ import annotations
 

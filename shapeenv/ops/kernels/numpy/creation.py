@@ -60,30 +60,30 @@ def _like(fill, t: np.ndarray, dtype: Any) -> np.ndarray:
 
 
 @kernel("zeros_like", "empty_like")
-def zeros_like(t: np.ndarray, dtype: Any = None) -> np.ndarray:
+def zeros_like(input: np.ndarray, dtype: Any = None) -> np.ndarray:
     """``torch.zeros_like`` (also ``empty_like``)."""
-    return _like(0, t, dtype)
+    return _like(0, input, dtype)
 
 
 @kernel("ones_like")
-def ones_like(t: np.ndarray, dtype: Any = None) -> np.ndarray:
+def ones_like(input: np.ndarray, dtype: Any = None) -> np.ndarray:
     """``torch.ones_like``."""
-    return _like(1, t, dtype)
+    return _like(1, input, dtype)
 
 
 @kernel("full_like")
-def full_like(t: np.ndarray, fill_value: Any, dtype: Any = None) -> np.ndarray:
+def full_like(input: np.ndarray, fill_value: Any, dtype: Any = None) -> np.ndarray:
     """``torch.full_like``."""
-    return _like(fill_value, t, dtype)
+    return _like(fill_value, input, dtype)
 
 
 @kernel("rand_like")
-def rand_like(t: np.ndarray, dtype: Any = None, *, _rng: np.random.Generator) -> np.ndarray:
+def rand_like(input: np.ndarray, dtype: Any = None, *, _rng: np.random.Generator) -> np.ndarray:
     """``torch.rand_like``."""
-    return _rng.random(t.shape)
+    return _rng.random(input.shape)
 
 
 @kernel("randn_like")
-def randn_like(t: np.ndarray, dtype: Any = None, *, _rng: np.random.Generator) -> np.ndarray:
+def randn_like(input: np.ndarray, dtype: Any = None, *, _rng: np.random.Generator) -> np.ndarray:
     """``torch.randn_like``."""
-    return _rng.standard_normal(t.shape)
+    return _rng.standard_normal(input.shape)

@@ -14,25 +14,25 @@ __all__: list[str] = []
 
 # -- data-dependent sizes ----------------------------------------------------------------------------
 @kernel("nonzero")
-def nonzero(t: np.ndarray) -> np.ndarray:
+def nonzero(input: np.ndarray) -> np.ndarray:
     """``torch.nonzero``: ``(count, ndim)`` int64 indices."""
-    return np.argwhere(t).astype(np.int64)
+    return np.argwhere(input).astype(np.int64)
 
 
 @kernel("masked_select")
-def masked_select(t: np.ndarray, mask: np.ndarray) -> np.ndarray:
+def masked_select(input: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """``torch.masked_select``: the elements where the broadcast mask is set, 1-d."""
-    tb, mb = np.broadcast_arrays(t, mask)
+    tb, mb = np.broadcast_arrays(input, mask)
     return tb[mb]
 
 
 @kernel("unique")
-def unique(t: np.ndarray, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
+def unique(input: np.ndarray, sorted: bool = True, return_inverse: bool = False, return_counts: bool = False,
            dim: int | None = None) -> Any:
     """``torch.unique`` (always sorted here; torch's CPU ``sorted=False`` order is unspecified anyway)."""
-    d = None if dim is None else axis(dim, t.ndim)
-    values, inverse, counts = np.unique(t, return_inverse=True, return_counts=True, axis=d)
-    inverse = inverse.reshape(t.shape if d is None else (t.shape[d],)).astype(np.int64)
+    d = None if dim is None else axis(dim, input.ndim)
+    values, inverse, counts = np.unique(input, return_inverse=True, return_counts=True, axis=d)
+    inverse = inverse.reshape(input.shape if d is None else (input.shape[d],)).astype(np.int64)
     if not (return_inverse or return_counts):
         return values
     return tuple([values] + ([inverse] if return_inverse else []) + ([counts.astype(np.int64)] if return_counts else []))

@@ -1,4 +1,9 @@
-"""numpy kernels of the ops of :mod:`shapeenv.ops.rules.embedding` (torch's semantics; see :mod:`shapeenv.ops.kernels.numpy`)."""
+"""numpy kernels of the ops of :mod:`shapeenv.ops.rules.embedding` (torch's semantics; see :mod:`shapeenv.ops.kernels.numpy`).
+
+>>> import numpy as np
+>>> repeat_interleave(np.array([2, 0, 1]))
+array([0, 0, 2])
+"""
 
 from __future__ import annotations
 

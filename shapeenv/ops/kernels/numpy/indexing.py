@@ -15,22 +15,22 @@ __all__ = ["split_index"]
 
 # -- indexing ----------------------------------------------------------------------------------------
 @kernel("select")
-def select(t: np.ndarray, dim: int, index: int) -> np.ndarray:
-    """``t.select(dim, index)``."""
-    d = axis(dim, t.ndim)
-    if not -t.shape[d] <= index < t.shape[d]:
-        raise IndexOutOfBoundsError(f"index {index} is out of bounds for dimension {d} with size {t.shape[d]}")
-    return t[(slice(None),) * d + (index, Ellipsis)]  # Ellipsis: a 0-d view, not a scalar
+def select(input: np.ndarray, dim: int, index: int) -> np.ndarray:
+    """``input.select(dim, index)``."""
+    d = axis(dim, input.ndim)
+    if not -input.shape[d] <= index < input.shape[d]:
+        raise IndexOutOfBoundsError(f"index {index} is out of bounds for dimension {d} with size {input.shape[d]}")
+    return input[(slice(None),) * d + (index, Ellipsis)]  # Ellipsis: a 0-d view, not a scalar
 
 
 @kernel("narrow")
-def narrow(t: np.ndarray, dim: int, start: int, length: int) -> np.ndarray:
-    """``t.narrow(dim, start, length)``."""
-    d = axis(dim, t.ndim)
-    start = start + t.shape[d] if start < 0 else start
-    if start < 0 or length < 0 or start + length > t.shape[d]:
-        raise IndexOutOfBoundsError(f"narrow: start {start} + length {length} exceeds dimension size {t.shape[d]}")
-    return t[(slice(None),) * d + (slice(start, start + length),)]
+def narrow(input: np.ndarray, dim: int, start: int, length: int) -> np.ndarray:
+    """``input.narrow(dim, start, length)``."""
+    d = axis(dim, input.ndim)
+    start = start + input.shape[d] if start < 0 else start
+    if start < 0 or length < 0 or start + length > input.shape[d]:
+        raise IndexOutOfBoundsError(f"narrow: start {start} + length {length} exceeds dimension size {input.shape[d]}")
+    return input[(slice(None),) * d + (slice(start, start + length),)]
 
 
 @kernel("slice")
@@ -54,20 +54,20 @@ def getitem(t: Any, index: Any) -> Any:
 
 
 @kernel("index_select")
-def index_select(t: np.ndarray, dim: int, index: np.ndarray) -> np.ndarray:
-    """``t.index_select(dim, index)``."""
-    if t.ndim == 0:
-        return t.reshape(1)[index.reshape(-1)].reshape(())
-    return np.take(t, index.reshape(-1), axis=axis(dim, t.ndim))
+def index_select(input: np.ndarray, dim: int, index: np.ndarray) -> np.ndarray:
+    """``input.index_select(dim, index)``."""
+    if input.ndim == 0:
+        return input.reshape(1)[index.reshape(-1)].reshape(())
+    return np.take(input, index.reshape(-1), axis=axis(dim, input.ndim))
 
 
 @kernel("gather")
-def gather(t: np.ndarray, dim: int, index: np.ndarray) -> np.ndarray:
+def gather(input: np.ndarray, dim: int, index: np.ndarray) -> np.ndarray:
     """``torch.gather``: ``index`` may be smaller than ``t`` in the other dims (their leading part is read)."""
-    if t.ndim == 0:
-        return t.reshape(1)[index.reshape(-1)].reshape(index.shape)
-    d = axis(dim, t.ndim)
-    part = t[tuple(slice(None) if k == d else slice(0, index.shape[k]) for k in range(t.ndim))]
+    if input.ndim == 0:
+        return input.reshape(1)[index.reshape(-1)].reshape(index.shape)
+    d = axis(dim, input.ndim)
+    part = input[tuple(slice(None) if k == d else slice(0, index.shape[k]) for k in range(input.ndim))]
     return np.take_along_axis(part, index, axis=d)
 
 

@@ -21,3 +21,9 @@ def linear(x: np.ndarray, weight: np.ndarray, bias: np.ndarray | None = None) ->
     """``x @ weight.T + bias``."""
     out = _arr(np.matmul(x, weight.T if weight.ndim == 2 else weight))
     return out if bias is None else out + bias
+
+
+@kernel("outer")
+def outer(input: np.ndarray, vec2: np.ndarray) -> np.ndarray:
+    """``torch.outer``."""
+    return np.multiply.outer(input, vec2)

@@ -1,15 +1,10 @@
-"""numpy implementations of ``pixel_shuffle``/``pixel_unshuffle``, ``meshgrid``, ``cosine_similarity`` and the
-losses ``mse_loss``, ``l1_loss``, ``smooth_l1_loss``, ``cross_entropy``, ``nll_loss`` (shape rules in
-:mod:`shapeenv.ops.rules.rearrange` and :mod:`shapeenv.ops.rules.losses`).
+"""numpy kernels of the ops of :mod:`shapeenv.ops.rules.losses` (torch's semantics; see :mod:`shapeenv.ops.kernels.numpy`).
 
-Same contract as :mod:`shapeenv.ops.kernels.numpy`; the losses follow torch's formulas
-(``ignore_index`` targets count neither in the sum nor in the weighted mean; label smoothing mixes
-in the uniform distribution).
+The losses follow torch's formulas (``ignore_index`` targets count neither in the sum nor in the
+weighted mean; label smoothing mixes in the uniform distribution).
 
 >>> import numpy as np
->>> KERNELS["pixel_shuffle"](np.arange(8).reshape(8, 1, 1), 2)[0].tolist()
-[[0, 1], [2, 3]]
->>> float(KERNELS["nll_loss"](np.log(np.full((2, 4), 0.25)), np.array([0, 3])))
+>>> float(nll_loss(np.log(np.full((2, 4), 0.25)), np.array([0, 3])))
 1.3862943611198906
 """
 

@@ -1,4 +1,9 @@
-"""numpy kernels of the ops of :mod:`shapeenv.ops.rules.masking` (torch's semantics; see :mod:`shapeenv.ops.kernels.numpy`)."""
+"""numpy kernels of the ops of :mod:`shapeenv.ops.rules.masking` (torch's semantics; see :mod:`shapeenv.ops.kernels.numpy`).
+
+>>> import numpy as np
+>>> tril(np.ones((2, 3)), 0).tolist()
+[[1.0, 0.0, 0.0], [1.0, 1.0, 0.0]]
+"""
 
 from __future__ import annotations
 

@@ -1,12 +1,11 @@
-"""numpy implementations of the normalisations: layer, RMS, group, batch, instance and weight norm.
+"""numpy kernels of the ops of :mod:`shapeenv.ops.rules.norms` (torch's semantics; see :mod:`shapeenv.ops.kernels.numpy`).
 
-Same contract as :mod:`shapeenv.ops.kernels.numpy`. Statistics are computed in float64
-and the result cast back to the input's dtype; ``batch_norm`` in training (and
-``instance_norm`` with running stats) updates the running statistics in place, with torch's
-unbiased variance for the running estimate.
+Statistics are computed in float64 and the result cast back to the input's dtype; ``batch_norm``
+in training (and ``instance_norm`` with running stats) updates the running statistics in place,
+with torch's unbiased variance for the running estimate.
 
 >>> import numpy as np
->>> y = KERNELS["layer_norm"](np.array([[1.0, 3.0], [2.0, 2.0]]), (2,))
+>>> y = layer_norm(np.array([[1.0, 3.0], [2.0, 2.0]]), (2,))
 >>> np.round(y, 3).tolist()
 [[-1.0, 1.0], [0.0, 0.0]]
 """

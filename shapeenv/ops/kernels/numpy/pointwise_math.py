@@ -2,43 +2,35 @@
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
 import numpy as np
 
-from shapeenv.ops.kernels.numpy.common import _axes, axis, kernel
+from shapeenv.ops.kernels.numpy.common import KERNELS, _axes, as_float, axis, erf, kernel
 
 __all__: list[str] = []
 
 
 # -- more pointwise math, norms ------------------------------------------------------------------------
-def _f(x: np.ndarray) -> np.ndarray:
-    return x if x.dtype.kind == "f" else x.astype(np.float32)
-
-
-def _math(name: str, fn: Any) -> None:
+def _math(name: str, fn: Any, *, on_float: bool) -> None:
     def run(input: np.ndarray) -> np.ndarray:
-        return fn(input)
+        return fn(as_float(input) if on_float else input)
 
-    run.__doc__ = f"``torch.{name}``."
+    run.__doc__ = f"``torch.{name}``" + (" (integers and bools as float32)." if on_float else ".")
     kernel(name)(run)
 
 
-def _erf(x: np.ndarray) -> np.ndarray:
-    return np.vectorize(math.erf, otypes=[np.float64])(x)
-
-
-for _name, _fn in {"rsqrt": lambda x: 1.0 / np.sqrt(_f(x)), "erf": lambda x: _erf(_f(x)).astype(_f(x).dtype),
-                   "erfc": lambda x: (1.0 - _erf(_f(x))).astype(_f(x).dtype), "log1p": lambda x: np.log1p(_f(x)),
-                   "expm1": lambda x: np.expm1(_f(x)), "log2": lambda x: np.log2(_f(x)), "log10": lambda x: np.log10(_f(x)),
-                   "exp2": lambda x: np.exp2(_f(x)), "reciprocal": lambda x: 1.0 / _f(x), "asin": lambda x: np.arcsin(_f(x)),
-                   "acos": lambda x: np.arccos(_f(x)), "atan": lambda x: np.arctan(_f(x)), "sinh": lambda x: np.sinh(_f(x)),
-                   "cosh": lambda x: np.cosh(_f(x)), "asinh": lambda x: np.arcsinh(_f(x)), "atanh": lambda x: np.arctanh(_f(x)),
-                   "floor": np.floor, "ceil": np.ceil, "trunc": np.trunc,
-                   "frac": lambda x: x - np.trunc(x), "square": lambda x: np.square(x.astype(np.int64) if x.dtype == np.bool_ else x),
+# the float math: integers and bools are computed as float32, as the shape rule predicts
+for _name, _fn in {"rsqrt": lambda x: 1.0 / np.sqrt(x), "erf": lambda x: erf(x).astype(x.dtype),
+                   "erfc": lambda x: (1.0 - erf(x)).astype(x.dtype), "log1p": np.log1p, "expm1": np.expm1,
+                   "log2": np.log2, "log10": np.log10, "exp2": np.exp2, "reciprocal": lambda x: 1.0 / x,
+                   "asin": np.arcsin, "acos": np.arccos, "atan": np.arctan, "sinh": np.sinh, "cosh": np.cosh,
+                   "asinh": np.arcsinh, "atanh": np.arctanh}.items():
+    _math(_name, _fn, on_float=True)
+for _name, _fn in {"floor": np.floor, "ceil": np.ceil, "trunc": np.trunc, "frac": lambda x: x - np.trunc(x),
+                   "square": lambda x: np.square(x.astype(np.int64) if x.dtype == np.bool_ else x),
                    "sign": np.sign, "sgn": np.sign}.items():
-    _math(_name, _fn)
+    _math(_name, _fn, on_float=False)
 
 
 @kernel("round")
@@ -68,7 +60,7 @@ def fmod(input: Any, other: Any) -> np.ndarray:
 @kernel("atan2")
 def atan2(input: np.ndarray, other: np.ndarray) -> np.ndarray:
     """``torch.atan2``."""
-    return np.arctan2(_f(input), _f(other))
+    return np.arctan2(as_float(input), as_float(other))
 
 
 def _vector_norm(x: np.ndarray, ord: Any, dim: Any, keepdim: bool) -> np.ndarray:  # noqa: A002
@@ -98,3 +90,32 @@ def norm(input: np.ndarray, p: Any = "fro", dim: Any = None, keepdim: bool = Fal
 def normalize(input: np.ndarray, p: Any = 2.0, dim: Any = 1, eps: float = 1e-12) -> np.ndarray:
     """``F.normalize``."""
     return (input / np.maximum(_vector_norm(input, p, dim, True), eps)).astype(input.dtype)
+
+
+kernel("isnan")(lambda input: np.isnan(input) if np.issubdtype(input.dtype, np.floating)
+                else np.zeros(input.shape, np.bool_))
+
+
+kernel("isinf")(lambda input: np.isinf(input) if np.issubdtype(input.dtype, np.floating)
+                else np.zeros(input.shape, np.bool_))
+
+
+kernel("isfinite")(lambda input: np.isfinite(input) if np.issubdtype(input.dtype, np.floating)
+                   else np.ones(input.shape, np.bool_))
+
+
+for _name in ("isnan", "isinf", "isfinite"):
+    KERNELS[_name].__doc__ = f"``torch.{_name}``."
+
+
+@kernel("lerp")
+def lerp(input: np.ndarray, end: np.ndarray, weight: Any) -> np.ndarray:
+    """``torch.lerp``: ``input + weight * (end - input)``."""
+    return input + weight * (end - input)
+
+
+@kernel("lerp_")
+def lerp_(input: np.ndarray, end: np.ndarray, weight: Any) -> np.ndarray:
+    """``Tensor.lerp_``."""
+    input[...] = input + weight * (end - input)
+    return input

@@ -1,18 +1,14 @@
-"""numpy implementations of attention, adaptive and 1-d pooling, interpolation and transposed convolutions.
+"""numpy kernels of the ops of :mod:`shapeenv.ops.rules.pooling` (torch's semantics; see :mod:`shapeenv.ops.kernels.numpy`).
 
-Same contract as :mod:`shapeenv.ops.kernels.numpy`. ``scaled_dot_product_attention`` is
-torch's math path (``softmax(q k^T * scale + mask) v``, causal masks aligned top-left, GQA by
-repeating key/value heads); adaptive pools use torch's bins ``[floor(i*n/out), ceil((i+1)*n/out))``;
-1-d pools run the 2-d kernels on the input unsqueezed, as torch does; ``interpolate`` maps output
-to input coordinates as torch's CPU kernels do (``nearest``: ``floor(dst * scale)``, the linear
-modes with and without ``align_corners``, ``bicubic`` with ``A = -0.75``, ``area`` as the adaptive
-average; ``antialias`` is not implemented and computes the plain interpolation).
+Adaptive pools use torch's bins ``[floor(i*n/out), ceil((i+1)*n/out))``; 1-d pools run the 2-d
+kernels on the input unsqueezed, as torch does; ``interpolate`` maps output to input coordinates as
+torch's CPU kernels do (``nearest``: ``floor(dst * scale)``, the linear modes with and without
+``align_corners``, ``bicubic`` with ``A = -0.75``, ``area`` as the adaptive average; ``antialias``
+is not implemented and computes the plain interpolation).
 
 >>> import numpy as np
->>> KERNELS["adaptive_avg_pool1d"](np.arange(5.0).reshape(1, 1, 5), 2).tolist()
+>>> adaptive_avg_pool1d(np.arange(5.0).reshape(1, 1, 5), 2).tolist()
 [[[1.0, 3.0]]]
->>> KERNELS["conv_transpose1d"](np.ones((1, 1, 2)), np.ones((1, 1, 2)), None, 2).tolist()
-[[[1.0, 1.0, 1.0, 1.0]]]
 """
 
 from __future__ import annotations

@@ -1,4 +1,11 @@
-"""numpy kernels of the ops of :mod:`shapeenv.ops.rules.rearrange` (torch's semantics; see :mod:`shapeenv.ops.kernels.numpy`)."""
+"""numpy kernels of the ops of :mod:`shapeenv.ops.rules.rearrange` (torch's semantics; see :mod:`shapeenv.ops.kernels.numpy`).
+
+``roll`` with ``dims=None`` rolls the flattened tensor, as torch does.
+
+>>> import numpy as np
+>>> pixel_shuffle(np.arange(8).reshape(8, 1, 1), 2)[0].tolist(), roll(np.arange(4).reshape(2, 2), 1).tolist()
+([[0, 1], [2, 3]], [[3, 0], [1, 2]])
+"""
 
 from __future__ import annotations
 
@@ -50,3 +57,14 @@ def cosine_similarity(x1: np.ndarray, x2: np.ndarray, dim: int = 1, eps: float =
         return a * b / np.sqrt(np.maximum(a * a * b * b, eps * eps))
     num = np.sum(a * b, axis=d)
     return num / np.sqrt(np.maximum(np.sum(a * a, axis=d) * np.sum(b * b, axis=d), eps * eps))
+
+
+@kernel("roll")
+def roll(input: np.ndarray, shifts: Any, dims: Any = None) -> np.ndarray:
+    """``torch.roll``."""
+    if dims is None:
+        shift = shifts if isinstance(shifts, int) else shifts[0]
+        return np.roll(input.reshape(-1), shift).reshape(input.shape)
+    shifts = [shifts] if isinstance(shifts, int) else list(shifts)
+    dims = [dims] if isinstance(dims, int) else list(dims)
+    return np.roll(input, shifts, [axis(d, input.ndim) for d in dims])

@@ -1,16 +1,11 @@
-"""numpy implementations of reductions, softmax, convolutions, pooling, padding and tensor creation.
+"""numpy kernels of the ops of :mod:`shapeenv.ops.rules.reductions` (torch's semantics; see :mod:`shapeenv.ops.kernels.numpy`).
 
-Same contract as :mod:`shapeenv.ops.kernels.numpy` (one kernel per op, the shape rule's
-parameters, torch's semantics). Sliding-window ops use ``sliding_window_view`` and torch's
-output-size formulas, including ``ceil_mode``'s rule that the last window must start inside the
-input or its left padding, and ``avg_pool2d``'s divisor (padding counted, overhang not).
+A 0-d tensor accepts dim 0 or -1 and reduces nothing, as in torch; ``softmax``, ``log_softmax`` and
+``logsumexp`` subtract the maximum first (``logsumexp`` of all -inf is -inf).
 
 >>> import numpy as np
->>> x = np.arange(25.0).reshape(1, 1, 5, 5)
->>> KERNELS["max_pool2d"](x, 2, ceil_mode=True)[0, 0]
-array([[ 6.,  8.,  9.],
-       [16., 18., 19.],
-       [21., 23., 24.]])
+>>> amax(np.arange(6).reshape(2, 3), 1).tolist(), all_(np.array([[1, 0], [1, 1]]), 1).tolist()
+([2, 5], [False, True])
 """
 
 from __future__ import annotations
@@ -37,18 +32,18 @@ def _dims(t: np.ndarray, dim: Any) -> tuple[int, ...]:
 
 # -- reductions --------------------------------------------------------------------------------------
 @kernel("sum")
-def sum_(t: np.ndarray, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> np.ndarray:
-    """``t.sum(dim, keepdim, dtype)``."""
-    return np.asarray(np.sum(t, axis=_dims(t, dim), keepdims=keepdim, dtype=None if dtype is None else np_dtype(dtype)))
+def sum_(input: np.ndarray, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> np.ndarray:
+    """``input.sum(dim, keepdim, dtype)``."""
+    return np.asarray(np.sum(input, axis=_dims(input, dim), keepdims=keepdim, dtype=None if dtype is None else np_dtype(dtype)))
 
 
 @kernel("mean")
-def mean(t: np.ndarray, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> np.ndarray:
-    """``t.mean(dim, keepdim, dtype)`` (nan over an empty dim, as in torch, without numpy's warning)."""
-    x = t if dtype is None else t.astype(np_dtype(dtype))
+def mean(input: np.ndarray, dim: Any = None, keepdim: bool = False, dtype: Any = None) -> np.ndarray:
+    """``input.mean(dim, keepdim, dtype)`` (nan over an empty dim, as in torch, without numpy's warning)."""
+    x = input if dtype is None else input.astype(np_dtype(dtype))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)
-        return np.asarray(np.mean(x, axis=_dims(t, dim), keepdims=keepdim))
+        return np.asarray(np.mean(x, axis=_dims(input, dim), keepdims=keepdim))
 
 
 def _max_min(t: np.ndarray, dim: Any, keepdim: bool, values, args, elementwise) -> Any:
@@ -75,15 +70,15 @@ def min_(t: np.ndarray, dim: Any = None, keepdim: bool = False) -> Any:
 
 
 @kernel("amax")
-def amax(t: np.ndarray, dim: Any = (), keepdim: bool = False) -> np.ndarray:
+def amax(input: np.ndarray, dim: Any = (), keepdim: bool = False) -> np.ndarray:
     """``torch.amax``."""
-    return np.asarray(np.max(t, axis=_dims(t, dim), keepdims=keepdim))
+    return np.asarray(np.max(input, axis=_dims(input, dim), keepdims=keepdim))
 
 
 @kernel("amin")
-def amin(t: np.ndarray, dim: Any = (), keepdim: bool = False) -> np.ndarray:
+def amin(input: np.ndarray, dim: Any = (), keepdim: bool = False) -> np.ndarray:
     """``torch.amin``."""
-    return np.asarray(np.min(t, axis=_dims(t, dim), keepdims=keepdim))
+    return np.asarray(np.min(input, axis=_dims(input, dim), keepdims=keepdim))
 
 
 def _arg(fn, t: np.ndarray, dim: Any, keepdim: bool) -> np.ndarray:
@@ -96,15 +91,15 @@ def _arg(fn, t: np.ndarray, dim: Any, keepdim: bool) -> np.ndarray:
 
 
 @kernel("argmax")
-def argmax(t: np.ndarray, dim: Any = None, keepdim: bool = False) -> np.ndarray:
+def argmax(input: np.ndarray, dim: Any = None, keepdim: bool = False) -> np.ndarray:
     """``torch.argmax`` (the first maximum)."""
-    return _arg(np.argmax, t, dim, keepdim)
+    return _arg(np.argmax, input, dim, keepdim)
 
 
 @kernel("argmin")
-def argmin(t: np.ndarray, dim: Any = None, keepdim: bool = False) -> np.ndarray:
+def argmin(input: np.ndarray, dim: Any = None, keepdim: bool = False) -> np.ndarray:
     """``torch.argmin``."""
-    return _arg(np.argmin, t, dim, keepdim)
+    return _arg(np.argmin, input, dim, keepdim)
 
 
 def _shifted(t: np.ndarray, dim: Any, dtype: Any) -> tuple[np.ndarray, int]:
@@ -130,3 +125,26 @@ def log_softmax(t: np.ndarray, dim: Any = None, dtype: Any = None) -> np.ndarray
     with np.errstate(all="ignore"):
         z, d = _shifted(t, dim, dtype)
         return z - (np.log(np.sum(np.exp(z), axis=d, keepdims=True)) if t.ndim else 0)
+
+
+@kernel("logsumexp")
+def logsumexp(input: np.ndarray, dim: Any, keepdim: bool = False) -> np.ndarray:
+    """``torch.logsumexp`` (stable: the max is subtracted first; all -inf gives -inf)."""
+    a = np.asarray(input) if np.issubdtype(np.asarray(input).dtype, np.floating) else np.asarray(input, np.float32)
+    axes = _dims(a, dim)
+    m = np.max(a, axis=axes, keepdims=True) if a.size else np.zeros([1] * a.ndim, a.dtype)
+    m = np.where(np.isfinite(m), m, 0)
+    out = np.log(np.sum(np.exp(a - m), axis=axes, keepdims=True)) + m
+    return out if keepdim else np.squeeze(out, axis=axes)
+
+
+@kernel("all")
+def all_(input: np.ndarray, dim: Any = None, keepdim: bool = False) -> np.ndarray:
+    """``torch.all``."""
+    return np.all(input, axis=_dims(input, dim), keepdims=bool(keepdim))
+
+
+@kernel("any")
+def any_(input: np.ndarray, dim: Any = None, keepdim: bool = False) -> np.ndarray:
+    """``torch.any``."""
+    return np.any(input, axis=_dims(input, dim), keepdims=bool(keepdim))

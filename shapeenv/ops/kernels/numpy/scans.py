@@ -1,16 +1,11 @@
-"""numpy implementations of bitwise/logical ops, scans, sorting, statistics, lookups, writes through an
-index, ``einsum``, more pointwise math, norms and recurrent cells.
+"""numpy kernels of the ops of :mod:`shapeenv.ops.rules.scans` (torch's semantics; see :mod:`shapeenv.ops.kernels.numpy`).
 
-Same contract as :mod:`shapeenv.ops.kernels.numpy` (one kernel per op, the shape rule's
-parameters, torch's semantics): integer indices select before advanced ones in ``setitem`` as
-in ``getitem``; ``sort``/``topk`` are stable (ties keep their order, descending too); the
-interpreter casts each result to the dtype the program predicts.
+``sort``/``topk`` are stable (ties keep their order, descending too); ``diff`` of bools is
+``logical_xor``; the interpreter casts each result to the dtype the program predicts.
 
 >>> import numpy as np
->>> KERNELS["sort"](np.array([3, 1, 3, 2]), -1, True)[1].tolist()
-[0, 2, 3, 1]
->>> KERNELS["repeat_interleave"](np.array([2, 0, 1]))
-array([0, 0, 2])
+>>> sort(np.array([3, 1, 3, 2]), -1, True)[1].tolist(), diff(np.array([1, 4, 9, 16]), 2).tolist()
+([0, 2, 3, 1], [2, 2])
 """
 
 from __future__ import annotations
@@ -80,3 +75,15 @@ def topk(input: np.ndarray, k: Any, dim: Any = None, largest: bool = True, sorte
     d = axis(-1 if dim is None else dim, input.ndim)
     idx = np.take(_order(input, d, bool(largest)), np.arange(int(k)), axis=d)
     return np.take_along_axis(input, idx, d), idx.astype(np.int64)
+
+
+@kernel("diff")
+def diff(input: np.ndarray, n: int = 1, dim: int = -1, prepend: Any = None, append: Any = None) -> np.ndarray:
+    """``torch.diff``."""
+    d = axis(dim, input.ndim)
+    parts = [t for t in (prepend, input, append) if t is not None]
+    a = np.concatenate([np.asarray(t) for t in parts], d) if len(parts) > 1 else np.asarray(input)
+    for _ in range(min(n, a.shape[d])):
+        lo, hi = np.take(a, range(a.shape[d] - 1), d), np.take(a, range(1, a.shape[d]), d)
+        a = np.logical_xor(hi, lo) if a.dtype == np.bool_ else hi - lo
+    return a.copy() if n == 0 else a

@@ -112,16 +112,16 @@ def t_(x: np.ndarray) -> np.ndarray:
 
 
 @kernel("movedim")
-def movedim(t: np.ndarray, source: Any, destination: Any) -> np.ndarray:
+def movedim(input: np.ndarray, source: Any, destination: Any) -> np.ndarray:
     """``torch.movedim``."""
-    return np.moveaxis(t, source, destination)
+    return np.moveaxis(input, source, destination)
 
 
 @kernel("flip")
-def flip(t: np.ndarray, dims: Any) -> np.ndarray:
+def flip(input: np.ndarray, dims: Any) -> np.ndarray:
     """``torch.flip``: a copy in ``t``'s (preserved) layout."""
-    flipped = np.flip(t, axis=tuple(dims) if isinstance(dims, (list, tuple)) else dims)
-    return in_layout(flipped.copy(), layout.like_strides(t.shape, element_strides(t))) if t.ndim >= 2 else flipped.copy()
+    flipped = np.flip(input, axis=tuple(dims) if isinstance(dims, (list, tuple)) else dims)
+    return in_layout(flipped.copy(), layout.like_strides(input.shape, element_strides(input))) if input.ndim >= 2 else flipped.copy()
 
 
 @kernel("repeat")

@@ -43,21 +43,21 @@ def reshape(t: np.ndarray, *shape: Any) -> np.ndarray:
 
 
 @kernel("flatten")
-def flatten(t: np.ndarray, start_dim: int = 0, end_dim: int = -1) -> np.ndarray:
-    """``t.flatten(start_dim, end_dim)``."""
-    if t.ndim == 0:
-        return t.reshape(1)
-    a, b = axis(start_dim, t.ndim), axis(end_dim, t.ndim)
+def flatten(input: np.ndarray, start_dim: int = 0, end_dim: int = -1) -> np.ndarray:
+    """``input.flatten(start_dim, end_dim)``."""
+    if input.ndim == 0:
+        return input.reshape(1)
+    a, b = axis(start_dim, input.ndim), axis(end_dim, input.ndim)
     if a == b:
-        return t
-    return t.reshape(t.shape[:a] + (math.prod(t.shape[a:b + 1]),) + t.shape[b + 1:])
+        return input
+    return input.reshape(input.shape[:a] + (math.prod(input.shape[a:b + 1]),) + input.shape[b + 1:])
 
 
 @kernel("unflatten")
-def unflatten(t: np.ndarray, dim: int, sizes: Sequence[int]) -> np.ndarray:
-    """``t.unflatten(dim, sizes)``."""
-    d = axis(dim, t.ndim)
-    return t.reshape(t.shape[:d] + _infer(as_sizes(tuple(sizes)), t.shape[d]) + t.shape[d + 1:])
+def unflatten(input: np.ndarray, dim: int, sizes: Sequence[int]) -> np.ndarray:
+    """``input.unflatten(dim, sizes)``."""
+    d = axis(dim, input.ndim)
+    return input.reshape(input.shape[:d] + _infer(as_sizes(tuple(sizes)), input.shape[d]) + input.shape[d + 1:])
 
 
 @kernel("contiguous")
@@ -78,19 +78,19 @@ def _owner(t: np.ndarray) -> np.ndarray:
 
 
 @kernel("as_strided")
-def as_strided(t: np.ndarray, size: Sequence[int], stride: Sequence[int], storage_offset: Any = None) -> np.ndarray:
+def as_strided(input: np.ndarray, size: Sequence[int], stride: Sequence[int], storage_offset: Any = None) -> np.ndarray:
     """``torch.as_strided``: a view of the memory ``t`` lives in; refuses to reach outside it."""
-    root = _owner(t)
+    root = _owner(input)
     if not root.flags.c_contiguous:
         raise ShapeError("as_strided needs the array owning the memory to be contiguous", fix="np.ascontiguousarray(x)")
-    offset = storage_offset_of(t) if storage_offset is None else int(storage_offset)
+    offset = storage_offset_of(input) if storage_offset is None else int(storage_offset)
     size, stride = as_sizes(size), as_sizes(stride)
     last = offset + sum((n - 1) * s for n, s in zip(size, stride)) if all(size) else offset - 1
     if last >= root.size:
         raise IndexOutOfBoundsError(f"as_strided: sizes {list(size)} and strides {list(stride)} at offset {offset} are out of "
                          f"bounds for storage of {root.size} elements")
     flat = root.reshape(-1)[offset:] if root.size else root.reshape(-1)
-    return np.lib.stride_tricks.as_strided(flat, shape=size, strides=[s * t.itemsize for s in stride])
+    return np.lib.stride_tricks.as_strided(flat, shape=size, strides=[s * input.itemsize for s in stride])
 
 
 @kernel("unfold")
