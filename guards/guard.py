@@ -14,7 +14,7 @@ still walk sympy (Note [Guards are forms]).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Hashable
+from typing import Callable, Hashable
 
 import sympy
 from sympy.core.relational import Relational
@@ -146,17 +146,22 @@ class Guard:
 
     Attributes:
         form: the condition (:class:`symint.form.BoolForm`).
-        origin: where it came from, or None.
+        origin: where it came from, or None (a property: see ``why``).
+        why: the origin as given: text, None, or a function of no arguments that returns
+            the text, called when ``origin`` is first read (provenance that would print
+            expressions is built only if someone reads it: ``produce_guards`` is a hot path).
         key: the structural identity that equality and hashing use.
     """
 
     form: BoolForm = field(compare=False)
-    origin: str | None = field(default=None, compare=False)
+    why: object = field(default=None, compare=False, repr=False)
     key: Hashable = field(default=None, repr=False)
 
     @classmethod
-    def of(cls, cond: object, origin: str | None = None) -> "Guard":
+    def of(cls, cond: object, origin: "str | Callable[[], str] | None" = None) -> "Guard":
         """A guard for ``cond``: a boolean form, or a boolean sympy expression (converted once).
+
+        ``origin`` is text, or a function of no arguments returning it (called on first read).
 
         Raises:
             GuardTypeError: ``cond`` is neither.
@@ -164,11 +169,22 @@ class Guard:
         >>> from symint.build import symbol_expr, lt
         >>> Guard.of(lt(symbol_expr("n"), 5)) == Guard.of(lt(symbol_expr("n"), 5), "elsewhere")
         True
+        >>> Guard.of(lt(symbol_expr("n"), 5), lambda: "built " + "late").origin
+        'built late'
         """
         if isinstance(cond, bool):  # a Python bool is not a guard expression (True/False are sympy.true/false)
             raise GuardTypeError(f"a guard must be a boolean expression (a comparison, And/Or/Not), got {cond!r}")
         form = as_bool_form(cond)
         return cls(form, origin, form_key(form))
+
+    @property
+    def origin(self) -> str | None:
+        """Where the guard came from (text), or None."""
+        why = self.why
+        if callable(why):
+            why = why()
+            object.__setattr__(self, "why", why)  # built once: the text is a cache of the function
+        return why
 
     @property
     def expr(self) -> sympy.Basic:

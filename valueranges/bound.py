@@ -2,8 +2,9 @@
 
 The arithmetic on endpoints is that of the operators on ranges (:mod:`valueranges.endpoints`,
 :func:`~valueranges.division.floordiv_ends`, :func:`~valueranges.division.mod_ends`); only
-the walk over forms is here. The bounds of sympy expressions (floats, opaque functions) are
-:mod:`valueranges.sympy_bound`.
+the walk over forms is here. The public ``valueranges.bound`` (:mod:`valueranges.sympy_bound`)
+converts a sympy expression to its form and bounds it here; it walks only what forms do not
+represent (floats, opaque functions), which an opaque atom's ``opaque`` callback reaches.
 
 Bounds are ``(lo, hi)`` pairs of ints, with ``-math.inf`` / ``math.inf`` for an
 unbounded end (the same convention as :class:`~valueranges.ValueRanges`).
@@ -33,7 +34,7 @@ from symint import form as F
 from symint.form.terms import make_form
 
 from .division import floordiv_ends, mod_ends
-from .endpoints import mul_end, pow_ends
+from .endpoints import int_ends, mul_end, pow_ends
 from .modular import mod_bound_by_residue
 
 __all__ = ["bound_form", "bound_atom", "mono_bound", "Bound", "interval_mul", "UNBOUNDED"]
@@ -70,11 +71,40 @@ def _power(b: Bound, p: int) -> Bound:
 
 
 def _floordiv_bound(a: Bound, b: Bound) -> Bound:
-    return floordiv_ends(a[0], a[1], b[0], b[1]) or UNBOUNDED
+    return floordiv_ends(*int_ends(*a), *int_ends(*b)) or UNBOUNDED
 
 
 def _mod_bound(a: Bound, b: Bound) -> Bound:
-    return mod_ends(a[0], a[1], b[0], b[1]) or UNBOUNDED
+    return mod_ends(*int_ends(*a), *int_ends(*b)) or UNBOUNDED
+
+
+def _minmax_bound(kind: str, forms: tuple, bounds: list) -> Bound:
+    """The interval of ``max``/``min`` of ``forms``; ``Max(e, -e)`` is ``abs(e)`` (how ``symint`` spells it),
+    ``Min(e, -e)`` is ``-abs(e)``, each bounded from ``e``'s interval alone (Note [Repeated symbols] in
+    :mod:`valueranges.sympy_bound`).
+
+    >>> from symint import form as F
+    >>> x = F.sym("x")
+    >>> _minmax_bound("max", (x, F.neg(x)), [(-3, 5), (-5, 3)]), _minmax_bound("min", (x, F.const(2)), [(-3, 5), (2, 2)])
+    ((0, 5), (-3, 2))
+    """
+    position = {f: i for i, f in enumerate(forms)}
+    paired: set[int] = set()
+    parts = []
+    for i, f in enumerate(forms):
+        if i in paired:
+            continue
+        j = position.get(F.neg(f)) if len(forms) > 1 else None
+        if j is not None and j != i and j not in paired:
+            paired.update((i, j))
+            lo, hi = bounds[i]
+            top = max(-lo, hi)
+            low = 0 if lo <= 0 <= hi else min(abs(lo), abs(hi))
+            parts.append((low, top) if kind == "max" else (-top, -low))
+        else:
+            parts.append(bounds[i])
+    pick = max if kind == "max" else min
+    return (pick(p[0] for p in parts), pick(p[1] for p in parts))
 
 
 def bound_atom(atom: "F.Atom", ranges: Mapping[str, Bound], memo: dict, opaque=None) -> Bound:
@@ -105,14 +135,15 @@ def bound_atom(atom: "F.Atom", ranges: Mapping[str, Bound], memo: dict, opaque=N
             if d.is_const and d.const > 1 and result[1] - result[0] + 1 >= d.const and not atom.args[0].is_const:
                 lo, hi = mod_bound_by_residue(atom.args[0], d.const, None, memo)  # (320n + 255) % 256 is in [63, 255]
                 result = (max(result[0], lo), min(result[1], hi))
-        elif kind == "max":
-            result = (max(a[0] for a in args), max(a[1] for a in args))
-        elif kind == "min":
-            result = (min(a[0] for a in args), min(a[1] for a in args))
+        elif kind == "max" or kind == "min":
+            result = _minmax_bound(kind, atom.args, args)
         elif kind == "pow":
             base, exp = args
             if base[0] >= 1 and exp[0] >= 0:
-                hi = INF if base[1] == INF or exp[1] == INF else base[1] ** exp[1]
+                try:
+                    hi = INF if base[1] == INF or exp[1] == INF else base[1] ** exp[1]
+                except OverflowError:  # a float base: sound without an upper bound
+                    hi = INF
                 result = (1 if exp[0] == 0 else base[0] ** exp[0], hi)
             elif base[0] >= 0:
                 result = (0, INF)

@@ -41,7 +41,15 @@ def numeric(r: ValueRanges) -> ValueRanges:
 
 def int_bounds(r: ValueRanges) -> tuple[int | float, int | float]:
     """The endpoints of ``r`` tightened to integers (for integer-valued operands); may cross."""
-    lo, hi = r.lower, r.upper
+    return int_ends(r.lower, r.upper)
+
+
+def int_ends(lo: Endpoint, hi: Endpoint) -> tuple[int | float, int | float]:
+    """``(lo, hi)`` tightened to the integers inside (``±oo`` stay); may cross.
+
+    >>> int_ends(0.5, 3.5), int_ends(-math.inf, 2)
+    ((1, 3), (-inf, 2))
+    """
     if type(lo) is not int:
         lo = lo if lo == NINF else math.ceil(lo)
     if type(hi) is not int:

@@ -2,7 +2,7 @@
 
 This is the value type of the whole package: cheap to build, compare and hash,
 with no sympy inside. Operators on ranges live in :mod:`valueranges.ops`; bounds
-of forms in :mod:`valueranges.bound`, of sympy expressions in :mod:`valueranges.sympy_bound`.
+of forms in :mod:`valueranges.bound`; the public ``bound`` of a sympy expression (:mod:`valueranges.sympy_bound`) converts it to its form.
 
 >>> r = ValueRanges.of(2, math.inf)
 >>> str(r), 5 in r, 1 in r, str(r & ValueRanges.of(0, 9)), str(r | ValueRanges.exact(-1))

@@ -8,21 +8,28 @@ integers and need no facts. The rules here go further, and some use symbol range
   ``x+10``; with ranges, ``max(x, 3)`` -> ``x`` for ``x >= 3``); a part common to every
   argument comes out (``min(x+10, y+10)`` -> ``min(x, y) + 10``, so
   ``min(x, y) - min(x+10, y+10)`` is ``-10``); ``max(a, b) + min(a, b)`` -> ``a + b``;
-  ``max(a, b) * min(a, b)`` -> ``a*b``.
+  ``max(a, b) * min(a, b)`` -> ``a*b``; dominance by cases on a max/min inside
+  (``min(4*((x + 3) // 4), max(x, 4))`` -> ``max(x, 4)`` for ``x > 0``).
 * **floordiv/mod**: ``k*(x // k) + x % k`` -> ``x``; ``(x // a + c) // b`` ->
   ``(x + a*c) // (a*b)``; division removal from ranges: ``x = k*Q + R`` with ``R`` in one
   block ``[j*k, j*k + k - 1]`` gives ``x // k = Q + j`` and ``x % k = R - j*k``
   (``(360x + y) // 16`` -> ``22x`` for ``x`` in [0, 1], ``y`` in [0, 6]); exact
   division by a polynomial (``(a*a - b*b) // (a + b)`` -> ``a - b``,
   ``((p+1)*64) % ((p+1)*32)`` -> 0), under the convention of Note [Canonical forms]
-  in :mod:`symint.sympy_io.functions` (a zero divisor is the one accepted widening).
+  in :mod:`symint.sympy_io.functions` (a zero divisor is the one accepted widening); a sum
+  folded into one floor division when smaller (``x // 2 + x % 2`` -> ``(x + 1) // 2``,
+  :mod:`valueranges.rewrite_folds`).
 * **relations** (:func:`simplify_bool`): ``c*(x // k) + r <= 0`` -> a bound on ``x``
   (``x // 2 < 3`` -> ``x < 6``); ``g*P + R + K <= 0`` with ``R`` small -> ``P <= q``
   (``8x + y < 16`` -> ``x < 2`` for ``y`` in [0, 7]); ``x // k == q and x % k == r`` ->
-  ``x == k*q + r``.
+  ``x == k*q + r``; a relation its interval or its bilinear bound decides (``x*y < 2048*(x + y)``
+  for ``0 < x < 2048``, :mod:`valueranges.rewrite_folds`); in a conjunction, ``0 <= x - 5*y < 5``
+  -> ``y == x // 5`` and each part narrowed by the others' bounds
+  (:mod:`valueranges.rewrite_conjunctions`).
 
 Every rule is an identity over the integers (or over the box of ``ranges``), each
-checked by brute force in ``tests/valueranges/test_rewrite.py``. The result is
+checked by brute force in ``tests/valueranges/test_rewrite.py`` (the newer ones also proven for
+their schema by Z3 in ``tests/valueranges/test_rewrite_proofs.py``). The result is
 deterministic (forms are ordered structurally) and the work bounded: a pass over the
 form, at most ``_ROUNDS`` times.
 
@@ -45,6 +52,8 @@ from symint.form.transform import rebuild_atom
 
 from .bound import bound_form
 from .linear_facts import LinearFacts, atom_facts
+from .rewrite_conjunctions import narrow, quotient_definitions
+from .rewrite_folds import decide_bilinear, decide_by_interval, floordiv_folds
 
 __all__ = ["simplify", "simplify_bool", "size"]
 
@@ -103,9 +112,22 @@ def _form(f: "F.Form", ranges, memo) -> "F.Form":
         for atom, p in m.factors:
             term = F.mul(term, F.pow_nat(_atom(atom, ranges, memo), p))
         out = F.add(out, term)
-    out = _push_into_minmax(_uncombine(_products(_sums(out))))
+    out = _fold_floordiv(_push_into_minmax(_uncombine(_products(_sums(out)))))
     memo[f] = out
     return out
+
+
+def _fold_floordiv(f: "F.Form") -> "F.Form":
+    """``t + u // k`` -> ``(k*t + u) // k`` and ``t - u // k`` -> ``(k*t - u + k - 1) // k`` when smaller
+    (:func:`valueranges.rewrite_folds.floordiv_folds`: ``x // 2 + x % 2`` -> ``(x + 1) // 2``)."""
+    if len(f.terms) < 2 and not (f.terms and f.const):
+        return f
+    best, best_size = f, size(f)
+    for candidate in floordiv_folds(f):
+        n = size(candidate)
+        if n < best_size:
+            best, best_size = candidate, n
+    return best
 
 
 def _uncombine(f: "F.Form") -> "F.Form":
@@ -179,7 +201,17 @@ def _dominated(kind: str, a: "F.Form", b: "F.Form", ranges, memo) -> bool:
     other = "min" if kind == "max" else "max"
     if inner is not None and inner.kind == other and b in inner.args:
         return True  # max(b, min(b, ...)) is b; min(b, max(b, ...)) is b
-    d = F.sub(b, a) if kind == "max" else F.sub(a, b)  # to show: d >= 0
+    return _nonnegative(F.sub(b, a) if kind == "max" else F.sub(a, b), ranges, memo, _CASE_DEPTH)
+
+
+#: Nesting of max/min atoms :func:`_nonnegative` splits into cases (each split tries each argument).
+_CASE_DEPTH = 2
+
+
+def _nonnegative(d: "F.Form", ranges, memo, depth: int) -> bool:
+    """Whether ``d >= 0`` is proven: by intervals, by the definitions of the atoms in ``d`` with the linear
+    procedure, then (``depth`` levels) by cases on a max/min term: ``r - max(a, b) >= 0`` iff ``r - a >= 0``
+    and ``r - b >= 0``; ``r + max(a, b) >= 0`` if ``r + a >= 0`` or ``r + b >= 0`` (min: the other way)."""
     if d.is_const:
         return d.const >= 0
     if _bound(d, ranges, memo)[0] >= 0:
@@ -188,7 +220,18 @@ def _dominated(kind: str, a: "F.Form", b: "F.Form", ranges, memo) -> bool:
     if not atoms:
         return False
     facts = LinearFacts([n for at in atoms for n in atom_facts(at, ranges, memo.setdefault("bounds", {}))])
-    return facts.prove_le0(F.neg(d), ranges, memo.setdefault("bounds", {}))
+    if facts.prove_le0(F.neg(d), ranges, memo.setdefault("bounds", {})):
+        return True
+    if depth <= 0:
+        return False
+    for m, c in d.terms:
+        atom = m.single_atom()
+        if atom is None or atom.kind not in ("max", "min") or c not in (1, -1) or len(m.factors) != 1:
+            continue
+        rest = F.sub(d, F.scale(F.atom_form(atom), c))
+        cases = (_nonnegative(F.add(rest, F.scale(a, c)), ranges, memo, depth - 1) for a in atom.args)
+        return all(cases) if (atom.kind == "min") == (c == 1) else any(cases)
+    return False
 
 
 def _minmax(atom: "F.Atom", ranges, memo) -> "F.Form":
@@ -595,6 +638,12 @@ def _exact_quotient(x: "F.Form", d: "F.Form") -> "F.Form | None":
     """``x / d`` when ``d`` divides ``x`` as polynomials with an integer quotient (symbols only), else None."""
     if not (x.symbols and d.symbols) or any(a.kind != "sym" for f in (x, d) for m, _ in f.terms for a, _ in m.factors):
         return None
+    degree_x, degree_d = (max(sum(p for _, p in m.factors) for m, _ in f.terms) for f in (x, d))
+    if degree_x < degree_d or not d.symbols <= x.symbols:
+        return None  # a nonzero multiple of d has d's symbols and at least its degree
+    if degree_x == degree_d:  # the quotient is a number q: x is q*d term by term (no sympy needed)
+        q, r = divmod(dict(x.terms).get(d.terms[0][0], 0), d.terms[0][1])
+        return F.const(q) if not r and q and F.scale(d, q) is x else None
     import sympy  # the polynomial division is sympy's (forms hold no polynomial arithmetic)
 
     from symint.sympy_io import from_sympy
@@ -629,7 +678,12 @@ def simplify_bool(b: "B.BoolForm", ranges: Mapping[str, tuple] | None = None) ->
     if kind == "and":
         merged = _merge_conjunction(list(b.args))
         parts = merged.args if merged.kind == "and" else (merged,)
-        return B.and_(*(simplify_bool(a, ranges) for a in parts))
+        parts = B.and_(*(simplify_bool(a, ranges) for a in parts))
+        if parts.kind != "and":
+            return parts
+        defined = quotient_definitions(list(parts.args))
+        out = B.and_(*narrow(defined, ranges, lambda a, box: _relation(a, box, {})))
+        return out if _bool_size(out) <= _bool_size(b) else parts
     if kind == "or":
         return B.or_(*(simplify_bool(a, ranges) for a in b.args))
     if kind == "not":
@@ -640,7 +694,7 @@ def simplify_bool(b: "B.BoolForm", ranges: Mapping[str, tuple] | None = None) ->
 def _relation(b: "B.BoolForm", ranges, memo) -> "B.BoolForm":
     n = b.norm
     p = simplify(n.p, ranges, memo)
-    r = b if p is n.p else B.rel(n.op, p, F.const(0))
+    r = b if p is n.p else _readable_rel(n.op, p)
     if r.kind != "rel":
         return r
     n = r.norm
@@ -648,6 +702,11 @@ def _relation(b: "B.BoolForm", ranges, memo) -> "B.BoolForm":
     inverted = _invert_floordiv(n.op, p)
     if inverted is not None:
         return inverted
+    decided = decide_by_interval(n.op, _bound(p, ranges, memo))
+    if decided is None and not p.is_const:
+        decided = decide_bilinear(n.op, p, lambda g: _bound(g, ranges, memo))
+    if decided is not None:
+        return B.bool_const(decided)
     if n.op == "<=":
         split = _split_minmax_relation(p)
         if split is not None and _bool_size(split) < _bool_size(r):
@@ -657,6 +716,15 @@ def _relation(b: "B.BoolForm", ranges, memo) -> "B.BoolForm":
         if small is not None:
             return small
     return r
+
+
+def _readable_rel(op: str, p: "F.Form") -> "B.BoolForm":
+    """``p op 0`` written with the positive terms on the left (``x <= 56``, not ``x - 56 <= 0``)."""
+    left = {m: c for m, c in p.terms if c > 0}
+    right = {m: -c for m, c in p.terms if c < 0}
+    if not left:  # -R + k op 0 is R op' k
+        return B.rel({"<=": ">=", "==": "==", "!=": "!="}[op], _from_terms(right), F.const(p.const))
+    return B.rel(op, _from_terms(left), F.sub(_from_terms(right), F.const(p.const)))
 
 
 def _invert_floordiv(op: str, p: "F.Form") -> "B.BoolForm | None":

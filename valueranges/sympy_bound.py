@@ -1,31 +1,24 @@
-"""``bound``: the range of values a sympy expression built by ``symint`` can take.
+"""``bound``: the range of values an expression built by ``symint`` can take (the public, stateless bound).
 
-The bound is computed bottom-up on the canonical expression, one
-:mod:`valueranges.ops` operator per node, so it is sound but can lose
-precision when a symbol occurs more than once. A few cheap patterns recover
-the common cases (see Note [Repeated symbols]).
-
-This is the bound of the sympy view; canonical forms have their own, on the hot
-path (:mod:`valueranges.bound`), and both compute with the one endpoint
-arithmetic (:mod:`valueranges.endpoints` through :mod:`valueranges.ops`). Public
-``valueranges.bound`` is this function: it also covers floats, true division and
-opaque functions, and booleans, which the form bound does not (yet).
+One engine: the expression is converted once to its canonical form
+(:func:`symint.sympy_io.from_sympy`, :func:`~symint.sympy_io.bool_from_sympy`, memoised) and
+bounded by the bounds of forms (:func:`valueranges.bound.bound_form`), the same code the
+facts engine and the hot path use. Only what forms do not represent is walked here as
+sympy, one :mod:`valueranges.ops` operator per node: floats and rationals, true division,
+negative powers, ``FloorToInt``/``CeilToInt``, ``IfThenElse``, sympy's own ``Abs``,
+``floor``, ``ceiling``, ``Max``, ``Min``, ``Mod``, relations between such values, and
+opaque functions that bound themselves (``bound_args``, :mod:`symint.sympy_io.floats`).
+Their integer sub-expressions go back to forms.
 
 Note [Repeated symbols]
-    Interval arithmetic treats each occurrence of a symbol as independent, so
-    ``x - x`` would be ``[-10, 10]`` for ``x`` in ``[0, 10]``. Sympy's canonical
-    form already merges the simplest repetitions (``x - x`` is 0, ``x*x`` is
-    ``x**2``, which the even-power rule keeps non-negative). On top of that:
-
-    * ``Max(e, -e)`` (how ``symint.build.abs_`` spells ``abs``) is bounded as
-      ``abs(e)``, and ``Min(e, -e)`` as ``-abs(e)``;
-    * a comparison whose sides share a symbol and is not decided by the two
-      sides' ranges is retried on the canonical difference ``lhs - rhs``
-      compared with 0, where sympy cancels common terms (``x + 1 < x + y`` becomes
-      ``1 - y < 0``).
-
-    Anything else (``x - Min(x, 3)``, ``(x + 1) * (x - 1)``, ``x < Max(x, 3) + 1``)
-    stays imprecise but sound.
+    Interval arithmetic treats each occurrence of a symbol as independent, so ``x - x``
+    would be ``[-10, 10]`` for ``x`` in ``[0, 10]``. The canonical form merges the
+    simplest repetitions (``x - x`` is 0, ``(x + 1)*(x - 1)`` is ``x**2 - 1``, which the
+    even-power rule keeps above -1), but it expands ``(x - y)**2``, so an even power of a sum
+    (alone, or as a term or factor) is also bounded as written; the form bound factors a sum whose terms share an atom
+    and bounds ``Max(e, -e)`` as ``abs(e)``; a relation is bounded on its normal form
+    ``lhs - rhs op 0``, where common terms cancel (``x + 1 < x + y`` is ``1 - y < 0``).
+    Anything else (``x - Min(x, 3)``, ``x < Max(x, 3) + 1``) stays imprecise but sound.
 
 Note [Caching]
     ``bound`` is pure, so it is cached by ``(expr, the ranges of expr's free
@@ -50,14 +43,16 @@ from functools import lru_cache
 from typing import Callable, Mapping
 
 import sympy
-from sympy.core.relational import Relational
 from sympy.core.sorting import default_sort_key
 
 from symint import build
-from symint.sympy_io.functions import OrderedAnd, OrderedOr
+from symint.form import BoolForm
+from symint.form.terms import FormLimitError
+from symint.sympy_io import NotAnIntegerForm, bool_from_sympy, from_sympy
 from symint.sympy_io import functions as N
 
 from . import ops
+from .bound import bound_form
 from .endpoints import FALSE, TRUE, UNKNOWN
 from .errors import UnsupportedExpressionError
 from .interval import INF, NINF, ValueRanges
@@ -65,9 +60,7 @@ from .interval import INF, NINF, ValueRanges
 __all__ = ["bound"]
 
 _CACHE_SIZE = 1 << 14
-
-Env = dict  # sympy.Symbol -> ValueRanges
-Memo = dict  # sympy.Basic -> ValueRanges
+_ZERO = ValueRanges(0, 0)
 
 
 def bound(expr: sympy.Basic | int | float | bool, ranges: Mapping[sympy.Symbol, ValueRanges]) -> ValueRanges:
@@ -143,85 +136,139 @@ def _free_symbols(expr: sympy.Basic) -> tuple[sympy.Symbol, ...]:
 @lru_cache(maxsize=_CACHE_SIZE)
 def _bound_cached(expr: sympy.Basic, symbol_ranges: tuple[tuple | None, ...]) -> ValueRanges:
     env = {s: k[0] for s, k in zip(_free_symbols(expr), symbol_ranges) if k is not None}
-    return _walk(expr, env, {})
+    return _Bounder(env).expr(expr)
 
 
-def _walk(e: sympy.Basic, env: Env, memo: Memo) -> ValueRanges:
-    rule = _RULES.get(type(e))
-    if rule is None:
-        return _walk_other(e, env)
-    if not e.args:
-        return rule(e, env, memo)
-    r = memo.get(e)
-    if r is None:
-        r = memo[e] = rule(e, env, memo)
-    return r
+def _integral(r: ValueRanges) -> bool:
+    return all(type(v) is int or v == INF or v == NINF for v in (r.lower, r.upper))
 
 
-def _walk_other(e: sympy.Basic, env: Env) -> ValueRanges:
-    """Leaves of types not in ``_RULES`` (subclasses of numbers and symbols), else an error."""
-    if e.is_Symbol:
-        return env.get(e, UNKNOWN)
-    if e.is_Integer:
-        return ValueRanges(int(e), int(e))
-    if e.is_Rational:
-        return _rational(e, env, {})
-    if e.is_Float:
-        return ValueRanges.exact(float(e))
-    hook = getattr(type(e), "bound_args", None)  # opaque functions (symint.sympy_io.floats) bound themselves
-    if hook is not None:
-        args = [_walk(a, env, {}) for a in e.args]
-        lo, hi = hook(*((r.lower, r.upper) for r in args))
+class _Bounder:
+    """One bound: forms for what they represent, the sympy nodes of the rest (see the module docstring)."""
+
+    __slots__ = ("env", "ranges", "integral", "memo", "nodes")
+
+    def __init__(self, env: dict):
+        self.env = env
+        self.ranges = {s.name: (r.lower, r.upper) for s, r in env.items()}
+        # A relation's normal form divides by the gcd of its coefficients, exact for integer values only.
+        self.integral = all(_integral(r) for r in env.values())
+        self.memo: dict = {}
+        self.nodes: dict = {}
+
+    def expr(self, e: sympy.Basic) -> ValueRanges:
+        found = self.nodes.get(e)
+        if found is None:
+            found = self.nodes[e] = self._expr(e)
+        return found
+
+    def _expr(self, e: sympy.Basic) -> ValueRanges:
+        if e.is_Symbol:
+            return self.env.get(e, UNKNOWN)
+        if build.is_bool_expr(e):
+            return self.boolean(bool_from_sympy(e))
+        try:
+            f = from_sympy(e)
+        except (NotAnIntegerForm, FormLimitError):
+            return self.node(e)
+        r = self.form(f)
+        if not r.is_finite() and _has_even_power_of_sum(e):
+            r = r & self.node(e)  # (x - y)**2 is >= 0; expanded, x**2 - 2*x*y + y**2 is not (Note [Repeated symbols])
+        return r
+
+    def form(self, f) -> ValueRanges:
+        try:
+            lo, hi = bound_form(f, self.ranges, self.memo, self.opaque)
+        except OverflowError:  # ints past ~1e308 meeting a float endpoint: sound without a bound
+            return UNKNOWN
         return ValueRanges.of(lo, hi)
-    raise UnsupportedExpressionError(e)
+
+    def opaque(self, e: sympy.Basic) -> tuple:
+        """The interval of an opaque atom's sympy node (its form is itself: walk the node)."""
+        r = self.nodes.get(e)
+        if r is None:
+            r = self.nodes[e] = self.node(e)
+        return r.lower, r.upper
+
+    def boolean(self, b: BoolForm) -> ValueRanges:
+        kind = b.kind
+        if kind == "const":
+            return TRUE if b.value else FALSE
+        if kind == "rel":
+            op, lhs, rhs = b.args
+            r = _RELATIONS[op](self.form(lhs), self.form(rhs))
+            if r.is_singleton() or not self.integral:
+                return r
+            n = b.norm  # common terms of the sides cancel (Note [Repeated symbols])
+            return r & _RELATIONS[n.op](self.form(n.p), _ZERO)
+        if kind == "and" or kind == "or":
+            op, r, stop = (ops.and_, TRUE, FALSE) if kind == "and" else (ops.or_, FALSE, TRUE)
+            for a in b.args:
+                r = op(r, self.boolean(a))
+                if r is stop:
+                    break
+            return r
+        if kind == "not":
+            return ops.not_(self.boolean(b.args[0]))
+        return self.node(b.args[0])
+
+    def node(self, e: sympy.Basic) -> ValueRanges:
+        """A sympy node no form represents, its arguments bounded by :meth:`expr`."""
+        rule = _RULES.get(type(e))
+        if rule is not None:
+            return rule(self, e)
+        if e.is_Integer:
+            return ValueRanges(int(e), int(e))
+        if e.is_Rational:
+            return _rational(self, e)
+        if e.is_Float:
+            return ValueRanges.exact(float(e))
+        hook = getattr(type(e), "bound_args", None)  # opaque functions (symint.sympy_io.floats) bound themselves
+        if hook is not None:
+            lo, hi = hook(*((r.lower, r.upper) for r in map(self.expr, e.args)))
+            return ValueRanges.of(lo, hi)
+        raise UnsupportedExpressionError(e)
 
 
-# -- leaves ---------------------------------------------------------------------------------------
+def _is_even_power_of_sum(e: sympy.Basic) -> bool:
+    return e.is_Pow and e.base.is_Add and e.exp.is_Integer and e.exp.p > 0 and e.exp.p % 2 == 0
 
 
-def _symbol(e: sympy.Symbol, env: Env, memo: Memo) -> ValueRanges:
-    return env.get(e, UNKNOWN)
+def _has_even_power_of_sum(e: sympy.Basic) -> bool:
+    """Whether ``e`` is, or directly sums or multiplies, an even power of a sum (which its form expands)."""
+    return _is_even_power_of_sum(e) or ((e.is_Add or e.is_Mul) and any(_is_even_power_of_sum(a) for a in e.args))
 
 
-def _integer(e: sympy.Integer, env: Env, memo: Memo) -> ValueRanges:
-    v = e.p
-    return ValueRanges(v, v)
+# -- the nodes forms do not represent ------------------------------------------------------------
 
 
-def _rational(e: sympy.Rational, env: Env, memo: Memo) -> ValueRanges:
+def _rational(b: _Bounder, e: sympy.Rational) -> ValueRanges:
     return _scale(ValueRanges(e.p, e.p), 1, e.q)
 
 
-def _float(e: sympy.Float, env: Env, memo: Memo) -> ValueRanges:
-    return ValueRanges.exact(float(e))
-
-
-# -- arithmetic -----------------------------------------------------------------------------------
-
-
-def _add(e: sympy.Add, env: Env, memo: Memo) -> ValueRanges:
+def _add(b: _Bounder, e: sympy.Add) -> ValueRanges:
     args = e.args
-    r = _walk(args[0], env, memo)
+    r = b.expr(args[0])
     for a in args[1:]:
-        r = ops.add(r, _walk(a, env, memo))
+        r = ops.add(r, b.expr(a))
     return r
 
 
-def _mul(e: sympy.Mul, env: Env, memo: Memo) -> ValueRanges:
+def _mul(b: _Bounder, e: sympy.Mul) -> ValueRanges:
     args = e.args
     coeff = args[0]
     if coeff.is_Number:
         args = args[1:]
-    r = _walk(args[0], env, memo)
+    r = b.expr(args[0])
     for a in args[1:]:
-        r = ops.mul(r, _walk(a, env, memo))
+        r = ops.mul(r, b.expr(a))
     if not coeff.is_Number:
         return r
     if coeff.is_Integer:
         return ops.mul(r, ValueRanges(coeff.p, coeff.p))
     if coeff.is_Rational:
         return _scale(r, coeff.p, coeff.q)
-    return ops.mul(r, _walk(coeff, env, memo))
+    return ops.mul(r, b.expr(coeff))
 
 
 def _scale(r: ValueRanges, p: int, q: int) -> ValueRanges:
@@ -246,142 +293,54 @@ def _div_round(v: int | float, q: int, toward: float) -> int | float:
     return math.nextafter(f, toward)
 
 
-def _pow(e: sympy.Pow, env: Env, memo: Memo) -> ValueRanges:
+def _pow(b: _Bounder, e: sympy.Pow) -> ValueRanges:
     base, exp = e.args
     if not exp.is_Integer:
         return UNKNOWN  # a fractional or symbolic real power: not built for integers
     k = exp.p
-    r = ops.pow_(_walk(base, env, memo), ValueRanges(abs(k), abs(k)))
+    r = ops.pow_(b.expr(base), ValueRanges(abs(k), abs(k)))
     return r if k >= 0 else ops.truediv(ValueRanges(1, 1), r)
 
 
-def _binary(op: Callable[[ValueRanges, ValueRanges], ValueRanges]):
-    def rule(e: sympy.Basic, env: Env, memo: Memo) -> ValueRanges:
-        a, b = e.args
-        return op(_walk(a, env, memo), _walk(b, env, memo))
-
-    return rule
-
-
-def _unary(op: Callable[[ValueRanges], ValueRanges]):
-    def rule(e: sympy.Basic, env: Env, memo: Memo) -> ValueRanges:
-        return op(_walk(e.args[0], env, memo))
-
-    return rule
-
-
-def _minmax(op: Callable[[ValueRanges, ValueRanges], ValueRanges], is_max: bool):
-    def rule(e: sympy.Basic, env: Env, memo: Memo) -> ValueRanges:
-        args = e.args
-        present = set(args)
-        paired: set = set()
-        r = None
-        for a in args:
-            if a in paired:
-                continue
-            minus_a = build.neg(a)
-            if minus_a in present and minus_a not in paired:
-                # Max(e, -e) == abs(e), Min(e, -e) == -abs(e): see Note [Repeated symbols].
-                paired.update((a, minus_a))
-                v = ops.abs_(_walk(a, env, memo))
-                v = v if is_max else ops.neg(v)
-            else:
-                v = _walk(a, env, memo)
-            r = v if r is None else op(r, v)
+def _fold(op: Callable[..., ValueRanges]):
+    def rule(b: _Bounder, e: sympy.Basic) -> ValueRanges:
+        args = [b.expr(a) for a in e.args]
+        r = args[0] if len(args) > 1 or op in _N_ARY else op(args[0])
+        for a in args[1:]:
+            r = op(r, a)
         return r
 
     return rule
 
 
-def _ite(e: N.IfThenElse, env: Env, memo: Memo) -> ValueRanges:
-    c, a, b = e.args
-    return ops.ite(_walk(c, env, memo), _walk(a, env, memo), _walk(b, env, memo))
+def _ite(b: _Bounder, e: N.IfThenElse) -> ValueRanges:
+    c, x, y = e.args
+    return ops.ite(b.expr(c), b.expr(x), b.expr(y))
 
 
-# -- booleans -------------------------------------------------------------------------------------
-
-
-def _relation(op: Callable[[ValueRanges, ValueRanges], ValueRanges]):
-    def rule(e: Relational, env: Env, memo: Memo) -> ValueRanges:
-        lhs, rhs = e.args
-        r = op(_walk(lhs, env, memo), _walk(rhs, env, memo))
-        if r.is_singleton() or build.is_bool_expr(lhs) or build.is_bool_expr(rhs):
-            return r
-        if not set(_free_symbols(lhs)).intersection(_free_symbols(rhs)):
-            return r
-        # The sides share a symbol: sympy may cancel it in the difference.
-        return r & op(_walk(build.sub(lhs, rhs), env, memo), ValueRanges(0, 0))
-
-    return rule
-
-
-def _and(e: sympy.And, env: Env, memo: Memo) -> ValueRanges:
-    r = TRUE
-    for a in e.args:
-        r = ops.and_(r, _walk(a, env, memo))
-        if r is FALSE:
-            break
-    return r
-
-
-def _or(e: sympy.Or, env: Env, memo: Memo) -> ValueRanges:
-    r = FALSE
-    for a in e.args:
-        r = ops.or_(r, _walk(a, env, memo))
-        if r is TRUE:
-            break
-    return r
-
-
-def _true(e: sympy.Basic, env: Env, memo: Memo) -> ValueRanges:
-    return TRUE
-
-
-def _false(e: sympy.Basic, env: Env, memo: Memo) -> ValueRanges:
-    return FALSE
-
-
-_RULES: dict[type, Callable[[sympy.Basic, Env, Memo], ValueRanges]] = {
-    sympy.Symbol: _symbol,
-    sympy.Dummy: _symbol,
-    sympy.Integer: _integer,
-    type(sympy.S.Zero): _integer,
-    type(sympy.S.One): _integer,
-    type(sympy.S.NegativeOne): _integer,
-    sympy.Rational: _rational,
-    type(sympy.S.Half): _rational,
-    sympy.Float: _float,
+_N_ARY = (ops.max_, ops.min_)
+_RELATIONS = {"==": ops.eq, "!=": ops.ne, "<": ops.lt, "<=": ops.le, ">": ops.gt, ">=": ops.ge}
+_RULES: dict[type, Callable[[_Bounder, sympy.Basic], ValueRanges]] = {
+    sympy.Float: lambda b, e: ValueRanges.exact(float(e)),
     sympy.Add: _add,
     sympy.Mul: _mul,
     sympy.Pow: _pow,
-    N.FloorDiv: _binary(ops.floordiv),
-    N.CeilDiv: _binary(ops.ceildiv),
-    N.Mod: _binary(ops.mod),
-    N.PowByNatural: _binary(ops.pow_),
-    N.IntTrueDiv: _binary(ops.int_truediv),
-    N.Max: _minmax(ops.max_, True),
-    N.Min: _minmax(ops.min_, False),
-    N.FloorToInt: _unary(ops.floor_to_int),
-    N.CeilToInt: _unary(ops.ceil_to_int),
+    N.FloorDiv: _fold(ops.floordiv),  # with a float argument; integer ones are forms
+    N.CeilDiv: _fold(ops.ceildiv),
+    N.Mod: _fold(ops.mod),
+    N.PowByNatural: _fold(ops.pow_),
+    N.IntTrueDiv: _fold(ops.int_truediv),
+    N.Max: _fold(ops.max_),
+    N.Min: _fold(ops.min_),
+    N.FloorToInt: _fold(ops.floor_to_int),
+    N.CeilToInt: _fold(ops.ceil_to_int),
     N.IfThenElse: _ite,
     # sympy's own spellings of the same functions (same semantics on integers).
-    sympy.Max: _minmax(ops.max_, True),
-    sympy.Min: _minmax(ops.min_, False),
-    sympy.Abs: _unary(ops.abs_),
-    sympy.Mod: _binary(ops.mod),
-    sympy.floor: _unary(ops.floor_to_int),
-    sympy.ceiling: _unary(ops.ceil_to_int),
-    sympy.Eq: _relation(ops.eq),
-    sympy.Ne: _relation(ops.ne),
-    sympy.Lt: _relation(ops.lt),
-    sympy.Le: _relation(ops.le),
-    sympy.Gt: _relation(ops.gt),
-    sympy.Ge: _relation(ops.ge),
-    sympy.And: _and,
-    sympy.Or: _or,
-    OrderedAnd: _and,  # symint.build's connectives (sympy's, in evaluation order)
-    OrderedOr: _or,
-    sympy.Not: _unary(ops.not_),
-    type(sympy.true): _true,
-    type(sympy.false): _false,
+    sympy.Max: _fold(ops.max_),
+    sympy.Min: _fold(ops.min_),
+    sympy.Abs: _fold(ops.abs_),
+    sympy.Mod: _fold(ops.mod),
+    sympy.floor: _fold(ops.floor_to_int),
+    sympy.ceiling: _fold(ops.ceil_to_int),
+    **{cls: _fold(_RELATIONS[cls.rel_op]) for cls in (sympy.Eq, sympy.Ne, sympy.Lt, sympy.Le, sympy.Gt, sympy.Ge)},
 }

@@ -72,6 +72,9 @@ def normalise_divisibility(expr: sympy.Basic) -> sympy.Basic:
     lhs, rhs = expr.lhs, expr.rhs
     if rhs != 0 and lhs == 0:
         lhs, rhs = rhs, lhs
+    rel = build.eq if expr.rel_op == "==" else build.ne
+    if rhs == 0 and lhs.is_Mul and len(lhs.args) == 2 and lhs.args[0].is_Integer and isinstance(lhs.args[1], Mod):
+        return rel(lhs.args[1], 0)  # Mod(3*s, 6) is built as 3*Mod(s, 2): c*M == 0 iff M == 0 for c != 0
     if rhs != 0 or not isinstance(lhs, Mod) or not isinstance(lhs.args[1], sympy.Integer):
         return expr
     a, k = lhs.args[0], int(lhs.args[1])
@@ -80,7 +83,6 @@ def normalise_divisibility(expr: sympy.Basic) -> sympy.Basic:
         return expr
     c, inner = scaled
     g = math.gcd(c, k)
-    rel = build.eq if expr.rel_op == "==" else build.ne
     return rel(build.mod(inner, abs(k) // g), 0)
 
 

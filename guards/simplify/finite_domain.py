@@ -26,6 +26,9 @@ Note [Reducing over finite ranges]
     :mod:`guards.runtime.codegen`). The work is bounded by counts (points per component,
     point-evaluations per run), never by time, so the answer is deterministic.
 
+    The pass works on boolean forms (:func:`reduce_finite_forms`, what ``produce_guards``
+    calls); :func:`reduce_finite` is its sympy boundary, for :func:`~guards.simplify.passes.reduce_exact`.
+
 >>> from symint.build import symbol_expr, eq, ge, le, lt, ne, mod, floordiv
 >>> x, y = symbol_expr("x"), symbol_expr("y")
 >>> exprs = [ge(x, 2), le(x, 9), ne(mod(x, 3), 0), lt(floordiv(x, 2), 3), ge(y, 0), le(y, 1), lt(y, x)]
@@ -39,18 +42,19 @@ from __future__ import annotations
 import itertools
 import math
 from dataclasses import dataclass
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Hashable, Mapping, Sequence
 
 import sympy
-from sympy.core.relational import Relational
 
-from symint import build
-from symint.sympy_io.functions import CeilDiv, FloorDiv, Max, Min, Mod, PowByNatural
+from symint import form as F
+from symint.form import logic as B
+from symint.form.logic import BoolForm
 from valueranges import ValueRanges
 
-from guards.simplify.classify import _canonical_key, _classify, _sym_key
+from guards.guard import as_bool_form, form_key
+from guards.simplify.classify import classify_form, form_order_key, form_size, _name_key
 
-__all__ = ["FiniteLimits", "FiniteReduction", "reduce_finite"]
+__all__ = ["FiniteLimits", "FiniteReduction", "FiniteFormReduction", "reduce_finite", "reduce_finite_forms"]
 
 INF = math.inf
 _MAX_HOLES = 16  # per symbol: more values missing than this and no Ne(s, v) is offered
@@ -89,6 +93,23 @@ class FiniteReduction:
     points: int
 
 
+@dataclass(frozen=True, slots=True)
+class FiniteFormReduction:
+    """The result of :func:`reduce_finite_forms`: :class:`FiniteReduction` over boolean forms.
+
+    Attributes:
+        forms: the reduced guards (untouched ones in input order, then per component the new bounds and the kept guards).
+        dropped: indices (into the input) of guards no longer in ``forms``.
+        added: the new guards, each with the input indices of its component.
+        points: how many points were enumerated in all.
+    """
+
+    forms: tuple[BoolForm, ...]
+    dropped: frozenset[int]
+    added: tuple[tuple[BoolForm, frozenset[int]], ...]
+    points: int
+
+
 class _Unsupported(Exception):
     """An expression this module does not evaluate; its guard is left untouched."""
 
@@ -97,74 +118,106 @@ def reduce_finite(
     exprs: Sequence[sympy.Basic],
     domain: Mapping[sympy.Symbol, ValueRanges],
     limits: FiniteLimits = FiniteLimits(),
-    cost: Callable[[sympy.Basic], tuple] | None = None,
 ) -> FiniteReduction:
-    """Reduce the guards over small finite ranges exactly (see Note [Reducing over finite ranges]).
+    """:func:`reduce_finite_forms` of sympy guards (the sympy boundary; see Note [Reducing over finite ranges]).
 
     ``exprs`` are the guards (a conjunction), ``domain`` each symbol's range before any
-    guard (sizes: ``[0, oo]``). ``cost`` orders guards that exclude equally many points
-    (default: fewer expression nodes, then the text).
+    guard (sizes: ``[0, oo]``).
 
     >>> from symint.build import symbol_expr, ge, le, ne, mod
     >>> n = symbol_expr("n")
     >>> [str(e) for e in reduce_finite([ge(n, 3), le(n, 6), ne(mod(n, 2), 0), ne(n, 3)], {}).exprs]
     ['Eq(n, 5)']
     """
-    ranges = _ranges(exprs, domain)
+    forms = [as_bool_form(e) for e in exprs]
+    given = {form_key(f): e for f, e in zip(forms, exprs)}
+    ranges = {s.name: (r.lower, r.upper) for s, r in domain.items() if not r.is_bool}
+    out = reduce_finite_forms(forms, ranges, limits)
+
+    def back(f: BoolForm) -> sympy.Basic:
+        found = given.get(form_key(f))
+        return f.sympy() if found is None else found
+
+    return FiniteReduction(
+        tuple(dict.fromkeys(back(f) for f in out.forms)), out.dropped,
+        tuple((back(f), o) for f, o in out.added), out.points,
+    )
+
+
+def reduce_finite_forms(
+    guards: Sequence[BoolForm],
+    domain: Mapping[str, tuple],
+    limits: FiniteLimits = FiniteLimits(),
+    cost: Callable[[BoolForm], tuple] | None = None,
+) -> FiniteFormReduction:
+    """Reduce the guards (boolean forms) over small finite ranges exactly (see Note [Reducing over finite ranges]).
+
+    ``domain`` gives each symbol's ``(lower, upper)`` before any guard, by name. ``cost``
+    orders guards that exclude equally many points (default: fewer nodes, then the canonical key).
+
+    >>> x = F.sym("x")
+    >>> out = reduce_finite_forms([B.rel(">=", x, F.const(3)), B.rel("<=", x, F.const(6)),
+    ...                            B.rel("!=", F.mod(x, F.const(2)), F.const(0)), B.rel("!=", x, F.const(3))], {})
+    >>> [str(f.sympy()) for f in out.forms]
+    ['Eq(x, 5)']
+    """
+    ranges = _ranges(guards, domain)
     finite = {s for s, (lo, hi) in ranges.items() if lo != -INF and hi != INF}
-    definitions, base = _definitions(exprs, finite)
+    definitions, base = _definitions(guards, finite)
     members: dict[int, frozenset] = {}
-    for i, e in enumerate(exprs):
+    for i, g in enumerate(guards):
         if i in definitions.guards:
             continue  # a definition holds by construction of its symbol's column: kept as it is
-        syms = e.free_symbols
+        syms = g.symbols
         if syms and syms <= base | definitions.exprs.keys():
             members[i] = frozenset().union(*(definitions.base_of.get(s, {s}) for s in syms))
     components = _components(members)
     processed: set[int] = set()
-    given = set(exprs)
-    tail: list[sympy.Basic] = []
-    added: list[tuple[sympy.Basic, frozenset[int]]] = []
+    given = {form_key(g) for g in guards}
+    tail: list[BoolForm] = []
+    added: list[tuple[BoolForm, frozenset[int]]] = []
     budget = [limits.max_evaluations]
     points_total = 0
     cost = cost or _default_cost
     for symbols, indices in components:
-        symbols = sorted(symbols, key=_sym_key)
+        symbols = sorted(symbols, key=_name_key)
         size = math.prod(max(0, int(ranges[s][1] - ranges[s][0] + 1)) for s in symbols)
         if size == 0 or size > limits.max_points:  # an empty range: a contradiction, left for the solver passes
             continue
-        outcome = _reduce_component(exprs, indices, symbols, definitions, ranges, domain, size, limits, budget, cost)
+        outcome = _reduce_component(guards, indices, symbols, definitions, ranges, domain, size, limits, budget, cost)
         if outcome is None:
             continue
         new_bounds, keep_here = outcome  # keep_here: guards, some possibly new Ne(s, v)
         points_total += size
         processed.update(indices)
-        added += [(g, frozenset(indices)) for g in new_bounds + keep_here if g not in given]
+        added += [(g, frozenset(indices)) for g in new_bounds + keep_here if form_key(g) not in given]
         tail += new_bounds + keep_here
-    out = tuple(dict.fromkeys([e for i, e in enumerate(exprs) if i not in processed] + tail))
-    present = set(out)
-    dropped = frozenset(i for i, e in enumerate(exprs) if e not in present)
-    return FiniteReduction(out, dropped, tuple(added), points_total)
+    out = _unique([g for i, g in enumerate(guards) if i not in processed] + tail)
+    present = {form_key(g) for g in out}
+    dropped = frozenset(i for i, g in enumerate(guards) if form_key(g) not in present)
+    return FiniteFormReduction(tuple(out), dropped, tuple(added), points_total)
 
 
-def _default_cost(e: sympy.Basic) -> tuple:
-    return (_size(e), _canonical_key(e)[3])  # the text, printed once and cached for the final sort too
+def _unique(guards: list[BoolForm]) -> list[BoolForm]:
+    seen: dict[Hashable, BoolForm] = {}
+    for g in guards:
+        seen.setdefault(form_key(g), g)
+    return list(seen.values())
 
 
-def _size(e: sympy.Basic) -> int:
-    return sum(1 for _ in sympy.preorder_traversal(e))
+def _default_cost(g: BoolForm) -> tuple:
+    return (form_size(g), form_order_key(g))
 
 
-def _ranges(exprs: Sequence[sympy.Basic], domain: Mapping[sympy.Symbol, ValueRanges]) -> dict:
+def _ranges(guards: Sequence[BoolForm], domain: Mapping[str, tuple]) -> dict:
     """Each symbol's range from the domain and the single-symbol bound guards."""
     out: dict = {}
-    for e in exprs:
-        for s in e.free_symbols:
+    for g in guards:
+        for s in g.symbols:
             if s not in out:
-                rng = domain.get(s)
-                out[s] = (-INF, INF) if rng is None else (rng.lower, rng.upper)
-    for e in exprs:
-        k = _classify(e)
+                out[s] = domain.get(s, (-INF, INF))
+    for g in guards:
+        k = classify_form(g)
         if k.kind in ("lower", "upper", "exact") and k.sym in out:
             lo, hi = out[k.sym]
             if k.kind in ("lower", "exact"):
@@ -180,7 +233,7 @@ class _Definitions:
     """The guards ``Eq(s, expr)`` used to compute ``s`` from the enumerated symbols.
 
     Attributes:
-        exprs: defined symbol -> its expression.
+        exprs: defined symbol -> its form.
         base_of: defined symbol -> the enumerated symbols its value depends on.
         order: the defined symbols, each after the defined symbols its expression uses.
         guards: the indices of the defining guards.
@@ -192,15 +245,23 @@ class _Definitions:
     guards: frozenset
 
 
-def _definitions(exprs: Sequence[sympy.Basic], finite: set) -> tuple[_Definitions, set]:
+def _symbol_name(f: "F.Form") -> str | None:
+    atom = f.atom()
+    return atom.name if atom is not None and atom.kind == "sym" else None
+
+
+def _definitions(guards: Sequence[BoolForm], finite: set) -> tuple[_Definitions, set]:
     """The usable definitions, and the symbols to enumerate (finite ranges, not defined)."""
     offered: dict = {}
-    for i, e in enumerate(exprs):
-        if not isinstance(e, sympy.Eq):
+    for i, g in enumerate(guards):
+        if g.kind != "rel" or g.args[0] != "==":
             continue
-        for sym, expr in sorted(((e.lhs, e.rhs), (e.rhs, e.lhs)), key=lambda t: _sym_key(t[0]) if t[0].is_Symbol else (), reverse=True):
-            if sym.is_Symbol and sym not in expr.free_symbols and sym not in offered and not expr.is_Number:
-                offered[sym] = (i, expr)
+        _, lhs, rhs = g.args
+        sides = sorted(((lhs, rhs), (rhs, lhs)), key=lambda t: _name_key(_symbol_name(t[0]) or ""), reverse=True)
+        for side, expr in sides:
+            name = _symbol_name(side)
+            if name is not None and name not in expr.symbols and name not in offered and not expr.is_const:
+                offered[name] = (i, expr)
                 break
     base = set(finite) - offered.keys()
     while True:
@@ -209,20 +270,20 @@ def _definitions(exprs: Sequence[sympy.Basic], finite: set) -> tuple[_Definition
         progress = True
         while progress:
             progress = False
-            for sym, (i, expr) in offered.items():
-                if sym in resolved:
+            for name, (i, expr) in offered.items():
+                if name in resolved:
                     continue
-                uses = expr.free_symbols
+                uses = expr.symbols
                 if uses <= base | resolved.keys():
-                    resolved[sym] = frozenset().union(*(resolved.get(u, {u}) for u in uses))
-                    order.append(sym)
+                    resolved[name] = frozenset().union(*(resolved.get(u, {u}) for u in uses))
+                    order.append(name)
                     progress = True
-        stuck = {sym for sym in offered if sym not in resolved and sym in finite and sym not in base}
+        stuck = {name for name in offered if name not in resolved and name in finite and name not in base}
         if not stuck:
             break
         base |= stuck  # a finite symbol whose definition cannot be computed is enumerated instead
-    guards = frozenset(offered[sym][0] for sym in resolved)
-    return _Definitions({sym: offered[sym][1] for sym in resolved}, resolved, tuple(order), guards), base
+    guards_ = frozenset(offered[name][0] for name in resolved)
+    return _Definitions({name: offered[name][1] for name in resolved}, resolved, tuple(order), guards_), base
 
 
 def _components(members: dict[int, frozenset]) -> list[tuple[frozenset, list[int]]]:
@@ -230,16 +291,16 @@ def _components(members: dict[int, frozenset]) -> list[tuple[frozenset, list[int
     parent: dict = {}
 
     def find(s):
-        while parent.setdefault(s, s) is not s:
+        while parent.setdefault(s, s) != s:
             parent[s] = parent[parent[s]]
             s = parent[s]
         return s
 
     for syms in members.values():
-        first, *rest = syms
+        first, *rest = sorted(syms, key=_name_key)
         for s in rest:
             a, b = find(first), find(s)
-            if a is not b:
+            if a != b:
                 parent[a] = b
     groups: dict = {}
     for i, syms in members.items():
@@ -251,28 +312,120 @@ def _components(members: dict[int, frozenset]) -> list[tuple[frozenset, list[int
     return [(frozenset(syms), indices) for indices, syms in ordered]
 
 
-def _reduce_component(exprs, indices, symbols, definitions, ranges, domain, size, limits, budget, cost):
+class _Columns:
+    """The values of forms at every point of a component, computed once per form or atom (budgeted)."""
+
+    def __init__(self, columns: dict[str, list], size: int, limits: FiniteLimits, budget: list[int]):
+        self.columns, self.size, self.limits, self.budget = columns, size, limits, budget
+        self.memo: dict[int, list] = {}
+
+    def _spend(self, what) -> None:
+        self.budget[0] -= self.size
+        if self.budget[0] < 0:
+            raise _Unsupported(what)
+
+    def form(self, f: "F.Form") -> list:
+        """``f``'s integer value at every point (None where it raises)."""
+        found = self.memo.get(f.uid)
+        if found is not None:
+            return found
+        self._spend(f)
+        total = None
+        for m, c in f.terms:
+            col = None
+            for atom, p in m.factors:
+                vals = self.atom(atom)
+                if p > self.limits.max_exponent:
+                    raise _Unsupported(atom)
+                if p != 1:
+                    vals = [v**p for v in vals] if None not in vals else [None if v is None else v**p for v in vals]
+                col = vals if col is None else _combine(col, vals, _MUL)
+            if c != 1:
+                col = [c * v for v in col] if None not in col else [None if v is None else c * v for v in col]
+            total = col if total is None else _combine(total, col, _ADD)
+        k = f.const
+        if total is None:
+            total = [k] * self.size
+        elif k:
+            total = [k + v for v in total] if None not in total else [None if v is None else k + v for v in total]
+        self.memo[f.uid] = total
+        return total
+
+    def atom(self, a: "F.Atom") -> list:
+        found = self.memo.get(a.uid)
+        if found is not None:
+            return found
+        kind = a.kind
+        if kind == "sym":
+            out = self.columns.get(a.name)
+            if out is None:
+                raise _Unsupported(a)
+        else:
+            self._spend(a)
+            args = [self.form(x) for x in a.args]
+            if kind in ("floordiv", "ceildiv", "mod"):
+                x, y = args
+                if None in x or None in y or 0 in y:
+                    out = [_divide(kind, u, v) for u, v in zip(x, y)]
+                elif kind == "floordiv":
+                    out = [u // v for u, v in zip(x, y)]
+                elif kind == "mod":
+                    out = [u % v for u, v in zip(x, y)]
+                else:
+                    out = [-(-u // v) for u, v in zip(x, y)]
+            elif kind in ("max", "min"):
+                pick = max if kind == "max" else min
+                out = [None if None in col else pick(col) for col in zip(*args)]
+            elif kind == "pow":
+                base, exp = args
+                if any(x is not None and not 0 <= x <= self.limits.max_exponent for x in exp):
+                    raise _Unsupported(a)
+                out = [None if b is None or x is None else b**x for b, x in zip(base, exp)]
+            else:  # opaque: a sympy expression this pass does not evaluate
+                raise _Unsupported(a)
+        self.memo[a.uid] = out
+        return out
+
+    def truth(self, g: BoolForm) -> list:
+        """``g``'s truth at every point: True, False, or None where evaluating it raises."""
+        kind = g.kind
+        if kind == "const":
+            return [g.value] * self.size
+        if kind == "rel":
+            op, lhs, rhs = g.args
+            a, b = self.form(lhs), self.form(rhs)
+            if None in a or None in b:
+                rel = _REL[op]
+                return [None if x is None or y is None else rel(x, y) for x, y in zip(a, b)]
+            return _compare(op, a, b)
+        if kind == "and":
+            parts = [self.truth(x) for x in g.args]
+            # a raising conjunct fails the guard wherever it raises, whatever the others say
+            return [None if None in col else all(col) for col in zip(*parts)]
+        raise _Unsupported(g)
+
+
+def _reduce_component(guards, indices, symbols, definitions, ranges, domain, size, limits, budget, cost):
     """(new bounds, guards to keep) for one component, or None to leave it alone."""
     axes = [range(int(ranges[s][0]), int(ranges[s][1]) + 1) for s in symbols]
     points = list(itertools.product(*axes))
-    columns = {s: [p[k] for p in points] for k, s in enumerate(symbols)}
+    values = _Columns({s: [p[k] for p in points] for k, s in enumerate(symbols)}, size, limits, budget)
     full = (1 << size) - 1
     masks: dict[int, int] = {}
-    memo: dict = {}
     for s in definitions.order:  # defined symbols of this component, each after those it uses
         if definitions.base_of[s] <= set(symbols):
             try:
-                columns[s] = _values(definitions.exprs[s], columns, memo, size, limits, budget)
+                values.columns[s] = values.form(definitions.exprs[s])
             except _Unsupported:
                 pass  # guards that mention s are then left untouched
     for i in indices:
         if budget[0] <= 0:
             return None
         try:
-            values = _truth(exprs[i], columns, memo, size, limits, budget)
+            truth = values.truth(guards[i])
         except _Unsupported:
             continue
-        masks[i] = _mask(values)
+        masks[i] = _mask(truth)
     if not masks:
         return None
     admitted = full
@@ -280,20 +433,20 @@ def _reduce_component(exprs, indices, symbols, definitions, ranges, domain, size
         admitted &= m
     if admitted == 0:  # the guards admit nothing here: leave them for the solver passes to report
         return None
-    bounds, box, holes = _shrunk_bounds(symbols, points, admitted, ranges, domain)
+    bounds, box, holes = _shrunk_bounds(symbols, points, admitted, domain)
     # Candidates for the cover: the guards, and Ne(s, v) for each value v of a shrunk
     # range that no admitted point takes (true wherever the guards hold, so implied).
-    options = [(cost(exprs[i]), exprs[i], masks[i]) for i in masks]
+    options = [(cost(guards[i]), guards[i], masks[i]) for i in masks]
     for k, s in enumerate(symbols):
         if not holes[k] or len(holes[k]) > _MAX_HOLES:  # many holes: the guards state them better
             continue
         at = _masks_by_value(points, k)
         for v in holes[k]:
-            hole = build.ne(s, v)
+            hole = B.rel("!=", F.sym(s), F.const(v))
             options.append((cost(hole), hole, full & ~at[v]))
     options.sort(key=lambda t: t[0])
     uncovered = box & ~admitted
-    keep: list[sympy.Basic] = []
+    keep: list[BoolForm] = []
     while uncovered:
         best, best_count = None, 0
         for option in options:
@@ -303,7 +456,7 @@ def _reduce_component(exprs, indices, symbols, definitions, ranges, domain, size
         keep.append(best[1])
         uncovered &= best[2]
         options.remove(best)
-    keep += [exprs[i] for i in indices if i not in masks]  # not evaluated: untouched
+    keep += [guards[i] for i in indices if i not in masks]  # not evaluated: untouched
     return bounds, keep
 
 
@@ -315,7 +468,7 @@ def _masks_by_value(points: list[tuple], k: int) -> dict[int, int]:
     return out
 
 
-def _shrunk_bounds(symbols, points, admitted, ranges, domain):
+def _shrunk_bounds(symbols, points, admitted, domain):
     """Each symbol's bound guards over the admitted points, the mask of their box, and the values inside it no admitted point takes."""
     seen = [set() for _ in symbols]
     bits = admitted
@@ -331,14 +484,15 @@ def _shrunk_bounds(symbols, points, admitted, ranges, domain):
         lo, hi = min(values), max(values)
         limits.append((lo, hi))
         holes.append([v for v in range(lo + 1, hi) if v not in values])
+        x = F.sym(s)
         if lo == hi:
-            bounds.append(build.eq(s, lo))
+            bounds.append(B.rel("==", x, F.const(lo)))
             continue
         base = domain.get(s)
-        if base is None or base.lower < lo:
-            bounds.append(build.ge(s, lo))
-        if base is None or base.upper > hi:
-            bounds.append(build.le(s, hi))
+        if base is None or base[0] < lo:
+            bounds.append(B.rel(">=", x, F.const(lo)))
+        if base is None or base[1] > hi:
+            bounds.append(B.rel("<=", x, F.const(hi)))
     box = 0
     for k, p in enumerate(points):
         if all(lo <= v <= hi for v, (lo, hi) in zip(p, limits)):
@@ -351,74 +505,45 @@ def _mask(values: list) -> int:
     return int("".join(["1" if v is True else "0" for v in reversed(values)]) or "0", 2)
 
 
-# -- evaluation over all points at once -------------------------------------------------------------
 _REL = {
     "==": lambda a, b: a == b, "!=": lambda a, b: a != b, "<": lambda a, b: a < b,
     "<=": lambda a, b: a <= b, ">": lambda a, b: a > b, ">=": lambda a, b: a >= b,
 }
 
 
-def _truth(e: sympy.Basic, columns, memo, size, limits, budget) -> list:
-    """``e``'s truth at every point: True, False, or None where evaluating it raises."""
-    if e is sympy.true or e is sympy.false:
-        return [bool(e)] * size
-    if isinstance(e, Relational):
-        a = _values(e.lhs, columns, memo, size, limits, budget)
-        b = _values(e.rhs, columns, memo, size, limits, budget)
-        rel = _REL[e.rel_op]
-        return [None if x is None or y is None else rel(x, y) for x, y in zip(a, b)]
-    if isinstance(e, sympy.And):
-        parts = [_truth(a, columns, memo, size, limits, budget) for a in e.args]
-        # a raising conjunct fails the guard wherever it raises, whatever the others say
-        return [None if None in col else all(col) for col in zip(*parts)]
-    raise _Unsupported(e)
+def _compare(op: str, a: list, b: list) -> list:
+    if op == "==":
+        return [x == y for x, y in zip(a, b)]
+    if op == "!=":
+        return [x != y for x, y in zip(a, b)]
+    if op == "<":
+        return [x < y for x, y in zip(a, b)]
+    if op == "<=":
+        return [x <= y for x, y in zip(a, b)]
+    if op == ">":
+        return [x > y for x, y in zip(a, b)]
+    return [x >= y for x, y in zip(a, b)]
 
 
-def _values(e: sympy.Basic, columns, memo, size, limits, budget) -> list:
-    """``e``'s integer value at every point (None where it raises)."""
-    found = memo.get(e)
-    if found is not None:
-        return found
-    budget[0] -= size
-    if budget[0] < 0:
-        raise _Unsupported(e)
-    if e.is_Symbol:
-        out = columns.get(e)
-        if out is None:
-            raise _Unsupported(e)
-    elif e.is_Integer:
-        out = [int(e)] * size
-    else:
-        args = [_values(a, columns, memo, size, limits, budget) for a in e.args]
-        out = _apply(e, args, limits)
-    memo[e] = out
-    return out
+_ADD, _MUL = 0, 1
 
 
-def _apply(e: sympy.Basic, args: list[list], limits: FiniteLimits) -> list:
-    if isinstance(e, sympy.Add):
-        return [None if None in col else sum(col) for col in zip(*args)]
-    if isinstance(e, sympy.Mul):
-        return [None if None in col else math.prod(col) for col in zip(*args)]
-    if isinstance(e, (sympy.Pow, PowByNatural)):
-        base, exp = args
-        if any(x is not None and not 0 <= x <= limits.max_exponent for x in exp):
-            raise _Unsupported(e)
-        return [None if b is None or x is None else b**x for b, x in zip(base, exp)]
-    if isinstance(e, (FloorDiv, CeilDiv, Mod)):
-        kind = FloorDiv if isinstance(e, FloorDiv) else CeilDiv if isinstance(e, CeilDiv) else Mod
-        return [_divide(kind, a, b) for a, b in zip(*args)]
-    if isinstance(e, (Max, Min)):
-        pick = max if isinstance(e, Max) else min
-        return [None if None in col else pick(col) for col in zip(*args)]
-    raise _Unsupported(e)
+def _combine(a: list, b: list, op: int) -> list:
+    """``a + b`` or ``a * b`` pointwise (None, a point where evaluating raised, stays None)."""
+    if None in a or None in b:
+        if op == _ADD:
+            return [None if x is None or y is None else x + y for x, y in zip(a, b)]
+        return [None if x is None or y is None else x * y for x, y in zip(a, b)]
+    if op == _ADD:
+        return [x + y for x, y in zip(a, b)]
+    return [x * y for x, y in zip(a, b)]
 
 
 def _divide(kind, a, b):
     if a is None or b is None or b == 0:
         return None
-    if kind is FloorDiv:
+    if kind == "floordiv":
         return a // b
-    if kind is CeilDiv:
+    if kind == "ceildiv":
         return -((-a) // b)
     return a % b

@@ -76,7 +76,7 @@ from guards.solver.z3_solver import Budget, SatStatus, SolverConfig, Z3Context
 
 from guards.protocols import GuardSetLike
 
-__all__ = ["simplify", "simplify_with_report", "SimplifyReport", "reduce_exact", "canonical_order"]
+__all__ = ["simplify", "simplify_with_report", "SimplifyReport", "reduce_exact"]
 
 _DEFAULT = SolverConfig()
 #: Neighbourhoods larger than this are not used to drop a guard (the guard is kept instead).
@@ -181,17 +181,6 @@ def reduce_exact(gs: GuardSetLike) -> tuple[GuardSetLike, SimplifyReport]:
     GuardSet(n >= 8, Eq(Mod(n, 8), 0))
     """
     return _Simplifier(gs, SolverConfig()).run(use_z3=False)
-
-
-def canonical_order(guards) -> list[Guard]:
-    """Guards in the order :func:`reduce_exact` and :func:`simplify` emit them: equalities, bounds per symbol, the rest.
-
-    >>> from symint.build import symbol_expr, eq, ge
-    >>> n, m = symbol_expr("n"), symbol_expr("m")
-    >>> [str(g.expr) for g in canonical_order([Guard.of(ge(n, 2)), Guard.of(eq(m, 3))])]
-    ['Eq(m, 3)', 'n >= 2']
-    """
-    return sorted(guards, key=lambda g: _canonical_key(g.expr))
 
 
 # -- small helpers ---------------------------------------------------------------------------------

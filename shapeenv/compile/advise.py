@@ -62,6 +62,7 @@ from guards.torchlog.torch_log import TorchLog
 from guards.text.torch_sources import parse_path
 from guards.solver.z3_solver import SolverConfig
 from symint import build
+from symint import form as F
 
 from shapeenv.compile.buckets import plan_dim
 from shapeenv.errors import ShapeEnvError
@@ -377,15 +378,15 @@ def _generalise(gs: GuardSet, varying: Mapping[tuple[str, int], Sequence[int]], 
                 k += 1
             sym = sym_of[src] = build.symbol_expr(f"v{k}")
             sources[sym] = src
-        kept.append(Guard.of(build.le(vs[0], sym), f"mark_dynamic min of {src.torch_text()}"))
-        kept.append(Guard.of(build.le(sym, vs[-1]), f"mark_dynamic max of {src.torch_text()}"))
+        kept.append(Guard.of(F.rel("<=", F.const(vs[0]), F.sym(sym.name)), f"mark_dynamic min of {src.torch_text()}"))
+        kept.append(Guard.of(F.rel("<=", F.sym(sym.name), F.const(vs[-1])), f"mark_dynamic max of {src.torch_text()}"))
     # dims made dynamic here (every entry pinned them): the equalities seen in every call, as a dynamic trace would tie them
     made = sorted((s for s in dropped if s.kind == "size"), key=lambda s: s.text())
     for a_i, a in enumerate(made):
         for b in made[a_i + 1:]:
             if all(c.shape_map()[a.base][a.index] == c.shape_map()[b.base][b.index] for c in calls  # type: ignore[index]
                    if a.base in c.shape_map() and b.base in c.shape_map()):  # fmt: skip
-                kept.append(Guard.of(build.eq(sym_of[a], sym_of[b]), "equal in every call"))
+                kept.append(Guard.of(F.rel("==", F.sym(sym_of[a].name), F.sym(sym_of[b].name)), "equal in every call"))
     return GuardSet.of(kept, sources)
 
 
@@ -399,7 +400,7 @@ def _proofs(gs: GuardSet, calls: Sequence[LoggedCall], config: SolverConfig) -> 
         if values is None:
             out[c.text()] = Verdict.NO
             continue
-        point = GuardSet.of([build.eq(s, v) for s, v in values.items()], gs.source_map)
+        point = GuardSet.of([Guard.of(F.rel("==", F.sym(s.name), F.const(v))) for s, v in values.items()], gs.source_map)
         out[c.text()] = point.implies(gs, config).verdict
     return tuple(out.items())
 
@@ -455,7 +456,7 @@ def _dynamic_dims(gs: GuardSet, varying: Mapping[tuple[str, int], Sequence[int]]
             m = 0
             for v in vs:
                 m = math.gcd(m, v)
-            if m > 1 and gs.implies(GuardSet.of([build.eq(build.mod(sym, m), 0)], smap), config).verdict is Verdict.YES:
+            if m > 1 and gs.implies(GuardSet.of([Guard.of(F.rel("==", F.mod(F.sym(sym.name), F.const(m)), F.const(0)))], smap), config).verdict is Verdict.YES:
                 multiple = m
         root = smap[ties.get(sym, sym)]
         dims.append(DynamicDim(b, i, vs[0], vs[-1], strict, multiple, f"{root.base}_{root.index}"))

@@ -45,11 +45,12 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any, Iterable, Mapping
 
-from guards import GuardSet, Source
+from guards import Guard, GuardSet, Source
 from guards.runtime.cache import pinned_sources
 from guards.errors import GuardError
 from guards.text.parse import parse_source
 from symint import build
+from symint import form as F
 
 from shapeenv.errors import ShapeEnvError
 
@@ -303,8 +304,9 @@ class DimPlan:
         """The guard set of bucket ``i``: the raw sizes it serves."""
         b = self.buckets[i]
         sym = build.symbol_expr("s0")
-        exprs = [build.le(sym, b.top)] if b.low is None else [build.gt(sym, b.low), build.le(sym, b.top)]
-        return GuardSet.of(exprs, {sym: self.source})
+        s = F.sym(sym.name)
+        conds = [F.rel("<=", s, F.const(b.top))] if b.low is None else [F.rel(">", s, F.const(b.low)), F.rel("<=", s, F.const(b.top))]
+        return GuardSet.of([Guard.of(c) for c in conds], {sym: self.source})
 
     def format(self) -> str:
         """A few lines: the buckets with calls and waste, then the totals."""

@@ -48,6 +48,7 @@ import sympy
 
 from guards import Guard, GuardSet
 from symint import SymBool, SymInt, build
+from symint import form as F
 from symint.sympy_io.evaluate import UnboundSymbolError, evaluate
 
 from shapeenv.core.settings import ShapeEnvSettings
@@ -173,7 +174,7 @@ def _int_pins(plan: Plan) -> GuardSet:
     for k, d in enumerate(d for d in plan.decisions.values() if d.source.kind == "value" and not d.dynamic):
         sym = build.symbol_expr(f"c{k}")
         sources[sym] = d.source
-        pins.append(Guard.of(build.eq(sym, d.value), f"{d.source.text()} is a constant of the trace ({d.why})"))
+        pins.append(Guard.of(F.rel("==", F.sym(sym.name), F.const(d.value)), f"{d.source.text()} is a constant of the trace ({d.why})"))
     return GuardSet.of(pins, sources)
 
 

@@ -4,8 +4,9 @@ Note [Deferred simplification]
     Z3 simplification of a produced set (dropping what the others imply) takes seconds
     on a large trace (W1: ~1.4 s of a 2 s pipeline), while the cheap exact reduction
     (equalities folded, one range per symbol, implied bounds and divisibility folded,
-    guards that intervals decide dropped; :func:`guards.simplify.passes.reduce_exact`) takes
-    milliseconds and is equivalent to the raw set by construction. So ``produce_guards``,
+    guards that the facts decide dropped, small finite ranges enumerated;
+    :mod:`guards.simplify.reduce_forms`) takes milliseconds and is equivalent to the raw
+    set by construction. So ``produce_guards``,
     ``export`` and ``compile`` install the reduced set at once, and the Z3 simplification
     runs after: in a worker thread started right away (``ShapeEnvSettings.simplify_in_background``),
     or in the first caller of :meth:`ProducedGuards.wait`. The simplified set replaces the

@@ -16,17 +16,16 @@ Note [What goes into the produced guard set]
 
 Note [Reducing the produced guard set]
     The raw set above is exact but long: most guards recorded early are implied by
-    later ones. We re-learn the raw set, and only it, into a fresh :class:`Facts`
-    (so no assert leaks in), then emit what it concluded explicitly: one equality per
-    replacement, each symbol's final range, each divisibility fact. Every one of these
-    is a consequence of the raw guards. A recorded guard that these explicit facts
-    decide (by replacements, divisibility and interval bounds) is dropped; the rest
-    are kept in their simplified form. :func:`guards.simplify.passes.reduce_exact` then merges
-    bounds, folds divisibility and drops what intervals decide, without Z3. The result
-    is equivalent to the raw set by construction and is what ``produce_guards`` returns
-    at once; ``GuardSet.simplify`` removes what Z3 finds implied and proves that step
-    equivalent, off the critical path (see Note [Deferred simplification] in
-    :mod:`shapeenv.core.deferred`).
+    later ones. It is reduced once, on forms, by :mod:`guards.simplify.reduce_forms`
+    (Note [One reduction on forms]): the recorded guards, and only they, are re-learnt
+    into a fresh :class:`~valueranges.facts.Facts` from the initial ranges (so no assert
+    leaks in), which concludes per symbol a replacement, a range and divisors, stated
+    explicitly; the recorded guards these do not decide are kept, simplified; the guards
+    over small finite ranges are reduced by enumeration. The result is equivalent to the
+    raw set by construction and is what ``produce_guards`` returns at once, without
+    building or printing a sympy expression (provenance is built when read);
+    ``GuardSet.simplify`` removes what Z3 finds implied and proves that step equivalent,
+    off the critical path (see Note [Deferred simplification] in :mod:`shapeenv.core.deferred`).
 """
 
 from __future__ import annotations
@@ -38,12 +37,12 @@ from typing import TYPE_CHECKING
 import sympy
 
 from guards import Guard, GuardSet, ProofResult, SolverConfig, Source
-from guards.simplify.passes import canonical_order, reduce_exact
+from guards.simplify.reduce_forms import FormReduction, canonical_guards
 from symint import build
+from symint import form as F
+from symint.form import logic as B
 
 from .deferred import ProducedGuards
-from valueranges.facts import Facts
-from valueranges.facts.monotone import as_bound
 
 from .provenance import bool_form_of
 
@@ -77,14 +76,19 @@ def _sources_ties_pins(env: "SymbolTable") -> tuple[dict[sympy.Symbol, Source], 
             continue
         sources[sym] = info.sources[0]
         for k, extra in enumerate(info.sources[1:], start=1):
-            alias = build.symbol_expr(f"{sym.name}_{k}")
-            sources[alias] = extra
-            ties.append(Guard.of(build.eq(alias, sym), f"{extra.text()} was duck-sized to {info.sources[0].text()}"))
+            alias = f"{sym.name}_{k}"
+            sources[build.symbol_expr(alias)] = extra
+            why = f"{extra.text()} was duck-sized to {info.sources[0].text()}"
+            ties.append(Guard.of(B.rel("==", F.sym(alias), F.sym(sym.name)), why))
     for k, (source, value) in enumerate(env.specialized.items()):
-        pin = build.symbol_expr(f"p{k}")
-        sources[pin] = source
-        pins.append(Guard.of(build.eq(pin, value), f"{source.text()} was specialised to {value}"))
+        pin = f"p{k}"
+        sources[build.symbol_expr(pin)] = source
+        pins.append(Guard.of(B.rel("==", F.sym(pin), F.const(int(value))), _specialised(source, value)))
     return sources, ties, pins
+
+
+def _specialised(source: Source, value: int):
+    return lambda: f"{source.text()} was specialised to {value}"
 
 
 def _range_guards(env: "SymbolTable") -> list[Guard]:
@@ -94,10 +98,11 @@ def _range_guards(env: "SymbolTable") -> list[Guard]:
         if not info.sources or rng is None:
             continue
         floor = 0 if info.sources[0].is_size_like else -math.inf
+        x = F.sym(sym.name)
         if rng.lower > floor:
-            out.append(Guard.of(build.le(int(rng.lower), sym), f"the initial range of {sym} is {rng}"))
+            out.append(Guard.of(B.rel("<=", F.const(int(rng.lower)), x), f"the initial range of {sym} is {rng}"))
         if rng.upper != math.inf:
-            out.append(Guard.of(build.le(sym, int(rng.upper)), f"the initial range of {sym} is {rng}"))
+            out.append(Guard.of(B.rel("<=", x, F.const(int(rng.upper))), f"the initial range of {sym} is {rng}"))
     return out
 
 
@@ -105,106 +110,41 @@ def _form_of(record):
     return bool_form_of(record.form)
 
 
-def _initial_facts(env: "SymbolTable") -> Facts:
-    facts = Facts(rank=env.elimination_rank)
-    for sym, info in env.symbols.items():
-        if info.sources and info.initial_range is not None:
-            facts.set_range(sym, info.initial_range)
-    return facts
+def _cause(record):
+    """What a recorded guard taught, for the origin of an explicit fact (the guard printed only when read)."""
+    return lambda: f"{record.expr} at {record.provenance.user_frame or '<unknown>'}"
 
 
-def _guard_facts(env: "SymbolTable") -> tuple[Facts, dict[sympy.Symbol, list[str]]]:
-    """What the initial ranges and the recorded guards imply, and nothing else (no asserts).
+def reduce_guards(env: "SymbolTable", ties: list[Guard] | None = None) -> list[Guard]:
+    """The recorded guards reduced exactly, on forms, with the ``ties`` of extra sources (Note [Reducing the produced guard set]).
 
-    Also returns, per symbol, the provenance of the guards that changed what is known of it.
+    Pins of specialised sources are not included (Note [Pins skip the reducer]).
     """
-    facts = _initial_facts(env)
-    causes: dict[sympy.Symbol, list[str]] = {}
-    for sym, info in env.symbols.items():
-        if info.sources and info.initial_range is not None:
-            causes[sym] = [f"the initial range of {info.sources[0].text()}"]
-    after = facts.symbol_facts()
-    for record in env.guards:
-        version = facts.version
-        before = after
-        facts.learn_form(_form_of(record), consistent=True)  # guards hold for the hints, as the ranges do
-        if facts.version == version:  # nothing learned (the version counts every change): ``after`` stands
-            continue
-        after = facts.symbol_facts()
-        changed = set()
-        for old, new in zip(before, after):
-            for name in new.keys() | old.keys():
-                if old.get(name) != new.get(name):
-                    changed.add(name)
-        text = None  # printed once per guard, however many symbols it changed (a sympy print is the cost)
-        for name in sorted(changed):
-            if text is None:
-                text = f"{record.expr} at {record.provenance.user_frame or '<unknown>'}"
-            causes.setdefault(build.symbol_expr(name), []).append(text)
-    return facts, causes
-
-
-def _explicit_facts(env: "SymbolTable", facts: Facts, causes: dict[sympy.Symbol, list[str]]) -> list[Guard]:
-    out = []
+    domain: dict[str, tuple] = {}
+    initial: dict[str, tuple] = {}
+    seeds: dict[str, list] = {}
+    hints: dict[str, int] = {}
+    names: list[str] = []
     for sym, info in env.symbols.items():
         if not info.sources:
             continue
-        why = "; ".join(dict.fromkeys(causes.get(sym, [])))
-        value = facts.replacements.get(sym)
-        if value is not None:
-            out.append(Guard.of(build.eq(sym, value), f"{sym} = {value} from: {why}"))
-            if value.is_Number:
-                continue
-        rng = facts.ranges.get(sym)
-        floor = 0 if info.sources[0].is_size_like else -math.inf
-        if rng is not None and rng.lower > floor:
-            out.append(Guard.of(build.le(int(rng.lower), sym), f"{sym} in {rng} from: {why}"))
-        if rng is not None and rng.upper != math.inf:
-            out.append(Guard.of(build.le(sym, int(rng.upper)), f"{sym} in {rng} from: {why}"))
-        for k in sorted(facts.divisible.get(sym, ())):
-            out.append(Guard.of(build.eq(build.mod(sym, k), 0), f"{sym} divisible by {k} from: {why}"))
-    return out
-
-
-def _as_bound(env: "SymbolTable", facts: Facts, e: sympy.Basic) -> sympy.Basic:
-    """A single-symbol guard monotone in its symbol, as the equivalent bound (see :mod:`valueranges.facts.monotone`)."""
-    syms = e.free_symbols
-    if len(syms) != 1:
-        return e
-    (sym,) = syms
-    info = env.symbols.get(sym)
-    rng = facts.ranges.get(sym)
-    if info is None or info.hint is None or rng is None:
-        return e
-    bound_ = as_bound(e, sym, rng.lower, rng.upper, info.hint)
-    return e if bound_ is None else bound_
-
-
-def reduce_guards(env: "SymbolTable") -> list[Guard]:
-    """The recorded guards as explicit facts plus those not implied by them (Note [Reducing the produced guard set]).
-
-    The recorded guards are then visited newest first (later guards are usually the
-    stronger ones) and one is kept only if the explicit facts plus the guards kept so far
-    do not already decide it: every dropped guard is implied by what is kept, and what is
-    kept is implied by the recorded guards, so the set stays exact.
-    """
-    facts, causes = _guard_facts(env)
-    explicit = _explicit_facts(env, facts, causes)
-    kept_facts = _initial_facts(env)
-    for g in explicit:
-        kept_facts.learn(g.expr)
-    kept = []
-    for record in reversed(env.guards):
-        form = facts.simplify_bool(_form_of(record))
-        # every guard and fact here holds for the hints: only "implied" is worth searching for
-        if form.kind == "const" or kept_facts.decide(form, expect=True) is True:
-            continue
-        kept_facts.learn_form(form, consistent=True)
-        e = _as_bound(env, facts, form.sympy())
-        if e is not sympy.true:
-            kept.append(Guard.of(form if e is form.sympy() else e, str(record.provenance)))
-    kept.reverse()
-    return explicit + kept
+        name = sym.name
+        names.append(name)
+        for k in range(len(info.sources)):
+            alias = name if k == 0 else f"{name}_{k}"
+            if info.sources[k].is_size_like:
+                domain[alias] = (0, math.inf)
+        if info.hint is not None:
+            hints[name] = info.hint
+        if info.initial_range is not None:
+            initial[name] = (info.initial_range.lower, info.initial_range.upper)
+            seeds[name] = [f"the initial range of {info.sources[0].text()}"]
+    if ties is None:
+        ties = _sources_ties_pins(env)[1]
+    reduction = FormReduction(domain, env.elimination_rank, hints)
+    items = [(_form_of(r), r.provenance.__str__) for r in env.guards]  # the provenance printed when read
+    reduced = reduction.round(items, names, initial, seeds, [_cause(r) for r in env.guards])
+    return canonical_guards(reduction.settle(reduced + [(g.form, g.why) for g in ties]))
 
 
 def raw_guards(env: "SymbolTable") -> GuardSet:
@@ -220,15 +160,15 @@ def reduced_guards(env: "SymbolTable") -> GuardSet:
     Note [Pins skip the reducer]
         A specialised source (a static dim, a parameter's size or stride) is pinned by
         ``p3 == 16`` over a symbol of its own that no other guard mentions: no other guard
-        implies it or is simplified by it, and ``reduce_exact`` keeps it as it is. Models
+        implies it or is simplified by it, and the reduction would keep it as it is. Models
         have hundreds (every parameter's sizes), so they skip the reducer and join its
         output in its canonical order: the same set, in the same order, at a fraction of
         the cost (resnet18: 0.13 -> 0.04 s under load).
     """
     sources, ties, pins = _sources_ties_pins(env)
-    reduced = GuardSet.of(ties + reduce_guards(env), sources)
-    reduced = reduce_exact(reduced)[0] if len(reduced) else reduced
-    return reduced.with_guards(canonical_order([*pins, *reduced.guards])) if pins else reduced
+    reduced = reduce_guards(env, ties)
+    guards = canonical_guards([(g.form, g.why) for g in [*pins, *reduced]]) if pins else reduced
+    return GuardSet.of(guards, sources)
 
 
 def produce_guards(env: "SymbolTable", *, simplify: bool = True, wait: bool = False) -> GuardSet:

@@ -143,6 +143,16 @@ class Provenance:
     op: str | None = None
     why: str = ""
 
+    @property
+    def stated_text(self) -> str:
+        """``stated`` as text: text as it is, an expression printed (built once, when asked).
+
+        >>> from symint.form import add, const, rel, sym
+        >>> Provenance(stated=rel("<", add(sym("s0"), const(1)), const(5))).stated_text
+        's0 + 1 < 5'
+        """
+        return self.stated if isinstance(self.stated, str) else str(sympy_of(self.stated))
+
     def __str__(self) -> str:
         where = self.user_frame or "<unknown>"
         op = f" ({self.op})" if self.op else ""

@@ -213,8 +213,7 @@ class _Writer:
 
 
 def _provenance_json(p: Provenance) -> dict:
-    stated = p.stated if isinstance(p.stated, str) else str(p.stated)
-    return {"stated": stated, "user_frame": p.user_frame, "op": p.op, "why": p.why}
+    return {"stated": p.stated_text, "user_frame": p.user_frame, "op": p.op, "why": p.why}
 
 
 def program_to_json(program: ExportedProgram) -> dict[str, Any]:

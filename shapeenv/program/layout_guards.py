@@ -42,6 +42,7 @@ import sympy
 from guards import Guard, GuardSet, Source
 from guards.source import contiguous_strides_of
 from symint import SymInt, build
+from symint import form as F
 
 from shapeenv.core.symbols import DimDynamic
 from shapeenv.errors import InputsError
@@ -129,11 +130,12 @@ def layout_guard_set(env: "ShapeEnv", ties: Sequence[Tie]) -> GuardSet:
     for k, (source, value) in enumerate(ties):
         alias = build.symbol_expr(f"L{k}")
         sources[alias] = source
-        expr = value.node.expr if isinstance(value, SymInt) else sympy.Integer(int(value))
-        for sym in expr.free_symbols:
+        form = value.node.form if isinstance(value, SymInt) else F.const(int(value))
+        for name in form.symbols:
+            sym = build.symbol_expr(name)
             info = env.symbols.get(sym)
             if info is not None and info.sources:
                 sources[sym] = info.sources[0]
         what = f"a product of sizes ({value})" if isinstance(value, SymInt) else f"the constant {value}"
-        guards.append(Guard.of(build.eq(alias, expr), f"{source.text()} was traced as {what}"))
+        guards.append(Guard.of(F.rel("==", F.sym(alias.name), form), f"{source.text()} was traced as {what}"))
     return GuardSet.of(guards, sources)

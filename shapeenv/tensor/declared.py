@@ -29,8 +29,8 @@ import math
 from typing import TYPE_CHECKING
 
 from guards import Source
-from symint import SymInt, build
-from symint.values import wrap
+from symint import SymInt
+from symint import form as F
 
 from shapeenv.errors import ConstraintViolationError
 from shapeenv.core.provenance import GuardRecord, Provenance
@@ -43,15 +43,15 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["declare_guard", "set_valued", "derived", "named_value"]
 
 
-def declare_guard(env: "ShapeEnv", expr, why: str) -> None:
-    """Record ``expr`` (true for the hints) as a guard the caller declared, and learn it."""
-    expr = env.simplify(expr)
-    if expr is build.as_expr(True):
+def declare_guard(env: "ShapeEnv", cond: "F.BoolForm", why: str) -> None:
+    """Record the boolean form ``cond`` (true for the hints) as a guard the caller declared, and learn it."""
+    cond = env.facts.simplify_bool(cond)
+    if cond is F.TRUE:
         return
-    record = GuardRecord(expr, Provenance(expr, None, None, why))
+    record = GuardRecord(cond, Provenance(cond, None, None, why))
     env.guards.append(record)
     env.declared_guards.append(record)
-    env.facts.learn(expr)
+    env.facts.learn_form(cond)
 
 
 def set_valued(env: "ShapeEnv", spec: Dim, hint: int, source: Source) -> SymInt | int:
@@ -69,8 +69,8 @@ def set_valued(env: "ShapeEnv", spec: Dim, hint: int, source: Source) -> SymInt 
     if len(values) == 1:
         return env.create_symint(hint, source, DimDynamic.STATIC)
     value = env.create_symint(hint, source, DimDynamic.DYNAMIC, min=values[0], max=values[-1])
-    sym = value.node.expr
-    declare_guard(env, build.or_(*(build.eq(sym, v) for v in values)), f"{source.text()} is declared in {values} ({spec!r})")
+    s = value.node.form
+    declare_guard(env, F.or_(*(F.rel("==", s, F.const(v)) for v in values)), f"{source.text()} is declared in {values} ({spec!r})")
     return value
 
 
@@ -103,12 +103,11 @@ def derived(env: "ShapeEnv", spec: DerivedDim, hint: int, source: Source, named)
         value = env.create_symint(hint, source, DimDynamic.DYNAMIC, min=low, max=high)
         if not isinstance(value, SymInt):
             return value
-        sym = value.node.expr
-        shifted = build.sub(sym, spec.offset)
+        shifted = value - spec.offset
         if spec.coeff != 1:
-            declare_guard(env, build.eq(build.mod(shifted, spec.coeff), 0),
+            declare_guard(env, F.rel("==", F.mod(shifted.node.form, F.const(spec.coeff)), F.const(0)),
                           f"{source.text()} is declared {spec!r} ({root.name} in {_range_text(root)})")
-        root_value = env_wrap(value, build.floordiv(shifted, spec.coeff) if spec.coeff != 1 else shifted, root_hint)
+        root_value = shifted // spec.coeff if spec.coeff != 1 else shifted
         env.named_dims[root.name] = (root, root_value, source)
         return value
     first_spec, root_value, first_source = known
@@ -126,7 +125,7 @@ def derived(env: "ShapeEnv", spec: DerivedDim, hint: int, source: Source, named)
     low, high = _int_range((lo, hi))
     value = env.create_symint(hint, source, DimDynamic.DYNAMIC, min=low, max=high)
     if isinstance(value, SymInt):
-        declare_guard(env, build.eq(value.node.expr, expected.node.expr),
+        declare_guard(env, F.rel("==", value.node.form, expected.node.form),
                       f"{source.text()} is declared {spec!r} ({root.name} in {_range_text(root)})")
     return value
 
@@ -137,13 +136,8 @@ def named_value(env: "ShapeEnv", spec: Dim, hint: int, source: Source, root_valu
     rng = _int_range(spec.range)
     value = env.create_symint(hint, source, DimDynamic.DYNAMIC, min=rng[0], max=rng[1])
     if isinstance(value, SymInt):
-        declare_guard(env, build.eq(value.node.expr, root_value.node.expr), f"{source.text()} is {spec.name}")
+        declare_guard(env, F.rel("==", value.node.form, root_value.node.form), f"{source.text()} is {spec.name}")
     return value
-
-
-def env_wrap(like: SymInt, expr, hint: int) -> SymInt:
-    """A SymInt of ``like``'s environment for ``expr`` with ``hint``."""
-    return wrap(expr, int, hint, like.node.env)
 
 
 def _range_text(root: Dim) -> str:

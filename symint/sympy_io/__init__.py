@@ -38,11 +38,12 @@ from sympy.core.relational import Relational
 from sympy.logic.boolalg import BooleanAtom, BooleanFunction
 
 from .. import form as F
+from ..errors import ExpressionLimitError
 from ..limits import check_fold_power, check_folded
 from ..form import terms as _terms
 from .functions import CeilDiv, FloorDiv, Max, Min, Mod, PowByNatural, _is_integer_valued
 
-__all__ = ["to_sympy", "from_sympy", "bool_from_sympy", "substitute", "NotAnIntegerForm"]
+__all__ = ["to_sympy", "from_sympy", "bool_from_sympy", "division_by_forms", "substitute", "NotAnIntegerForm"]
 
 
 class NotAnIntegerForm(ValueError):
@@ -124,6 +125,29 @@ def _convert(e: sympy.Basic) -> "F.Form":
     if isinstance(e, sympy.Basic) and not isinstance(e, sympy.Number) and _is_integer_valued(e):
         return F.opaque(e)
     raise NotAnIntegerForm(f"{e} is not an integer expression")
+
+
+def division_by_forms(kind: str, a: sympy.Basic, b: sympy.Basic) -> sympy.Basic | None:
+    """The sympy view of the form rule ``kind`` (``floordiv``, ``ceildiv``, ``mod``) on ``a`` and ``b``.
+
+    What ``FloorDiv``/``CeilDiv``/``Mod`` evaluate to (Note [One definition of the rewrites]
+    in :mod:`symint.sympy_io.functions`). None keeps the node as written: the result is that
+    node itself, or an argument is not an integer form (a float, ``4/x``).
+
+    >>> from symint.build import symbol_expr
+    >>> x = symbol_expr("x")
+    >>> division_by_forms("mod", 3 * x, sympy.Integer(6)), division_by_forms("floordiv", x, sympy.Integer(2))
+    (3*(Mod(x, 2)), None)
+    """
+    try:
+        fa, fb = from_sympy(a), from_sympy(b)
+        result = getattr(F, kind)(fa, fb)
+    except (NotAnIntegerForm, ExpressionLimitError):
+        return None
+    atom = result.atom()
+    if atom is not None and atom.kind == kind and atom.args[0] is fa and atom.args[1] is fb:
+        return None  # canonical already: the node as written
+    return result.sympy()
 
 
 def bool_from_sympy(expr: sympy.Basic) -> "F.BoolForm":

@@ -21,14 +21,17 @@ A zero divisor raises :class:`ZeroDivisionError`, as Python does, as soon as the
 divisor is the constant 0 (or 0.0).
 
 Note [Canonical forms]
-    The rewrites are those that are exact for *every* integer value of the
-    symbols, so they need no facts: ``(b*x + y) // b -> x + y // b`` and
-    ``Mod(b*x + y, b) -> Mod(y, b)`` for an integer-valued ``x``; a common
-    integer factor of numerator and divisor cancels in ``FloorDiv``/``CeilDiv``;
-    ``(x // c1) // c2 -> x // (c1*c2)`` for ``c2 > 0``; ``Mod(Mod(x, m), b) ->
-    Mod(x, b)`` when ``b`` divides ``m``, and ``-> Mod(x, m)`` when ``m`` and
-    ``b`` have the same sign and ``|m| <= |b|``. Facts such as ``x >= 0`` are the
-    environment's business, not this module's.
+    ``FloorDiv``, ``CeilDiv`` and ``Mod`` have one definition of their rewrites: the
+    form rules of :mod:`symint.form.arith` (Note [One definition of the rewrites]). Their
+    ``eval`` converts the arguments to forms, applies ``floordiv``/``ceildiv``/``mod`` and
+    returns the sympy view of the result, or stays as written when that is the node
+    itself. The rules are exact for *every* integer value of the symbols, so they need
+    no facts: ``(b*x + y) // b -> x + y // b``, ``Mod(b*x + y, b) -> Mod(y, b)``, a common
+    factor cancels (``FloorDiv(4*x, 6) -> FloorDiv(2*x, 3)``, ``Mod(3*x, 6) -> 3*Mod(x, 2)``),
+    ``(x // c1) // c2 -> x // (c1*c2)`` for ``c2 > 0``, nested ``Mod`` folds. Facts such
+    as ``x >= 0`` are the environment's business, not this module's. An argument that is
+    not an integer form (a float, ``4/x``, a non-integer symbol) leaves the node as
+    written, but for the zero divisor, which raises.
 
     "Integer-valued" is decided by structure (:func:`_is_integer_valued`), never
     by sympy's assumptions: ``4/x`` or ``1.5*x`` must not be split off a floor
@@ -42,6 +45,18 @@ Note [Canonical forms]
     gets the same value from the rewritten one; what is lost is only the error:
     a guard set built from the rewritten form does not reject an input on which
     the original program would have raised ``ZeroDivisionError``.
+
+Note [One definition of the rewrites]
+    The sympy nodes are the printable view of forms (:mod:`symint.sympy_io`), so the
+    rules live once, on forms, and the nodes ask them through the converter
+    (:func:`symint.sympy_io.division_by_forms`). The forms build their view with these
+    nodes, so the dependency is mutual: this module reaches the forms only through its
+    own package, as a module read when ``eval`` runs (Note [Import order of form and
+    sympy_io] in :mod:`symint.sympy_io`). Building the view of a form builds these nodes
+    from canonical arguments, for which ``eval`` finds the same interned atom and keeps
+    the node: no loop. ``Max``/``Min`` keep their own fold
+    (flatten, fold numbers, drop repeats, sort): the same lattice normalisation as the
+    forms', which also serves ``Max`` of floats, and which sorts by sympy's print key.
 
 Note [Ordered connectives]
     ``and``/``or`` that keep the order they were written in: Python evaluates them left to right.
@@ -81,6 +96,8 @@ from sympy.core.relational import Relational
 from sympy.core.sorting import default_sort_key
 from sympy.core.sympify import _sympify
 
+from .. import sympy_io as _io  # Note [One definition of the rewrites]: the package, read when eval runs
+
 __all__ = [
     "symbol_expr",
     "OrderedAnd",
@@ -105,40 +122,6 @@ __all__ = [
 def _int_or_none(e: sympy.Basic) -> int | None:
     """The Python int an expression stands for, or None if it is not an integer literal."""
     return int(e) if isinstance(e, sympy.Integer) else None
-
-
-def _split_divisible(a: sympy.Expr, b: sympy.Expr) -> tuple[sympy.Expr, sympy.Expr]:
-    """Split ``a`` into ``b*q + r`` where ``q`` collects the terms that ``b`` divides exactly.
-
-    A term goes to ``q`` only if its quotient by ``b`` is integer-valued (checked
-    structurally by :func:`_is_integer_valued`), which is what makes
-    ``(b*q + r) // b == q + r // b`` and ``(b*q + r) % b == r % b`` exact for every
-    nonzero ``b``, integer or not.
-
-    >>> x, y = sympy.symbols("x y", integer=True)
-    >>> _split_divisible(4*x + 3*y + 8, sympy.Integer(4))
-    (x + 2, 3*y)
-    >>> _split_divisible(x*y + x + 2, x)
-    (y + 1, 2)
-    >>> _split_divisible(4/x + 2*x, sympy.Integer(2))
-    (x, 4/x)
-    """
-    bi = _int_or_none(b)
-    quotient: list[sympy.Expr] = []
-    rest: list[sympy.Expr] = []
-    for term in sympy.Add.make_args(a):
-        if bi is not None:
-            coeff, monomial = term.as_coeff_Mul()
-            if isinstance(coeff, sympy.Integer) and int(coeff) % bi == 0 and _is_integer_valued(monomial):
-                quotient.append(sympy.Integer(int(coeff) // bi) * monomial)
-                continue
-        else:
-            q = term / b
-            if _is_integer_valued(q):
-                quotient.append(q)
-                continue
-        rest.append(term)
-    return sympy.Add(*quotient), sympy.Add(*rest)
 
 
 @lru_cache(maxsize=1 << 14)
@@ -174,24 +157,6 @@ def _is_integer_valued(e: sympy.Basic) -> bool:
 def _is_zero_number(e: sympy.Basic) -> bool:
     """Whether ``e`` is the number zero; sympy 1.13+ says ``Float(0.0) != 0``, so ``== 0`` will not do."""
     return bool(e.is_Number) and not e
-
-
-def _content(a: sympy.Expr) -> int:
-    """The gcd of the integer coefficients of ``a``'s terms (1 if any coefficient is not an integer).
-
-    >>> x, y = sympy.symbols("x y", integer=True)
-    >>> _content(6*x + 4*y + 2), _content(x/2 + 2)
-    (2, 1)
-    """
-    g = 0
-    for term in sympy.Add.make_args(a):
-        coeff, _ = term.as_coeff_Mul()
-        if not isinstance(coeff, sympy.Integer):
-            return 1
-        g = math.gcd(g, int(coeff))
-        if g == 1:
-            return 1
-    return g
 
 
 class _IntegerFunction(sympy.Function):
@@ -242,7 +207,7 @@ class FloorDiv(_IntegerFunction):
 
     @classmethod
     def eval(cls, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr | None:
-        return _eval_div(cls, a, b, lambda p, q: p // q)
+        return _by_forms(cls, "floordiv", a, b)
 
 
 class CeilDiv(_IntegerFunction):
@@ -256,35 +221,19 @@ class CeilDiv(_IntegerFunction):
 
     @classmethod
     def eval(cls, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr | None:
-        return _eval_div(cls, a, b, lambda p, q: -(-p // q))
+        return _by_forms(cls, "ceildiv", a, b)
 
 
-def _eval_div(cls, a, b, concrete):
-    ai, bi = _int_or_none(a), _int_or_none(b)
+def _by_forms(cls, kind: str, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr | None:
+    """``cls(a, b)`` rewritten by the form rule ``kind`` (Note [One definition of the rewrites]), or None to keep it.
+
+    >>> x = sympy.Symbol("x", integer=True)
+    >>> _by_forms(Mod, "mod", 3*x, sympy.Integer(6)), _by_forms(Mod, "mod", x, sympy.Integer(6))
+    (3*(Mod(x, 2)), None)
+    """
     if _is_zero_number(b):
-        raise ZeroDivisionError(f"{cls.__name__}({a}, 0): integer division by zero")
-    if bi is not None and ai is not None:
-        return sympy.Integer(concrete(ai, bi))
-    if bi in (1, -1) and _is_integer_valued(a):
-        return a if bi == 1 else -a
-    if a == 0:
-        return sympy.Integer(0)
-    if a == b:
-        return sympy.Integer(1)
-    quotient, rest = _split_divisible(a, b)
-    if quotient != 0:
-        return quotient + cls(rest, b)
-    if bi is not None:
-        g = math.gcd(_content(a), bi)
-        if g > 1:
-            # floor(g*a' / (g*b')) == floor(a' / b') for g > 0 and any real a'.
-            return cls(sympy.Add(*(t / g for t in sympy.Add.make_args(a))), sympy.Integer(bi // g))
-        if cls is FloorDiv and bi > 0 and isinstance(a, FloorDiv):
-            # floor(floor(y) / n) == floor(y / n) for a natural n and any real y.
-            inner = _int_or_none(a.args[1])
-            if inner is not None:
-                return FloorDiv(a.args[0], sympy.Integer(inner * bi))
-    return None
+        raise ZeroDivisionError(f"{cls.__name__}({a}, 0): integer {'modulo' if kind == 'mod' else 'division'} by zero")
+    return _io.division_by_forms(kind, a, b)
 
 
 class Mod(_IntegerIfArguments):
@@ -293,40 +242,15 @@ class Mod(_IntegerIfArguments):
     >>> x = sympy.Symbol("x", integer=True)
     >>> Mod(-7, 3), Mod(7, -3), Mod(2*x, 2), Mod(4*x + 5, 4), Mod(x + 9, 4), Mod(Mod(x, 8), 4)
     (2, -2, 0, 1, Mod(x + 1, 4), Mod(x, 4))
-    >>> Mod(Mod(x, 4), 8), Mod(Mod(x, 4), -8)
-    (Mod(x, 4), Mod(Mod(x, 4), -8))
+    >>> Mod(Mod(x, 4), 8), Mod(Mod(x, 4), -8), Mod(3*x, 6)
+    (Mod(x, 4), Mod(Mod(x, 4), -8), 3*(Mod(x, 2)))
     """
 
     nargs = (2,)
 
     @classmethod
     def eval(cls, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr | None:
-        ai, bi = _int_or_none(a), _int_or_none(b)
-        if _is_zero_number(b):
-            raise ZeroDivisionError(f"Mod({a}, 0): integer modulo by zero")
-        if bi is not None and ai is not None:
-            return sympy.Integer(ai % bi)
-        if a == 0 or a == b or (bi in (1, -1) and _is_integer_valued(a)):
-            return sympy.Integer(0)
-        quotient, rest = _split_divisible(a, b)
-        changed = quotient != 0
-        if bi is not None:
-            # (y + c) % b == (y + c % |b|) % b: keep the constant term in [0, |b|).
-            const, others = rest.as_coeff_Add()
-            if isinstance(const, sympy.Integer) and not 0 <= int(const) < abs(bi):
-                rest, changed = others + sympy.Integer(int(const) % abs(bi)), True
-        if isinstance(rest, cls):
-            inner_divisor = rest.args[1]
-            inner = _int_or_none(inner_divisor)
-            if inner_divisor == b or (inner is not None and bi is not None and inner % bi == 0):
-                # Mod(x, m) - x is a multiple of m, hence of b.
-                return cls(rest.args[0], b)
-            if inner is not None and bi is not None and (inner > 0) == (bi > 0) and abs(inner) <= abs(bi):
-                # Mod(x, m) already lies in [0, m) (or (m, 0]), inside [0, b) (or (b, 0]).
-                return rest
-        if changed:
-            return cls(rest, b)
-        return None
+        return _by_forms(cls, "mod", a, b)
 
 
 class _MinMax(_IntegerIfArguments):

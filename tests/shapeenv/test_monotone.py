@@ -11,58 +11,59 @@ from hypothesis import strategies as st
 from guards import Source
 from shapeenv import ShapeEnv
 from valueranges.facts.monotone import as_bound, direction
-from symint import build, evaluate
-from symint.build import symbol_expr
+from symint import form as F
 
-X = symbol_expr("x")
+X = F.sym("x")
+C = F.const
 
 
 def test_direction_of_common_shapes() -> None:
-    assert direction(build.floordiv(build.add(X, 3), 2), X) == 1
-    assert direction(build.sub(10, build.ceildiv(X, 3)), X) == -1
-    assert direction(build.max_(X, build.mul(2, X)), X) == 1
-    assert direction(build.mod(X, 4), X) is None
-    assert direction(build.mul(X, X), X) is None
-    assert direction(build.floordiv(X, -2), X) == -1
+    assert direction(F.floordiv(F.add(X, C(3)), C(2)), "x") == 1
+    assert direction(F.sub(C(10), F.ceildiv(X, C(3))), "x") == -1
+    assert direction(F.max_(X, F.mul(C(2), X)), "x") == 1
+    assert direction(F.mod(X, C(4)), "x") is None
+    assert direction(F.mul(X, X), "x") is None
+    assert direction(F.floordiv(X, C(-2)), "x") == -1
+    assert direction(F.sub(F.sym("y"), C(1)), "x") == 0
 
 
 def _random_monotone(draw, depth: int):
     if depth == 0:
-        return X if draw(st.booleans()) else build.as_expr(draw(st.integers(-5, 5)))
+        return X if draw(st.booleans()) else C(draw(st.integers(-5, 5)))
     kind = draw(st.sampled_from(["add", "mulc", "fdiv", "cdiv", "max", "min"]))
     a = _random_monotone(draw, depth - 1)
     if kind == "add":
-        return build.add(a, _random_monotone(draw, depth - 1))
+        return F.add(a, _random_monotone(draw, depth - 1))
     if kind == "mulc":
-        return build.mul(a, draw(st.integers(1, 4)))
+        return F.scale(a, draw(st.integers(1, 4)))
     if kind in ("fdiv", "cdiv"):
-        fn = build.floordiv if kind == "fdiv" else build.ceildiv
-        return fn(a, draw(st.integers(1, 5)))
-    fn = build.max_ if kind == "max" else build.min_
+        fn = F.floordiv if kind == "fdiv" else F.ceildiv
+        return fn(a, C(draw(st.integers(1, 5))))
+    fn = F.max_ if kind == "max" else F.min_
     return fn(a, _random_monotone(draw, depth - 1))
 
 
 @st.composite
 def monotone_guards(draw):
     expr = _random_monotone(draw, draw(st.integers(1, 3)))
-    rel = draw(st.sampled_from([build.ge, build.gt, build.le, build.lt]))
-    return rel(expr, draw(st.integers(-10, 20)))
+    op = draw(st.sampled_from([">=", ">", "<=", "<"]))
+    return F.rel(op, expr, C(draw(st.integers(-10, 20))))
 
 
 @settings(max_examples=300, deadline=None)
 @given(guard=monotone_guards(), lower=st.integers(0, 5), hint=st.integers(0, 60))
 def test_bound_is_exactly_equivalent_on_the_range(guard, lower: int, hint: int) -> None:
     upper = 80
-    if not isinstance(guard, build._BOOLEAN_TYPES) or guard in (True, False) or not lower <= hint:
+    if guard.is_const or not lower <= hint:
         return
-    if X not in guard.free_symbols or not evaluate(guard, {X: hint}):
+    if "x" not in guard.symbols or not guard.evaluate({"x": hint}):
         return
-    result = as_bound(guard, X, lower, upper, hint)
+    result = as_bound(guard, "x", lower, upper, hint)
     if result is None:
         return
     for v in range(lower, upper + 1):
-        expected = bool(evaluate(guard, {X: v}))
-        got = True if result is True or result == build.as_expr(True) else bool(evaluate(result, {X: v}))
+        expected = guard.evaluate({"x": v})
+        got = result.evaluate({"x": v})
         assert got == expected, (guard, result, v)
 
 
@@ -81,5 +82,5 @@ def test_conv_like_guard_becomes_a_lower_bound_in_produced_guards() -> None:
 
 @pytest.mark.parametrize("hint", [5, 40])
 def test_decreasing_guard_becomes_an_upper_bound(hint: int) -> None:
-    guard = build.le(build.floordiv(build.add(X, 3), 4), 11)  # x <= 44
-    assert as_bound(guard, X, 2, math.inf, hint) == build.le(X, 44)
+    guard = F.rel("<=", F.floordiv(F.add(X, C(3)), C(4)), C(11))  # x <= 44
+    assert as_bound(guard, "x", 2, math.inf, hint) is F.rel("<=", X, C(44))

@@ -105,3 +105,31 @@ def test_guard_set_accepts_trace_inputs_on_a_fixed_program(hints) -> None:
     gs = env.produce_guards()
     assert isinstance(gs, GuardSet)
     assert gs.holds({"x0.size()[0]": hints[0], "x1.size()[0]": hints[1]})
+
+
+def test_a_residue_guard_survives_the_reduction() -> None:
+    """``z % 2 == 1`` is absorbed by the facts engine as a congruence; the produced set must still state it
+    (it was dropped: every odd and even z >= 2 was accepted, though re-tracing at an even z decides otherwise)."""
+    env = ShapeEnv()
+    z = env.create_symint(7, Source.size("z", 0))
+    assert bool(z % 2 == 1)
+    gs = env.produce_guards()
+    assert gs.holds({"z.size()[0]": 9})
+    assert not gs.holds({"z.size()[0]": 8})
+
+
+def test_produce_reduces_once_without_the_sympy_reducer(monkeypatch) -> None:
+    """One reduction, on forms: the sympy passes of ``reduce_exact`` are not run by produce_guards."""
+    import guards.simplify.passes as passes
+
+    def refuse(*_args, **_kwargs):
+        raise AssertionError("produce_guards ran the second reduction")
+
+    monkeypatch.setattr(passes._Simplifier, "run", refuse)
+    env = ShapeEnv(duck_shape=False)
+    a = env.create_symint(6, Source.size("a", 0))
+    b = env.create_symint(4, Source.size("b", 0))
+    assert bool(a > b) and bool(a + b < 20) and bool(a % 2 == 0)
+    gs = env.produce_guards()
+    assert gs.holds({"a.size()[0]": 8, "b.size()[0]": 3})
+    assert not gs.holds({"a.size()[0]": 7, "b.size()[0]": 3})

@@ -184,3 +184,24 @@ def test_a_program_nested_deeper_than_the_stack_is_a_format_error() -> None:
         text = json.dumps(data).replace('"DEEP"', "[" * depth + "]" * depth)
         with pytest.raises(ProgramFormatError, match="deep|malformed|JSON"):
             loads_program(text)
+
+
+@pytest.mark.parametrize("name", ["branchy", "asserts"])
+def test_stored_provenance_states_the_condition_as_text(name) -> None:
+    """A guard's or assert's ``stated`` is the condition's text, which reads back (never a form's repr)."""
+    d = program_to_json(PROGRAMS[name]())
+    stated = [p["stated"] for p in _provenances(d)]
+    assert stated, "the program records a guard or an assert"
+    assert all(isinstance(s, str) and s and "Form(" not in s for s in stated), stated
+    assert any(("Mod(s0, 4)" in s) or ("s1 <= s0" in s) for s in stated), stated
+
+
+def _provenances(value):
+    if isinstance(value, dict):
+        if "stated" in value and "why" in value:
+            yield value
+        for v in value.values():
+            yield from _provenances(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _provenances(v)

@@ -181,6 +181,25 @@ def test_canonical_form(label, got, expected):
     assert got == expected, msg("canonical form", label, expected, got)
 
 
+# The sympy nodes evaluate by the form rules (Note [One definition of the rewrites]): these folds were
+# form-only before. Each is checked against Python on every x (and y) in a window, zero divisors aside.
+BY_FORMS = [
+    ("Mod(3*x, 6) (gcd)", Mod(3 * x, 6), 3 * Mod(x, 2), lambda x, y: (3 * x) % 6),
+    ("Mod(-3*x, -6) (gcd, negative)", Mod(-3 * x, -6), 3 * Mod(-x, -2), lambda x, y: (-3 * x) % -6),
+    ("Mod(6*x + 4*y, 8) (gcd)", Mod(6 * x + 4 * y, 8), 2 * Mod(3 * x + 2 * y, 4), lambda x, y: (6 * x + 4 * y) % 8),
+    ("Mod(5*x + 3, 4) (coefficients mod 4)", Mod(5 * x + 3, 4), Mod(x + 3, 4), lambda x, y: (5 * x + 3) % 4),
+    ("Mod(7*x - 2*y, -3) (coefficients mod 3)", Mod(7 * x - 2 * y, -3), Mod(x + y, -3), lambda x, y: (7 * x - 2 * y) % -3),
+]
+
+
+@pytest.mark.parametrize("label, got, expected, python", BY_FORMS, ids=[c[0] for c in BY_FORMS])
+def test_sympy_nodes_fold_as_forms(label, got, expected, python):
+    assert got == expected, msg("canonical form", label, expected, got)
+    for xv in range(-13, 14):
+        for yv in range(-7, 8):
+            assert symint.evaluate(got, {x: xv, y: yv}) == python(xv, yv), (label, xv, yv)
+
+
 # Expressions that must NOT be rewritten the tempting way: each rewrite would be wrong somewhere.
 # (label, built expression, the wrong rewrite, a point where they differ)
 NOT_REWRITTEN = [

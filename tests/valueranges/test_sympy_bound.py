@@ -1,4 +1,4 @@
-"""Tests for ``valueranges.bound`` (the sympy walk, valueranges.sympy_bound): precision cases, errors, caching, and soundness against ``symint.evaluate``."""
+"""Tests for ``valueranges.bound`` (valueranges.sympy_bound: forms, and the sympy nodes forms do not represent): precision cases, errors, caching, and soundness against ``symint.evaluate``."""
 
 from __future__ import annotations
 
@@ -46,6 +46,12 @@ CASES = [
     Case(build.mul(build.mul(x, y), x), {x: VR.of(-3, 5), y: VR.of(1, 2)}, VR.of(0, 50)),
     Case(build.pow_(build.sub(x, y), 2), {}, VR.of(0, INF)),
     Case(build.abs_(x), {x: VR.of(-3, 5)}, VR.of(0, 5)),
+    # Bounded on the canonical form x**2 - 1 (the sympy walk gave [-9, 3]: each factor alone).
+    Case(build.mul(build.add(x, 1), build.sub(x, 1)), {x: VR.of(-2, 2)}, VR.of(-1, 3)),
+    Case(build.add(build.pow_(build.sub(x, y), 2), 1), {}, VR.of(1, INF)),
+    # Float ends of an integer symbol's range: the integers inside, before // and % (the form bound's int_ends).
+    Case(build.floordiv(x, 2), {x: VR.of(0.5, 3.5)}, VR.of(0, 1)),
+    Case(build.mod(x, 8), {x: VR.of(8.5, 10.5)}, VR.of(1, 2)),
     Case(build.neg(build.abs_(x)), {x: VR.of(-3, 5)}, VR.of(-5, 0)),
     Case(build.min_(x, build.neg(x)), {x: VR.of(-3, 5)}, VR.of(-5, 0)),
     Case(build.abs_(build.sub(x, y)), {x: VR.of(0, 3), y: VR.of(0, 3)}, VR.of(0, 3)),
@@ -158,7 +164,6 @@ def test_cache_changes_no_result():
 IMPRECISE = [
     # (expr, ranges, expected, ideal)
     (build.sub(x, build.min_(x, 3)), {x: VR.of(0, 10)}, VR.of(-3, 10), VR.of(0, 7)),
-    (build.mul(build.add(x, 1), build.sub(x, 1)), {x: VR.of(-2, 2)}, VR.of(-9, 3), VR.of(-1, 3)),
     (build.lt(x, build.add(build.max_(x, 3), 1)), {}, VR.unknown_bool(), VR.true()),
     (build.mod(x, 8), {x: VR.of(6, 9)}, VR.of(0, 7), VR.of(0, 7)),  # {6, 7, 0, 1}: the hull is exact
     (build.sub(x, build.mul(8, build.floordiv(x, 8))), {x: VR.of(0, 100)}, VR.of(-96, 100), VR.of(0, 7)),

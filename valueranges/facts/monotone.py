@@ -15,10 +15,11 @@ Note [Why the rewrite is exact]
     Anything the syntax cannot prove monotone (``Mod``, products of symbols,
     division by a symbol) is left alone. Evaluation that raises aborts the rewrite.
 
->>> from symint.build import symbol_expr, floordiv, add, ge
->>> x = symbol_expr("x")
->>> guard = ge(add(floordiv(add(floordiv(add(x, -1), 2), -1), 2), 1), 1)
->>> as_bound(guard, x, 2, 10**9, hint=33)
+>>> from symint import form as F
+>>> x = F.sym("x")
+>>> half = lambda e: F.floordiv(e, F.const(2))
+>>> guard = F.rel(">=", F.add(half(F.sub(half(F.sub(x, F.const(1))), F.const(1))), F.const(1)), F.const(1))
+>>> as_bound(guard, "x", 2, 10**9, hint=33).sympy()
 x >= 3
 """
 
@@ -26,65 +27,74 @@ from __future__ import annotations
 
 import math
 
-import sympy
-from sympy.core.relational import Relational
-
-from symint import build
-from symint.sympy_io.evaluate import evaluate
-from symint.sympy_io.functions import CeilDiv, FloorDiv, Max, Min
+from symint import form as F
+from symint.form import BoolForm
 
 __all__ = ["direction", "as_bound"]
 
 
-def direction(expr: sympy.Expr, sym: sympy.Symbol) -> int | None:
-    """+1 if ``expr`` is provably non-decreasing in ``sym``, -1 if non-increasing, 0 if constant, else None.
+def direction(f: "F.Form", name: str) -> int | None:
+    """+1 if the form ``f`` is provably non-decreasing in the symbol ``name``, -1 if non-increasing, 0 if constant, else None.
 
-    >>> from symint.build import symbol_expr, floordiv
-    >>> x = symbol_expr("x")
-    >>> direction(floordiv(-x, 2), x), direction(x * x, x)
+    >>> x = F.sym("x")
+    >>> direction(F.floordiv(F.neg(x), F.const(2)), "x"), direction(F.mul(x, x), "x")
     (-1, None)
     """
-    if expr == sym:
-        return 1
-    if sym not in expr.free_symbols:
+    if name not in f.symbols:
         return 0
-    if expr.is_Add or isinstance(expr, (Max, Min)):
-        dirs = {direction(a, sym) for a in expr.args} - {0}
-        return dirs.pop() if len(dirs) == 1 and None not in dirs else None
-    if expr.is_Mul:
-        coeff, rest = expr.as_coeff_Mul()
-        if coeff.is_Number and coeff != 1 and rest is not expr:
-            inner = direction(rest, sym)
-            return None if inner is None else inner * (1 if coeff > 0 else -1)
+    dirs = set()
+    for m, c in f.terms:
+        factors = m.factors
+        if len(factors) != 1 or factors[0][1] != 1:  # a product or a power: monotone only if constant
+            if any(name in atom.symbols for atom, _ in factors):
+                return None
+            continue
+        d = _atom_direction(factors[0][0], name)
+        if d is None:
+            return None
+        if d:
+            dirs.add(d if c > 0 else -d)
+    if len(dirs) > 1:
         return None
-    if isinstance(expr, (FloorDiv, CeilDiv)) and isinstance(expr.args[1], sympy.Integer):
-        inner = direction(expr.args[0], sym)
-        return None if inner is None else inner * (1 if expr.args[1] > 0 else -1)
+    return dirs.pop() if dirs else 0
+
+
+def _atom_direction(atom: "F.Atom", name: str) -> int | None:
+    kind = atom.kind
+    if kind == "sym":
+        return 1 if atom.name == name else 0
+    if name not in atom.symbols:
+        return 0
+    if kind == "max" or kind == "min":
+        dirs = {direction(a, name) for a in atom.args} - {0}
+        return dirs.pop() if len(dirs) == 1 and None not in dirs else None
+    if (kind == "floordiv" or kind == "ceildiv") and atom.args[1].is_const:
+        inner = direction(atom.args[0], name)
+        return None if inner is None else inner * (1 if atom.args[1].const > 0 else -1)
     return None
 
 
-def _predicate_direction(guard: sympy.Basic, sym: sympy.Symbol) -> int | None:
-    if not isinstance(guard, Relational) or guard.rel_op in ("==", "!="):
+def _predicate_direction(guard: BoolForm, name: str) -> int | None:
+    """+1 if ``guard`` only gets truer as ``name`` grows, -1 if only falser, else None (its normal form ``p <= 0``)."""
+    if guard.kind != "rel" or guard.norm.op != "<=":
         return None
-    d = direction(build.sub(guard.lhs, guard.rhs), sym)
-    if not d:
-        return None
-    return d if guard.rel_op in (">", ">=") else -d
+    d = direction(guard.norm.p, name)
+    return -d if d else None
 
 
-def as_bound(guard: sympy.Basic, sym: sympy.Symbol, lower: int, upper: int | float, hint: int) -> sympy.Basic | None:
-    """``guard`` (true at ``hint``) as ``sym >= t`` or ``sym <= t`` on ``[lower, upper]``, or None if not monotone.
+def as_bound(guard: BoolForm, name: str, lower: int, upper: int | float, hint: int) -> BoolForm | None:
+    """``guard`` (true at ``hint``) as ``name >= t`` or ``name <= t`` on ``[lower, upper]``, or None if not monotone.
 
-    Returns ``True`` when the guard holds on the whole range.
+    Returns ``TRUE`` when the guard holds on the whole range.
     """
-    if guard.free_symbols != {sym} or not lower <= hint <= upper or lower == -math.inf:
+    if guard.symbols != {name} or not lower <= hint <= upper or lower == -math.inf:
         return None
-    way = _predicate_direction(guard, sym)
+    way = _predicate_direction(guard, name)
     if way is None:
         return None
 
     def holds(v: int) -> bool:
-        return bool(evaluate(guard, {sym: v}))
+        return F.evaluate_bool(guard, {name: v})
 
     try:
         if not holds(hint):
@@ -92,18 +102,18 @@ def as_bound(guard: sympy.Basic, sym: sympy.Symbol, lower: int, upper: int | flo
         if way > 0:  # holds on [t, upper]: the least t in [lower, hint]
             lo, hi = int(lower), hint
             if holds(lo):
-                return sympy.true
+                return F.TRUE
             while hi - lo > 1:  # holds(hi), not holds(lo)
                 mid = (lo + hi) // 2
                 lo, hi = (lo, mid) if holds(mid) else (mid, hi)
-            return build.ge(sym, hi)
+            return F.rel(">=", F.sym(name), F.const(hi))
         # holds on [lower, t]: the greatest t in [hint, upper]
         lo, step = hint, 1
         while True:  # find a failing point above hint
             probe = lo + step
             if probe > upper:
                 if upper != math.inf and holds(int(upper)):
-                    return sympy.true
+                    return F.TRUE
                 hi = int(upper) if upper != math.inf else None
                 break
             if not holds(probe):
@@ -117,6 +127,6 @@ def as_bound(guard: sympy.Basic, sym: sympy.Symbol, lower: int, upper: int | flo
         while hi - lo > 1:  # holds(lo), not holds(hi)
             mid = (lo + hi) // 2
             lo, hi = (mid, hi) if holds(mid) else (lo, mid)
-        return build.le(sym, lo)
+        return F.rel("<=", F.sym(name), F.const(lo))
     except (ArithmeticError, ValueError):
         return None
