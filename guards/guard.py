@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from typing import Callable, Hashable
 
 import sympy
+from sympy.core.relational import Relational
 
 from symint.form import BoolForm, bool_const, opaque_bool
-from symint.sympy_io import bool_from_sympy
+from symint.sympy_io import NotAnIntegerForm, bool_from_sympy, from_sympy
 from symint.build import is_bool_expr
 from symint.form.terms import FormLimitError
 
@@ -81,6 +82,10 @@ def as_bool_form(cond: object) -> BoolForm:
     if isinstance(cond, sympy.Basic) and is_bool_expr(cond):
         try:
             form = bool_from_sympy(cond)
+            if _holds_sympy(form):  # see Note [Opaque guards are canonical in their integer parts]
+                canonical = _canonical_integers(cond)
+                if canonical is not cond:
+                    cond, form = canonical, bool_from_sympy(canonical)
         except (RecursionError, FormLimitError):
             # nested past what a walk can follow, or more terms than a form holds: kept as
             # written (sympy), read by the sympy paths, refused where they have limits too
@@ -91,6 +96,44 @@ def as_bool_form(cond: object) -> BoolForm:
             return opaque_bool(cond)
         return form
     raise GuardTypeError(f"a guard must be a boolean expression (a comparison, And/Or/Not), got {cond!r}")
+
+
+# Note [Opaque guards are canonical in their integer parts]
+#     A condition forms cannot hold (over floats, ``IntTrueDiv``, an opaque function) keeps
+#     its sympy expression, with each integer subexpression replaced by the view of its form
+#     (``form.sympy()``: built once, or the sympy first converted to that form). The parser
+#     builds integers as forms and a float operation on their views (Note [Parsed forms and
+#     the sympy builders] in guards.text.values), and the tracer's SymInt expressions are
+#     views too, so such a guard equals its own text read back (``IntTrueDiv(s0, -(s0 +
+#     s1)**2) < 1``: the form of ``-(s0 + s1)**2`` is shared, and so is its view).
+
+
+def _holds_sympy(b: BoolForm) -> bool:
+    """Whether an opaque boolean or an opaque integer atom occurs in ``b``."""
+    if b.kind == "opaque":
+        return True
+    if b.kind == "rel":
+        return any(_form_holds_sympy(side) for side in b.args[1:])
+    return b.kind != "const" and any(_holds_sympy(a) for a in b.args)
+
+
+def _form_holds_sympy(f) -> bool:
+    return any(
+        a.kind == "opaque" or (a.kind != "sym" and any(_form_holds_sympy(x) for x in a.args)) for m, _ in f.terms for a, _ in m.factors
+    )
+
+
+def _canonical_integers(e: sympy.Basic) -> sympy.Basic:
+    """``e`` with each maximal integer subexpression replaced by its form's view (``e`` itself if none changes)."""
+    if e.args and not is_bool_expr(e):
+        try:
+            return from_sympy(e).sympy()
+        except NotAnIntegerForm:
+            pass
+    args = tuple(_canonical_integers(a) for a in e.args)
+    if all(a is b for a, b in zip(args, e.args)):
+        return e
+    return e.func(*args, evaluate=False) if isinstance(e, Relational) else e.func(*args)
 
 
 @dataclass(frozen=True, slots=True)

@@ -46,7 +46,7 @@ from guards.simplify.passes import SimplifyReport, simplify_with_report
 from guards.solver.z3_solver import SolverConfig
 from guards.text.parse import Dialect, parse_guards_text
 from guards.text.escape import sympy_str
-from guards.text.printers import TextStyle, render_html, render_latex, to_text
+from guards.text.printers import TextStyle, render_html, render_latex, to_text, to_text_lines
 from guards.protocols import Bindings
 from guards.text.serialize import decode_guards, encode_guards, loads_json
 from guards.source import Source
@@ -324,7 +324,7 @@ class GuardSet:
         2 <= L['x'].size()[0]
         """
         parsed = parse_guards_text(text, dialect, symbols)
-        guards = [Guard.of(e, f"{origin}:{n}" if origin else None) for e, n in zip(parsed.exprs, parsed.lines)]
+        guards = [Guard.of(e, f"{origin}:{n}" if origin else None) for e, n in zip(parsed.forms, parsed.lines)]
         return cls.of(guards, parsed.source_map)
 
     @classmethod
@@ -393,7 +393,7 @@ class GuardSet:
     def from_torch_entry(cls, entry: TorchEntry) -> "GuardSet":
         """The guard set of one :class:`~guards.torchlog.torch_log.TorchEntry` (symbols ``s0, s1, ...`` by first appearance)."""
         parsed = parse_guards_text([g.text for g in entry.guards])
-        guards = [Guard.of(e, line.origin) for e, line in zip(parsed.exprs, entry.guards)]
+        guards = [Guard.of(e, line.origin) for e, line in zip(parsed.forms, entry.guards)]
         return cls.of(guards, parsed.source_map)
 
     def to_text(self, dialect: TextStyle = "torch") -> str:
@@ -407,7 +407,7 @@ class GuardSet:
         """
         need_choice(dialect, ("torch", "sympy", "source"), "text style")
         sources = self.source_map
-        return "\n".join(to_text(g.expr, sources, dialect) for g in self.guards)
+        return "\n".join(to_text_lines([g.form for g in self.guards], sources, dialect))
 
     def __str__(self) -> str:
         try:
@@ -563,7 +563,7 @@ class GuardSet:
         texts = []
         for g in self.guards:
             try:
-                texts.append(to_text(g.expr, sources, "source") if sources else sympy_str(g.expr))
+                texts.append(to_text(g.form, sources, "source") if sources else sympy_str(g.expr))
             except GuardError:  # an expression with no guard syntax
                 texts.append(sympy_str(g.expr))
         return "GuardSet(" + ", ".join(texts) + ")"

@@ -204,18 +204,19 @@ def _explain_values(guardset: GuardSetLike, values: dict[sympy.Symbol, int], fir
 
 
 def _failure(index, g: Guard, values, sources, error) -> Failure:
-    text = _text(g.expr, sources)
+    text = _text(g.form, sources)
     labelled = [(_label(s, sources), values[s]) for s in g.expr.free_symbols]
     # In the order the names appear in the printed guard (ties and misses: by name).
     labelled.sort(key=lambda kv: (text.find(kv[0]) if kv[0] in text else len(text), kv[0]))
     return Failure(index, g, text, tuple(labelled), error)
 
 
-def _text(expr: sympy.Basic, sources) -> str:
+def _text(e, sources) -> str:
+    """``e`` (a form, or a sympy symbol) in source text, or sympy's text when guard text cannot spell it."""
     try:
-        return to_source_text(expr, sources)
+        return to_source_text(e, sources)
     except GuardTypeError:  # e.g. a symbol name guard text cannot spell
-        return sympy_str(expr)
+        return sympy_str(e if isinstance(e, sympy.Basic) else e.sympy())
 
 
 def _label(sym: sympy.Symbol, sources) -> str:

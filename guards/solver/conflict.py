@@ -66,7 +66,7 @@ class Conflict:
         out = []
         for i, g in zip(self.indices, self.guards):
             origin = f"  # {g.origin}" if g.origin else ""
-            out.append(f"[{i}] {to_source_text(g.expr, src)}{origin}")
+            out.append(f"[{i}] {to_source_text(g.form, src)}{origin}")
         for sym, rng in self.domain:
             out.append(f"{to_source_text(sym, src)} in {rng} (the domain of the guard set)")
         return out

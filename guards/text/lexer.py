@@ -24,19 +24,18 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, Literal
 
-import sympy
-
+from symint.build import ite
+from symint.form import Form
 from symint.sympy_io.floats import OPAQUE_FUNCTIONS
-from symint.build import (
-    abs_, and_, ceildiv, eq, floordiv, ge, gt, ite, le, lt, max_, min_, mod, ne, not_, or_, pow_, truediv,
-)
 from symint.sympy_io.functions import CeilToInt, FloorToInt
 
 from guards.errors import GuardParseError, GuardValueError
+from guards.text.values import Value, arith, call, connective, negate, neg, relation
 
 __all__ = [
     "Token",
     "TokenKind",
+    "TokenCursor",
     "tokenize",
     "FunctionSpec",
     "FUNCTIONS",
@@ -231,6 +230,54 @@ def _string(line: str, i: int, tokens: list[Token]) -> int:
     return j + 1
 
 
+class TokenCursor:
+    """A position in one line's tokens: look at, take, expect and complain about tokens.
+
+    The one cursor of guard text: the expression parser (:mod:`guards.text.parse`) and the
+    reader of access paths (:func:`guards.text.torch_sources.read_path`) both move one.
+
+    >>> c = TokenCursor("L['x'] + 1")
+    >>> c.take().text, c.at("["), c.peek(1).value
+    ('L', True, 'x')
+    >>> c.error("expected '('", c.peek()).column
+    2
+    """
+
+    def __init__(self, text: str, tokens: list[Token] | None = None, line: int = 0):
+        self.text, self.line = text, line
+        self.tokens = tokenize(text) if tokens is None else tokens
+        self.pos = 0
+
+    def peek(self, ahead: int = 0) -> Token:
+        """The token ``ahead`` places from the current one (the end token past the end)."""
+        return self.tokens[min(self.pos + ahead, len(self.tokens) - 1)]
+
+    def take(self) -> Token:
+        """The current token, moving past it (the end token stays)."""
+        tok = self.tokens[self.pos]
+        if tok.kind != "end":
+            self.pos += 1
+        return tok
+
+    def at(self, text: str, ahead: int = 0) -> bool:
+        """Whether the token ``ahead`` places on is the operator or name ``text``."""
+        tok = self.peek(ahead)
+        return tok.kind in ("op", "name") and tok.text == text
+
+    def expect(self, text: str, what: str) -> Token:
+        """Take the operator or name ``text``, or raise a :class:`GuardParseError` saying ``what`` it was for."""
+        if not self.at(text):
+            raise self.error(f"expected {text!r} {what}", self.peek())
+        return self.take()
+
+    def error(self, message: str, tok: Token) -> GuardParseError:
+        """A :class:`GuardParseError` at ``tok``'s column (and this cursor's line)."""
+        fragment = tok.text if tok.kind != "end" else ""
+        if tok.kind == "end":
+            message += " (the text ended early)"
+        return GuardParseError(message, self.text, tok.column, fragment, self.line)
+
+
 # -- operators, keywords and functions ---------------------------------------------------------------
 
 # Binding powers, as in Python (higher binds tighter); the printers use the same table.
@@ -238,8 +285,8 @@ PREC_OR, PREC_AND, PREC_NOT, PREC_CMP, PREC_BOR, PREC_BAND = 1, 2, 3, 4, 5, 7
 PREC_ADD, PREC_MUL, PREC_UNARY, PREC_POW, PREC_ATOM = 10, 11, 12, 13, 14
 #: Binary operator -> binding power.
 BINARY_PRECEDENCE = {"or": PREC_OR, "and": PREC_AND, "|": PREC_BOR, "&": PREC_BAND, "+": PREC_ADD, "-": PREC_ADD, "*": PREC_MUL, "/": PREC_MUL, "//": PREC_MUL, "%": PREC_MUL}
-#: Comparison operator -> builder.
-COMPARISONS = {"==": eq, "!=": ne, "<": lt, "<=": le, ">": gt, ">=": ge}
+#: The comparison operators.
+COMPARISONS = ("==", "!=", "<", "<=", ">", ">=")
 for _op in COMPARISONS:
     BINARY_PRECEDENCE[_op] = PREC_CMP
 #: Python keywords that are not guard syntax (``and or not True False`` are).
@@ -251,72 +298,89 @@ KEYWORDS = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class FunctionSpec:
-    """How to check and build one callable name: arity bounds, argument kind, builder."""
+    """How to check and build one callable name: arity bounds, argument kind, builder (of :mod:`guards.text.values`)."""
 
     min_args: int
     max_args: int | None
     kind: Literal["int", "bool", "rel", "eq", "ite", "any"]
-    build: Callable[..., sympy.Basic]
+    build: Callable[..., Value]
 
 
-def _fold(fn: Callable) -> Callable[..., sympy.Basic]:
-    def folded(*args: sympy.Basic) -> sympy.Basic:
-        return balanced(fn, list(args))
-
-    return folded
+def _binary(op: str) -> Callable[[Value, Value], Value]:
+    return lambda a, b: arith(op, a, b)
 
 
-def _identity(x: sympy.Basic) -> sympy.Basic:
+def _folded(op: str) -> Callable[..., Value]:
+    return lambda *args: balanced(_binary(op), list(args))
+
+
+def _relation(op: str) -> Callable[[Value, Value], Value]:
+    return lambda a, b: relation(op, a, b)
+
+
+def _connective(kind: str) -> Callable[..., Value]:
+    return lambda *args: connective(kind, list(args))
+
+
+def _sympy_function(fn: Callable) -> Callable[..., Value]:
+    return lambda *args: call(fn, args)
+
+
+def _identity(x: Value) -> Value:
     return x
 
 
-def _pow_natural(a: sympy.Basic, b: sympy.Basic) -> sympy.Basic:
-    if isinstance(b, sympy.Integer) and b < 0:
-        raise GuardValueError(f"PowByNatural needs an exponent >= 0, got {b}")
-    return pow_(a, b)
+def _abs(a: Value) -> Value:
+    return arith("max", a, neg(a))  # Max(a, -a): only this package's functions appear
+
+
+def _pow_natural(a: Value, b: Value) -> Value:
+    if type(b) is Form and b.is_const and b.const < 0:
+        raise GuardValueError(f"PowByNatural needs an exponent >= 0, got {b.const}")
+    return arith("**", a, b)
 
 
 #: Function name -> how to check its arguments and build it.
 FUNCTIONS: dict[str, FunctionSpec] = {
-    "Eq": FunctionSpec(2, 2, "eq", eq),
-    "Ne": FunctionSpec(2, 2, "eq", ne),
-    "Lt": FunctionSpec(2, 2, "rel", lt),
-    "Le": FunctionSpec(2, 2, "rel", le),
-    "Gt": FunctionSpec(2, 2, "rel", gt),
-    "Ge": FunctionSpec(2, 2, "rel", ge),
-    "And": FunctionSpec(1, None, "bool", and_),
-    "Or": FunctionSpec(1, None, "bool", or_),
-    "Not": FunctionSpec(1, 1, "bool", not_),
-    "sym_not": FunctionSpec(1, 1, "bool", not_),
-    "torch.sym_not": FunctionSpec(1, 1, "bool", not_),
-    "Mod": FunctionSpec(2, 2, "int", mod),
-    "PythonMod": FunctionSpec(2, 2, "int", mod),
-    "FloorDiv": FunctionSpec(2, 2, "int", floordiv),
-    "CeilDiv": FunctionSpec(2, 2, "int", ceildiv),
-    "IntTrueDiv": FunctionSpec(2, 2, "int", truediv),
+    "Eq": FunctionSpec(2, 2, "eq", _relation("==")),
+    "Ne": FunctionSpec(2, 2, "eq", _relation("!=")),
+    "Lt": FunctionSpec(2, 2, "rel", _relation("<")),
+    "Le": FunctionSpec(2, 2, "rel", _relation("<=")),
+    "Gt": FunctionSpec(2, 2, "rel", _relation(">")),
+    "Ge": FunctionSpec(2, 2, "rel", _relation(">=")),
+    "And": FunctionSpec(1, None, "bool", _connective("and")),
+    "Or": FunctionSpec(1, None, "bool", _connective("or")),
+    "Not": FunctionSpec(1, 1, "bool", negate),
+    "sym_not": FunctionSpec(1, 1, "bool", negate),
+    "torch.sym_not": FunctionSpec(1, 1, "bool", negate),
+    "Mod": FunctionSpec(2, 2, "int", _binary("%")),
+    "PythonMod": FunctionSpec(2, 2, "int", _binary("%")),
+    "FloorDiv": FunctionSpec(2, 2, "int", _binary("//")),
+    "CeilDiv": FunctionSpec(2, 2, "int", _binary("ceildiv")),
+    "IntTrueDiv": FunctionSpec(2, 2, "int", _binary("/")),
     "PowByNatural": FunctionSpec(2, 2, "int", _pow_natural),
-    "Max": FunctionSpec(1, None, "int", _fold(max_)),
-    "Min": FunctionSpec(1, None, "int", _fold(min_)),
-    "max": FunctionSpec(2, None, "int", _fold(max_)),
-    "min": FunctionSpec(2, None, "int", _fold(min_)),
-    "sym_max": FunctionSpec(2, 2, "int", max_),
-    "sym_min": FunctionSpec(2, 2, "int", min_),
-    "torch.sym_max": FunctionSpec(2, 2, "int", max_),
-    "torch.sym_min": FunctionSpec(2, 2, "int", min_),
-    "Abs": FunctionSpec(1, 1, "int", abs_),
-    "abs": FunctionSpec(1, 1, "int", abs_),
-    "FloorToInt": FunctionSpec(1, 1, "int", FloorToInt),
-    "CeilToInt": FunctionSpec(1, 1, "int", CeilToInt),
-    "math.floor": FunctionSpec(1, 1, "int", FloorToInt),
-    "math.ceil": FunctionSpec(1, 1, "int", CeilToInt),
-    "IfThenElse": FunctionSpec(3, 3, "ite", ite),
+    "Max": FunctionSpec(1, None, "int", _folded("max")),
+    "Min": FunctionSpec(1, None, "int", _folded("min")),
+    "max": FunctionSpec(2, None, "int", _folded("max")),
+    "min": FunctionSpec(2, None, "int", _folded("min")),
+    "sym_max": FunctionSpec(2, 2, "int", _binary("max")),
+    "sym_min": FunctionSpec(2, 2, "int", _binary("min")),
+    "torch.sym_max": FunctionSpec(2, 2, "int", _binary("max")),
+    "torch.sym_min": FunctionSpec(2, 2, "int", _binary("min")),
+    "Abs": FunctionSpec(1, 1, "int", _abs),
+    "abs": FunctionSpec(1, 1, "int", _abs),
+    "FloorToInt": FunctionSpec(1, 1, "int", _sympy_function(FloorToInt)),
+    "CeilToInt": FunctionSpec(1, 1, "int", _sympy_function(CeilToInt)),
+    "math.floor": FunctionSpec(1, 1, "int", _sympy_function(FloorToInt)),
+    "math.ceil": FunctionSpec(1, 1, "int", _sympy_function(CeilToInt)),
+    "IfThenElse": FunctionSpec(3, 3, "ite", _sympy_function(ite)),
     "Identity": FunctionSpec(1, 1, "any", _identity),
 }
 
 # Opaque functions (bitwise ops, float math; symint.sympy_io.floats) read back under their own names.
 for _cls in OPAQUE_FUNCTIONS:
     _arity = min(_cls.nargs)
-    FUNCTIONS.setdefault(_cls.__name__, FunctionSpec(_arity, _arity, "int", _cls))
+    FUNCTIONS.setdefault(_cls.__name__, FunctionSpec(_arity, _arity, "int", _sympy_function(_cls)))
 
 #: Every function name the parser accepts.
 KNOWN_FUNCTIONS: tuple[str, ...] = tuple(sorted(FUNCTIONS, key=str.lower))
@@ -325,11 +389,11 @@ KNOWN_FUNCTIONS: tuple[str, ...] = tuple(sorted(FUNCTIONS, key=str.lower))
 SOURCE_ATTRS = "size()[i], size(i), shape[i], stride()[i], stride(i), storage_offset() or numel()"
 
 
-def balanced(fn: Callable[[sympy.Basic, sympy.Basic], sympy.Basic], items: list[sympy.Basic]) -> sympy.Basic:
+def balanced(fn: Callable[[Value, Value], Value], items: list[Value]) -> Value:
     """Fold an associative ``fn`` over ``items`` as a balanced tree.
 
-    Sympy flattens n-ary sums, products, ``And`` and ``Max``, so a balanced fold
-    costs O(n log n) where a left fold costs O(n^2).
+    A sum, product or ``Max`` is rebuilt whole at each step (a form copies its terms),
+    so a balanced fold costs O(n log n) where a left fold costs O(n^2).
 
     >>> balanced(lambda a, b: a + b, [1, 2, 3, 4, 5])
     15

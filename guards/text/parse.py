@@ -2,8 +2,10 @@
 
 Guard text is parsed by a tokenizer (:mod:`guards.text.lexer`) and a
 precedence-climbing recursive-descent parser that follows Python's expression
-grammar; every expression is built through :mod:`symint.build`. Nothing the
-user wrote is ever given to ``eval``, ``exec``, ``sympify`` or ``parse_expr``.
+grammar; integers and booleans are built as canonical forms (:mod:`symint.form`),
+floats as sympy, by :mod:`guards.text.values` (Note [Parsed forms and the sympy
+builders] there). Nothing the user wrote is ever given to ``eval``, ``exec``,
+``sympify`` or ``parse_expr``.
 
 Accepted, in one grammar (the ``dialect`` only decides the corner cases below):
 
@@ -43,7 +45,7 @@ Note [Evaluation order and raising guards]
 
 >>> from guards.source import Source
 >>> parse_guard("Ne(Mod(s0, 2), 0)")
-Ne(Mod(s0, 2), 0)
+BoolForm(Ne(Mod(s0, 2), 0))
 >>> parse_guards_text(["L['x'].size()[0] // 2 != 1", "2 <= L['y'].size()[0] <= 1024"]).exprs
 (Ne(FloorDiv(s0, 2), 1), (2 <= s1) & (s1 <= 1024))
 """
@@ -57,7 +59,9 @@ from typing import Callable, Iterable, Literal, Mapping
 
 import sympy
 
-from symint.build import add, and_, as_expr, eq, floordiv, is_bool_expr, mod, mul, neg, not_, or_, pow_, symbol_expr, truediv
+from symint import form as F
+from symint.build import as_expr, symbol_expr
+from symint.form import BoolForm, Form
 
 from symint.errors import ExpressionLimitError
 from symint.limits import check_folded
@@ -65,9 +69,10 @@ from symint.limits import check_folded
 from guards.errors import GuardParseError, GuardTypeError
 from guards.text.lexer import BINARY_PRECEDENCE, COMPARISONS, FUNCTIONS, KEYWORDS, KNOWN_FUNCTIONS, MAX_CONSTANT_BITS, SOURCE_ATTRS
 from guards.text.lexer import PREC_ADD, PREC_AND, PREC_BAND, PREC_BOR, PREC_CMP, PREC_MUL, PREC_NOT, PREC_OR
-from guards.text.lexer import FunctionSpec, Token, balanced, tokenize
+from guards.text.lexer import FunctionSpec, Token, TokenCursor, balanced, tokenize
 from guards.source import Source
 from guards.text.torch_sources import read_path
+from guards.text.values import Value, arith, call, connective, is_bool, neg, negate, relation, view
 from guards.validate import need_choice, need_iterable, need_mapping, short
 
 __all__ = [
@@ -111,6 +116,11 @@ class _Namer:
         self.taken = taken | {s.name for s in self.sources}
         self.counter = 0
 
+    def is_size(self, name: str) -> bool:
+        """Whether ``name`` is the symbol of a size-like source (never negative)."""
+        src = self.sources.get(symbol_expr(name))
+        return src is not None and src.is_size_like
+
     def symbol_for(self, source: Source) -> sympy.Symbol:
         sym = self.by_source.get(source)
         if sym is None:
@@ -126,38 +136,13 @@ class _Namer:
 # -- the parser -------------------------------------------------------------------------------------
 
 
-class _Parser:
+class _Parser(TokenCursor):
     """Recursive descent over one line's tokens; see the module docstring for the grammar."""
 
     def __init__(self, text: str, tokens: list[Token], namer: _Namer, dialect: str, line: int = 0):
-        self.text, self.tokens, self.namer, self.dialect, self.line = text, tokens, namer, dialect, line
-        self.pos = 0
+        super().__init__(text, tokens, line)
+        self.namer, self.dialect = namer, dialect
         self.depth = 0
-
-    # -- token helpers
-    def peek(self, ahead: int = 0) -> Token:
-        return self.tokens[min(self.pos + ahead, len(self.tokens) - 1)]
-
-    def take(self) -> Token:
-        tok = self.tokens[self.pos]
-        if tok.kind != "end":
-            self.pos += 1
-        return tok
-
-    def at(self, text: str, ahead: int = 0) -> bool:
-        tok = self.peek(ahead)
-        return tok.kind in ("op", "name") and tok.text == text
-
-    def expect(self, text: str, what: str) -> Token:
-        if not self.at(text):
-            raise self.error(f"expected {text!r} {what}", self.peek())
-        return self.take()
-
-    def error(self, message: str, tok: Token) -> GuardParseError:
-        fragment = tok.text if tok.kind != "end" else ""
-        if tok.kind == "end":
-            message += " (the text ended early)"
-        return GuardParseError(message, self.text, tok.column, fragment, self.line)
 
     def type_error(self, message: str, tok: Token) -> GuardTypeError:
         where = f"line {self.line}, " if self.line else ""
@@ -169,7 +154,7 @@ class _Parser:
             raise self.error(f"expression nested too deeply (more than {MAX_DEPTH} levels); simplify the guard", tok)
 
     # -- entry point
-    def parse(self) -> sympy.Basic:
+    def parse(self) -> Value:
         if self.peek().kind == "end":
             raise self.error("empty guard", self.peek())
         try:
@@ -182,7 +167,7 @@ class _Parser:
         return value
 
     # -- binary operators, by precedence climbing
-    def expression(self, min_prec: int) -> sympy.Basic:
+    def expression(self, min_prec: int) -> Value:
         left = self.prefix(min_prec)
         while True:
             tok = self.peek()
@@ -201,7 +186,7 @@ class _Parser:
             else:
                 left = self.product_chain(left)
 
-    def prefix(self, min_prec: int) -> sympy.Basic:
+    def prefix(self, min_prec: int) -> Value:
         tok = self.peek()
         if tok.kind == "name" and tok.text == "not":
             if min_prec > PREC_NOT:
@@ -210,10 +195,10 @@ class _Parser:
             self.enter(tok)
             operand = self.expression(PREC_NOT)
             self.depth -= 1
-            return not_(self.need_bool(operand, tok, "'not'"))
+            return negate(self.need_bool(operand, tok, "'not'"))
         return self.unary()
 
-    def comparison_chain(self, left: sympy.Basic) -> sympy.Basic:
+    def comparison_chain(self, left: Value) -> Value:
         """``a < b <= c`` means ``a < b and b <= c``, as in Python."""
         relations = []
         while self.peek().kind == "op" and self.peek().text in COMPARISONS:
@@ -221,9 +206,9 @@ class _Parser:
             right = self.expression(PREC_CMP + 1)
             relations.append(self.relation(tok.text, left, right, tok))
             left = right
-        return relations[0] if len(relations) == 1 else and_(*relations)
+        return relations[0] if len(relations) == 1 else connective("and", relations)
 
-    def membership(self, left: sympy.Basic) -> sympy.Basic:
+    def membership(self, left: Value) -> Value:
         """``x in (a, b, ...)``: ``Eq(x, a) | Eq(x, b) | ...`` (the values are integer expressions)."""
         tok = self.take()
         subject = self.need_int(left, tok, "'in'")
@@ -237,17 +222,17 @@ class _Parser:
             values.append(self.need_int(self.expression(PREC_CMP + 1), tok, "'in'"))
         self.expect(")", "to close the values after 'in'")
         self.depth -= 1
-        return self.apply(or_, tuple(eq(subject, v) for v in values), tok)
+        return connective("or", [self.apply(relation, ("==", subject, v), tok) for v in values])
 
-    def relation(self, op: str, a: sympy.Basic, b: sympy.Basic, tok: Token) -> sympy.Basic:
-        a_bool, b_bool = is_bool_expr(a), is_bool_expr(b)
+    def relation(self, op: str, a: Value, b: Value, tok: Token) -> Value:
+        a_bool, b_bool = is_bool(a), is_bool(b)
         if a_bool != b_bool:
             raise self.type_error(f"{op!r} compares a boolean with a number", tok)
         if a_bool and op not in ("==", "!="):
             raise self.type_error(f"{op!r} cannot order booleans", tok)
-        return self.apply(COMPARISONS[op], (a, b), tok)
+        return self.apply(relation, (op, a, b), tok)
 
-    def logic_chain(self, left: sympy.Basic, op: str, prec: int) -> sympy.Basic:
+    def logic_chain(self, left: Value, op: str, prec: int) -> Value:
         operands, tokens = [left], [self.peek()]
         while self.at(op):
             tokens.append(self.take())
@@ -255,20 +240,20 @@ class _Parser:
         for value, tok in zip(operands, tokens):
             hint = " (& and | bind tighter than comparisons: write (a < b) & (c < d))" if op in "&|" else ""
             self.need_bool(value, tok, f"{op!r}", hint)
-        return (and_ if op in ("and", "&") else or_)(*operands)
+        return connective("and" if op in ("and", "&") else "or", operands)
 
-    def sum_chain(self, left: sympy.Basic) -> sympy.Basic:
+    def sum_chain(self, left: Value) -> Value:
         terms = [self.need_int(left, self.peek(), repr(self.peek().text))]
         while self.peek().kind == "op" and self.peek().text in ("+", "-"):
             tok = self.take()
             term = self.need_int(self.expression(PREC_ADD + 1), tok, repr(tok.text))
             terms.append(term if tok.text == "+" else neg(term))
-        return balanced(add, terms)
+        return balanced(_add, terms)
 
-    def product_chain(self, left: sympy.Basic) -> sympy.Basic:
+    def product_chain(self, left: Value) -> Value:
         # Left-associative; runs of plain '*' are folded as a balanced product.
         acc = self.need_int(left, self.peek(), repr(self.peek().text))
-        run: list[sympy.Basic] = []
+        run: list[Value] = []
         nested = 0  # a // b // c nests like parentheses do: bound it the same way
         while self.peek().kind == "op" and BINARY_PRECEDENCE.get(self.peek().text) == PREC_MUL:
             tok = self.take()
@@ -280,16 +265,15 @@ class _Parser:
             if self.depth + nested > MAX_DEPTH:
                 raise self.error(f"too many chained divisions (more than {MAX_DEPTH}); simplify the guard", tok)
             if run:
-                acc = self.checked(balanced(mul, [acc, *run]), tok)
+                acc = self.checked(balanced(_mul, [acc, *run]), tok)
                 run = []
-            build = {"/": truediv, "//": floordiv, "%": mod}[tok.text]
-            acc = self.apply(build, (acc, right), tok)
+            acc = self.apply(arith, (tok.text, acc, right), tok)
         if run:
-            acc = self.checked(balanced(mul, [acc, *run]), self.peek())
+            acc = self.checked(balanced(_mul, [acc, *run]), self.peek())
         return acc
 
     # -- prefix operators and powers
-    def unary(self) -> sympy.Basic:
+    def unary(self) -> Value:
         tok = self.peek()
         if tok.kind == "op" and tok.text in ("-", "+", "~"):
             self.take()
@@ -297,12 +281,12 @@ class _Parser:
             operand = self.unary()
             self.depth -= 1
             if tok.text == "~":
-                return not_(self.need_bool(operand, tok, "'~'", " (~ is boolean negation here)"))
+                return negate(self.need_bool(operand, tok, "'~'", " (~ is boolean negation here)"))
             operand = self.need_int(operand, tok, f"unary {tok.text!r}")
             return neg(operand) if tok.text == "-" else operand
         return self.power()
 
-    def power(self) -> sympy.Basic:
+    def power(self) -> Value:
         base = self.postfix()
         if not self.at("**"):
             return base
@@ -311,17 +295,17 @@ class _Parser:
         exponent = self.unary()  # right-associative, and 2 ** -1 is allowed, as in Python
         self.depth -= 1
         base, exponent = self.need_int(base, tok, "'**'"), self.need_int(exponent, tok, "'**'")
-        if isinstance(exponent, sympy.Integer):
-            k = abs(int(exponent))
-            bits = int(base).bit_length() if isinstance(base, sympy.Integer) else 1
+        if type(exponent) is Form and exponent.is_const:
+            k = abs(exponent.const)
+            bits = base.const.bit_length() if type(base) is Form and base.is_const else 1
             if k > MAX_CONSTANT_BITS or (bits > 1 and k * bits > MAX_CONSTANT_BITS):
                 raise self.error(f"power too large (constants are limited to {MAX_CONSTANT_BITS} bits)", tok)
-        if not exponent.is_Number and not self.is_size(exponent):
-            return self.apply(_python_pow, (base, exponent), tok)
-        return self.apply(pow_, (base, exponent), tok)
+        elif not (isinstance(exponent, sympy.Basic) and exponent.is_Number) and not self.is_size(exponent):
+            return self.apply(call, (_python_pow, (base, exponent)), tok)
+        return self.apply(arith, ("**", base, exponent), tok)
 
     # -- atoms: numbers, names, calls, sources, parentheses
-    def postfix(self) -> sympy.Basic:
+    def postfix(self) -> Value:
         tok = self.peek()
         if tok.kind == "num":
             self.take()
@@ -341,19 +325,19 @@ class _Parser:
             return self.no_trailer(value)
         return self.name()
 
-    def number(self, tok: Token) -> sympy.Basic:
+    def number(self, tok: Token) -> Value:
         if all(c.isdigit() for c in tok.text):
-            return sympy.Integer(int(tok.text))
+            return F.const(int(tok.text))
         value = float(tok.text)  # the lexer checked it is a plain decimal literal
         if not math.isfinite(value):
             raise self.error("decimal literal out of range", tok)
         return as_expr(value)
 
-    def name(self) -> sympy.Basic:
+    def name(self) -> Value:
         tok = self.take()
         word = tok.text
         if word in ("True", "False"):
-            return self.no_trailer(sympy.true if word == "True" else sympy.false)
+            return self.no_trailer(F.TRUE if word == "True" else F.FALSE)
         if word in KEYWORDS or word in ("and", "or", "not"):
             raise self.error(f"the Python keyword {word!r} is not guard syntax", tok)
         if word.startswith("__"):
@@ -371,31 +355,31 @@ class _Parser:
             # an access path in torch's spelling (guards/text/torch_sources.py), then what is read from it
             return self.source_ref(read_path(self, tok).base(), tok)
         if self.dialect == "source":
-            return self.namer.symbol_for(Source.value(word))
-        return symbol_expr(word)
+            return F.sym(self.namer.symbol_for(Source.value(word)).name)
+        return F.sym(word)
 
-    def is_size(self, e: sympy.Basic) -> bool:
+    def is_size(self, e: Value) -> bool:
         """Whether ``e`` is the symbol of a size-like source (never negative: ``**`` is then a natural power)."""
-        src = self.namer.sources.get(e) if isinstance(e, sympy.Symbol) else None
-        return src is not None and src.is_size_like
+        atom = e.atom() if type(e) is Form else None
+        return atom is not None and atom.kind == "sym" and self.namer.is_size(atom.name)
 
     def is_source_attr(self, ahead: int) -> bool:
         return self.peek(ahead).text in ("size", "stride", "shape", "storage_offset", "numel")
 
-    def no_trailer(self, value: sympy.Basic) -> sympy.Basic:
+    def no_trailer(self, value: Value) -> Value:
         tok = self.peek()
         if tok.kind == "op" and tok.text in (".", "[", "("):
             raise self.error("attribute access, indexing and calls apply only to inputs (L['x'].size()[0])", tok)
         return value
 
-    def call(self, name: str, name_tok: Token) -> sympy.Basic:
+    def call(self, name: str, name_tok: Token) -> Value:
         spec = FUNCTIONS.get(name)
         if spec is None:
             known = ", ".join(KNOWN_FUNCTIONS)
             raise self.error(f"unknown function {name!r}; known functions: {known}", name_tok)
         open_tok = self.expect("(", "to start the arguments")
         self.enter(open_tok)
-        args: list[sympy.Basic] = []
+        args: list[Value] = []
         if not self.at(")"):
             while True:
                 args.append(self.expression(0))
@@ -413,8 +397,8 @@ class _Parser:
         self.check_args(name, spec, args, name_tok)
         return self.apply(spec.build, tuple(args), name_tok)
 
-    def check_args(self, name: str, spec: FunctionSpec, args: list[sympy.Basic], tok: Token) -> None:
-        kinds = [is_bool_expr(a) for a in args]
+    def check_args(self, name: str, spec: FunctionSpec, args: list[Value], tok: Token) -> None:
+        kinds = [is_bool(a) for a in args]
         if spec.kind == "int" or spec.kind == "rel":
             bad = any(kinds)
         elif spec.kind == "bool":
@@ -447,10 +431,10 @@ class _Parser:
             raise self.error("an input name cannot be empty", tok)
         return tok.value  # type: ignore[return-value]
 
-    def source_ref(self, base: str, first: Token) -> sympy.Basic:
+    def source_ref(self, base: str, first: Token) -> Value:
         if self.dialect == "sympy":
             raise self.error("inputs (sources) are not part of the sympy dialect; use dialect='auto'", first)
-        return self.namer.symbol_for(self.source_suffix(base))
+        return F.sym(self.namer.symbol_for(self.source_suffix(base)).name)
 
     def source_suffix(self, base: str) -> Source:
         """What follows an input's name: ``.size()[0]``, ``.shape[1]``, ... or nothing (a value)."""
@@ -500,7 +484,7 @@ class _Parser:
         return source
 
     # -- building, with errors turned into typed errors at the right column
-    def apply(self, build: Callable[..., sympy.Basic], args: tuple, tok: Token) -> sympy.Basic:
+    def apply(self, build: Callable[..., Value], args: tuple, tok: Token) -> Value:
         try:
             result = build(*args)
         except ZeroDivisionError as exc:
@@ -511,22 +495,21 @@ class _Parser:
             raise self.type_error(str(exc), tok) from None
         return self.checked(result, tok)
 
-    def checked(self, value: sympy.Basic, tok: Token) -> sympy.Basic:
-        coeff = value
-        if isinstance(value, sympy.Mul):
-            coeff = value.args[0]
-        if isinstance(coeff, sympy.Integer) and int(coeff).bit_length() > MAX_CONSTANT_BITS:
-            raise self.error(f"constant too large (at most {MAX_CONSTANT_BITS} bits)", tok)
+    def checked(self, value: Value, tok: Token) -> Value:
+        if type(value) is Form:
+            coeff = value.const if value.is_const else value.terms[0][1] if len(value.terms) == 1 and not value.const else 0
+            if coeff.bit_length() > MAX_CONSTANT_BITS:
+                raise self.error(f"constant too large (at most {MAX_CONSTANT_BITS} bits)", tok)
         return value
 
-    def need_int(self, value: sympy.Basic, tok: Token, what: str, hint: str = "") -> sympy.Basic:
-        if is_bool_expr(value):
-            raise self.type_error(f"{what} needs a number, got the boolean {value}{hint}", tok)
+    def need_int(self, value: Value, tok: Token, what: str, hint: str = "") -> Value:
+        if is_bool(value):
+            raise self.type_error(f"{what} needs a number, got the boolean {view(value)}{hint}", tok)
         return value
 
-    def need_bool(self, value: sympy.Basic, tok: Token, what: str, hint: str = "") -> sympy.Basic:
-        if not is_bool_expr(value):
-            raise self.type_error(f"{what} needs a boolean (a comparison), got the number {value}{hint}", tok)
+    def need_bool(self, value: Value, tok: Token, what: str, hint: str = "") -> Value:
+        if not is_bool(value):
+            raise self.type_error(f"{what} needs a boolean (a comparison), got the number {view(value)}{hint}", tok)
         return value
 
 
@@ -542,6 +525,14 @@ def _python_pow(a: sympy.Basic, b: sympy.Basic) -> sympy.Basic:
     return check_folded(sympy.Pow(a, b))
 
 
+def _add(a: Value, b: Value) -> Value:
+    return arith("+", a, b)
+
+
+def _mul(a: Value, b: Value) -> Value:
+    return arith("*", a, b)
+
+
 # -- public API ------------------------------------------------------------------------------------
 
 
@@ -550,14 +541,19 @@ class ParsedGuards:
     """The result of parsing several guard lines.
 
     Attributes:
-        exprs: the boolean expressions, one per non-blank line, in order.
-        lines: the 1-based line number each expression came from.
+        forms: the conditions (boolean forms), one per non-blank line, in order.
+        lines: the 1-based line number each condition came from.
         sources: ``(symbol, source)`` pairs: the caller's mapping plus every source met.
     """
 
-    exprs: tuple[sympy.Basic, ...]
+    forms: tuple[BoolForm, ...]
     lines: tuple[int, ...]
     sources: tuple[tuple[sympy.Symbol, Source], ...]
+
+    @property
+    def exprs(self) -> tuple[sympy.Basic, ...]:
+        """The sympy views of the conditions (built once per form, for readers that want sympy)."""
+        return tuple(f.sympy() for f in self.forms)
 
     @property
     def source_map(self) -> dict[sympy.Symbol, Source]:
@@ -638,16 +634,14 @@ def parse_guards_text(
         if len(tokens) == 1:  # blank or comment only
             continue
         expr = _Parser(text, tokens, namer, dialect, n).parse()
-        if not is_bool_expr(expr):
+        if not is_bool(expr):
             raise GuardTypeError(f"line {n} is not a condition (a comparison, and/or/not, True/False): {text.strip()[:200]!r}")
         exprs.append(expr)
         numbers.append(n)
     return ParsedGuards(tuple(exprs), tuple(numbers), tuple(sorted(namer.sources.items(), key=lambda kv: kv[0].name)))
 
 
-def parse_expression(
-    text: str, symbols: Mapping[sympy.Symbol, Source] | None = None, dialect: Dialect = "auto"
-) -> sympy.Basic:
+def parse_expression(text: str, symbols: Mapping[sympy.Symbol, Source] | None = None, dialect: Dialect = "auto") -> Value:
     """Parse one integer or boolean expression.
 
     Args:
@@ -655,12 +649,17 @@ def parse_expression(
         symbols: symbols to reuse for sources (symbol -> source); other sources get ``s<k>``.
         dialect: see :func:`parse_guards_text`.
 
+    Returns:
+        A :class:`~symint.form.Form` (an integer), a :class:`~symint.form.BoolForm` (a
+        boolean), or a sympy expression for a float (``s0 / 2``); ``.sympy()`` of a form is
+        its sympy view.
+
     Raises:
         GuardParseError: malformed text.
         GuardTypeError: an operand has the wrong type.
 
     >>> parse_expression("x.size()[0] // 2 + Max(n, 3)")
-    Max(3, n) + FloorDiv(s0, 2)
+    Form(Max(3, n) + FloorDiv(s0, 2))
     """
     _check_dialect(dialect)
     if not isinstance(text, str):
@@ -670,7 +669,7 @@ def parse_expression(
     return _Parser(text, tokens, namer, dialect).parse()
 
 
-def parse_guard(text: str, symbols: Mapping[sympy.Symbol, Source] | None = None, dialect: Dialect = "auto") -> sympy.Basic:
+def parse_guard(text: str, symbols: Mapping[sympy.Symbol, Source] | None = None, dialect: Dialect = "auto") -> BoolForm:
     """Parse one guard (a boolean expression) from sympy-style or torch text.
 
     Args:
@@ -679,7 +678,7 @@ def parse_guard(text: str, symbols: Mapping[sympy.Symbol, Source] | None = None,
         dialect: see :func:`parse_guards_text`.
 
     Returns:
-        The boolean sympy expression.
+        The condition as a boolean form (``.sympy()`` is its sympy view).
 
     Raises:
         GuardParseError: malformed text, with the column and a caret line.
@@ -687,11 +686,11 @@ def parse_guard(text: str, symbols: Mapping[sympy.Symbol, Source] | None = None,
 
     >>> from guards.source import Source
     >>> n = symbol_expr("n")
-    >>> parse_guard("2 <= L['k'] and s0 % 8 == 0", {n: Source.value("k")})
+    >>> parse_guard("2 <= L['k'] and s0 % 8 == 0", {n: Source.value("k")}).sympy()
     (2 <= n) & Eq(Mod(s0, 8), 0)
     """
     expr = parse_expression(text, symbols, dialect)
-    if not is_bool_expr(expr):
+    if not is_bool(expr):
         raise GuardTypeError(f"not a condition (a comparison, and/or/not, True/False): {text.strip()[:200]!r}")
     return expr
 

@@ -9,8 +9,26 @@ Three text styles:
   and a two-sided bound on one expression as a chain, ``2 <= L['x'].size()[0] <= 1024``;
 * :func:`to_source_text`: the same Python syntax with our source names, ``x.size()[0]``.
 
+Each prints a canonical form (:class:`~symint.form.Form`, :class:`~symint.form.BoolForm`:
+what a guard holds) or a sympy expression (what a caller holds, and what a form wraps
+for floats and opaque functions).
+
+Note [Printing forms]
+    The printers walk the form itself; no sympy view is built, except inside an opaque
+    atom (a float, ``IntTrueDiv``, a bitwise or float function), which is sympy and
+    prints as before. The text is the text the sympy view printed: terms, factors and
+    ``Max``/``Min`` arguments follow sympy's order, computed on the form
+    (:mod:`guards.text.order`), and every node prints as its sympy counterpart did.
+    Two differences are deliberate. A sum too large for sympy to order (Note [Printing
+    large sums] in :mod:`guards.text.escape`) printed in sympy's internal order; a form
+    prints in the usual order at any size. And where the view's connectives fold what
+    the form keeps (``x < 3 and x >= 3``: sympy's ``And`` makes it False), the form
+    prints as it is, since it is what the guard evaluates (Note [Folding connectives]
+    in :mod:`symint.sympy_io.functions`). tests/guards/test_text_order.py checks the
+    text of random forms against the text of their views.
+
 Note [Round trip]
-    For expressions built by :mod:`symint.build` over integer symbols,
+    For forms, and expressions built by :mod:`symint.build`, over integer symbols,
     ``parse(print(e)) == e`` structurally, in every style: the printers emit
     each node in a form the parser rebuilds through the same builder (n-ary sums
     and products print flat and sympy re-canonicalises them, parentheses follow
@@ -36,11 +54,12 @@ from __future__ import annotations
 
 import html
 import keyword
-from typing import Callable, Literal, Mapping, Sequence
+from typing import Callable, Literal, Mapping, Sequence, Union
 
 import sympy
 from sympy.core.relational import Relational
 
+from symint.form import Atom, BoolForm, Form, Mono
 from symint.sympy_io.floats import OPAQUE_FUNCTIONS
 from symint.sympy_io.functions import CeilDiv, CeilToInt, FloorDiv, FloorToInt, IfThenElse, IntTrueDiv, Max, Min, Mod, PowByNatural
 
@@ -50,6 +69,7 @@ from guards.validate import need_mapping, short
 from guards.guard import Guard
 from guards.text.lexer import PREC_ADD, PREC_AND, PREC_ATOM, PREC_BAND, PREC_BOR, PREC_CMP, PREC_MUL, PREC_NOT, PREC_OR, PREC_POW, PREC_UNARY
 from guards.source import Source
+from guards.text.order import ordered_args, ordered_factors, ordered_terms
 
 __all__ = [
     "membership",
@@ -57,6 +77,7 @@ __all__ = [
     "to_torch_text",
     "to_source_text",
     "to_text",
+    "to_text_lines",
     "render_html",
     "render_latex",
     "sympy_str",
@@ -64,34 +85,95 @@ __all__ = [
 ]
 
 TextStyle = Literal["sympy", "torch", "source"]
+#: What the printers print: a form, a boolean form, or a sympy expression (floats, opaque functions).
+Printable = Union[Form, BoolForm, sympy.Basic]
 
-_REL_OPS = {sympy.Eq: "==", sympy.Ne: "!=", sympy.Lt: "<", sympy.Le: "<=", sympy.Gt: ">", sympy.Ge: ">="}
-_SYMPY_CALLS = {FloorDiv, CeilDiv, Mod, Max, Min, PowByNatural, IntTrueDiv, FloorToInt, CeilToInt, IfThenElse}
-_PYTHON_NAMES = {Max: "max", Min: "min", FloorToInt: "math.floor", CeilToInt: "math.ceil"}
+#: A sympy node class -> the kind of call it prints as (the names of symint.form's atoms where they have one).
+_KINDS = {
+    FloorDiv: "floordiv", CeilDiv: "ceildiv", Mod: "mod", Max: "max", Min: "min", PowByNatural: "pow",
+    IntTrueDiv: "truediv", FloorToInt: "floortoint", CeilToInt: "ceiltoint", IfThenElse: "ite",
+}  # fmt: skip
+_NAMES = {kind: cls.__name__ for cls, kind in _KINDS.items()}
+_PYTHON_NAMES = {"max": "max", "min": "min", "floortoint": "math.floor", "ceiltoint": "math.ceil"}
+_DIRECTION = {"<": True, "<=": True, ">": False, ">=": False}  # how a relation chains (None: it does not)
 _RESERVED = frozenset(keyword.kwlist)
 _NO_SYNTAX = (sympy.oo, -sympy.oo, sympy.zoo, sympy.nan)
 
 
 class _Printer:
-    """One printing pass: ``style`` picks the syntax, ``name`` prints a symbol."""
+    """One printing pass over forms (and, for floats and opaque atoms, their sympy): ``python`` picks the syntax.
 
-    def __init__(self, python: bool, name: Callable[[sympy.Symbol], str], sizes: frozenset = frozenset()):
+    ``name`` prints a symbol given its name; ``sizes`` names the symbols of size-like sources
+    (never negative, so ``a**b`` is a natural power). ``memo`` caches sort keys of atoms
+    (:mod:`guards.text.order`) for this pass.
+    """
+
+    def __init__(self, python: bool, name: Callable[[str], str], sizes: frozenset = frozenset()):
         self.python, self.name = python, name
-        self.sizes = sizes  # symbols of size-like sources: never negative, so `a**b` is a natural power
+        self.sizes = sizes
+        self.memo: dict = {}
 
-    def text(self, e: sympy.Basic) -> str:
+    def text(self, e: Printable) -> str:
         return self.print(e)[0]
 
-    def wrap(self, e: sympy.Basic, min_prec: int) -> str:
+    def wrap(self, e: Printable, min_prec: int) -> str:
         """``e`` printed, parenthesized unless it binds at least as tightly as ``min_prec``."""
-        text, prec = self.print(e)
-        return text if prec >= min_prec else f"({text})"
+        return _paren(self.print(e), min_prec)
 
-    def print(self, e: sympy.Basic) -> tuple[str, int]:
+    def print(self, e: Printable) -> tuple[str, int]:
+        t = type(e)
+        if t is Form:
+            return self.form(e)
+        if t is BoolForm:
+            return self.boolean(e)
+        return self.sympy(e)
+
+    # -- forms
+    def form(self, f: Form) -> tuple[str, int]:
+        if f.is_const:
+            return _integer(f.const)
+        if len(f.terms) == 1 and not f.const:
+            m, c = f.terms[0]
+            return self.term(c, m)
+        items = []
+        for m, c in ordered_terms(f, self.memo):
+            minus = bool(items) and c < 0
+            items.append((minus, self.term(-c if minus else c, m)))
+        return _sum_text(items), PREC_ADD
+
+    def term(self, coeff: int, mono: Mono | None) -> tuple[str, int]:
+        """``coeff * mono`` (``mono`` None: the constant)."""
+        if mono is None:
+            return _integer(coeff)
+        factors = [self.atom(a) if p == 1 else (f"{_paren(self.atom(a), PREC_POW + 1)}**{p}", PREC_POW) for a, p in ordered_factors(mono, self.memo)]
+        return self.product_text(str(coeff), coeff, factors)
+
+    def atom(self, a: Atom) -> tuple[str, int]:
+        kind = a.kind
+        if kind == "sym":
+            return self.name(a.name), PREC_ATOM
+        if kind == "opaque":
+            return self.print(a.args[0])
+        return self.call(kind, ordered_args(a, self.memo))
+
+    def boolean(self, b: BoolForm) -> tuple[str, int]:
+        kind = b.kind
+        if kind == "const":
+            return str(b.value), PREC_ATOM
+        if kind == "rel":
+            return self.relation(*b.args)
+        if kind == "not":
+            return self.negation(b.args[0])
+        if kind == "opaque":
+            return self.print(b.args[0])
+        return self.logic(kind == "and", b.args, b)
+
+    # -- sympy: floats, true division and opaque functions (and callers that print a sympy expression)
+    def sympy(self, e: sympy.Basic) -> tuple[str, int]:
         if isinstance(e, sympy.Symbol):
-            return self.name(e), PREC_ATOM
+            return self.name(e.name), PREC_ATOM
         if isinstance(e, sympy.Integer):
-            return str(int(e)), PREC_ATOM if e >= 0 else PREC_UNARY
+            return _integer(int(e))
         if isinstance(e, sympy.Rational):  # not exact: reads back as true division (Note [Round trip])
             return f"{e.p}/{e.q}", PREC_MUL
         if isinstance(e, sympy.Float):
@@ -102,39 +184,31 @@ class _Printer:
         if e is sympy.true or e is sympy.false:
             return str(bool(e)), PREC_ATOM
         if isinstance(e, sympy.Add):
-            return self.add(e), PREC_ADD
+            items = []
+            for term in _ordered_terms(e):
+                coeff, rest = term.as_coeff_Mul()
+                minus = bool(items) and coeff.is_negative
+                items.append((minus, self.product(-coeff, sympy.Mul.make_args(rest)) if minus else self.print(term)))
+            return _sum_text(items), PREC_ADD
         if isinstance(e, sympy.Mul):
             coeff, rest = e.as_coeff_Mul()
             return self.product(coeff, sympy.Mul.make_args(rest))
         if isinstance(e, sympy.Pow):
             return f"{self.wrap(e.base, PREC_POW + 1)}**{self.wrap(e.exp, PREC_UNARY)}", PREC_POW
         if isinstance(e, Relational):
-            return self.relation(e)
+            return self.relation(e.rel_op, e.lhs, e.rhs)
         if isinstance(e, (sympy.And, sympy.Or)):
-            return self.logic(e)
+            return self.logic(isinstance(e, sympy.And), e.args, e)
         if isinstance(e, sympy.Not):
-            if self.python:
-                return f"not {self.wrap(e.args[0], PREC_NOT)}", PREC_NOT
-            return f"~{self.wrap(e.args[0], PREC_UNARY)}", PREC_UNARY
-        if type(e) in _SYMPY_CALLS:
-            return self.function(e)
+            return self.negation(e.args[0])
+        kind = _KINDS.get(type(e))
+        if kind is not None:
+            return self.call(kind, e.args)
         if type(e) in OPAQUE_FUNCTIONS:  # BitwiseAnd(a, b), FloatSqrt(x): the same call in every style
             return f"{type(e).__name__}({', '.join(self.text(a) for a in e.args)})", PREC_ATOM
         if e in _NO_SYNTAX:
             raise GuardTypeError(f"{e} has no guard syntax (guards compare finite integers)")
         raise GuardTypeError(f"cannot print {type(e).__name__} ({e}) as guard text: not built by symint.build")
-
-    def add(self, e: sympy.Add) -> str:
-        parts: list[str] = []
-        for term in _ordered_terms(e):
-            coeff, rest = term.as_coeff_Mul()
-            if parts and coeff.is_negative:
-                text, prec = self.product(-coeff, sympy.Mul.make_args(rest))
-                parts.append(" - " + (text if prec > PREC_ADD else f"({text})"))
-            else:
-                text, prec = self.print(term)
-                parts.append((" + " if parts else "") + (text if prec >= PREC_ADD else f"({text})"))
-        return "".join(parts)
 
     def product(self, coeff: sympy.Number, factors: Sequence[sympy.Basic]) -> tuple[str, int]:
         """``coeff * factors``; negative powers and a rational coefficient's denominator go after a ``/``."""
@@ -159,41 +233,49 @@ class _Printer:
     def plain_product(self, coeff: sympy.Number, factors: Sequence[sympy.Basic]) -> tuple[str, int]:
         if not factors:
             return self.print(coeff)
+        return self.product_text(self.print(coeff)[0], coeff, [self.print(f) for f in _ordered(factors)])
+
+    # -- shared by both
+    def product_text(self, coeff_text: str, coeff: object, factors: list[tuple[str, int]]) -> tuple[str, int]:
+        """``coeff`` times the printed ``factors`` (in print order)."""
         if len(factors) == 1:
-            body, prec = self.print(factors[0])
+            body, prec = factors[0]
         else:
             # Factors that print at '*' level (a // b, a / b) are parenthesized so that
             # the product never reads as a left-associative division.
-            body, prec = "*".join(self.wrap(f, PREC_MUL + 1) for f in _ordered(factors)), PREC_MUL
+            body, prec = "*".join(_paren(f, PREC_MUL + 1) for f in factors), PREC_MUL
         if coeff == 1:
             return body, prec
         if coeff == -1:
             return "-" + (body if prec >= PREC_UNARY or len(factors) > 1 else f"({body})"), min(prec, PREC_UNARY)
         if prec <= PREC_MUL and len(factors) == 1:
             body = f"({body})"
-        return f"{self.print(coeff)[0]}*{body}", PREC_MUL
+        return f"{coeff_text}*{body}", PREC_MUL
 
-    def relation(self, e: Relational) -> tuple[str, int]:
-        op = _REL_OPS[type(e)]
+    def relation(self, op: str, lhs: Printable, rhs: Printable) -> tuple[str, int]:
         if not self.python and op in ("==", "!="):
             name = "Eq" if op == "==" else "Ne"
-            return f"{name}({self.text(e.lhs)}, {self.text(e.rhs)})", PREC_ATOM
-        return f"{self.wrap(e.lhs, PREC_CMP + 1)} {op} {self.wrap(e.rhs, PREC_CMP + 1)}", PREC_CMP
+            return f"{name}({self.text(lhs)}, {self.text(rhs)})", PREC_ATOM
+        return f"{self.wrap(lhs, PREC_CMP + 1)} {op} {self.wrap(rhs, PREC_CMP + 1)}", PREC_CMP
 
-    def logic(self, e: sympy.Basic) -> tuple[str, int]:
-        is_and = isinstance(e, sympy.And)
+    def negation(self, a: Printable) -> tuple[str, int]:
+        if self.python:
+            return f"not {self.wrap(a, PREC_NOT)}", PREC_NOT
+        return f"~{self.wrap(a, PREC_UNARY)}", PREC_UNARY
+
+    def logic(self, is_and: bool, args: Sequence[Printable], e: Printable) -> tuple[str, int]:
         members = None if is_and or not self.python else membership(e)
         if members is not None:  # a set-valued dim: x in (1, 8, 16)
             subject, values = members
             return f"{self.wrap(subject, PREC_CMP + 1)} in ({', '.join(str(v) for v in values)})", PREC_CMP
         if not self.python:
             prec = PREC_BAND if is_and else PREC_BOR
-            return (" & " if is_and else " | ").join(self.wrap(a, prec + 1) for a in e.args), prec
+            return (" & " if is_and else " | ").join(self.wrap(a, prec + 1) for a in args), prec
         prec = PREC_AND if is_and else PREC_OR
-        parts = self.chains(e.args) if is_and else [self.wrap(a, prec + 1) for a in e.args]
+        parts = self.chains(args) if is_and else [self.wrap(a, prec + 1) for a in args]
         return (" and " if is_and else " or ").join(parts), prec
 
-    def chains(self, args: Sequence[sympy.Basic]) -> list[str]:
+    def chains(self, args: Sequence[Printable]) -> list[str]:
         """Print ``lo <= e`` followed by ``e <= hi`` (or ``>=`` both ways) as one chain ``lo <= e <= hi``.
 
         Only neighbours pair, and only in the order written (``a <= b and b <= c``), through a
@@ -203,35 +285,61 @@ class _Printer:
         parts: list[str] = []
         i = 0
         while i < len(args):
-            a = args[i]
-            b = args[i + 1] if i + 1 < len(args) else None
-            way = _direction(a)
-            if way is not None and b is not None and _direction(b) == way and a.rhs == b.lhs and not a.rhs.is_Number:
-                parts.append(
-                    f"{self.wrap(a.lhs, PREC_CMP + 1)} {_REL_OPS[type(a)]} {self.wrap(a.rhs, PREC_CMP + 1)}"
-                    f" {_REL_OPS[type(b)]} {self.wrap(b.rhs, PREC_CMP + 1)}"
-                )
-                i += 2
-                continue
-            parts.append(self.wrap(a, PREC_AND + 1))
+            a = _relation_parts(args[i])
+            b = _relation_parts(args[i + 1]) if i + 1 < len(args) else None
+            if a is not None and b is not None and _DIRECTION.get(a[0]) is not None and _DIRECTION.get(a[0]) == _DIRECTION.get(b[0]):
+                if _same(a[2], b[1]) and not _is_number(a[2]):
+                    parts.append(
+                        f"{self.wrap(a[1], PREC_CMP + 1)} {a[0]} {self.wrap(a[2], PREC_CMP + 1)} {b[0]} {self.wrap(b[2], PREC_CMP + 1)}"
+                    )
+                    i += 2
+                    continue
+            parts.append(self.wrap(args[i], PREC_AND + 1))
             i += 1
         return parts
 
-    def function(self, e: sympy.Basic) -> tuple[str, int]:
-        cls = type(e)
+    def call(self, kind: str, args: Sequence[Printable]) -> tuple[str, int]:
+        """``FloorDiv(a, b)`` (sympy style) or ``a // b`` (Python style), and the other integer functions."""
         if self.python:
-            if cls is FloorDiv:
-                return f"{self.wrap(e.args[0], PREC_MUL)} // {self.wrap(e.args[1], PREC_MUL + 1)}", PREC_MUL
-            if cls is IntTrueDiv:
-                return f"{self.wrap(e.args[0], PREC_MUL)} / {self.wrap(e.args[1], PREC_MUL + 1)}", PREC_MUL
-            if cls is Mod:  # torch's style: (a % b), always parenthesized
-                return f"({self.wrap(e.args[0], PREC_MUL)} % {self.wrap(e.args[1], PREC_MUL + 1)})", PREC_ATOM
-            if cls is PowByNatural and (e.args[1].is_Integer or e.args[1] in self.sizes):  # else `**` is Python's pow
-                return f"{self.wrap(e.args[0], PREC_POW + 1)}**{self.wrap(e.args[1], PREC_UNARY)}", PREC_POW
-            name = _PYTHON_NAMES.get(cls, cls.__name__)
+            if kind == "floordiv":
+                return f"{self.wrap(args[0], PREC_MUL)} // {self.wrap(args[1], PREC_MUL + 1)}", PREC_MUL
+            if kind == "truediv":
+                return f"{self.wrap(args[0], PREC_MUL)} / {self.wrap(args[1], PREC_MUL + 1)}", PREC_MUL
+            if kind == "mod":  # torch's style: (a % b), always parenthesized
+                return f"({self.wrap(args[0], PREC_MUL)} % {self.wrap(args[1], PREC_MUL + 1)})", PREC_ATOM
+            if kind == "pow" and self.natural(args[1]):  # else `**` is Python's pow
+                return f"{self.wrap(args[0], PREC_POW + 1)}**{self.wrap(args[1], PREC_UNARY)}", PREC_POW
+            name = _PYTHON_NAMES.get(kind) or _NAMES[kind]
         else:
-            name = cls.__name__
-        return f"{name}({', '.join(self.text(a) for a in e.args)})", PREC_ATOM
+            name = _NAMES[kind]
+        return f"{name}({', '.join(self.text(a) for a in args)})", PREC_ATOM
+
+    def natural(self, exponent: Printable) -> bool:
+        """Whether ``exponent`` is a constant or a size (never negative): ``a**b`` is then a natural power."""
+        if type(exponent) is Form:
+            atom = exponent.atom()
+            return exponent.is_const or (atom is not None and atom.kind == "sym" and atom.name in self.sizes)
+        return bool(exponent.is_Integer) or (isinstance(exponent, sympy.Symbol) and exponent.name in self.sizes)
+
+
+def _integer(k: int) -> tuple[str, int]:
+    return str(k), PREC_ATOM if k >= 0 else PREC_UNARY
+
+
+def _paren(printed: tuple[str, int], min_prec: int) -> str:
+    text, prec = printed
+    return text if prec >= min_prec else f"({text})"
+
+
+def _sum_text(items: list[tuple[bool, tuple[str, int]]]) -> str:
+    """A sum from its printed terms: ``(minus, (text, prec))``, ``minus`` for a term printed after `` - ``."""
+    parts: list[str] = []
+    for minus, (text, prec) in items:
+        if minus:
+            parts.append(" - " + (text if prec > PREC_ADD else f"({text})"))
+        else:
+            parts.append((" + " if parts else "") + (text if prec >= PREC_ADD else f"({text})"))
+    return "".join(parts)
 
 
 def _ordered_terms(e: sympy.Add) -> list[sympy.Basic]:
@@ -241,40 +349,62 @@ def _ordered_terms(e: sympy.Add) -> list[sympy.Basic]:
     return [a for a in e.args if not a.is_Number] + [a for a in e.args if a.is_Number]
 
 
-def membership(e: sympy.Basic) -> tuple[sympy.Basic, tuple[int, ...]] | None:
+def _relation_parts(e: Printable) -> tuple[str, Printable, Printable] | None:
+    """``(op, lhs, rhs)`` of a relation (form or sympy), else None."""
+    if type(e) is BoolForm:
+        return e.args if e.kind == "rel" else None
+    if isinstance(e, Relational):
+        return e.rel_op, e.lhs, e.rhs
+    return None
+
+
+def _is_number(e: Printable) -> bool:
+    return e.is_const if type(e) is Form else bool(e.is_Number)
+
+
+def _same(a: Printable, b: Printable) -> bool:
+    return a is b if type(a) is Form else a == b
+
+
+def membership(e: Printable) -> tuple[Printable, tuple[int, ...]] | None:
     """``(x, (v1, v2, ...))`` when ``e`` is ``Eq(x, v1) | Eq(x, v2) | ...`` over integer constants, else None.
 
-    That disjunction is how a set-valued dim (``x in (1, 8, 16)``) is represented.
+    That disjunction is how a set-valued dim (``x in (1, 8, 16)``) is represented. ``e`` is
+    a boolean form or a sympy boolean.
 
     >>> from symint.build import symbol_expr, eq, or_
     >>> s = symbol_expr("s0")
     >>> membership(or_(eq(s, 16), eq(s, 1), eq(s, 8)))
     (s0, (1, 8, 16))
     """
-    if not isinstance(e, sympy.Or) or len(e.args) < 2:
+    if type(e) is BoolForm:
+        if e.kind != "or":
+            return None
+        parts = [_relation_parts(a) for a in e.args]
+        integer = lambda x: x.const if type(x) is Form and x.is_const else None  # noqa: E731
+    else:
+        if not isinstance(e, sympy.Or):
+            return None
+        parts = [(a.rel_op, a.lhs, a.rhs) if isinstance(a, sympy.Eq) else None for a in e.args]
+        integer = lambda x: int(x) if isinstance(x, sympy.Integer) else None  # noqa: E731
+    if len(parts) < 2:
         return None
     subject, values = None, []
-    for a in e.args:
-        if not isinstance(a, sympy.Eq):
+    for part in parts:
+        if part is None or part[0] != "==":
             return None
-        lhs, rhs = (a.lhs, a.rhs) if isinstance(a.rhs, sympy.Integer) else (a.rhs, a.lhs)
-        if not isinstance(rhs, sympy.Integer) or isinstance(lhs, sympy.Integer):
+        _, lhs, rhs = part
+        if integer(rhs) is None:
+            lhs, rhs = rhs, lhs
+        value = integer(rhs)
+        if value is None or integer(lhs) is not None:
             return None
         if subject is None:
             subject = lhs
-        elif lhs != subject:
+        elif not _same(lhs, subject):
             return None
-        values.append(int(rhs))
+        values.append(value)
     return subject, tuple(sorted(values))
-
-
-def _direction(e: sympy.Basic) -> bool | None:
-    """True for ``<``/``<=``, False for ``>``/``>=``, None for anything that does not chain."""
-    if isinstance(e, (sympy.Lt, sympy.Le)):
-        return True
-    if isinstance(e, (sympy.Gt, sympy.Ge)):
-        return False
-    return None
 
 
 def _ordered(factors: list[sympy.Basic]) -> list[sympy.Basic]:
@@ -282,18 +412,18 @@ def _ordered(factors: list[sympy.Basic]) -> list[sympy.Basic]:
     return list(sympy.Mul(*factors, evaluate=False).as_ordered_factors())
 
 
-def _symbol_name(sym: sympy.Symbol) -> str:
-    name = sym.name
+def _symbol_name(name: str) -> str:
     if not (name.isidentifier() and name.isascii()) or name in _RESERVED or name.startswith("__"):
         raise GuardTypeError(f"the symbol name {name!r} cannot be written in guard text (it reads as something else)")
     return name
 
 
-def _source_namer(sources: Mapping[sympy.Symbol, Source] | None, torch: bool) -> Callable[[sympy.Symbol], str]:
+def _source_namer(sources: Mapping[sympy.Symbol, Source] | None, torch: bool) -> Callable[[str], str]:
     sources = need_mapping(sources, "sources", optional=True) or {}
+    by_name = {sym.name: src for sym, src in sources.items() if isinstance(sym, sympy.Symbol)}
 
-    def name(sym: sympy.Symbol) -> str:
-        src = sources.get(sym)
+    def name(sym: str) -> str:
+        src = by_name.get(sym)
         if src is None:
             return _symbol_name(sym)
         if torch or not _plain_base(src.base):
@@ -304,7 +434,7 @@ def _source_namer(sources: Mapping[sympy.Symbol, Source] | None, torch: bool) ->
 
 
 def _sizes(sources: Mapping[sympy.Symbol, Source] | None) -> frozenset:
-    return frozenset(sym for sym, src in (sources or {}).items() if isinstance(src, Source) and src.is_size_like)
+    return frozenset(sym.name for sym, src in (sources or {}).items() if isinstance(src, Source) and src.is_size_like and isinstance(sym, sympy.Symbol))
 
 
 def _plain_base(base: str) -> bool:
@@ -312,7 +442,7 @@ def _plain_base(base: str) -> bool:
     return base.isidentifier() and base.isascii() and not keyword.iskeyword(base) and not base.startswith("__")
 
 
-def to_sympy_text(expr: sympy.Basic) -> str:
+def to_sympy_text(expr: Printable) -> str:
     """``expr`` in sympy-style text, which :func:`guards.text.parse.parse_guard` reads back.
 
     Raises:
@@ -326,7 +456,7 @@ def to_sympy_text(expr: sympy.Basic) -> str:
     return _Printer(False, _symbol_name).text(expr)
 
 
-def to_torch_text(expr: sympy.Basic, sources: Mapping[sympy.Symbol, Source] | None = None) -> str:
+def to_torch_text(expr: Printable, sources: Mapping[sympy.Symbol, Source] | None = None) -> str:
     """``expr`` in torch's guard text; symbols with a source print as ``L['x'].size()[0]``.
 
     >>> from symint.build import symbol_expr, and_, le
@@ -337,7 +467,7 @@ def to_torch_text(expr: sympy.Basic, sources: Mapping[sympy.Symbol, Source] | No
     return _Printer(True, _source_namer(sources, torch=True), _sizes(sources)).text(expr)
 
 
-def to_source_text(expr: sympy.Basic, sources: Mapping[sympy.Symbol, Source] | None = None) -> str:
+def to_source_text(expr: Printable, sources: Mapping[sympy.Symbol, Source] | None = None) -> str:
     """``expr`` in Python syntax with our source names (``x.size()[0]``; ``L['a b']`` for odd names).
 
     An int input prints as its bare name, so read such text back with ``dialect="source"``.
@@ -350,30 +480,43 @@ def to_source_text(expr: sympy.Basic, sources: Mapping[sympy.Symbol, Source] | N
     return _Printer(True, _source_namer(sources, torch=False), _sizes(sources)).text(expr)
 
 
-def to_text(expr: sympy.Basic, sources: Mapping[sympy.Symbol, Source] | None = None, style: TextStyle = "torch") -> str:
+def to_text(expr: Printable, sources: Mapping[sympy.Symbol, Source] | None = None, style: TextStyle = "torch") -> str:
     """``expr`` in the given style: ``"sympy"``, ``"torch"`` or ``"source"``.
 
     >>> from symint.build import symbol_expr, eq
     >>> to_text(eq(symbol_expr("s0"), 3), style="sympy")
     'Eq(s0, 3)'
     """
+    return to_text_lines((expr,), sources, style)[0]
+
+
+def to_text_lines(exprs: Sequence[Printable], sources: Mapping[sympy.Symbol, Source] | None = None, style: TextStyle = "torch") -> list[str]:
+    """Each of ``exprs`` in the given style, by one printer (the sources are looked at once).
+
+    >>> from symint import form as F
+    >>> from symint.build import symbol_expr
+    >>> to_text_lines([F.rel(">=", F.sym("s0"), F.const(2))], {symbol_expr("s0"): Source.size("x", 0)}, "source")
+    ['x.size()[0] >= 2']
+    """
     if style == "sympy":
-        return to_sympy_text(expr)
-    if style == "torch":
-        return to_torch_text(expr, sources)
-    if style == "source":
-        return to_source_text(expr, sources)
-    raise GuardValueError(f"unknown text style {short(style)}; expected 'sympy', 'torch' or 'source'")
+        printer = _Printer(False, _symbol_name)
+    elif style == "torch":
+        printer = _Printer(True, _source_namer(sources, torch=True), _sizes(sources))
+    elif style == "source":
+        printer = _Printer(True, _source_namer(sources, torch=False), _sizes(sources))
+    else:
+        raise GuardValueError(f"unknown text style {short(style)}; expected 'sympy', 'torch' or 'source'")
+    return [printer.text(e) for e in exprs]
 
 
 # -- notebook rendering ---------------------------------------------------------------------------------
 
 
-def _safe_text(fn: Callable[[], str], fallback: sympy.Basic) -> str:
+def _safe_text(fn: Callable[[], str], g: Guard) -> str:
     try:
         return fn()
-    except GuardTypeError:
-        return sympy_str(fallback)
+    except GuardTypeError:  # no guard syntax: sympy's own text of the view
+        return sympy_str(g.expr)
 
 
 def render_html(guards: Sequence[Guard], sources: Mapping[sympy.Symbol, Source]) -> str:
@@ -388,13 +531,13 @@ def render_html(guards: Sequence[Guard], sources: Mapping[sympy.Symbol, Source])
     (True, False)
     """
     esc = html.escape
+    by_name = {sym.name: src for sym, src in sources.items()}
     rows = []
     for i, g in enumerate(guards, 1):
-        torch_text = _safe_text(lambda: to_torch_text(g.expr, sources), g.expr)
-        sympy_text = _safe_text(lambda: to_sympy_text(g.expr), g.expr)
+        torch_text = _safe_text(lambda: to_torch_text(g.form, sources), g)
+        sympy_text = _safe_text(lambda: to_sympy_text(g.form), g)
         involved = "<br>".join(
-            f"{esc(s.name)} = {esc(sources[s].text())}" if s in sources else esc(s.name)
-            for s in sorted(g.expr.free_symbols, key=lambda s: s.name)
+            f"{esc(name)} = {esc(by_name[name].text())}" if name in by_name else esc(name) for name in sorted(g.form.symbols)
         )
         origin = esc(g.origin) if g.origin else ""
         rows.append(
@@ -463,7 +606,7 @@ def render_latex(guards: Sequence[Guard], sources: Mapping[sympy.Symbol, Source]
         lines = [r"& \mathrm{True}"]
     used = set().union(*(g.expr.free_symbols for g in guards)) if guards else set()
     name = _source_namer(sources, torch=False)
-    legend = [f"{sympy.latex(sym)} = {latex_text(name(sym))}" for sym in sorted(sources, key=lambda s: s.name) if sym in used]
+    legend = [f"{sympy.latex(sym)} = {latex_text(name(sym.name))}" for sym in sorted(sources, key=lambda s: s.name) if sym in used]
     if legend:
         lines.append(r"& \text{where } " + r",\ ".join(legend))
     return r"$\begin{aligned} " + r" \\ ".join(lines) + r" \end{aligned}$"

@@ -41,9 +41,9 @@ from symint.build import symbol_expr
 from valueranges import ValueRangeError, ValueRanges
 
 from guards.errors import GuardParseError, GuardTypeError
-from guards.guard import Guard
+from guards.guard import Guard, form_key
 from guards.text.parse import parse_guards_text
-from guards.text.printers import to_sympy_text
+from guards.text.printers import to_text_lines
 from guards.source import Source
 
 __all__ = [
@@ -147,14 +147,14 @@ def encode_guards(
     >>> encode_guards([Guard.of(ge(s0, 2), "f.py:1")], {s0: Source.size("x", 0)}, {})["guards"]
     [{'expr': 's0 >= 2', 'origin': 'f.py:1'}]
     """
-    texts = [to_sympy_text(g.expr) for g in guards]
+    texts = to_text_lines([g.form for g in guards], None, "sympy")
     # One parse of all the texts (one symbol table), so that the check is linear in the set's size.
-    back = parse_guards_text(texts, "auto", sources).exprs if texts else ()
+    back = parse_guards_text(texts, "auto", sources).forms if texts else ()
     if len(back) != len(texts):
         raise GuardTypeError("a guard printed as a blank line or a comment; it cannot be stored as text")
     items = []
-    for g, text, expr in zip(guards, texts, back):
-        if expr != g.expr:
+    for g, text, form in zip(guards, texts, back):
+        if form_key(form) != g.key:
             raise GuardTypeError(f"the guard {g.expr} does not survive a round trip through text ({text!r})")
         items.append({"expr": text, "origin": g.origin} if g.origin is not None else {"expr": text})
     return {
@@ -201,9 +201,9 @@ def decode_guards(
         texts.append(text)
         origins.append(origin)
     parsed = parse_guards_text(texts, "auto", sources)
-    if len(parsed.exprs) != len(texts):  # a guard that is only a comment
+    if len(parsed.forms) != len(texts):  # a guard that is only a comment
         raise GuardParseError("every guard must hold an expression (one is only a comment)")
-    guards = [Guard.of(e, o) for e, o in zip(parsed.exprs, origins)]
+    guards = [Guard.of(e, o) for e, o in zip(parsed.forms, origins)]
     domain = None
     if "domain" in data:
         raw_domain = data["domain"]

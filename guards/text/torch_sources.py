@@ -27,10 +27,10 @@ from __future__ import annotations
 
 import keyword
 from dataclasses import dataclass
-from typing import Literal, Mapping, Protocol
+from typing import Literal, Mapping
 
 from guards.errors import GuardParseError, GuardTypeError, UnknownSourceError
-from guards.text.lexer import Token, tokenize
+from guards.text.lexer import Token, TokenCursor
 
 __all__ = ["Step", "Path", "read_path", "parse_path", "torch_base", "resolve", "SOURCE_METHODS"]
 
@@ -96,19 +96,7 @@ def _plain(name: str) -> bool:
     return name.isidentifier() and name.isascii() and not keyword.iskeyword(name) and name not in ("L", "G")
 
 
-class TokenStream(Protocol):
-    """What :func:`read_path` needs of a parser: look at, take and complain about tokens."""
-
-    def peek(self, ahead: int = 0) -> Token: ...
-
-    def take(self) -> Token: ...
-
-    def at(self, text: str, ahead: int = 0) -> bool: ...
-
-    def error(self, message: str, tok: Token) -> GuardParseError: ...
-
-
-def read_path(p: TokenStream, first: Token) -> Path:
+def read_path(p: TokenCursor, first: Token) -> Path:
     """Read an access path whose first token ``first`` (already taken) is ``L``, ``G`` or a name.
 
     Stops before ``.size(``, ``.stride(``, ``.shape[``, ``.storage_offset(``, ``.numel(``
@@ -123,7 +111,7 @@ def read_path(p: TokenStream, first: Token) -> Path:
         if tok.kind != "str":
             raise p.error(f"expected a quoted input name, as in {first.text}['x']", tok)
         p.take()
-        p_expect(p, "]", f"after {first.text}[{tok.text}")
+        p.expect("]", f"after {first.text}[{tok.text}")
         if not tok.value:
             raise p.error("an input name cannot be empty", tok)
         scope, root = first.text, tok.value
@@ -134,7 +122,7 @@ def read_path(p: TokenStream, first: Token) -> Path:
         if p.at("["):
             p.take()
             steps.append(_subscript(p))
-            p_expect(p, "]", "to close the index")
+            p.expect("]", "to close the index")
         elif p.at(".") and p.peek(1).kind == "name":
             name = p.peek(1).text
             if name in SOURCE_METHODS and (p.at("(", 2) or (name == "shape" and p.at("[", 2))):
@@ -151,13 +139,7 @@ def read_path(p: TokenStream, first: Token) -> Path:
     return Path(scope, root, tuple(steps))  # type: ignore[arg-type]
 
 
-def p_expect(p: TokenStream, text: str, what: str) -> None:
-    if not p.at(text):
-        raise p.error(f"expected {text!r} {what}", p.peek())
-    p.take()
-
-
-def _subscript(p: TokenStream) -> Step:
+def _subscript(p: TokenCursor) -> Step:
     tok = p.peek()
     if tok.kind == "str":
         p.take()
@@ -172,29 +154,6 @@ def _subscript(p: TokenStream) -> Step:
     raise p.error("expected an integer index or a quoted key", tok)
 
 
-class _Tokens:
-    """A minimal :class:`TokenStream` over one string (for :func:`parse_path`)."""
-
-    def __init__(self, text: str):
-        self.text, self.tokens, self.pos = text, tokenize(text), 0
-
-    def peek(self, ahead: int = 0) -> Token:
-        return self.tokens[min(self.pos + ahead, len(self.tokens) - 1)]
-
-    def take(self) -> Token:
-        tok = self.tokens[self.pos]
-        if tok.kind != "end":
-            self.pos += 1
-        return tok
-
-    def at(self, text: str, ahead: int = 0) -> bool:
-        tok = self.peek(ahead)
-        return tok.kind in ("op", "name") and tok.text == text
-
-    def error(self, message: str, tok: Token) -> GuardParseError:
-        return GuardParseError(message, self.text, tok.column, tok.text)
-
-
 def parse_path(text: str) -> Path | None:
     """The path ``text`` spells (``xs[0]``, ``L['d']['w']``, ``G['F'].w``), or None if it is not one.
 
@@ -204,7 +163,7 @@ def parse_path(text: str) -> Path | None:
     (True, True)
     """
     try:
-        p = _Tokens(text)
+        p = TokenCursor(text)
         first = p.take()
         if first.kind != "name" or (first.text not in ("L", "G") and not _plain(first.text)):
             return None

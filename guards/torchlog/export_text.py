@@ -50,6 +50,7 @@ from guards.errors import GuardParseError
 from guards.guard import Guard
 from guards.text.parse import parse_expression, parse_guard
 from guards.text.printers import to_source_text
+from guards.text.values import view
 from guards.source import Source
 
 __all__ = ["ExportText", "read_export_text", "looks_like_export_program", "MODULE_STATE"]
@@ -194,7 +195,7 @@ def read_export_text(text: str) -> ExportText:
                 r.sources[symbol_expr(dim)] = src
                 continue
             try:
-                value = parse_expression(dim, dialect="sympy")
+                value = view(parse_expression(dim, dialect="sympy"))  # solved for roots in sympy (_solve_roots)
             except GuardParseError as exc:
                 raise GuardParseError(f"an input dim that cannot be read: {exc.message}", lines[line_no - 1], 0, dim, line_no) from None
             sym = r.dim_symbol(src)
@@ -207,7 +208,7 @@ def read_export_text(text: str) -> ExportText:
             for v in _RANGE.finditer(line[start + len(_RANGES_HEAD) : end]):
                 key = v.group("key").strip()
                 try:
-                    value = parse_expression(key, dialect="sympy")
+                    value = view(parse_expression(key, dialect="sympy"))
                 except GuardParseError as exc:
                     raise GuardParseError(f"a range constraint that cannot be read: {exc.message}", line, 0, key, n) from None
                 if _INT.match(v.group("lo")):

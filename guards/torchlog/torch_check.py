@@ -34,7 +34,7 @@ from symint.build import le, symbol_expr
 from guards.errors import GuardError, GuardTypeError, UnknownSourceError
 from guards.runtime.explain import explain as explain_values
 from guards.torchlog.export_text import MODULE_STATE
-from guards.guard import Guard
+from guards.guard import Guard, form_key
 from guards.guardset import GuardSet, read_torch_output
 from guards.text.parse import parse_guard, parse_guards_text, parse_source
 from guards.text.printers import to_torch_text
@@ -230,7 +230,7 @@ def _root(base: str) -> str:
 def _torch_words(guard: Guard, gs: GuardSet, message: str) -> str:
     """The failure message with sources in torch's spelling (``L['xs'][0]`` rather than ``xs[0]``)."""
     try:
-        text = to_torch_text(guard.expr, gs.source_map)
+        text = to_torch_text(guard.form, gs.source_map)
     except GuardError:
         return message
     _, sep, got = message.partition(" failed: ")
@@ -369,8 +369,8 @@ def _reason(text: str, entry: TorchEntry | None) -> tuple[str, int | None]:
             mine = parse_guard(text, parsed.source_map, dialect="source")
         except (GuardError, ValueError):
             return text, None
-        for g, e in zip(entry.guards, parsed.exprs):
-            if e == mine:
+        for g, e in zip(entry.guards, parsed.forms):
+            if form_key(e) == form_key(mine):
                 return f"{g.text} failed" + (f"  # {g.comment}" if g.comment else ""), g.line
     return f"{text} failed", None
 
@@ -400,5 +400,5 @@ def dynamic_guard_set(env: DynamicEnv) -> GuardSet:
         if s.high is not None:
             guards.append(Guard.of(le(sym, s.high), f"line {s.line} create_symbol"))
     parsed = parse_guards_text([g.text for g in env.guards], "auto", sources)
-    guards += [Guard.of(e, f"line {g.line} eval") for e, g in zip(parsed.exprs, env.guards)]
+    guards += [Guard.of(e, f"line {g.line} eval") for e, g in zip(parsed.forms, env.guards)]
     return GuardSet.of(guards, parsed.source_map)

@@ -35,6 +35,7 @@ from guards.errors import GuardError, GuardParseError, GuardValueError, UnknownS
 from guards.torchlog.export_text import looks_like_export_program, read_export_text
 from guards.guardset import GuardSet, decode_guard_bytes, looks_like_torch_output, no_guards_message, read_guard_file, read_torch_output
 from guards.text.parse import parse_expression, parse_source
+from guards.text.values import view
 from guards.runtime.region import accepts, base_point, describe_region, plot_region, progressions, region_grid, scan_dim, text_map
 from guards.source import Source
 from guards.torchlog.torch_check import TorchGuards, Verdict, dynamic_guard_set, explain_recompiles, pinned_values
@@ -86,7 +87,7 @@ def load(path: str, dialect: str, entry: str | None, *, strict: bool = False, te
         if entry is not None:
             raise UnknownSourceError(f"--entry {entry}: {name} is a torch.export program (one guard set), not a torch log with entries")
         e = read_export_text(text)
-        roots = tuple((root, how, parse_expression(how, {s: src for s, src in e.sources})) for root, how in e.roots)
+        roots = tuple((root, how, view(parse_expression(how, {s: src for s, src in e.sources}))) for root, how in e.roots)
         gs = GuardSet.of(e.guards, dict(e.sources))
         parts = ["torch.export program: input shapes, range constraints and asserts"]
         if e.module_state:

@@ -169,7 +169,8 @@ def source_text(env, size: Any) -> str:
     if not isinstance(size, SymInt):
         return str(size)
     sources = {s: i.sources[0] for s, i in env.symbols.items() if i.sources}
-    return to_source_text(size.node.expr, sources)
+    node = size.node
+    return to_source_text(node.form if node.form is not None else node.expr, sources)
 
 
 def user_label(t: Any, default: str) -> str:

@@ -42,6 +42,7 @@ import sympy
 from guards import GuardSet, Source
 from guards.errors import GuardError
 from guards.text.parse import parse_expression
+from guards.text.values import view
 from guards.text.printers import to_sympy_text
 from guards.text.serialize import decode_guards, encode_guards, ranges_from_json, ranges_to_json
 from symint import SymBool, SymFloat, SymInt, SymNode
@@ -105,7 +106,7 @@ class LoadedEnv:
 def _expr_text(expr: sympy.Basic, where: str) -> str:
     try:
         text = to_sympy_text(expr)
-        back = parse_expression(text)
+        back = view(parse_expression(text))
     except GuardError as e:
         raise ProgramFormatError(f"{where}: the expression {expr} has no stored form ({e})") from None
     if back != expr:
@@ -320,7 +321,7 @@ class _Reader:
         found = self.parsed.get(text)
         if found is None:
             try:
-                found = self.parsed[text] = parse_expression(text)
+                found = self.parsed[text] = view(parse_expression(text))
             except GuardError as e:
                 raise ProgramFormatError(f"{where}: {e}") from None
         return found

@@ -282,13 +282,15 @@ def and_(*args: BoolForm) -> BoolForm:
     (x < 3, True)
     """
     flat: list[BoolForm] = []
+    seen: set[BoolForm] = set()  # identity: a set keeps a long chain linear
     for a in args:
         if a is FALSE:
             return FALSE
         if a is TRUE:
             continue
         for part in a.args if a.kind == "and" else (a,):
-            if part not in flat:
+            if part not in seen:
+                seen.add(part)
                 flat.append(part)
     if not flat:
         return TRUE
@@ -305,13 +307,15 @@ def or_(*args: BoolForm) -> BoolForm:
     True
     """
     flat: list[BoolForm] = []
+    seen: set[BoolForm] = set()  # identity: a set keeps a long chain linear
     for a in args:
         if a is TRUE:
             return TRUE
         if a is FALSE:
             continue
         for part in a.args if a.kind == "or" else (a,):
-            if part not in flat:
+            if part not in seen:
+                seen.add(part)
                 flat.append(part)
     if not flat:
         return FALSE

@@ -259,6 +259,7 @@ def test_payloads_never_execute(tmp_path):
         payloads = _payloads(Path({str(sentinel)!r}))
         # warm up every code path once, so that lazy imports inside sympy happen before the hook
         _try_all_readers("L['x'].size()[0] // 2 > Max(L['n'], 1) and not (L['x'].size()[0] % 3 == 1)")
+        _try_all_readers("L['x'].size()[0] / 3 > 1.5 - L['n']")  # floats: the only guards built in sympy
         sys.addaudithook(hook)
         for p in payloads:
             _try_all_readers(p)

@@ -23,6 +23,7 @@ import sympy
 
 from guards import GuardSet, Source
 from guards.text.parse import parse_expression, parse_guards_text
+from guards.text.values import view
 from guards.torchlog.torch_export import read_exported_program
 
 __all__ = ["Outputs", "compile_guard_log", "export_guards", "export_outputs", "source_symbols", "torch_export"]
@@ -97,7 +98,7 @@ def _flatten(value) -> list:
 
 def _expr(text: str) -> sympy.Basic:
     """torch's printed size expression, read by this project's safe parser."""
-    return parse_expression(text, dialect="sympy")
+    return view(parse_expression(text, dialect="sympy"))
 
 
 def compile_guard_log(case, model=None, dynamic: bool | None = True) -> str:
