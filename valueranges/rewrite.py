@@ -572,12 +572,16 @@ def _common_factor(x: "F.Form", d: "F.Form") -> "F.Form | None":
 
 
 def _divide(f: "F.Form", k: "F.Form") -> "F.Form":
-    """``f / k`` for a monomial ``k`` that divides every term (exact)."""
-    (km, kc), = k.terms
+    """``f / k`` for a monomial ``k`` (an integer alone included) that divides every term (exact)."""
+    if k.is_const:  # the common factor of 2*y and 2*x is the integer 2: a monomial with no atoms
+        km_factors, kc = (), k.const
+    else:
+        (km, kc), = k.terms
+        km_factors = km.factors
     out = F.const(0)
     for m, c in f.terms:
         powers = dict(m.factors)
-        for a, p in km.factors:
+        for a, p in km_factors:
             powers[a] -= p
         out = F.add(out, F.scale(_mono_form_from({a: p for a, p in powers.items() if p}), c // kc))
     return out

@@ -133,6 +133,8 @@ def test_rule_exact_polynomial_division():
         (F.add(F.mul(a, a), k(1)), F.add(a, k(1))),  # not exact: kept
         (F.scale(F.mul(F.mul(a, a), b), 32), F.scale(a, 6)),  # the quotient 16/3*a*b is not integral: kept
         (F.scale(F.mul(F.mul(a, a), b), 4), F.mul(F.scale(a, 2), b)),  # a common factor cancels
+        (F.scale(b, 2), F.scale(a, 2)),  # the common factor is the integer 2 alone: (2b)//(2a) -> b//a
+        (F.scale(b, 6), F.scale(F.add(a, b), 4)),  # a common integer 2 of a sum: 3b // (2(a + b))
     ]
     for num, den in cases:
         for before in (F.floordiv(num, den), F.mod(num, den)):
