@@ -13,38 +13,16 @@ from guards.guard import as_bool_form
 from guards.simplify.classify import _canonical_key, _classify, classify_form, form_order_key
 from guards.simplify.reduce_forms import reduce_forms
 from symint import form as F
-from symint.build import eq, floordiv, ge, gt, le, lt, ne, symbol_expr
+from symint.build import eq, ge, gt, le, lt, ne, symbol_expr
 from symint.form import logic as B
-from symint.sympy_io.functions import Max, Min, Mod
+from symint.sympy_io.functions import Mod
 
-from .test_finite_domain import _admitted
+from .test_finite_domain import _admitted, _exprs, _rels  # the same random expressions and relations
 
 X, Y, Z = (symbol_expr(n) for n in ("x", "y", "z"))
 SIZES = {s: Source.size(s.name, 0) for s in (X, Y, Z)}
 DOMAIN = {s.name: (0, math.inf) for s in (X, Y, Z)}
 BOX = {s: range(0, 13) for s in (X, Y, Z)}
-
-_leaves = st.sampled_from([X, Y, Z]) | st.integers(-3, 6).map(sympy.Integer)
-
-
-def _node(children):
-    def build(t):
-        op, a, b = t
-        try:
-            return op(a, b)
-        except ZeroDivisionError:
-            return a
-
-    ops = st.sampled_from([
-        lambda a, b: a + b, lambda a, b: a - b, lambda a, b: a * b, floordiv, Mod,
-        lambda a, b: Max(a, b), lambda a, b: Min(a, b),
-    ])
-    return st.tuples(ops, children, children).map(build)
-
-
-_exprs = st.recursive(_leaves, _node, max_leaves=4)
-_rels = st.sampled_from([eq, ne, lt, le, gt, ge])
-
 
 @st.composite
 def traced_guard_sets(draw):
