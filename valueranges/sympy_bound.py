@@ -14,8 +14,9 @@ Note [Repeated symbols]
     Interval arithmetic treats each occurrence of a symbol as independent, so ``x - x``
     would be ``[-10, 10]`` for ``x`` in ``[0, 10]``. The canonical form merges the
     simplest repetitions (``x - x`` is 0, ``(x + 1)*(x - 1)`` is ``x**2 - 1``, which the
-    even-power rule keeps above -1), but it expands ``(x - y)**2``, so an even power of a sum
-    (alone, or as a term or factor) is also bounded as written; the form bound factors a sum whose terms share an atom
+    even-power rule keeps above -1), but it expands ``(x - y)**2`` and ``x*(10 - x)``, so a
+    product with a sum among its factors or a power of a sum (alone or as a term) is also
+    bounded as written, and the two bounds intersected; the form bound factors a sum whose terms share an atom
     and bounds ``Max(e, -e)`` as ``abs(e)``; a relation is bounded on its normal form
     ``lhs - rhs op 0``, where common terms cancel (``x + 1 < x + y`` is ``1 - y < 0``).
     Anything else (``x - Min(x, 3)``, ``x < Max(x, 3) + 1``) stays imprecise but sound.
@@ -172,8 +173,10 @@ class _Bounder:
         except (NotAnIntegerForm, FormLimitError):
             return self.node(e)
         r = self.form(f)
-        if not r.is_finite() and _has_even_power_of_sum(e):
-            r = r & self.node(e)  # (x - y)**2 is >= 0; expanded, x**2 - 2*x*y + y**2 is not (Note [Repeated symbols])
+        if not r.is_singleton() and _has_factored_sum(e):
+            # (x - y)**2 is >= 0 and x*(10 - x) is in [0, 100] for x in [0, 10]; expanded, x**2 - 2*x*y + y**2
+            # and 10*x - x**2 are not: bounded as written too, both sound (Note [Repeated symbols])
+            r = r & self.node(e)
         return r
 
     def form(self, f) -> ValueRanges:
@@ -230,13 +233,21 @@ class _Bounder:
         raise UnsupportedExpressionError(e)
 
 
-def _is_even_power_of_sum(e: sympy.Basic) -> bool:
-    return e.is_Pow and e.base.is_Add and e.exp.is_Integer and e.exp.p > 0 and e.exp.p % 2 == 0
+def _is_factored_sum(e: sympy.Basic) -> bool:
+    """A product with a sum among its factors, or a power of a sum: what a form expands."""
+    if e.is_Pow:
+        return e.base.is_Add and e.exp.is_Integer and e.exp.p > 1
+    return e.is_Mul and any(a.is_Add or (a.is_Pow and a.base.is_Add) for a in e.args)
 
 
-def _has_even_power_of_sum(e: sympy.Basic) -> bool:
-    """Whether ``e`` is, or directly sums or multiplies, an even power of a sum (which its form expands)."""
-    return _is_even_power_of_sum(e) or ((e.is_Add or e.is_Mul) and any(_is_even_power_of_sum(a) for a in e.args))
+def _has_factored_sum(e: sympy.Basic) -> bool:
+    """Whether ``e`` is, or directly sums, a factored sum (which its form expands: Note [Repeated symbols]).
+
+    >>> x = sympy.Symbol("x", integer=True)
+    >>> _has_factored_sum(x*(10 - x)), _has_factored_sum(x**2 - 10*x), _has_factored_sum((x - 1)**2 + 3)
+    (True, False, True)
+    """
+    return _is_factored_sum(e) or (e.is_Add and any(_is_factored_sum(a) for a in e.args))
 
 
 # -- the nodes forms do not represent ------------------------------------------------------------

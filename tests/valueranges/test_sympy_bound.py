@@ -78,6 +78,9 @@ CASES = [
     Case(build.mul(x, sympy.Rational(1, 2)), {x: VR.of(1, 3)}, VR.of(0.5, 1.5)),
     Case(build.add(x, 0.5), {x: VR.of(1, 3)}, VR.of(1.5, 3.5)),
     Case(build.mul(build.truediv(x, 2), y), {x: VR.of(2, 4), y: VR.of(-1, 1)}, VR.of(-2.0, 2.0)),
+    # A product with a sum for a factor: its form expands (10*x - x**2 would be [-100, 100]), bounded as written too.
+    Case(build.mul(x, build.sub(10, x)), {x: VR.of(0, 10)}, VR.of(0, 100)),
+    Case(build.add(build.mul(build.add(x, 1), build.add(y, 2)), 1), {x: VR.of(0, 3), y: VR.of(0, 3)}, VR.of(3, 21)),
     # Booleans.
     Case(build.lt(a, b), {a: VR.of(2, 5), b: VR.of(6, 9)}, VR.true()),
     Case(build.ge(a, b), {a: VR.of(2, 5), b: VR.of(6, 9)}, VR.false()),
