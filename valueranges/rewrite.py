@@ -48,13 +48,13 @@ from typing import Mapping
 
 from symint.form import logic as B
 from symint import form as F
-from symint.form.terms import MEMO_LIMIT, register_cache
 from symint.form.transform import rebuild_atom
 
 from .bound import bound_form
 from .linear_facts import LinearFacts, atom_facts
 from .rewrite_conjunctions import narrow, quotient_definitions
 from .rewrite_folds import decide_bilinear, decide_by_interval, floordiv_folds
+from .rewrite_polynomial import common_factor, divide_by_monomial, exact_quotient, monomial_form
 
 __all__ = ["simplify", "simplify_bool", "size"]
 
@@ -467,7 +467,7 @@ def _products(f: "F.Form") -> "F.Form":
                 other = F.min_(*atom.args).atom()
                 if other is not None and powers.get(other) == p:
                     del powers[atom], powers[other]
-                    new_m = F.mul(_mono_form_from(powers), F.pow_nat(F.mul(*atom.args), p))
+                    new_m = F.mul(monomial_form(powers), F.pow_nat(F.mul(*atom.args), p))
                     break
         if new_m is None:
             out = F.add(out, F.scale(_mono_form(m), c))
@@ -475,13 +475,6 @@ def _products(f: "F.Form") -> "F.Form":
             changed = True
             out = F.add(out, F.scale(new_m, c))
     return out if changed else f
-
-
-def _mono_form_from(powers: dict) -> "F.Form":
-    out = F.const(1)
-    for atom, p in sorted(powers.items(), key=lambda item: item[0].key):
-        out = F.mul(out, F.pow_nat(F.atom_form(atom), p))
-    return out
 
 
 # -- floor division and modulo ----------------------------------------------------------------------
@@ -541,50 +534,14 @@ def _division(atom: "F.Atom", ranges, memo) -> "F.Form":
             return F.add(q, F.const(j)) if atom.kind == "floordiv" else F.sub(r, F.const(j * k))
         return F.atom_form(atom)
     if not d.is_const:
-        exact = _exact_quotient(x, d)
+        exact = exact_quotient(x, d)
         if exact is not None:
             return exact if atom.kind == "floordiv" else F.const(0)
-        common = _common_factor(x, d)
+        common = common_factor(x, d)
         if common is not None:  # (k*a) // (k*b) == a // b and (k*a) % (k*b) == k*(a % b), for k != 0
-            ka, kb = _divide(x, common), _divide(d, common)
+            ka, kb = divide_by_monomial(x, common), divide_by_monomial(d, common)
             return F.floordiv(ka, kb) if atom.kind == "floordiv" else F.mul(common, F.mod(ka, kb))
     return F.atom_form(atom)
-
-
-def _common_factor(x: "F.Form", d: "F.Form") -> "F.Form | None":
-    """The greatest monomial times integer dividing every term of ``x`` and ``d`` (None when it is 1).
-
-    Under Note [Canonical forms] (``symint.sympy_io.functions``) a factor that is 0 is the accepted widening.
-    """
-    if x.const or d.const or x.is_const:
-        return None
-    powers = None
-    g = 0
-    for f in (x, d):
-        for m, c in f.terms:
-            g = math.gcd(g, c)
-            mine = dict(m.factors)
-            powers = mine if powers is None else {a: min(p, mine[a]) for a, p in powers.items() if a in mine}
-    powers = {a: p for a, p in (powers or {}).items() if a.kind == "sym"}
-    if not powers and g == 1:
-        return None
-    return F.mul(F.const(g), _mono_form_from(powers))
-
-
-def _divide(f: "F.Form", k: "F.Form") -> "F.Form":
-    """``f / k`` for a monomial ``k`` (an integer alone included) that divides every term (exact)."""
-    if k.is_const:  # the common factor of 2*y and 2*x is the integer 2: a monomial with no atoms
-        km_factors, kc = (), k.const
-    else:
-        (km, kc), = k.terms
-        km_factors = km.factors
-    out = F.const(0)
-    for m, c in f.terms:
-        powers = dict(m.factors)
-        for a, p in km_factors:
-            powers[a] -= p
-        out = F.add(out, F.scale(_mono_form_from({a: p for a, p in powers.items() if p}), c // kc))
-    return out
 
 
 def _nested_floordiv(x: "F.Form", k: int) -> "F.Form | None":
@@ -637,51 +594,6 @@ def _split_by_ranges(x: "F.Form", k: int, ranges, memo) -> tuple | None:
         if lo != -INF and hi != INF and lo // k == hi // k:
             return q, rest, int(lo // k)
     return None
-
-
-def _exact_quotient(x: "F.Form", d: "F.Form") -> "F.Form | None":
-    """``x / d`` when ``d`` divides ``x`` as polynomials with an integer quotient (symbols only), else None.
-
-    A pure function of the two interned forms: cached for the process (the sympy division is slow).
-
-    >>> a, b = F.sym("a"), F.sym("b")
-    >>> _exact_quotient(F.sub(F.mul(a, a), F.mul(b, b)), F.add(a, b)).sympy(), _exact_quotient(F.scale(a, 6), F.scale(a, 4))
-    (a - b, None)
-    """
-    key = x.uid << 32 | d.uid  # Note [Keys the garbage collector skips] (symint.form.terms)
-    if key in _EXACT:
-        return _EXACT[key]
-    found = _exact_quotient_of(x, d)
-    if len(_EXACT) > MEMO_LIMIT:
-        _EXACT.clear()
-    _EXACT[key] = found
-    return found
-
-
-_EXACT: dict[int, "F.Form | None"] = {}
-register_cache(_EXACT)  # Note [Sweeping the interning tables] (symint.form.terms)
-
-
-def _exact_quotient_of(x: "F.Form", d: "F.Form") -> "F.Form | None":
-    """:func:`_exact_quotient` computed (sympy's polynomial division only where degrees do not decide)."""
-    if not (x.symbols and d.symbols) or any(a.kind != "sym" for f in (x, d) for m, _ in f.terms for a, _ in m.factors):
-        return None
-    degree_x, degree_d = (max(sum(p for _, p in m.factors) for m, _ in f.terms) for f in (x, d))
-    if degree_x < degree_d or not d.symbols <= x.symbols:
-        return None  # a nonzero multiple of d has d's symbols and at least its degree
-    if degree_x == degree_d:  # the quotient is a number q: x is q*d term by term (no sympy needed)
-        q, r = divmod(dict(x.terms).get(d.terms[0][0], 0), d.terms[0][1])
-        return F.const(q) if not r and q and F.scale(d, q) is x else None
-    import sympy  # the polynomial division is sympy's (forms hold no polynomial arithmetic)
-
-    from symint.sympy_io import from_sympy
-
-    gens = sorted({sympy.Symbol(n, integer=True) for n in x.symbols | d.symbols}, key=lambda s: s.name)
-    px, pd = sympy.Poly(x.sympy(), *gens, domain="ZZ"), sympy.Poly(d.sympy(), *gens, domain="ZZ")
-    q, r = px.div(pd)
-    if not r.is_zero or q.is_zero or not all(c.is_Integer for c in q.coeffs()):
-        return None
-    return from_sympy(q.as_expr())
 
 
 # -- relations --------------------------------------------------------------------------------------

@@ -281,22 +281,7 @@ def and_(*args: BoolForm) -> BoolForm:
     >>> and_(TRUE, rel("<", F.sym("x"), F.const(3))).sympy(), and_(FALSE, TRUE) is FALSE
     (x < 3, True)
     """
-    flat: list[BoolForm] = []
-    seen: set[BoolForm] = set()  # identity: a set keeps a long chain linear
-    for a in args:
-        if a is FALSE:
-            return FALSE
-        if a is TRUE:
-            continue
-        for part in a.args if a.kind == "and" else (a,):
-            if part not in seen:
-                seen.add(part)
-                flat.append(part)
-    if not flat:
-        return TRUE
-    if len(flat) == 1:
-        return flat[0]
-    return _connective("and", tuple(flat))
+    return _flat_connective("and", args, TRUE, FALSE)
 
 
 def or_(*args: BoolForm) -> BoolForm:
@@ -306,22 +291,27 @@ def or_(*args: BoolForm) -> BoolForm:
     >>> or_(rel("<", F.sym("x"), F.const(3)), TRUE) is TRUE
     True
     """
+    return _flat_connective("or", args, FALSE, TRUE)
+
+
+def _flat_connective(kind: str, args, unit: BoolForm, absorbing: BoolForm) -> BoolForm:
+    """``kind`` over ``args``: nested ``kind`` flattened, ``unit`` dropped, repeats dropped, ``absorbing`` wins."""
     flat: list[BoolForm] = []
     seen: set[BoolForm] = set()  # identity: a set keeps a long chain linear
     for a in args:
-        if a is TRUE:
-            return TRUE
-        if a is FALSE:
+        if a is absorbing:
+            return absorbing
+        if a is unit:
             continue
-        for part in a.args if a.kind == "or" else (a,):
+        for part in a.args if a.kind == kind else (a,):
             if part not in seen:
                 seen.add(part)
                 flat.append(part)
     if not flat:
-        return FALSE
+        return unit
     if len(flat) == 1:
         return flat[0]
-    return _connective("or", tuple(flat))
+    return _connective(kind, tuple(flat))
 
 
 _NEGATE = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<"}
