@@ -184,24 +184,34 @@ class LinearFacts:
             return False
         steps = [self.budget]
         terms = dict(p.terms) if sign == 1 else {m: -c for m, c in p.terms}
-        frontier = [(terms, sign * p.const + offset, ())]
+        frontier = [(terms, sign * p.const + offset, (), 1)]
         for level in range(self.depth):
             last = level + 1 == self.depth
             found = []
-            for terms, const_, used in frontier:
+            for terms, const_, used, scale in frontier:
                 for upper, size, k, lam, i in self._step(terms, const_, used, steps, ranges, memo):
-                    if upper <= 0:
+                    if upper < scale * k:  # Note [Rounding a scaled bound]
                         return True
                     if not last:
-                        found.append((size, len(found), terms, const_, used, k, lam, i))
+                        found.append((size, len(found), terms, const_, used, k, lam, i, scale))
                 if steps[0] <= 0:
                     return False
             found.sort(key=_fewest_terms)
-            frontier = [self._combine(terms, const_, k, lam, i) + (used + (i,),)
-                        for _, _, terms, const_, used, k, lam, i in found[:4]]
+            frontier = [self._combine(terms, const_, k, lam, i) + (used + (i,), scale * k)
+                        for _, _, terms, const_, used, k, lam, i, scale in found[:4]]
             if not frontier:
                 return False
         return False
+
+    # Note [Rounding a scaled bound]
+    #     Each combination is ``K*q - sum(lam_i * f_i)`` for the question ``q`` (``sign*p + offset``,
+    #     an integer for every value of the symbols), facts ``f_i <= 0`` (or ``== 0``) and
+    #     multipliers ``lam_i >= 0`` (any sign for an equality): it is at least ``K*q``, where
+    #     ``K > 0`` is the product of the scales ``k`` of the steps. So an upper bound ``U`` of
+    #     it gives ``q <= U / K``, and ``q <= 0`` as soon as ``U < K``: ``q`` is an integer
+    #     below 1. JAX's elimination rounds the same way. Without it, ``a - a//2 >= 1`` for
+    #     ``a >= 1`` stayed unproven: ``2*(1 - a + a//2) - (2*(a//2) - a) = 2 - a <= 1``.
+    #     (Checked by brute force in tests/valueranges/test_bound.py.)
 
     def _combine(self, terms: dict, const_: int, k: int, lam: int, i: int) -> tuple[dict, int]:
         """``k*p - lam*f`` for ``p`` given by ``terms`` and ``const_`` and the fact ``f`` number ``i``."""

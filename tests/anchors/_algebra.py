@@ -52,6 +52,12 @@ class E:
     def __mod__(self, o):
         return E(F.mod(self.form, _f(o)))
 
+    def __rfloordiv__(self, o):
+        return E(F.floordiv(_f(o), self.form))
+
+    def __rmod__(self, o):
+        return E(F.mod(_f(o), self.form))
+
     def __lt__(self, o):
         return B.rel("<", self.form, _f(o))
 

@@ -8,6 +8,11 @@
   The anchor's form is built with our constructors, so it is in our canonical form too.
 * modular sets: every value must be ``base`` modulo ``coeff``; *better* when ours is a
   subset of the anchor's set (a multiple of its coefficient, or a constant in it).
+* decisions (True / False / None for "cannot tell"): a definite answer of ours must hold at
+  every grid point; *same* when ours is the anchor's, *better* when only ours decides, *worse*
+  when only the anchor's does.
+* contradictions: constraints no point satisfies; *same* when ours refuses them as the anchor
+  does (:class:`~valueranges.errors.ContradictoryFactsError`), else *worse*.
 
 The grid: each variable over its range intersected with a window around 0 (smaller with
 more variables), plus its finite ends: brute force, so a check of the cases, not a proof.
@@ -23,14 +28,15 @@ from symint.form import logic as B
 from symint import form as F
 from symint.build import symbol_expr
 from valueranges import ValueRanges
+from valueranges.errors import ContradictoryFactsError
 from valueranges.rewrite import simplify, simplify_bool, size
 
 INF = math.inf
 SAME, BETTER, WORSE = "same", "better", "worse"
 
 
-def grid(names, ranges):
-    width = {1: 40, 2: 12, 3: 6}.get(len(names), 4)
+def grid(names, ranges, width=None):
+    width = width or {1: 40, 2: 12, 3: 6}.get(len(names), 4)
     axes = []
     for n in names:
         lo, hi = ranges.get(n, (-INF, INF))
@@ -39,6 +45,19 @@ def grid(names, ranges):
         axes.append(sorted(axis))
     for point in itertools.product(*axes):
         yield dict(zip(names, point))
+
+
+def dims(*items, lo: int = 1) -> dict:
+    """Every symbol of the forms, relations or ``E`` expressions in ``items`` ranging over ``[lo, oo)``.
+
+    >>> from ._algebra import var
+    >>> dims(var("a") + 1, var("b") >= 4)
+    {'a': (1, inf), 'b': (1, inf)}
+    """
+    names = set()
+    for item in items:
+        names |= getattr(item, "form", item).symbols
+    return {n: (lo, INF) for n in sorted(names)}
 
 
 def engine(ranges, constraints=()) -> Facts:
@@ -50,9 +69,9 @@ def engine(ranges, constraints=()) -> Facts:
     return facts
 
 
-def _values(f, ranges, constraints):
+def _values(f, ranges, constraints, width=None):
     names = sorted(f.symbols | {n for c in constraints for n in c.symbols})
-    for env in grid(names, ranges):
+    for env in grid(names, ranges, width):
         if not all(c.evaluate(env) for c in constraints):
             continue
         try:
@@ -61,11 +80,11 @@ def _values(f, ranges, constraints):
             continue
 
 
-def judge_bound(expr, ranges, expected, constraints=()):
+def judge_bound(expr, ranges, expected, constraints=(), width=None):
     """``(status, ours)`` for a bound case; raises AssertionError if ours misses a value (wrong)."""
     f = expr.form
     ours = engine(ranges, constraints).bound(f)
-    for env, v in _values(f, ranges, constraints):
+    for env, v in _values(f, ranges, constraints, width):
         assert ours[0] <= v <= ours[1], f"wrong: {f.sympy()} = {v} at {env} is outside ours {ours}"
     ends = [(o, t, side) for o, t, side in ((ours[0], expected[0], "lo"), (ours[1], expected[1], "hi")) if t is not None]
     if all(o == t for o, t, _ in ends):
@@ -75,13 +94,13 @@ def judge_bound(expr, ranges, expected, constraints=()):
     return WORSE, ours
 
 
-def judge_form(before, expected, ranges=None, constraints=()):
+def judge_form(before, expected, ranges=None, constraints=(), width=None):
     """``(status, ours)`` for a simplification case."""
     ranges = ranges or {}
     f, theirs = before.form, expected.form if hasattr(expected, "form") else F.const(expected)
     eng = engine(ranges, constraints)
     ours = simplify(eng.simplify_form(f), eng.bounds())
-    for env, v in _values(f, ranges, constraints):
+    for env, v in _values(f, ranges, constraints, width):
         assert ours.value(env) == v, f"wrong: {f.sympy()} -> {ours.sympy()} differs at {env}"
         assert theirs.value(env) == v, f"port error: the anchor's {theirs.sympy()} differs at {env}"
     if ours is theirs:
@@ -136,3 +155,38 @@ def judge_modular(expr, expected, constraints=(), ranges=None):
     if (coeff % tc == 0) and (base - tb) % tc == 0:
         return BETTER, ours
     return WORSE, ours
+
+
+def judge_decision(rel, expected, ranges, constraints=(), width=None):
+    """``(status, ours)`` for a question the anchor answers True, False or None ("cannot tell").
+
+    Ours is ``Facts.decide``; a definite answer must agree with every grid point (else *wrong*).
+    """
+    ours = engine(ranges, constraints).decide(rel)
+    names = sorted(rel.symbols | {n for c in constraints for n in c.symbols})
+    seen = set()
+    for env in grid(names, ranges, width):
+        if all(c.evaluate(env) for c in constraints):
+            try:
+                seen.add(bool(rel.evaluate(env)))
+            except ZeroDivisionError:
+                continue
+    if ours is not None:
+        assert seen <= {ours}, f"wrong: ours decides {rel.sympy()} is {ours}, a grid point disagrees"
+    if expected is not None:
+        assert seen <= {expected}, f"port error: the anchor's {expected} for {rel.sympy()} fails on the grid"
+    if ours == expected:
+        return SAME, ours
+    return (BETTER if expected is None else WORSE), ours
+
+
+def judge_contradiction(constraints, ranges, width=None):
+    """``(status, ours)`` for constraints the anchor refuses as unsatisfiable: ours refuses them too (*same*)."""
+    names = sorted({n for c in constraints for n in c.symbols})
+    assert not any(all(c.evaluate(env) for c in constraints) for env in grid(names, ranges, width)), \
+        "port error: a grid point satisfies the constraints"
+    try:
+        engine(ranges, constraints)
+    except ContradictoryFactsError:
+        return SAME, "refused"
+    return WORSE, "accepted"

@@ -192,10 +192,10 @@ def _reference_prove_le0(facts: LinearFacts, p, ranges) -> bool:
     if len(facts) == 0:
         return False
     steps = facts.budget
-    frontier = [(dict(p.terms), p.const, ())]
+    frontier = [(dict(p.terms), p.const, (), 1)]
     for level in range(facts.depth):
         found = []
-        for terms, const_, used in frontier:
+        for terms, const_, used, scale in frontier:
             targets = [(m, c) for m, c in terms.items() if (bound_of(m)[1] if c > 0 else bound_of(m)[0]) in (INF, -INF)]
             for m, c in targets or list(terms.items()):
                 for i, d in facts._index.get(m, ()):
@@ -213,16 +213,16 @@ def _reference_prove_le0(facts: LinearFacts, p, ranges) -> bool:
                         if not out[mono]:
                             del out[mono]
                     out_const = const_ * k - lam * fact.p.const
-                    if upper(out, out_const) <= 0:
+                    if upper(out, out_const) < scale * k:  # out >= scale*k*p, p an integer
                         return True
-                    found.append((len(out), len(found), out, out_const, used + (i,)))
+                    found.append((len(out), len(found), out, out_const, used + (i,), scale * k))
                 else:
                     continue
                 break
             if steps <= 0:
                 return False
         found.sort(key=lambda t: (t[0], t[1]))
-        frontier = [(t, c, used) for _, _, t, c, used in found[:4]]
+        frontier = [(t, c, used, scale) for _, _, t, c, used, scale in found[:4]]
         if not frontier:
             return False
     return False
@@ -263,3 +263,16 @@ def test_prove_le0_agrees_with_the_plain_search(facts, query, rx, ry, budget, de
     lf = LinearFacts(norms, budget=budget, depth=depth)
     ranges = {"x": rx, "y": ry}
     assert lf.prove_le0(query, ranges, {}) == _reference_prove_le0(lf, query, ranges), (norms, query, ranges)
+
+
+def test_a_scaled_bound_is_rounded_to_an_integer() -> None:
+    # Note [Rounding a scaled bound]: 2*(1 - a + a//2) - (2*(a//2) - a) = 2 - a <= 1 < 2 proves a - a//2 >= 1.
+    a = F.sym("a")
+    half = F.floordiv(a, F.const(2))
+    ranges = {"a": (1, INF)}
+    lf = LinearFacts(atom_facts(half.atom(), ranges, {}))
+    assert decide_norm(B.rel(">=", F.sub(a, half), F.const(1)).norm, lf, ranges) is True
+    # c + 3*d >= 10 and 2*a + 3*b >= 10 style: a + b >= 4 from 2*a + 3*b >= 10 with a >= 1 (3*(a+b) >= 11)
+    b = F.sym("b")
+    lf = LinearFacts([B.rel(">=", F.add(F.scale(a, 2), F.scale(b, 3)), F.const(10)).norm])
+    assert decide_norm(B.rel(">=", F.add(a, b), F.const(4)).norm, lf, {"a": (1, INF), "b": (1, INF)}) is True
