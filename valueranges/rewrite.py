@@ -375,10 +375,13 @@ def _sums(f: "F.Form") -> "F.Form":
         unmatched = partner is None or terms.get(partner) != pc
         if unmatched and atom.kind in ("max", "min"):
             shifted = _shifted_partner(atom, c, terms)
-            if shifted is not None:  # min(x + 10, y + 1) - min(x, y - 9) is 10
+            if shifted is not None:  # min(x + 10, y + 1) - min(x, y - 9) is 10; max(a, b) - max(0, b - a) is a
                 partner_mono, d = shifted
-                del terms[m], terms[partner_mono]
-                return _sums(F.add(_from_terms(terms), F.const(f.const + c * d)))
+                rest = dict(terms)
+                del rest[m], rest[partner_mono]
+                candidate = F.add(F.add(_from_terms(rest), F.const(f.const)), F.scale(d, c))
+                if d.is_const or size(candidate) < size(f):
+                    return _sums(candidate)
         if unmatched and atom.kind == "mod" and atom.args[1].is_const and atom.args[1].const == 2:
             for m2, c2 in terms.items():
                 other = m2.single_atom()
@@ -442,7 +445,8 @@ def _split_offset(atom: "F.Atom", c: int, f: "F.Form") -> "F.Form | None":
 
 def _shifted_partner(atom: "F.Atom", c: int, terms: dict) -> tuple | None:
     """Another atom of the same kind, with coefficient ``-c``, whose arguments are ``atom``'s shifted by one
-    constant ``d``: ``(its monomial, d)`` (then ``c*atom - c*other == c*d``)."""
+    form ``d`` (a constant, or any form: ``max(x + d, y + d) == max(x, y) + d``): ``(its monomial, d)``
+    (then ``c*atom - c*other == c*d``)."""
     args = list(atom.args)
     for m2, c2 in terms.items():
         other = m2.single_atom()
@@ -450,8 +454,8 @@ def _shifted_partner(atom: "F.Atom", c: int, terms: dict) -> tuple | None:
             continue
         for b in other.args:
             d = F.sub(args[0], b)
-            if d.is_const and {F.sub(a, d) for a in args} == set(other.args):
-                return m2, d.const
+            if {F.sub(a, d) for a in args} == set(other.args):
+                return m2, d
     return None
 
 

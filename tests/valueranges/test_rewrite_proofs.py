@@ -75,6 +75,12 @@ def test_schema_case_split():
     assert _proven(z3.Implies(z3.Or(R - A >= 0, R - Bz >= 0), R - _min(A, Bz) >= 0))
 
 
+def test_schema_shift_out_of_max_and_min():
+    # valueranges.rewrite._shifted_partner: c*max(a + d, b + d) - c*max(a, b) == c*d for any form d (min alike)
+    assert _proven(_max(A + U, Bz + U) - _max(A, Bz) == U)
+    assert _proven(_min(A + U, Bz + U) - _min(A, Bz) == U)
+
+
 def test_schema_bilinear_identity():
     X, Y, a, b, d, Rz = z3.Ints("X Y a b d R")
     lhs = a * (a * X * Y + b * X + d * Y + Rz)
@@ -264,6 +270,9 @@ FORM_VARIANTS = [
     (F.min_(F.scale(F.floordiv(F.add(x, k(7)), k(8)), 8), F.max_(x, k(8))), {"x": (1, _INF)}, F.max_(x, k(8))),
     (F.max_(F.scale(F.floordiv(F.add(x, k(3)), k(4)), 4), F.max_(x, k(4))), {"x": (1, _INF)},
      F.scale(F.floordiv(F.add(x, k(3)), k(4)), 4)),
+    # a symbolic shift: max(x, y) - max(0, y - x) is x (JAX's max(a, b) - a - max(b - a, 0), shifted)
+    (F.sub(F.max_(x, y), F.max_(k(0), F.sub(y, x))), {}, x),
+    (F.sub(F.sub(F.min_(F.add(x, y), F.scale(y, 2)), y), F.min_(x, y)), {}, k(0)),
 ]
 
 

@@ -400,7 +400,7 @@ class Facts:
         s = self.simplify_bool(b)
         r = self._ranges if ranges is None else ranges
         answer = self._decide(s, r, use_facts, ranges is None, expect)
-        if answer is None and s.kind == "rel" and _has_function_atoms(s.norm.p, ("max", "min")):
+        if answer is None and s.kind == "rel" and _mentions_max_min(s.norm.p):
             # TVM's rules (valueranges.rewrite), then ask again; for max/min only: relations with divisions
             # are common and undecided on the hot path, and rewriting them cost W1 ~15% (measured)
             rewritten = self._rewritten(s, r, ranges is None)
@@ -444,6 +444,11 @@ class Facts:
             answer = decide_norm(n, linear, ranges, memo, expect)
             if answer is None and n.op == "<=" and expect is not False:
                 answer = decide_by_cases(n, lambda case: self._decide(case, ranges, use_facts, own_ranges, True))
+            elif answer is None and n.op == "==" and expect is not False and _has_function_atoms(n.p, ("max", "min")):
+                # max(c, a) == c with c >= a + 3: both sides of the equality, each by cases
+                both = (B.rel("<=", n.p, F.const(0)), B.rel(">=", n.p, F.const(0)))
+                if all(self._decide(side, ranges, use_facts, own_ranges, True) is True for side in both):
+                    answer = True
             return answer
         if kind in ("and", "or"):
             parts = [self._decide(a, ranges, use_facts, own_ranges) for a in s.args]
@@ -524,6 +529,11 @@ class Facts:
             return
         if e is B.FALSE:
             raise ContradictoryFactsError(f"{fact.sympy()} contradicts the known facts (it simplifies to False)")
+        if e.kind == "rel" and _has_function_atoms(e.norm.p, ("max", "min")):
+            # max(a, 2) >= 6 with a >= 4 is a >= 6: a range, where the max would stay an opaque fact
+            e = self._rewritten(e, self._ranges, True)
+            if e.kind == "const":
+                return self.learn_form(e)
         if e.kind == "and":
             for part in e.args:
                 self.learn_form(part, consistent=consistent)
@@ -702,6 +712,17 @@ class Facts:
         if view is None:
             view = self._views["known"] = self._known.view()
         return view
+
+
+def _mentions_max_min(f: "F.Form") -> bool:
+    """Whether a max or min occurs at the top of ``f`` or in the arguments of its divisions
+    (``(b - max(0, b - a)) // 2 >= 0``: the rewriter makes it ``min(a, b) // 2 >= 0``).
+    """
+    for m, _ in f.terms:
+        for a, _ in m.factors:
+            if a.kind in ("max", "min") or (a.kind in ("floordiv", "mod") and any(map(_mentions_max_min, a.args))):
+                return True
+    return False
 
 
 def _has_function_atoms(f: "F.Form", kinds: tuple = ("max", "min", "floordiv", "mod")) -> bool:
