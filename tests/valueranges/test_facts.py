@@ -61,6 +61,11 @@ BOUNDS = [
     ({"x": (0, 100)}, [rel("==", y, F.add(x, k(3)))], F.sub(y, x), (3, 3)),
     ({"x": (0, 100), "y": (0, 100)}, [], F.sub(F.min_(x, y), F.min_(F.add(x, k(10)), F.add(y, k(10)))), (-10, -10)),
     ({"x": (2, INF)}, [], F.floordiv(x, k(2)), (1, INF)),
+    # Note [Rounding a scaled bound]: a - a//2 is ceil(a/2)
+    ({"a": (1, INF)}, [], F.sub(a, F.floordiv(a, k(2))), (1, INF)),
+    ({"a": (1, INF), "b": (1, INF)}, [rel(">=", F.add(F.scale(a, 2), F.scale(b, 3)), k(10))], F.add(a, b), (4, INF)),
+    # a max/min relation is learned as the rewriter reads it under the ranges: max(a, 2) >= 6 is a >= 6
+    ({"a": (1, INF)}, [rel(">=", a, k(4)), rel(">=", F.max_(a, k(2)), k(6))], a, (6, INF)),
 ]
 
 
@@ -84,6 +89,12 @@ DECISIONS = [
      rel("==", F.floordiv(x, F.floordiv(x, k(2))), k(2)), True),
     ({"x": (0, 9), "y": (0, 9)}, [], rel("<=", F.max_(x, y), k(9)), True),
     ({"x": (0, 9)}, [rel("!=", x, k(0))], rel(">=", x, k(1)), True),
+    # an equality with a max: both of its sides, each by cases
+    ({}, [rel(">=", x, F.add(y, k(3)))], rel("==", F.max_(x, y), x), True),
+    # a max inside a division's argument: the rewriter's min(a, b) // 2 >= 0
+    ({"a": (1, INF), "b": (1, INF)}, [], rel(">=", F.floordiv(F.sub(b, F.max_(k(0), F.sub(b, a))), k(2)), k(0)), True),
+    # a nonzero factor common to every monomial: n*x*x == 4*n*y is x*x == 4*y
+    ({"n": (1, INF)}, [rel("==", F.mul(x, x), F.scale(y, 4))], rel("==", F.mul(n, F.mul(x, x)), F.scale(F.mul(n, y), 4)), True),
 ]
 
 

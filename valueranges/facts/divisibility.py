@@ -158,24 +158,36 @@ def cancel_common_factor(kind: str, a: "F.Form", b: "F.Form", nonzero: Callable[
 
 
 def drop_nonzero_factors(r: BoolForm, nonzero: Callable[["F.Atom"], bool]) -> BoolForm:
-    """``k*x == 0`` -> ``x == 0`` (and ``!=``) for atoms ``k`` that ``nonzero`` proves nonzero.
+    """``k*x == 0`` -> ``x == 0`` (and ``!=``) for atoms ``k`` of every monomial that ``nonzero`` proves nonzero.
 
     >>> from symint import form as F
     >>> x, y = F.sym("x"), F.sym("y")
     >>> str(drop_nonzero_factors(B.rel("==", F.mul(x, y), F.const(0)), lambda atom: atom.name == "x"))
     'BoolForm(Eq(y, 0))'
+    >>> str(drop_nonzero_factors(B.rel("==", F.mul(x, F.add(y, F.const(1))), F.const(0)), lambda atom: atom.name == "x"))
+    'BoolForm(Eq(y + 1, 0))'
     """
     n = r.norm
     p = n.p
-    if p.const or len(p.terms) != 1:
+    if p.const or not p.terms:
         return r
-    mono, _ = p.terms[0]
-    kept = [(a, e) for a, e in mono.factors if not nonzero(a)]
-    if len(kept) == len(mono.factors):
+    # the atoms every monomial has, with their least power (b1*x + b1*y == 0 is x + y == 0 when b1 != 0)
+    common = dict(p.terms[0][0].factors)
+    for mono, _ in p.terms[1:]:
+        powers = dict(mono.factors)
+        common = {a: min(e, powers[a]) for a, e in common.items() if a in powers}
+        if not common:
+            return r
+    dropped = {a: e for a, e in common.items() if nonzero(a)}
+    if not dropped:
         return r
-    core = F.const(1)
-    for a, e in kept:
-        core = F.mul(core, F.pow_nat(F.atom_form(a), e))
+    core = F.const(0)
+    for mono, c in p.terms:
+        term = F.const(c)
+        for a, e in mono.factors:
+            if e - dropped.get(a, 0):
+                term = F.mul(term, F.pow_nat(F.atom_form(a), e - dropped.get(a, 0)))
+        core = F.add(core, term)
     return B.rel(n.op, core, F.const(0))
 
 
