@@ -108,7 +108,7 @@ class LinearFacts:
         depth: how many facts one combination may chain.
     """
 
-    def __init__(self, facts: Iterable[Norm] = (), budget: int = 16, depth: int = 2):
+    def __init__(self, facts: Iterable[Norm] = (), budget: int = 16, depth: int = 4):
         self.facts: list[Norm | None] = []  # None: a fact replaced by a rewrite (its index entries are skipped)
         self._dead = 0
         self._index: dict = {}

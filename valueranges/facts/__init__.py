@@ -597,9 +597,13 @@ class Facts:
             return False
         # c*x + k <= 0
         if c > 0:
-            self._narrow(name, -INF, floor_div(-k, c), e)
+            changed = self._narrow(name, -INF, floor_div(-k, c), e)
         else:
-            self._narrow(name, ceil_div(k, -c), INF, e)
+            changed = self._narrow(name, ceil_div(k, -c), INF, e)
+        if changed and len(self._linear):
+            # the relations learned before it see the new range: a3 >= 4 after a1 >= a3 + 1 makes a1 >= 5
+            for fact in self._linear.mentioning(name):
+                propagate_rounds(fact, self._linear, self._ranges, self._narrow, self._repl.table)
         self._emit(e)
         return True
 
