@@ -64,6 +64,8 @@ BOUNDS = [
     # Note [Rounding a scaled bound]: a - a//2 is ceil(a/2)
     ({"a": (1, INF)}, [], F.sub(a, F.floordiv(a, k(2))), (1, INF)),
     ({"a": (1, INF), "b": (1, INF)}, [rel(">=", F.add(F.scale(a, 2), F.scale(b, 3)), k(10))], F.add(a, b), (4, INF)),
+    # one step of elimination between two relations: 2*(x + 3*y >= 10) + 3*(x - 2*y >= -4) is 5*x >= 8
+    ({}, [rel(">=", F.add(x, F.scale(y, 3)), k(10)), rel(">=", F.sub(x, F.scale(y, 2)), k(-4))], x, (2, INF)),
     # a max/min relation is learned as the rewriter reads it under the ranges: max(a, 2) >= 6 is a >= 6
     ({"a": (1, INF)}, [rel(">=", a, k(4)), rel(">=", F.max_(a, k(2)), k(6))], a, (6, INF)),
 ]
@@ -124,6 +126,23 @@ def test_narrowing_rounds_to_divisors_and_pins():
     assert facts.range_of("s") == ValueRanges.of(8, 16)
     facts.learn_form(rel(">", F.sym("s"), k(9)))
     assert facts.replacement("s") is k(16)  # one value left: s is 16 from now on
+
+
+def test_chains_and_late_ranges_reach_earlier_relations():
+    s = [F.sym(f"s{i}") for i in range(5)]
+    sizes = {f"s{i}": (1, INF) for i in range(5)}
+    # a chain of four relations: the elimination follows it to the end
+    chain = engine(sizes, [rel(">=", s[i], s[i + 1]) for i in range(4)])
+    assert chain.bound(F.sub(s[0], s[4])) == (0, INF)
+    # s1 >= s2 + 1 is learned before s2 >= 4: the new range of s2 still reaches s1
+    late = engine(sizes, [rel(">=", s[1], F.add(s[2], k(1))), rel(">=", s[2], k(4))])
+    assert late.range_of("s1") == ValueRanges.of(5, INF)
+    with pytest.raises(ContradictoryFactsError):  # ... so s1 <= s3 + 2 with s3 <= 2 contradicts it
+        engine(sizes, [rel(">=", s[1], F.add(s[2], k(1))), rel(">=", s[2], k(4)),
+                       rel("<=", s[1], F.add(s[3], k(2))), rel("<=", s[3], k(2))])
+    with pytest.raises(ContradictoryFactsError):  # s1 - s0 >= 5 and s1 - s0 <= 4, through four relations
+        engine(sizes, [rel(">=", s[1], F.add(s[2], k(1))), rel(">=", s[2], F.add(s[0], k(4))),
+                       rel("<=", s[1], F.add(s[3], k(2))), rel("<=", s[3], F.add(s[0], k(2)))])
 
 
 def test_contradictions_are_typed():

@@ -64,7 +64,9 @@ from .divisibility import (
     Divisors, cancel_common_factor, decide_by_multiples, divisibility_fact, drop_nonzero_factors, without_common_factor,
 )
 from .known import Known
-from .ranges import atom_bounds_of_fact, ceil_div, division_preimage, floor_div, fmt, intersect, propagate_rounds, why_text
+from .ranges import (
+    atom_bounds_of_fact, ceil_div, division_preimage, eliminate_pairs, floor_div, fmt, intersect, propagate_rounds, why_text,
+)
 from .replacements import Replacements
 from .residues import Residues
 
@@ -561,6 +563,8 @@ class Facts:
         if e.kind == "rel":
             self._linear.add(e.norm)
             propagate_rounds(e.norm, self._linear, self._ranges, self._narrow, self._repl.table)
+            for derived in eliminate_pairs(e.norm, self._linear):
+                propagate_rounds(derived, self._linear, self._ranges, self._narrow, self._repl.table)
         self.related |= e.symbols
         self.version += 1  # answers may change; simplification does not
         self._views = {}

@@ -33,7 +33,8 @@ from symint.form.logic import Norm
 from ..errors import ContradictoryFactsError
 from ..linear_facts import LinearFacts, propagate
 
-__all__ = ["division_preimage", "atom_bounds_of_fact", "floor_div", "ceil_div", "intersect", "propagate_rounds"]
+__all__ = ["division_preimage", "atom_bounds_of_fact", "floor_div", "ceil_div", "intersect", "propagate_rounds",
+           "eliminate_pairs"]
 
 INF = math.inf
 
@@ -95,6 +96,43 @@ def propagate_rounds(
         if not narrowed:
             return
         work = [f for name in dict.fromkeys(narrowed) for f in linear.mentioning(name)]
+
+
+def eliminate_pairs(fact: Norm, linear: LinearFacts) -> list[Norm]:
+    """The one-symbol relations that ``fact`` and one known linear relation give by eliminating a symbol.
+
+    One step of Fourier-Motzkin elimination, as JAX combines its constraints: ``c + 3*d >= 10``
+    and ``c - 2*d >= -4`` give ``2*(10 - c - 3*d) + 3*(-4 - c + 2*d) = 8 - 5*c <= 0``, so
+    ``c >= 2`` (the normal form rounds it). Only ``<=`` facts linear in their symbols,
+    and only results left with one symbol: the work is one pass over the facts sharing a symbol.
+
+    >>> from symint.form.logic import rel
+    >>> c, d = F.sym("c"), F.sym("d")
+    >>> known = LinearFacts([rel(">=", F.add(c, F.scale(d, 3)), F.const(10)).norm])
+    >>> [str(n) for n in eliminate_pairs(rel(">=", F.sub(c, F.scale(d, 2)), F.const(-4)).norm, known)]
+    ['Norm(2 - c <= 0)']
+    """
+    if fact.op != "<=":
+        return []
+    mine = fact.p.linear()
+    if not mine or len(mine) < 2:
+        return []
+    out = []
+    for name, a in mine.items():
+        for other in linear.mentioning(name):
+            if other is fact or other.op != "<=":
+                continue
+            theirs = other.p.linear()
+            b = theirs.get(name) if theirs else None
+            if b is None or (a > 0) == (b > 0):
+                continue  # same sign: adding them keeps the symbol
+            combined = F.add(F.scale(fact.p, abs(b)), F.scale(other.p, abs(a)))
+            lin = combined.linear()
+            if lin is not None and len(lin) == 1:
+                n = B.normalise("<=", combined)
+                if isinstance(n, Norm):
+                    out.append(n)
+    return out
 
 
 def division_preimage(atom: "F.Atom", lo, hi) -> tuple[str, object, object] | None:
