@@ -3,7 +3,8 @@
 * bounds: ours must hold every value of the expression on the grid (else the test fails as
   *wrong*); it is *same* as the anchor's when the checked ends are equal, *better* when no
   end is looser and one is tighter, else *worse*.
-* forms: ours and the anchor's must both equal the input on the grid; ours is *same* when
+* forms: ours is ``Facts.rewrite_form`` (the rewriter under the ranges, max/min resolved by what
+  the engine decides); ours and the anchor's must both equal the input on the grid; ours is *same* when
   identical or of the same size, *better* when smaller (fewer terms and operators), else *worse*.
   The anchor's form is built with our constructors, so it is in our canonical form too.
 * modular sets: every value must be ``base`` modulo ``coeff``; *better* when ours is a
@@ -29,7 +30,7 @@ from symint import form as F
 from symint.build import symbol_expr
 from valueranges import ValueRanges
 from valueranges.errors import ContradictoryFactsError
-from valueranges.rewrite import simplify, simplify_bool, size
+from valueranges.rewrite import simplify_bool, size
 
 INF = math.inf
 SAME, BETTER, WORSE = "same", "better", "worse"
@@ -99,7 +100,7 @@ def judge_form(before, expected, ranges=None, constraints=(), width=None):
     ranges = ranges or {}
     f, theirs = before.form, expected.form if hasattr(expected, "form") else F.const(expected)
     eng = engine(ranges, constraints)
-    ours = simplify(eng.simplify_form(f), eng.bounds())
+    ours = eng.rewrite_form(f)
     for env, v in _values(f, ranges, constraints, width):
         assert ours.value(env) == v, f"wrong: {f.sympy()} -> {ours.sympy()} differs at {env}"
         assert theirs.value(env) == v, f"port error: the anchor's {theirs.sympy()} differs at {env}"

@@ -66,6 +66,9 @@ BOUNDS = [
     ({"a": (1, INF), "b": (1, INF)}, [rel(">=", F.add(F.scale(a, 2), F.scale(b, 3)), k(10))], F.add(a, b), (4, INF)),
     # one step of elimination between two relations: 2*(x + 3*y >= 10) + 3*(x - 2*y >= -4) is 5*x >= 8
     ({}, [rel(">=", F.add(x, F.scale(y, 3)), k(10)), rel(">=", F.sub(x, F.scale(y, 2)), k(-4))], x, (2, INF)),
+    # a max the known relations order is learned as the argument it equals: max(x, y) is x when x >= y + 3
+    ({}, [rel(">=", x, F.add(y, k(3))), rel("==", F.floordiv(n, k(2)), F.add(F.floordiv(F.max_(x, y), k(3)), k(2)))],
+     F.sub(F.floordiv(n, k(2)), F.floordiv(x, k(3))), (2, 2)),
     # a max/min relation is learned as the rewriter reads it under the ranges: max(a, 2) >= 6 is a >= 6
     ({"a": (1, INF)}, [rel(">=", a, k(4)), rel(">=", F.max_(a, k(2)), k(6))], a, (6, INF)),
 ]
@@ -126,6 +129,15 @@ def test_narrowing_rounds_to_divisors_and_pins():
     assert facts.range_of("s") == ValueRanges.of(8, 16)
     facts.learn_form(rel(">", F.sym("s"), k(9)))
     assert facts.replacement("s") is k(16)  # one value left: s is 16 from now on
+
+
+def test_rewrite_form_resolves_what_decide_orders():
+    facts = engine({}, [rel(">=", x, F.add(y, k(3)))])
+    assert facts.rewrite_form(F.max_(x, y)) is x and facts.rewrite_form(F.min_(x, y)) is y
+    assert facts.rewrite_form(F.max_(x, n)) is F.max_(x, n)  # nothing orders x and n
+    # min(a, b) == b - min(b, 2) makes b >= 2: min(b, 2) is 2 (b == 2 allowed: the second question)
+    sizes = engine({"a": (1, INF), "b": (1, INF)}, [rel("==", F.min_(a, b), F.sub(b, F.min_(b, k(2))))])
+    assert sizes.rewrite_form(F.min_(b, k(2))) is k(2)
 
 
 def test_chains_and_late_ranges_reach_earlier_relations():

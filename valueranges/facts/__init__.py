@@ -50,7 +50,7 @@ from symint import build
 from symint import form as F
 from symint.form.logic import BoolForm, Norm
 from symint.sympy_io import NotAnIntegerForm, bool_from_sympy, from_sympy
-from symint.form.transform import transform
+from symint.form.transform import transform, transform_bool
 
 from ..sympy_bound import bound as bound_sympy
 from ..errors import ContradictoryFactsError
@@ -295,6 +295,25 @@ class Facts:
             return f
         return transform(f, self._on_atom, self._subst_memo)
 
+    def rewrite_form(self, f: "F.Form") -> "F.Form":
+        """``f`` simplified with everything known: :meth:`simplify_form`, the rewriter
+        (:func:`valueranges.rewrite.simplify`) under the ranges, and each max/min of two whose
+        arguments :meth:`decide` orders replaced by the one it equals. Not cached: a question
+        for a user or a test, not the tracing hot path.
+
+        >>> facts = Facts()
+        >>> c, a = F.sym("c"), F.sym("a")
+        >>> facts.learn_form(B.rel(">=", c, F.add(a, F.const(3))))
+        >>> facts.rewrite_form(F.max_(c, a))
+        Form(c)
+        """
+        g = rewrite_form(self.simplify_form(f), self._ranges)
+        if _mentions_max_min(g) or any(_mentions_max_min(arg) for m, _ in g.terms for a, _ in m.factors for arg in a.args):
+            resolved = transform(g, self._decided_minmax, {})
+            if resolved is not g:
+                g = rewrite_form(self.simplify_form(resolved), self._ranges)
+        return g
+
     def simplify_bool(self, b: BoolForm) -> BoolForm:
         """A boolean form with replacements, divisibility and congruences applied."""
         if b.kind == "const":
@@ -531,9 +550,11 @@ class Facts:
             return
         if e is B.FALSE:
             raise ContradictoryFactsError(f"{fact.sympy()} contradicts the known facts (it simplifies to False)")
-        if e.kind == "rel" and _has_function_atoms(e.norm.p, ("max", "min")):
+        if e.kind == "rel" and _mentions_max_min(e.norm.p):
             # max(a, 2) >= 6 with a >= 4 is a >= 6: a range, where the max would stay an opaque fact
             e = self._rewritten(e, self._ranges, True)
+            if e.kind == "rel" and _mentions_max_min(e.norm.p):
+                e = transform_bool(e, self._decided_minmax, {})  # ... and max(c, a) is c when c >= a + 3 is known
             if e.kind == "const":
                 return self.learn_form(e)
         if e.kind == "and":
@@ -545,6 +566,18 @@ class Facts:
                 return
         # a range learnt above may decide it
         self._remember(e, ask=not undecided or self.version != version, expect=True if consistent else None)
+
+    def _decided_minmax(self, atom: "F.Atom") -> "F.Form | None":
+        """The argument a max or min of two is equal to, when :meth:`decide` orders them (else None)."""
+        if atom.kind not in ("max", "min") or len(atom.args) != 2:
+            return None
+        x, y = atom.args
+        x_ge_y = self.decide(B.rel(">=", x, y))
+        if x_ge_y is None:  # x and y may be equal: is y >= x?
+            x_ge_y = None if self.decide(B.rel(">=", y, x)) is not True else False
+        if x_ge_y is None:
+            return None
+        return x if x_ge_y == (atom.kind == "max") else y
 
     def _remember(self, e: BoolForm, ask: bool = True, expect: bool | None = None) -> bool:
         e = self.simplify_bool(e)
