@@ -65,7 +65,8 @@ def atom_facts(atom: "F.Atom", ranges, memo: dict) -> list[Norm]:
     if kind in ("max", "min"):
         positive = True
     elif kind in ("floordiv", "mod"):
-        positive = bound_form(atom.args[1], ranges, memo)[0] >= 1
+        b = atom.args[1]
+        positive = bound_form(b, ranges, memo)[0] >= 1 or (b.is_const and b.const < 0)  # Note [A negative divisor]
     else:
         return []
     key = atom.uid << 1 | positive
@@ -83,12 +84,28 @@ register_cache(_ATOM_FACTS)  # Note [Sweeping the interning tables] (symint.form
 
 
 def _definitions(atom: "F.Atom", positive: bool) -> tuple:
-    """:func:`atom_facts` of ``atom`` when (for ``//`` and ``%``) the divisor is ``positive``."""
+    """:func:`atom_facts` of ``atom`` when (for ``//`` and ``%``) the divisor is ``positive``.
+
+    Note [A negative divisor]
+        A constant divisor ``k < 0`` has definitions too: Python's ``x % k`` takes the sign of
+        ``k``, so ``x = k*(x // k) + r`` with ``k < r <= 0``, that is ``k*q + k + 1 <= x <= k*q``
+        (``positive`` is then True: the facts exist). JAX writes ``mod(a + mod(a, 2), -2) == 0``;
+        with them, ``-2*((a + a % 2) // -2) == a + a % 2`` follows.
+    """
     me = F.atom_form(atom)
     kind = atom.kind
     norms = []
     if kind in ("max", "min"):
         norms = [relation_norm("<=", arg, me) if kind == "max" else relation_norm("<=", me, arg) for arg in atom.args]
+    elif positive and atom.args[1].is_const and atom.args[1].const < 0:
+        # Note [A negative divisor]: x = k*q + r with k < r <= 0 (Python's floor division by k < 0),
+        # so k*q + k + 1 <= x <= k*q
+        x, b = atom.args
+        q = me if kind == "floordiv" else F.floordiv(x, b)
+        k = b.const
+        norms = [combination_norm("<=", [(x, 1), (q, -k)]), combination_norm("<=", [(q, k), (x, -1)], k + 1)]
+        if kind == "mod":
+            norms.append(combination_norm("==", [(x, 1), (q, -k), (me, -1)]))
     elif positive:
         x, b = atom.args
         q = me if kind == "floordiv" else F.floordiv(x, b)

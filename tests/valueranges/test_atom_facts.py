@@ -25,6 +25,8 @@ CASES = [  # (atom, ranges, expected number of facts)
     (F.mod(x, y).atom(), {"y": (-3, 9)}, 0),
     (F.mod(x, y).atom(), {"y": (2, 5)}, 3),
     (F.mod(x, F.const(4)).atom(), {}, 3),
+    (F.floordiv(x, F.const(-3)).atom(), {}, 2),  # Note [A negative divisor]: k*q + k + 1 <= x <= k*q
+    (F.mod(F.add(x, y), F.const(-2)).atom(), {}, 3),
     (F.max_(x, y).atom(), {}, 2),
     (F.min_(x, y).atom(), {"x": (-INF, 0)}, 2),
 ]

@@ -98,6 +98,9 @@ DECISIONS = [
     ({}, [rel(">=", x, F.add(y, k(3)))], rel("==", F.max_(x, y), x), True),
     # a max inside a division's argument: the rewriter's min(a, b) // 2 >= 0
     ({"a": (1, INF), "b": (1, INF)}, [], rel(">=", F.floordiv(F.sub(b, F.max_(k(0), F.sub(b, a))), k(2)), k(0)), True),
+    # an equality with a division by a negative constant: both sides, by its definitions (JAX's threefry)
+    ({"a": (1, INF)}, [rel("==", F.mod(F.add(a, F.mod(a, k(2))), k(-2)), k(0))],
+     rel("==", F.scale(F.floordiv(F.add(a, F.mod(a, k(2))), k(-2)), -2), F.add(a, F.mod(a, k(2)))), True),
     # a nonzero factor common to every monomial: n*x*x == 4*n*y is x*x == 4*y
     ({"n": (1, INF)}, [rel("==", F.mul(x, x), F.scale(y, 4))], rel("==", F.mul(n, F.mul(x, x)), F.scale(F.mul(n, y), 4)), True),
 ]

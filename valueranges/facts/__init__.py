@@ -465,8 +465,9 @@ class Facts:
             answer = decide_norm(n, linear, ranges, memo, expect)
             if answer is None and n.op == "<=" and expect is not False:
                 answer = decide_by_cases(n, lambda case: self._decide(case, ranges, use_facts, own_ranges, True))
-            elif answer is None and n.op == "==" and expect is not False and _has_function_atoms(n.p, ("max", "min")):
-                # max(c, a) == c with c >= a + 3: both sides of the equality, each by cases
+            elif answer is None and n.op == "==" and expect is not False and _has_function_atoms(n.p):
+                # max(c, a) == c with c >= a + 3: both sides of the equality, each by cases (or by the
+                # definitions of divisions: -2*(x // -2) == x when x % -2 == 0)
                 both = (B.rel("<=", n.p, F.const(0)), B.rel(">=", n.p, F.const(0)))
                 if all(self._decide(side, ranges, use_facts, own_ranges, True) is True for side in both):
                     answer = True
