@@ -24,8 +24,8 @@ Four tables, each judged as :mod:`tests.anchors._compare` says:
 * ``CONTRADICTIONS`` ``(id, constraints)``: constraint sets JAX refuses as unsatisfiable.
 
 The port was checked against JAX 0.10.2 itself: its ``_bounds`` of every ``BOUNDS`` expression
-(as our canonical form, under the same constraints) and its answer to every constraint-free
-decision are the table's. ``python -m tests.anchors.report`` counts same / better / worse and how
+(as our canonical form, under the same constraints) and its answer to each decision are the
+table's (one constraint, as we print it, JAX's parser does not read: ``jax-eq7-1``). ``python -m tests.anchors.report`` counts same / better / worse and how
 many of JAX's own aims (``best``) ours reaches.
 
 Left out, and why: parsing and printing (``test_parse_*``, ``test_print_dim``, constraint
