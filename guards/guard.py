@@ -20,7 +20,7 @@ import sympy
 from sympy.core.relational import Relational
 
 from symint.form import BoolForm, bool_const, opaque_bool
-from symint.sympy_io import NotAnIntegerForm, bool_from_sympy, from_sympy
+from symint.sympy_io import NotAnIntegerForm, bool_from_sympy, from_sympy, to_sympy
 from symint.build import is_bool_expr
 from symint.form.terms import FormLimitError
 
@@ -101,7 +101,7 @@ def as_bool_form(cond: object) -> BoolForm:
 # Note [Opaque guards are canonical in their integer parts]
 #     A condition forms cannot hold (over floats, ``IntTrueDiv``, an opaque function) keeps
 #     its sympy expression, with each integer subexpression replaced by the view of its form
-#     (``form.sympy()``: built once, or the sympy first converted to that form). The parser
+#     (``to_sympy(form)``: built once, or the sympy first converted to that form). The parser
 #     builds integers as forms and a float operation on their views (Note [Parsed forms and
 #     the sympy builders] in guards.text.values), and the tracer's SymInt expressions are
 #     views too, so such a guard equals its own text read back (``IntTrueDiv(s0, -(s0 +
@@ -127,7 +127,7 @@ def _canonical_integers(e: sympy.Basic) -> sympy.Basic:
     """``e`` with each maximal integer subexpression replaced by its form's view (``e`` itself if none changes)."""
     if e.args and not is_bool_expr(e):
         try:
-            return from_sympy(e).sympy()
+            return to_sympy(from_sympy(e))
         except NotAnIntegerForm:
             pass
     args = tuple(_canonical_integers(a) for a in e.args)
@@ -189,7 +189,7 @@ class Guard:
     @property
     def expr(self) -> sympy.Basic:
         """The sympy view of the condition (built once per form)."""
-        return self.form.sympy()
+        return to_sympy(self.form)
 
     @property
     def free_symbols(self) -> frozenset[sympy.Symbol]:

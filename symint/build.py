@@ -22,7 +22,7 @@ from sympy.logic.boolalg import BooleanAtom, BooleanFunction
 
 from symint.sympy_io.functions import (ordered_and, ordered_or, symbol_expr, CeilDiv, FloorDiv, IfThenElse, IntTrueDiv,
                                        Max, Min, Mod, PowByNatural, _is_integer_valued, _is_zero_number)
-from symint.limits import check_fold_power, check_folded
+from symint.sympy_io.limits import check_fold_power, check_folded
 
 __all__ = [
     "symbol_expr",
@@ -92,7 +92,7 @@ _BOOLEAN_TYPES = (Relational, BooleanFunction, BooleanAtom)
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _add(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return check_folded(a + b)  # Note [Where the limits are checked] in symint.limits
+    return check_folded(a + b)  # Note [Where the limits are checked] in symint.sympy_io.limits
 
 
 def add(a, b) -> sympy.Expr:
@@ -106,7 +106,7 @@ def add(a, b) -> sympy.Expr:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _sub(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return check_folded(a - b)  # Note [Where the limits are checked] in symint.limits
+    return check_folded(a - b)  # Note [Where the limits are checked] in symint.sympy_io.limits
 
 
 def sub(a, b) -> sympy.Expr:
@@ -120,7 +120,7 @@ def sub(a, b) -> sympy.Expr:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _mul(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return check_folded(a * b)  # Note [Where the limits are checked] in symint.limits
+    return check_folded(a * b)  # Note [Where the limits are checked] in symint.sympy_io.limits
 
 
 def mul(a, b) -> sympy.Expr:

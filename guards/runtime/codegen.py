@@ -67,6 +67,7 @@ from guards.source import Source, contiguous_strides_of, storage_offset_of
 from guards.validate import need_guardset
 
 from guards.protocols import GuardSetLike
+from symint.sympy_io import to_sympy
 
 __all__ = ["CompiledGuards", "compile_guards"]
 
@@ -422,7 +423,7 @@ class _Emitter:
             return f"({a} % {b})"
         if kind == "pow":
             return f"_pown({a}, {b})"
-        raise CodegenError(f"cannot compile the {kind} atom {atom.sympy()}")
+        raise CodegenError(f"cannot compile the {kind} atom {to_sympy(atom)}")
 
     def _emit_add(self, args, cond: bool) -> str:
         parts: list[str] = []

@@ -29,6 +29,7 @@ from guards.text.printers import to_source_text
 from guards.validate import need_guardset, need_mapping
 
 from guards.protocols import Bindings, GuardSetLike
+from symint.sympy_io import to_sympy
 
 __all__ = ["Failure", "Explanation", "explain", "explain_inputs", "read_inputs"]
 
@@ -216,7 +217,7 @@ def _text(e, sources) -> str:
     try:
         return to_source_text(e, sources)
     except GuardTypeError:  # e.g. a symbol name guard text cannot spell
-        return sympy_str(e if isinstance(e, sympy.Basic) else e.sympy())
+        return sympy_str(e if isinstance(e, sympy.Basic) else to_sympy(e))
 
 
 def _label(sym: sympy.Symbol, sources) -> str:

@@ -136,7 +136,7 @@ def reduce_finite(
 
     def back(f: BoolForm) -> sympy.Basic:
         found = given.get(form_key(f))
-        return f.sympy() if found is None else found
+        return to_sympy(f) if found is None else found
 
     return FiniteReduction(
         tuple(dict.fromkeys(back(f) for f in out.forms)), out.dropped,
@@ -158,7 +158,7 @@ def reduce_finite_forms(
     >>> x = F.sym("x")
     >>> out = reduce_finite_forms([B.rel(">=", x, F.const(3)), B.rel("<=", x, F.const(6)),
     ...                            B.rel("!=", F.mod(x, F.const(2)), F.const(0)), B.rel("!=", x, F.const(3))], {})
-    >>> [str(f.sympy()) for f in out.forms]
+    >>> [str(to_sympy(f)) for f in out.forms]
     ['Eq(x, 5)']
     """
     ranges = _ranges(guards, domain)

@@ -47,6 +47,7 @@ from valueranges.facts.ranges import intersect
 from guards.guard import Guard, form_key
 from guards.simplify.classify import _name_key, classify_form, form_order_key
 from guards.simplify.finite_domain import FiniteLimits, reduce_finite_forms
+from symint.sympy_io import to_sympy
 
 __all__ = ["reduce_forms", "FormReduction", "merge_bounds", "canonical_guards"]
 
@@ -456,7 +457,7 @@ def _explain(head: str, value: "F.Form | None", why: Sequence[object]) -> Callab
     causes = tuple(why)
 
     def text() -> str:
-        said = head + (str(value.sympy()) if value is not None else "")
+        said = head + (str(to_sympy(value)) if value is not None else "")
         if value is not None:
             said += " from: "
         parts = [c() if callable(c) else c for c in causes]

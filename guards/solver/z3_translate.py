@@ -75,6 +75,7 @@ from guards.text.escape import one_line, sympy_str
 from guards.protocols import GuardSetLike
 from guards.validate import need_guardset
 from guards.solver.z3_solver import Z3Context
+from symint.sympy_io import to_sympy
 
 __all__ = [
     "Term",
@@ -246,9 +247,9 @@ class Translator:
         if kind == "pow":
             base, exp = atom.args
             if not exp.is_const:
-                raise SolverError(f"cannot translate {atom.sympy()} exactly: PowByNatural with a symbolic exponent")
+                raise SolverError(f"cannot translate {to_sympy(atom)} exactly: PowByNatural with a symbolic exponent")
             return self._power(self.term(base), exp.const, atom)
-        raise SolverError(f"cannot translate the {kind} atom {atom.sympy()} to Z3")
+        raise SolverError(f"cannot translate the {kind} atom {to_sympy(atom)} to Z3")
 
     def _bool_form(self, b: BoolForm) -> Term:
         kind = b.kind

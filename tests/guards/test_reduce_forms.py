@@ -18,6 +18,7 @@ from symint.form import logic as B
 from symint.sympy_io.functions import Mod
 
 from .test_finite_domain import _admitted, _exprs, _rels  # the same random expressions and relations
+from symint.sympy_io import to_sympy
 
 X, Y, Z = (symbol_expr(n) for n in ("x", "y", "z"))
 SIZES = {s: Source.size(s.name, 0) for s in (X, Y, Z)}
@@ -79,7 +80,7 @@ def test_finite_ranges_are_enumerated_and_pins_substituted():
     assert [str(g.expr) for g in out] == ["Eq(x, 5)", "Eq(y, u - 5)", "u >= 5", "u <= 54"]
     sizes = {symbol_expr(n): Source.size(n, 0) for n in ("x", "y", "u")}
     box = {symbol_expr("x"): range(0, 8), symbol_expr("y"): range(0, 60), symbol_expr("u"): range(0, 66)}
-    assert _admitted(GuardSet.of(out, sizes), box) == _admitted(GuardSet.of([g.sympy() for g in guards], sizes), box)
+    assert _admitted(GuardSet.of(out, sizes), box) == _admitted(GuardSet.of([to_sympy(g) for g in guards], sizes), box)
 
 
 def test_no_sympy_is_built_and_provenance_is_read_lazily(monkeypatch):

@@ -32,6 +32,7 @@ from symint.form.logic import Norm
 
 from ..errors import ContradictoryFactsError
 from ..linear_facts import LinearFacts, propagate
+from symint.sympy_io import to_sympy
 
 __all__ = ["division_preimage", "atom_bounds_of_fact", "floor_div", "ceil_div", "intersect", "propagate_rounds"]
 
@@ -138,8 +139,8 @@ def why_text(why) -> str:
     if isinstance(why, str):
         return why
     if isinstance(why, Norm):
-        return f" (from {B.rel(why.op, why.p, F.const(0)).sympy()})"
-    return f" (from {why.sympy()})"
+        return f" (from {to_sympy(B.rel(why.op, why.p, F.const(0)))})"
+    return f" (from {to_sympy(why)})"
 
 
 def fmt(v) -> str:
