@@ -47,7 +47,7 @@ from sympy.logic.boolalg import BooleanAtom
 from symint import build
 from symint import form as F
 from symint.form import MAX_TERMS, BoolForm, Form, FormLimitError
-from symint.sympy_io import NotAnIntegerForm, from_sympy, to_sympy
+from symint.sympy_io import NotAnIntegerForm, from_sympy, opaque_bool_from_sympy, to_sympy
 
 from guards.errors import GuardTypeError
 from guards.guard import as_bool_form
@@ -178,7 +178,7 @@ def relation(op: str, a: Value, b: Value) -> BoolForm:
         return same if op == "==" else negate(same)
     written = _SYMPY_RELATIONS[op](view(a), view(b))
     if any(_too_large(x) for x in (a, b) if isinstance(x, sympy.Basic)) and build.is_bool_expr(written):
-        return F.opaque_bool(written) if not isinstance(written, BooleanAtom) else F.bool_const(bool(written))
+        return opaque_bool_from_sympy(written) if not isinstance(written, BooleanAtom) else F.bool_const(bool(written))
     return as_bool_form(written)
 
 

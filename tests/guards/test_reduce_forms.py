@@ -87,16 +87,16 @@ def test_no_sympy_is_built_and_provenance_is_read_lazily(monkeypatch):
     """produce_guards builds no sympy view (counted at the view builders: forms are interned and shared
     with other tests, so a view another test built earlier says nothing about this call)."""
     from shapeenv import ShapeEnv
-    from symint.form import logic, terms
+    from symint.sympy_io import functions
 
     env = ShapeEnv(duck_shape=False)
     a = env.create_symint(7, Source.size("a", 0))
     b = env.create_symint(9, Source.size("b", 0))
     assert bool(a < b) and bool(a * b > 20) and bool((a + b) % 4 == 0) and bool(b < 100)
     built = []
-    for module, name in ((terms, "form_to_sympy"), (terms, "atom_to_sympy"), (logic, "bool_to_sympy")):
-        real = getattr(module, name)
-        monkeypatch.setattr(module, name, lambda x, _real=real, _name=name: built.append(_name) or _real(x))
+    for name in ("_form_to_sympy", "_atom_to_sympy", "_bool_to_sympy"):  # what symint.sympy_io.to_sympy calls
+        real = getattr(functions, name)
+        monkeypatch.setattr(functions, name, lambda x, _real=real, _name=name: built.append(_name) or _real(x))
     gs = env.produce_guards()
     assert built == [], f"produce_guards built sympy views: {built}"
     assert any(callable(g.why) for g in gs.guards), "provenance was printed before anyone read it"
