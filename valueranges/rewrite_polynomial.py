@@ -5,6 +5,7 @@ integer quotient; ``(6*a*b) // (4*a)`` is ``(3*b) // 2`` once the common monomia
 divided out of both sides.
 
 >>> from symint import form as F
+>>> from symint.sympy_io import to_sympy
 >>> a, b = F.sym("a"), F.sym("b")
 >>> to_sympy(exact_quotient(F.sub(F.mul(a, a), F.mul(b, b)), F.add(a, b)))
 a - b
@@ -68,6 +69,7 @@ def exact_quotient(x: "F.Form", d: "F.Form") -> "F.Form | None":
 
     A pure function of the two interned forms: cached for the process (the sympy division is slow).
 
+    >>> from symint.sympy_io import to_sympy
     >>> a, b = F.sym("a"), F.sym("b")
     >>> to_sympy(exact_quotient(F.sub(F.mul(a, a), F.mul(b, b)), F.add(a, b))), exact_quotient(F.scale(a, 6), F.scale(a, 4))
     (a - b, None)
@@ -98,7 +100,7 @@ def exact_quotient_uncached(x: "F.Form", d: "F.Form") -> "F.Form | None":
         return F.const(q) if not r and q and F.scale(d, q) is x else None
     import sympy  # the polynomial division is sympy's (forms hold no polynomial arithmetic)
 
-    from symint.sympy_io import from_sympy
+    from symint.sympy_io import from_sympy, to_sympy
 
     gens = sorted({sympy.Symbol(n, integer=True) for n in x.symbols | d.symbols}, key=lambda s: s.name)
     px, pd = sympy.Poly(to_sympy(x), *gens, domain="ZZ"), sympy.Poly(to_sympy(d), *gens, domain="ZZ")

@@ -45,7 +45,7 @@ Note [Evaluation order and raising guards]
 
 >>> from guards.source import Source
 >>> parse_guard("Ne(Mod(s0, 2), 0)")
-BoolForm(Ne(Mod(s0, 2), 0))
+BoolForm(Mod(s0, 2) != 0)
 >>> parse_guards_text(["L['x'].size()[0] // 2 != 1", "2 <= L['y'].size()[0] <= 1024"]).exprs
 (Ne(FloorDiv(s0, 2), 1), (2 <= s1) & (s1 <= 1024))
 """
@@ -74,6 +74,7 @@ from guards.source import Source
 from guards.text.torch_sources import read_path
 from guards.text.values import Value, arith, call, connective, is_bool, neg, negate, relation, view
 from guards.validate import need_choice, need_iterable, need_mapping, short
+from symint.sympy_io import to_sympy
 
 __all__ = [
     "Dialect",
