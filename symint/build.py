@@ -20,7 +20,8 @@ import sympy
 from sympy.core.relational import Relational
 from sympy.logic.boolalg import BooleanAtom, BooleanFunction
 
-from symint.sympy_io.functions import (ordered_and, ordered_or, symbol_expr, CeilDiv, FloorDiv, IfThenElse, IntTrueDiv,
+from symint.sympy_io.connectives import ordered_and, ordered_or
+from symint.sympy_io.functions import (symbol_expr, CeilDiv, FloorDiv, IfThenElse, IntTrueDiv,
                                        Max, Min, Mod, PowByNatural, _is_integer_valued, _is_zero_number)
 from symint.sympy_io.limits import check_fold_power, check_folded
 
@@ -414,7 +415,7 @@ def _check_bool(e: sympy.Basic) -> sympy.Basic:
 
 
 def and_(*args) -> sympy.Basic:
-    """Conjunction, its arguments kept in evaluation order (Note [Ordered connectives] in :mod:`symint.sympy_io.functions`).
+    """Conjunction, its arguments kept in evaluation order (Note [Ordered connectives] in :mod:`symint.sympy_io.connectives`).
 
     >>> x = symbol_expr("x")
     >>> and_(lt(x, 3), True), and_(lt(x, 3), False)
@@ -429,7 +430,7 @@ def _and(*args: sympy.Basic) -> sympy.Basic:
 
 
 def or_(*args) -> sympy.Basic:
-    """Disjunction, its arguments kept in evaluation order (Note [Ordered connectives] in :mod:`symint.sympy_io.functions`).
+    """Disjunction, its arguments kept in evaluation order (Note [Ordered connectives] in :mod:`symint.sympy_io.connectives`).
 
     >>> or_(lt(symbol_expr("x"), 3), True)
     True

@@ -34,7 +34,7 @@ Note [Resource limits]
 
 Note [Evaluation order and raising guards]
     A guard means what Python computes for its text: ``and``/``or`` short-circuit
-    left to right (the connectives keep the written order, Note [Ordered connectives] in :mod:`symint.sympy_io.functions`),
+    left to right (the connectives keep the written order, Note [Ordered connectives] in :mod:`symint.sympy_io.connectives`),
     ``//`` and ``%`` by zero raise and a guard that raises *fails*, ``a ** b`` with a
     symbolic exponent is Python's power (a float when ``b < 0``). Folding while
     parsing is exact wherever the text has a value, but may drop a division by zero:

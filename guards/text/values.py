@@ -24,7 +24,7 @@ Note [Parsed forms and the sympy builders]
     (flattened, an identical operand dropped): sympy also dropped a relation whose
     ``canonical`` form repeated another's (``x < 3 and 3 > x``) and folded ``x < 3 and
     x >= 3`` to False, which changes what the guard raises on (Note [Folding connectives]
-    in :mod:`symint.sympy_io.functions`); simplification folds them instead. And inside a
+    in :mod:`symint.sympy_io.connectives`); simplification folds them instead. And inside a
     float expression an integer operand is its canonical form, so
     ``IntTrueDiv(s0, s1)/((s1 + 1)*(s1 + 2))`` reads back with the denominator expanded
     (the same value; an integer guard was expanded by its conversion to forms anyway).

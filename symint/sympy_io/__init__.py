@@ -8,9 +8,10 @@ memo table (:func:`from_sympy`, :func:`bool_from_sympy`), so a guard parsed from
 joins the hot path at the cost of one walk.
 
 Submodules, each importing only those before it: :mod:`~symint.sympy_io.evaluate` (the
-evaluator of sympy expressions with floats), :mod:`~symint.sympy_io.functions` (the
-printable sympy nodes ``FloorDiv``, ``Mod``, ..., the ordered connectives, and the
-conversions both ways: Note [Nodes and conversions in one module] there),
+evaluator of sympy expressions with floats), :mod:`~symint.sympy_io.connectives` (``and``/``or``
+in the written order), :mod:`~symint.sympy_io.functions` (the printable sympy nodes
+``FloorDiv``, ``Mod``, ..., and the conversions both ways: Note [Nodes and conversions in
+one module] there),
 :mod:`~symint.sympy_io.limits` (the limits on sympy folds),
 :mod:`~symint.sympy_io.substitute`, :mod:`~symint.sympy_io.floats` (bitwise and float
 functions). This package imports :mod:`symint.form`; the forms import nothing of it
@@ -24,7 +25,8 @@ Note [Where the view went]
     :func:`opaque_from_sympy` and :func:`opaque_bool_from_sympy`; ``check_folded`` and
     ``check_fold_power`` moved from :mod:`symint.limits` to :mod:`symint.sympy_io.limits`;
     the memo tables ``SYMPY_TO_FORM``/``SYMPY_TO_BOOL`` moved from ``symint.form.terms`` to
-    :mod:`symint.sympy_io.functions`.
+    :mod:`symint.sympy_io.functions`; ``OrderedAnd``, ``OrderedOr``, ``ordered_and`` and
+    ``ordered_or`` moved from :mod:`symint.sympy_io.functions` to :mod:`symint.sympy_io.connectives`.
 
 >>> import sympy
 >>> from symint.build import symbol_expr

@@ -56,32 +56,6 @@ Note [One definition of the rewrites]
     which ``eval`` finds the same interned atom and keeps the node: no loop. ``Max``/``Min`` keep their own fold
     (flatten, fold numbers, drop repeats, sort): the same lattice normalisation as the
     forms', which also serves ``Max`` of floats, and which sorts by sympy's print key.
-
-Note [Ordered connectives]
-    ``and``/``or`` that keep the order they were written in: Python evaluates them left to right.
-
-    Sympy's ``And``/``Or`` sort their arguments. For pure booleans that is harmless,
-    but a guard can *raise*: ``y == 0 or x // y == 2`` is True at ``y = 0`` in Python,
-    while the sorted ``x // y == 2 or y == 0`` raises ``ZeroDivisionError`` there (and a
-    guard that raises fails). So every connective built by :mod:`symint.build` is an
-    :class:`OrderedAnd` / :class:`OrderedOr`: a subclass of sympy's class (every
-    ``isinstance(e, sympy.And)`` keeps working, and reasoning that treats it as a
-    commutative conjunction stays right) whose ``args`` are in evaluation order. The
-    parser, the printers, ``symint.evaluate``, the compiled checkers and the Z3
-    translation all read ``args`` in that order, so all of them follow Python's
-    short-circuit semantics of the text as written.
-
-Note [Folding connectives]
-    Construction folds what is exact under short-circuit evaluation: nested
-    connectives of the same kind are flattened in place, ``True`` operands of an
-    ``and`` (``False`` of an ``or``) are dropped, a repeated operand keeps its first
-    position. Like sympy, it also folds ``a and False`` to ``False`` (``a or True``
-    to ``True``) and ``a and not a`` to ``False`` wherever they stand, and that is
-    exact only where ``a`` does not raise: at a guard's top level a raise is a
-    failure anyway, but under a ``not`` the folded form accepts an input on which
-    the text as written raises. This is the widening of Note [Canonical forms] in
-    :mod:`symint.sympy_io.functions`: every input on which the written guard has a value
-    gets the same value; only the error is lost.
 """
 
 from __future__ import annotations
@@ -90,23 +64,18 @@ import math
 from functools import lru_cache
 
 import sympy
-from sympy.core.basic import Basic
 from sympy.core.relational import Relational
 from sympy.core.sorting import default_sort_key
-from sympy.core.sympify import _sympify
 
 from .. import form as F
 from ..errors import ExpressionLimitError
 from ..form.semantics import INTEGER_OPS
 from ..form.terms import register_cache
+from .connectives import ordered_and, ordered_or
 from .evaluate import evaluate
 
 __all__ = [
     "symbol_expr",
-    "OrderedAnd",
-    "OrderedOr",
-    "ordered_and",
-    "ordered_or",
     "FloorDiv",
     "CeilDiv",
     "Mod",
@@ -456,7 +425,7 @@ INTEGER_FUNCTIONS: dict[str, type[sympy.Function]] = {
 }
 
 
-# -- symbols and ordered connectives ------------------------------------------------------------------
+# -- symbols ------------------------------------------------------------------
 @lru_cache(maxsize=None)
 def symbol_expr(name: str) -> sympy.Symbol:
     """The integer sympy symbol called ``name`` (the same object every time).
@@ -467,88 +436,6 @@ def symbol_expr(name: str) -> sympy.Symbol:
     if not isinstance(name, str) or not name.isidentifier():
         raise ValueError(f"symbol names must be Python identifiers, got {name!r}")
     return sympy.Symbol(name, integer=True)
-
-
-def _fold(cls: type, args: tuple, kind: type, zero: sympy.Basic, identity: sympy.Basic) -> sympy.Basic:
-    """The folded connective of ``args`` (Note [Folding connectives])."""
-    flat: list[sympy.Basic] = []
-    seen: set[sympy.Basic] = set()
-    canonical: set[sympy.Basic] = set()
-    stack = [iter(args)]
-    while stack:
-        for a in stack[-1]:
-            a = _sympify(a)
-            if isinstance(a, kind):  # ours or sympy's own: splice its arguments here, in their order
-                stack.append(iter(a.args))
-                break
-            if a == zero:
-                return zero
-            if a == identity or a in seen:
-                continue
-            if isinstance(a, Relational):
-                c = a.canonical
-                if c in canonical:
-                    continue
-                if c.negated.canonical in canonical:
-                    return zero
-                canonical.add(c)
-            seen.add(a)
-            flat.append(a)
-        else:
-            stack.pop()
-    if not flat:
-        return identity
-    if len(flat) == 1:
-        return flat[0]
-    obj = Basic.__new__(cls, *flat)
-    obj._argset = frozenset(flat)  # what sympy's LatticeOp.make_args reads
-    return obj
-
-
-class OrderedAnd(sympy.And):
-    """``a and b and ...`` with its arguments in evaluation order (Note [Ordered connectives]).
-
-    >>> import sympy
-    >>> x = sympy.Symbol("x", integer=True)
-    >>> OrderedAnd(sympy.Lt(x, 3), sympy.Gt(x, 0)).args
-    (x < 3, x > 0)
-    """
-
-    def __new__(cls, *args: sympy.Basic, **options: object) -> sympy.Basic:
-        return _fold(cls, args, sympy.And, sympy.false, sympy.true)
-
-
-class OrderedOr(sympy.Or):
-    """``a or b or ...`` with its arguments in evaluation order (Note [Ordered connectives]).
-
-    >>> import sympy
-    >>> x = sympy.Symbol("x", integer=True)
-    >>> OrderedOr(sympy.Lt(x, 3), sympy.true)
-    True
-    """
-
-    def __new__(cls, *args: sympy.Basic, **options: object) -> sympy.Basic:
-        return _fold(cls, args, sympy.Or, sympy.true, sympy.false)
-
-
-def ordered_and(*args: sympy.Basic) -> sympy.Basic:
-    """The conjunction of ``args`` in the order given.
-
-    >>> import sympy
-    >>> ordered_and(sympy.true, sympy.false)
-    False
-    """
-    return OrderedAnd(*args)
-
-
-def ordered_or(*args: sympy.Basic) -> sympy.Basic:
-    """The disjunction of ``args`` in the order given.
-
-    >>> import sympy
-    >>> ordered_or(sympy.false, sympy.false)
-    False
-    """
-    return OrderedOr(*args)
 
 
 # -- forms and sympy, both ways ------------------------------------------------------------------------
@@ -584,7 +471,8 @@ def to_sympy(value: "F.Form | F.BoolForm | F.Atom") -> sympy.Basic:
     """The sympy view of a form, boolean form or atom (built once, cached on it).
 
     A relation never folds (it would be TRUE or FALSE), so its sympy relation is built
-    unevaluated; connectives keep their order (Note [Ordered connectives]).
+    unevaluated; connectives keep their order (Note [Ordered connectives] in
+    :mod:`symint.sympy_io.connectives`).
 
     >>> x = F.sym("x")
     >>> to_sympy(F.add(F.floordiv(x, F.const(2)), F.const(1))), to_sympy(F.rel("<", x, F.const(3)))
