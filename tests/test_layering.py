@@ -229,3 +229,19 @@ def test_shapeenv_top_level_is_the_facade_only() -> None:
     loose = {p.stem for p in (ROOT / "shapeenv").glob("*.py")} - {"__init__"}
     allowed = {"api", "demo", "env", "errors", "logs"}
     assert loose <= allowed, f"loose modules in shapeenv/: {sorted(loose - allowed)}; put them in the folder of their idea"
+
+
+def test_forms_load_without_sympy() -> None:
+    """At run time too: ``symint.form`` loads (and builds) without sympy once ``symint/__init__`` is set aside."""
+    import subprocess
+    import sys
+
+    code = ("import sys, types\n"
+            "pkg = types.ModuleType('symint'); pkg.__path__ = ['symint']; sys.modules['symint'] = pkg\n"
+            "import symint.form as F\n"
+            "f = F.add(F.sym('x'), F.const(3))\n"
+            "assert repr(f) == 'Form(x + 3)' and f.value({'x': 4}) == 7\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('sympy', 'mpmath') or m.startswith('symint.sympy_io')))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]", f"symint.form loaded {out.stdout.strip()}"

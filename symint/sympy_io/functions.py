@@ -478,7 +478,10 @@ def to_sympy(value: "F.Form | F.BoolForm | F.Atom") -> sympy.Basic:
     >>> to_sympy(F.add(F.floordiv(x, F.const(2)), F.const(1))), to_sympy(F.rel("<", x, F.const(3)))
     (FloorDiv(x, 2) + 1, x < 3)
     """
-    found = value._sympy
+    try:
+        found = value._sympy
+    except AttributeError:
+        raise TypeError(f"to_sympy takes a Form, BoolForm or Atom, not {type(value).__name__}") from None
     if found is not None:
         return found
     if isinstance(value, F.Form):
