@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 import random
+
 from symint.sympy_io import to_sympy
 
 

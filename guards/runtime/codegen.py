@@ -61,13 +61,13 @@ from symint.sympy_io.functions import (CeilDiv, CeilToInt, FloorDiv, FloorToInt,
                                        PowByNatural)
 
 from symint.limits import check_power
+from symint.sympy_io import to_sympy
 
 from guards.errors import CodegenError, GuardTypeError, GuardValueError, UnknownSourceError
 from guards.source import Source, contiguous_strides_of, storage_offset_of
 from guards.validate import need_guardset
 
 from guards.protocols import GuardSetLike
-from symint.sympy_io import to_sympy
 
 __all__ = ["CompiledGuards", "compile_guards"]
 

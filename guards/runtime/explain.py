@@ -20,6 +20,7 @@ from typing import Iterator, Mapping
 
 import sympy
 
+from symint.sympy_io import to_sympy
 from symint.sympy_io.evaluate import evaluate
 
 from guards.errors import GuardTypeError, UnknownSourceError
@@ -29,7 +30,6 @@ from guards.text.printers import to_source_text
 from guards.validate import need_guardset, need_mapping
 
 from guards.protocols import Bindings, GuardSetLike
-from symint.sympy_io import to_sympy
 
 __all__ = ["Failure", "Explanation", "explain", "explain_inputs", "read_inputs"]
 

@@ -49,11 +49,11 @@ import sympy
 from symint import form as F
 from symint.form import logic as B
 from symint.form.logic import BoolForm
+from symint.sympy_io import to_sympy
 from valueranges import ValueRanges
 
 from guards.guard import as_bool_form, form_key
 from guards.simplify.classify import classify_form, form_order_key, form_size, _name_key
-from symint.sympy_io import to_sympy
 
 __all__ = ["FiniteLimits", "FiniteReduction", "FiniteFormReduction", "reduce_finite", "reduce_finite_forms"]
 

@@ -38,6 +38,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 from symint import form as F
 from symint.form import logic as B
 from symint.form.logic import BoolForm
+from symint.sympy_io import to_sympy
 from valueranges import ValueRanges
 from valueranges.errors import ContradictoryFactsError, ValueRangeError
 from valueranges.facts import Facts, natural_rank
@@ -47,7 +48,6 @@ from valueranges.facts.ranges import intersect
 from guards.guard import Guard, form_key
 from guards.simplify.classify import _name_key, classify_form, form_order_key
 from guards.simplify.finite_domain import FiniteLimits, reduce_finite_forms
-from symint.sympy_io import to_sympy
 
 __all__ = ["reduce_forms", "FormReduction", "merge_bounds", "canonical_guards"]
 

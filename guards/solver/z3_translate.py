@@ -66,6 +66,7 @@ from sympy.core.relational import Relational
 from symint.build import symbol_expr
 from symint.form import BoolForm
 from symint.form.terms import Atom, Form
+from symint.sympy_io import to_sympy
 from symint.sympy_io.functions import (CeilDiv, CeilToInt, FloorDiv, FloorToInt, IfThenElse, IntTrueDiv, Max, Min, Mod,
                                        PowByNatural)
 from valueranges import ValueRanges
@@ -75,7 +76,6 @@ from guards.text.escape import one_line, sympy_str
 from guards.protocols import GuardSetLike
 from guards.validate import need_guardset
 from guards.solver.z3_solver import Z3Context
-from symint.sympy_io import to_sympy
 
 __all__ = [
     "Term",

@@ -64,6 +64,7 @@ from symint.build import as_expr, symbol_expr
 from symint.form import BoolForm, Form
 
 from symint.errors import ExpressionLimitError
+from symint.sympy_io import to_sympy
 from symint.sympy_io.limits import check_folded
 
 from guards.errors import GuardParseError, GuardTypeError
@@ -74,7 +75,6 @@ from guards.source import Source
 from guards.text.torch_sources import read_path
 from guards.text.values import Value, arith, call, connective, is_bool, neg, negate, relation, view
 from guards.validate import need_choice, need_iterable, need_mapping, short
-from symint.sympy_io import to_sympy
 
 __all__ = [
     "Dialect",

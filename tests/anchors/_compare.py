@@ -22,9 +22,9 @@ from valueranges.facts import Facts
 from symint.form import logic as B
 from symint import form as F
 from symint.build import symbol_expr
+from symint.sympy_io import to_sympy
 from valueranges import ValueRanges
 from valueranges.rewrite import simplify, simplify_bool, size
-from symint.sympy_io import to_sympy
 
 INF = math.inf
 SAME, BETTER, WORSE = "same", "better", "worse"

@@ -8,10 +8,11 @@ import math
 
 import pytest
 
+from symint.sympy_io import to_sympy
+
 from ._algebra import const, mx, mn, var
 from ._compare import BETTER, SAME, judge_bool, judge_form
 from .gaps import marks
-from symint.sympy_io import to_sympy
 
 INF = math.inf
 x, y, z, d_tile, i, v = (var(n) for n in ("x", "y", "z", "d_tile", "i", "v"))

@@ -7,10 +7,11 @@ from __future__ import annotations
 
 import pytest
 
+from symint.sympy_io import to_sympy
+
 from ._algebra import all_, const, false, mn, mx, true, var
 from ._compare import BETTER, SAME, judge_bool, judge_form
 from .gaps import marks
-from symint.sympy_io import to_sympy
 
 x, y, z = var("x"), var("y"), var("z")
 

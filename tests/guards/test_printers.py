@@ -21,8 +21,8 @@ from symint import form as F
 from guards.text.printers import latex_text, render_html, render_latex, to_source_text, to_sympy_text, to_text, to_torch_text
 from symint.build import (abs_, add, and_, ceildiv, eq, floordiv, ge, gt, ite, le, lt, max_, min_, mod, mul, ne, neg,
                           not_, or_, pow_, sub, symbol_expr, truediv)
-from symint.sympy_io.functions import CeilToInt, FloorToInt
 from symint.sympy_io import to_sympy
+from symint.sympy_io.functions import CeilToInt, FloorToInt
 
 s0, s1, s2, s3, n = (symbol_expr(x) for x in ("s0", "s1", "s2", "s3", "n"))
 X0, Y0 = Source.size("x", 0), Source.size("y", 0)

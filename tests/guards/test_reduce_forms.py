@@ -15,10 +15,10 @@ from guards.simplify.reduce_forms import reduce_forms
 from symint import form as F
 from symint.build import eq, ge, gt, le, lt, ne, symbol_expr
 from symint.form import logic as B
+from symint.sympy_io import to_sympy
 from symint.sympy_io.functions import Mod
 
 from .test_finite_domain import _admitted, _exprs, _rels  # the same random expressions and relations
-from symint.sympy_io import to_sympy
 
 X, Y, Z = (symbol_expr(n) for n in ("x", "y", "z"))
 SIZES = {s: Source.size(s.name, 0) for s in (X, Y, Z)}

@@ -12,8 +12,8 @@ from guards import Source
 from shapeenv import ShapeEnv, check
 from symint import form as F
 from symint.form.logic import rel
-from valueranges.linear_facts import LinearFacts, least_proven, tighten_bound
 from symint.sympy_io import to_sympy
+from valueranges.linear_facts import LinearFacts, least_proven, tighten_bound
 
 INF = math.inf
 

@@ -12,9 +12,9 @@ from valueranges.errors import ContradictoryFactsError
 from valueranges.facts import Facts
 from symint.form import logic as B
 from symint import form as F
+from symint.sympy_io import to_sympy
 from valueranges.bound import bound_form
 from valueranges.modular import combine_congruences, mod_bound_by_residue, modular_set
-from symint.sympy_io import to_sympy
 
 x, y = F.sym("x"), F.sym("y")
 k = F.const

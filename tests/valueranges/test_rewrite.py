@@ -14,8 +14,8 @@ import pytest
 
 from symint.form import logic as B
 from symint import form as F
-from valueranges.rewrite import simplify, simplify_bool
 from symint.sympy_io import to_sympy
+from valueranges.rewrite import simplify, simplify_bool
 
 x, y, z, a, b, p = (F.sym(n) for n in "xyzabp")
 k = F.const

@@ -19,11 +19,11 @@ from hypothesis import given, settings, strategies as st
 
 from symint import form as F
 from symint.form import logic as B
+from symint.sympy_io import to_sympy
 from valueranges.rewrite import _bool_size, simplify, simplify_bool, size
 from valueranges.rewrite_conjunctions import narrow, quotient_definitions, symbol_bounds
 from valueranges.rewrite_folds import _interval_product, bilinear_bound, floordiv_folds
 from valueranges.bound import bound_form
-from symint.sympy_io import to_sympy
 
 RLIMIT = 2_000_000
 DIVISORS = range(1, 13)

@@ -24,9 +24,9 @@ import sympy
 from symint.form import logic as B
 from symint import form as F
 from symint.form.logic import BoolForm, Norm
+from symint.sympy_io import to_sympy
 
 from ..errors import ContradictoryFactsError
-from symint.sympy_io import to_sympy
 
 __all__ = ["Known"]
 

@@ -29,10 +29,10 @@ from typing import Callable, Container
 from symint.form import logic as B
 from symint import form as F
 from symint.form.logic import Norm
+from symint.sympy_io import to_sympy
 
 from ..errors import ContradictoryFactsError
 from ..linear_facts import LinearFacts, propagate
-from symint.sympy_io import to_sympy
 
 __all__ = ["division_preimage", "atom_bounds_of_fact", "floor_div", "ceil_div", "intersect", "propagate_rounds"]
 
