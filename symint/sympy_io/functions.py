@@ -1,4 +1,8 @@
-"""Integer sympy functions with Python semantics.
+"""Integer sympy functions with Python semantics, and the conversions between forms and sympy.
+
+The conversions (:func:`to_sympy`, :func:`from_sympy`, :func:`bool_from_sympy`) live here
+with the nodes they build and read (Note [Nodes and conversions in one module]);
+:mod:`symint.sympy_io` exports them.
 
 Shape code divides, takes remainders and clamps. Sympy's own ``floor``, ``Mod``,
 ``Max`` and ``Min`` either differ from Python on negative operands or spend their
@@ -228,7 +232,6 @@ class Mod(_IntegerIfArguments):
     """
 
     nargs = (2,)
-
     python_eval = staticmethod(INTEGER_OPS["mod"])
 
     @classmethod
