@@ -28,6 +28,7 @@ from valueranges.facts import Facts
 from symint.form import logic as B
 from symint import form as F
 from symint.build import symbol_expr
+from symint.sympy_io import to_sympy
 from valueranges import ValueRanges
 from valueranges.errors import ContradictoryFactsError
 from valueranges.rewrite import simplify_bool, size
@@ -86,7 +87,7 @@ def judge_bound(expr, ranges, expected, constraints=(), width=None):
     f = expr.form
     ours = engine(ranges, constraints).bound(f)
     for env, v in _values(f, ranges, constraints, width):
-        assert ours[0] <= v <= ours[1], f"wrong: {f.sympy()} = {v} at {env} is outside ours {ours}"
+        assert ours[0] <= v <= ours[1], f"wrong: {to_sympy(f)} = {v} at {env} is outside ours {ours}"
     ends = [(o, t, side) for o, t, side in ((ours[0], expected[0], "lo"), (ours[1], expected[1], "hi")) if t is not None]
     if all(o == t for o, t, _ in ends):
         return SAME, ours
@@ -102,8 +103,8 @@ def judge_form(before, expected, ranges=None, constraints=(), width=None):
     eng = engine(ranges, constraints)
     ours = eng.rewrite_form(f)
     for env, v in _values(f, ranges, constraints, width):
-        assert ours.value(env) == v, f"wrong: {f.sympy()} -> {ours.sympy()} differs at {env}"
-        assert theirs.value(env) == v, f"port error: the anchor's {theirs.sympy()} differs at {env}"
+        assert ours.value(env) == v, f"wrong: {to_sympy(f)} -> {to_sympy(ours)} differs at {env}"
+        assert theirs.value(env) == v, f"port error: the anchor's {to_sympy(theirs)} differs at {env}"
     if ours is theirs:
         return SAME, ours
     a, b = size(ours), size(theirs)
@@ -134,8 +135,8 @@ def judge_bool(before, expected, ranges=None, constraints=()):
             v = before.evaluate(env)
         except ZeroDivisionError:
             continue
-        assert ours.evaluate(env) == v, f"wrong: {before.sympy()} -> {ours.sympy()} differs at {env}"
-        assert theirs.evaluate(env) == v, f"port error: the anchor's {theirs.sympy()} differs at {env}"
+        assert ours.evaluate(env) == v, f"wrong: {to_sympy(before)} -> {to_sympy(ours)} differs at {env}"
+        assert theirs.evaluate(env) == v, f"port error: the anchor's {to_sympy(theirs)} differs at {env}"
     if ours is theirs or (ours.kind == theirs.kind == "rel" and ours.norm is theirs.norm):
         return SAME, ours
     a, b = bool_size(ours), bool_size(theirs)
@@ -147,7 +148,7 @@ def judge_modular(expr, expected, constraints=(), ranges=None):
     ours = engine(ranges or {}, constraints).modular_set(f)
     coeff, base = ours
     for env, v in _values(f, ranges or {}, constraints):
-        assert (v == base) if coeff == 0 else (v - base) % coeff == 0, f"wrong: {f.sympy()} = {v} at {env}, ours {ours}"
+        assert (v == base) if coeff == 0 else (v - base) % coeff == 0, f"wrong: {to_sympy(f)} = {v} at {env}, ours {ours}"
     tc, tb = expected
     if ours == (tc, tb % tc if tc else tb):
         return SAME, ours
@@ -173,9 +174,9 @@ def judge_decision(rel, expected, ranges, constraints=(), width=None):
             except ZeroDivisionError:
                 continue
     if ours is not None:
-        assert seen <= {ours}, f"wrong: ours decides {rel.sympy()} is {ours}, a grid point disagrees"
+        assert seen <= {ours}, f"wrong: ours decides {to_sympy(rel)} is {ours}, a grid point disagrees"
     if expected is not None:
-        assert seen <= {expected}, f"port error: the anchor's {expected} for {rel.sympy()} fails on the grid"
+        assert seen <= {expected}, f"port error: the anchor's {expected} for {to_sympy(rel)} fails on the grid"
     if ours == expected:
         return SAME, ours
     return (BETTER if expected is None else WORSE), ours

@@ -49,7 +49,7 @@ from symint.form import logic as B
 from symint import build
 from symint import form as F
 from symint.form.logic import BoolForm, Norm
-from symint.sympy_io import NotAnIntegerForm, bool_from_sympy, from_sympy
+from symint.sympy_io import NotAnIntegerForm, bool_from_sympy, from_sympy, to_sympy
 from symint.form.transform import transform, transform_bool
 
 from ..sympy_bound import bound as bound_sympy
@@ -285,7 +285,7 @@ class Facts:
         >>> from symint import form as F
         >>> facts = Facts()
         >>> facts.learn_form(B.rel("==", F.sym("b"), F.add(F.sym("a"), F.const(1))))
-        >>> facts.simplify_form(F.mul(F.sym("b"), F.const(2))).sympy()
+        >>> to_sympy(facts.simplify_form(F.mul(F.sym("b"), F.const(2))))
         2*a + 2
         """
         if f.is_const:
@@ -347,9 +347,9 @@ class Facts:
         if expr.is_Number or expr is _TRUE or expr is _FALSE:
             return expr
         if build.is_bool_expr(expr):
-            return self.simplify_bool(bool_from_sympy(expr)).sympy()
+            return to_sympy(self.simplify_bool(bool_from_sympy(expr)))
         try:
-            return self.simplify_form(from_sympy(expr)).sympy()
+            return to_sympy(self.simplify_form(from_sympy(expr)))
         except NotAnIntegerForm:
             return self._repl.substitute(expr)
 
@@ -550,7 +550,7 @@ class Facts:
         if e is B.TRUE:
             return
         if e is B.FALSE:
-            raise ContradictoryFactsError(f"{fact.sympy()} contradicts the known facts (it simplifies to False)")
+            raise ContradictoryFactsError(f"{to_sympy(fact)} contradicts the known facts (it simplifies to False)")
         if e.kind == "rel" and _mentions_max_min(e.norm.p):
             # max(a, 2) >= 6 with a >= 4 is a >= 6: a range, where the max would stay an opaque fact
             e = self._rewritten(e, self._ranges, True)
@@ -589,13 +589,13 @@ class Facts:
         if e is B.TRUE:
             return False
         if e is B.FALSE:
-            raise ContradictoryFactsError(f"{e.sympy()} contradicts the known facts")
+            raise ContradictoryFactsError(f"{to_sympy(e)} contradicts the known facts")
         if e.kind == "rel" and ask:
             answer = self._decide(e, self._ranges, True, True, expect)
             if answer is True:
                 return False
             if answer is False:
-                raise ContradictoryFactsError(f"{e.sympy()} contradicts the known facts")
+                raise ContradictoryFactsError(f"{to_sympy(e)} contradicts the known facts")
         if not self._known.add(e):
             return False
         if e.kind == "rel":
@@ -691,7 +691,7 @@ class Facts:
         value = self.simplify_form(value)
         if name in value.symbols:
             # an invariant, not user input: the callers (_learn_relation, _narrow) never pass such a value
-            raise ValueError(f"cannot replace {name} by {value.sympy()}, which contains it")
+            raise ValueError(f"cannot replace {name} by {to_sympy(value)}, which contains it")
         lo, hi = self._ranges.get(name, (-INF, INF))
         self._repl.add(name, value)
         self.related |= {name} | value.symbols
@@ -743,7 +743,7 @@ class Facts:
         """The replacements, as sympy symbol -> sympy expression (a view)."""
         view = self._views.get("replacements")
         if view is None:
-            view = self._views["replacements"] = {build.symbol_expr(n): f.sympy() for n, f in self._repl.items()}
+            view = self._views["replacements"] = {build.symbol_expr(n): to_sympy(f) for n, f in self._repl.items()}
         return view
 
     @property
