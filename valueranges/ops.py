@@ -30,6 +30,7 @@ from .endpoints import (
     pow_end,
     pow_ends,
 )
+from . import compare
 from .compare import and_, eq, ge, gt, ite, le, lt, ne, not_, or_
 from .division import ceildiv, floordiv, int_truediv, mod, truediv
 from .interval import ValueRanges
@@ -50,17 +51,8 @@ __all__ = [
     "abs_",
     "floor_to_int",
     "ceil_to_int",
-    "eq",
-    "ne",
-    "lt",
-    "le",
-    "gt",
-    "ge",
-    "and_",
-    "or_",
-    "not_",
-    "ite",
 ]
+__all__ += compare.__all__  # comparisons and logic: their one list is compare's
 
 
 # -- arithmetic ---------------------------------------------------------------------------------
