@@ -171,11 +171,7 @@ def format_dims(value: Any, env) -> str:
     '(f32[s0, 3], 2*s0)'
     """
     if is_tensor(value):
-        short = {"float": "f", "int": "i", "bool": "b"}[value.dtype.kind]
-        prefix = "b8" if value.dtype.kind == "bool" else f"{short}{value.dtype.bits}"
-        if value.dtype.name == "bfloat16":
-            prefix = "bf16"
-        return f"{prefix}[{', '.join(format_dims(d, env) for d in value.shape)}]"
+        return f"{value.dtype.short}[{', '.join(format_dims(d, env) for d in value.shape)}]"
     if isinstance(value, SymInt):
         return str(env.simplify(value.node.expr))
     if isinstance(value, (list, tuple)):
