@@ -45,6 +45,7 @@ from typing import Any, Callable, Sequence
 
 from symint import SymInt
 
+from shapeenv.core.provenance import code_names
 from shapeenv.errors import GuardOnDataDependentSymNode, HigherOrderOpError
 from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.program.graph import Graph
@@ -154,14 +155,6 @@ def describe_tree(value: Any) -> str:
 _MAX_VISITS = 2000  # bounds the walk over closure and global containers
 
 
-def _code_names(code: types.CodeType) -> set[str]:
-    names = set(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names |= _code_names(const)
-    return names
-
-
 def closure_tensors(fn: Callable, depth: int = 2) -> list[tuple[str, FakeTensor]]:
     """Fake tensors a body function can reach by name: closure cells, globals it names, partial arguments.
 
@@ -215,7 +208,7 @@ def closure_tensors(fn: Callable, depth: int = 2) -> list[tuple[str, FakeTensor]
                 continue
             value(f"closure variable {name!r}", contents, d)
         globals_ = getattr(f, "__globals__", {})
-        for name in sorted(_code_names(code)):
+        for name in sorted(code_names(code)):
             if name in globals_ and not isinstance(globals_[name], types.ModuleType):
                 value(f"global {name!r}", globals_[name], d)
 
