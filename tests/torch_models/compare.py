@@ -58,32 +58,24 @@ def our_outputs(program) -> list[Outputs]:
     return out
 
 
-def _sources_of(program, sym: sympy.Symbol) -> list[Source]:
-    info = program.env.symbols.get(sym)
-    return list(info.sources) if info is not None else []
+def _by_source(program, table: Mapping[Source, Any]) -> dict[sympy.Symbol, Any]:
+    """Our symbol -> ``table``'s entry for the first of its sources that ``table`` has (symbols with none left out)."""
+    out = {}
+    for sym, info in program.env.symbols.items():
+        found = next((src for src in info.sources if src in table), None)
+        if found is not None:
+            out[sym] = table[found]
+    return out
 
 
 def rename_to(program, torch_sources: Mapping[sympy.Symbol, Source]) -> dict[sympy.Symbol, sympy.Symbol]:
     """Our symbol -> the torch symbol of the same input dim (by any of our symbol's sources)."""
-    by_source = {src: sym for sym, src in torch_sources.items()}
-    out = {}
-    for sym in program.env.symbols:
-        for src in _sources_of(program, sym):
-            if src in by_source:
-                out[sym] = by_source[src]
-                break
-    return out
+    return _by_source(program, {src: sym for sym, src in torch_sources.items()})
 
 
 def symbol_values(program, bindings: Mapping[Source, int]) -> dict[sympy.Symbol, int]:
     """Our symbols' values for concrete input bindings (``program.bindings(...)``)."""
-    out = {}
-    for sym in program.env.symbols:
-        for src in _sources_of(program, sym):
-            if src in bindings:
-                out[sym] = bindings[src]
-                break
-    return out
+    return _by_source(program, bindings)
 
 
 def evaluate(expr: sympy.Basic, values: Mapping[sympy.Symbol, int]) -> int:
