@@ -24,6 +24,7 @@ from guards import GuardSet, Source, SolverConfig
 from symint import SymInt
 from symint.build import eq
 from symint.sympy_io.evaluate import evaluate as _evaluate
+from shapeenv.hops.pytree import flatten
 
 from .torch_side import Outputs
 
@@ -32,14 +33,6 @@ __all__ = ["our_outputs", "rename_to", "evaluate", "equal_under", "symbol_values
 #: Solver limits for the comparisons (deterministic counts; the products of floor divisions of
 #: the ViT need more than the default).
 SOLVER = SolverConfig(rlimit=20_000_000, budget_rlimit=400_000_000)
-
-
-def _leaves(value: Any) -> list:
-    if isinstance(value, (list, tuple)):
-        return [leaf for v in value for leaf in _leaves(v)]
-    if isinstance(value, dict):
-        return [leaf for v in value.values() for leaf in _leaves(v)]
-    return [value]
 
 
 def _final(program, value: Any) -> sympy.Basic:
@@ -51,7 +44,7 @@ def _final(program, value: Any) -> sympy.Basic:
 def our_outputs(program) -> list[Outputs]:
     """The output tensors of one of our ExportedPrograms, flattened in order, over our (final) symbols."""
     out = []
-    for leaf in _leaves(program.outputs):
+    for leaf in flatten(program.outputs)[0]:
         fake = getattr(leaf, "fake", leaf)  # a TracedTensor wraps the fake tensor
         out.append(Outputs(tuple(_final(program, d) for d in fake.shape), tuple(_final(program, s) for s in fake.stride()),
                            fake.dtype.name))
