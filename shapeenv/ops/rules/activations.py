@@ -28,11 +28,10 @@ from shapeenv.tensor.dtypes import bool_, float32
 from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.common import check_tensor, decide, like_strides, new_tensor
 from shapeenv.ops.rules.elementwise import pointwise_strides
-from shapeenv.ops.registry import rule
+from shapeenv.ops.registry import rule, rule_family
 
-__all__ = ["gelu", "silu", "softplus", "hardswish", "hardsigmoid", "leaky_relu", "elu", "selu", "celu", "mish",
-           "relu6", "hardtanh", "logsigmoid", "softsign", "dropout", "dropout1d", "dropout2d", "dropout3d",
-           "alpha_dropout", "feature_alpha_dropout"]
+__all__ = ["gelu", "softplus", "leaky_relu", "elu", "selu", "celu", "relu6", "hardtanh", "logsigmoid", "softsign",
+           "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"]
 
 
 def _pointwise(op: str, x: FakeTensor, *, floats_only: bool = True, inplace: bool = False,
@@ -64,15 +63,22 @@ def gelu(input: FakeTensor, approximate: str = "none") -> FakeTensor:
     return _pointwise("gelu", input, kernel="GeluKernelImpl")
 
 
-@rule("silu")
-def silu(input: FakeTensor, inplace: bool = False) -> FakeTensor:
-    """``F.silu(input, inplace=False)``: ``x * sigmoid(x)``.
+def _activation(op: str, input: FakeTensor, inplace: bool) -> FakeTensor:
+    """A floating-point activation with only ``inplace`` to choose (the family below).
 
     >>> from shapeenv import ShapeEnv
-    >>> x = ShapeEnv().fake_tensor((2, 3)); silu(x, inplace=True) is x, x.version
+    >>> x = ShapeEnv().fake_tensor((2, 3)); _activation("silu", x, True) is x, x.version
     (True, 1)
     """
-    return _pointwise("silu", input, inplace=inplace)
+    return _pointwise(op, input, inplace=inplace)
+
+
+rule_family(_activation, {
+    "silu": "``F.silu(input, inplace=False)``: ``x * sigmoid(x)``.",
+    "hardswish": "``F.hardswish(input, inplace=False)``.",
+    "hardsigmoid": "``F.hardsigmoid(input, inplace=False)``.",
+    "mish": "``F.mish(input, inplace=False)``.",
+}, ("input", "inplace"), {"inplace": False})
 
 
 @rule("softplus")
@@ -84,28 +90,6 @@ def softplus(input: FakeTensor, beta: Any = 1, threshold: Any = 20) -> FakeTenso
     float32
     """
     return _pointwise("softplus", input)
-
-
-@rule("hardswish")
-def hardswish(input: FakeTensor, inplace: bool = False) -> FakeTensor:
-    """``F.hardswish(input, inplace=False)``.
-
-    >>> from shapeenv import ShapeEnv
-    >>> hardswish(ShapeEnv().fake_tensor((2,), "float16")).dtype
-    float16
-    """
-    return _pointwise("hardswish", input, inplace=inplace)
-
-
-@rule("hardsigmoid")
-def hardsigmoid(input: FakeTensor, inplace: bool = False) -> FakeTensor:
-    """``F.hardsigmoid(input, inplace=False)``.
-
-    >>> from shapeenv import ShapeEnv
-    >>> hardsigmoid(ShapeEnv().fake_tensor((2,))).shape
-    (s0,)
-    """
-    return _pointwise("hardsigmoid", input, inplace=inplace)
 
 
 @rule("leaky_relu")
@@ -150,17 +134,6 @@ def celu(input: FakeTensor, alpha: Any = 1.0, inplace: bool = False) -> FakeTens
     (s0,)
     """
     return _pointwise("celu", input, inplace=inplace, kernel="elu_cpu")
-
-
-@rule("mish")
-def mish(input: FakeTensor, inplace: bool = False) -> FakeTensor:
-    """``F.mish(input, inplace=False)``.
-
-    >>> from shapeenv import ShapeEnv
-    >>> mish(ShapeEnv().fake_tensor((2,))).shape
-    (s0,)
-    """
-    return _pointwise("mish", input, inplace=inplace)
 
 
 @rule("relu6")
