@@ -194,26 +194,7 @@ def dropout(input: FakeTensor, p: Any = 0.5, training: bool = True, inplace: boo
     >>> x = ShapeEnv().fake_tensor((4, 3)); dropout(x) is x, dropout(x, 0.0) is x, dropout(x).shape
     (False, True, (s0, s1))
     """
-    check_tensor(input, "dropout")
-    if isinstance(p, bool) or not isinstance(p, (int, float)):
-        raise ShapeError(f"dropout: p must be a float, got {p!r}")
-    if p < 0.0 or p > 1.0:
-        raise ShapeError(f"dropout: dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0 or decide(input.numel() == 0):
-        return input
-    if p == 1:  # input * zeros(()): any dtype
-        if inplace:
-            input.storage.version += 1
-            return input
-        return FakeTensor(input.env, input.shape, input.dtype, stride=pointwise_strides(input.shape, [input]))
-    if not input.dtype.is_floating_point:
-        raise ShapeError(f"dropout: result type Float can't be cast to the desired output type {input.dtype} "
-                         "(dropout with 0 < p < 1 needs a floating-point input)", fix="convert the input first: x.float()")
-    if inplace:
-        input.storage.version += 1
-        return input
-    noise = new_tensor(input.env, input.shape, input.dtype, like_strides(input))  # empty_like(input).bernoulli_()
-    return FakeTensor(input.env, input.shape, input.dtype, stride=pointwise_strides(input.shape, [input, noise]))
+    return _dropout_like("dropout", input, p, training, inplace, False)
 
 
 def _dropout_like(op: str, input: FakeTensor, p: Any, training: bool, inplace: bool, feature: bool) -> FakeTensor:
