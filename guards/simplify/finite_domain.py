@@ -49,6 +49,7 @@ import sympy
 from symint import form as F
 from symint.form import logic as B
 from symint.form.logic import BoolForm
+from symint.sympy_io import to_sympy
 from valueranges import ValueRanges
 
 from guards.guard import as_bool_form, form_key
@@ -136,7 +137,7 @@ def reduce_finite(
 
     def back(f: BoolForm) -> sympy.Basic:
         found = given.get(form_key(f))
-        return f.sympy() if found is None else found
+        return to_sympy(f) if found is None else found
 
     return FiniteReduction(
         tuple(dict.fromkeys(back(f) for f in out.forms)), out.dropped,
@@ -158,7 +159,7 @@ def reduce_finite_forms(
     >>> x = F.sym("x")
     >>> out = reduce_finite_forms([B.rel(">=", x, F.const(3)), B.rel("<=", x, F.const(6)),
     ...                            B.rel("!=", F.mod(x, F.const(2)), F.const(0)), B.rel("!=", x, F.const(3))], {})
-    >>> [str(f.sympy()) for f in out.forms]
+    >>> [str(to_sympy(f)) for f in out.forms]
     ['Eq(x, 5)']
     """
     ranges = _ranges(guards, domain)

@@ -26,11 +26,12 @@ from shapeenv import (
 from shapeenv.compile import compile
 from symint import SymFloat, SymInt, build, evaluate
 from symint.mathfns import sym_float, sym_math, sym_sqrt, sym_sum
+from symint.sympy_io import to_sympy
 
 
 def parse_sympy(text: str, *args, **kwargs):
     """The sympy view of a parsed guard (the reasoning passes tested here read sympy)."""
-    return parse_guard(text, *args, **kwargs).sympy()
+    return to_sympy(parse_guard(text, *args, **kwargs))
 
 
 def size(env, hint, name="x", i=0):
