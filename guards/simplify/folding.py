@@ -15,6 +15,7 @@ domains allow without its bound guards, so that a bound the domain already impli
 not emitted) is the intersection of its members' domains.
 
 >>> from symint import form as F
+from symint.build import symbol_expr
 >>> from symint.form import logic as B
 >>> from valueranges import ValueRanges
 >>> s0, s1 = F.sym("s0"), F.sym("s1")
@@ -36,7 +37,7 @@ from valueranges import ValueRanges
 from valueranges.errors import ContradictoryFactsError, ValueRangeError
 from valueranges.facts import Facts
 
-from guards.guard import form_key
+from guards.guard import as_bool_form, form_key
 from guards.simplify.classify import _Contradiction, _name_key, classify_form, may_raise, never_raises
 
 __all__ = ["FoldedGuards", "substitute_symbols"]
@@ -44,8 +45,11 @@ __all__ = ["FoldedGuards", "substitute_symbols"]
 INF = math.inf
 
 
-def substitute_symbols(b: BoolForm, mapping: Mapping[str, "F.Form"], memo: dict) -> BoolForm:
+def substitute_symbols(b: BoolForm, mapping: Mapping[str, "F.Form"], memo: dict, into_opaque: bool = False) -> BoolForm:
     """``b`` with each symbol named in ``mapping`` replaced by its form (canonical again; ``memo`` per mapping).
+
+    An opaque part (a float comparison) is left as written unless ``into_opaque``: then its sympy
+    expression is substituted (the sympy boundary: what forms cannot hold).
 
     Raises:
         ZeroDivisionError: a divisor folded to 0.
@@ -58,7 +62,13 @@ def substitute_symbols(b: BoolForm, mapping: Mapping[str, "F.Form"], memo: dict)
     """
     if not mapping or not b.symbols & mapping.keys():
         return b
-    return F.transform_bool(b, lambda a: mapping.get(a.name) if a.kind == "sym" else None, memo)
+
+    def on_opaque(o: BoolForm) -> BoolForm | None:
+        if not into_opaque or not o.symbols & mapping.keys():
+            return None
+        return as_bool_form(o.args[0].xreplace({symbol_expr(n): v.sympy() for n, v in mapping.items() if n in o.symbols}))
+
+    return F.transform_bool(b, lambda a: mapping.get(a.name) if a.kind == "sym" else None, memo, on_opaque)
 
 
 class FoldedGuards:

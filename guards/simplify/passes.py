@@ -199,6 +199,15 @@ def reduce_exact(gs: GuardSetLike) -> tuple[GuardSetLike, SimplifyReport]:
 #     (``_defined_away``); by induction over the drops the result implies all of them.
 #     Link (1) failing for a group of symbols keeps that group's input guards.
 
+# Note [Finite ranges before Z3]
+#     The finite pass (6) runs before the Z3 drops (5), on what the exact passes emitted, and
+#     again on the result. Before, because Z3 may drop the bounds that make a symbol's range
+#     finite (``v4 <= 13`` is implied by ``v1 + v4 < 17`` and ``v1 >= 4``), and which of two
+#     guards implying each other it drops depends on the order it tries them in: the W1
+#     guards reduce to eight pins only while the bounds are all there. It is exact and
+#     cheap, and what it pins or drops Z3 need not try. The proof (pass 7) compares the
+#     input with what the finite pass left, so its replacements are proven like the rest.
+
 # Note [Simplification on forms]
 #     Every pass reads and builds boolean forms (what a Guard holds), symbols are named by
 #     their names, and Z3 translates the forms (Note [Forms to Z3]): a run builds no sympy
@@ -236,7 +245,6 @@ class _Emitted:
     origins: frozenset[int]
     candidate: bool = False  # may Z3 drop it as implied by the rest?
     dropped: bool = False
-    because: tuple[int, ...] = ()  # when dropped: the guards (indices in the same list) that imply it
 
 
 class _Simplifier:
@@ -272,9 +280,11 @@ class _Simplifier:
             facts = self.facts = FoldedGuards(self.domain, items)
             self.mapping, self.reasons = facts.mapping, facts.reasons
             emitted = self._emit(facts)
-            self._drop_implied(emitted, use_z3)
             if not use_z3:
+                self._drop_implied(emitted, use_z3=False)
                 return self._assemble(self._settle([e for e in emitted if not e.dropped]), Verdict.YES, ())
+            emitted = self._settle(emitted)  # exact: Note [Finite ranges before Z3]
+            self._drop_implied(emitted)
         except _Contradiction as exc:
             if not use_z3:
                 return self.gs, self._report(proof=Verdict.YES, reverted=("the guards look contradictory; kept as they are",))
@@ -352,17 +362,17 @@ class _Simplifier:
         forms = [e.form for e in emitted]
         keys = [form_order_key(f) for f in forms]
         hood = Neighbourhoods([forms], self.facts.find)
-        general = [i for i, e in enumerate(emitted) if e.candidate and keys[i][0] != 2]
-        simple = {i for i in range(len(emitted)) if keys[i][0] in (0, 2)}
+        active = {i for i, e in enumerate(emitted) if not e.dropped}  # the guards kept so far
+        general = [i for i in sorted(active) if emitted[i].candidate and keys[i][0] != 2]
+        simple = {i for i in active if keys[i][0] in (0, 2)}
         linked = frozenset().union(*(hood.reps[0][i] for i in general))
-        bounds = [i for i, e in enumerate(emitted) if e.candidate and i not in general and hood.reps[0][i] <= linked]
+        bounds = [i for i in sorted(active) if emitted[i].candidate and i not in general and hood.reps[0][i] <= linked]
         order = sorted(general, key=keys.__getitem__, reverse=True)
         order += sorted(bounds, key=keys.__getitem__, reverse=True)
         config = self.config
         if config.drop_timeout_ms is not None:  # deprecated: only a tighter safety net per drop check
             config = replace(config, timeout_ms=min(config.timeout_ms, config.drop_timeout_ms))
         entailer = None
-        active = set(range(len(emitted)))
         definitions = _definitions(forms, general)
         loose: set[str] = set()  # symbols that lost a bound guard in this pass
         self.progress = bar = progress_of(self.progress, total=len(order) + 2)
@@ -387,7 +397,7 @@ class _Simplifier:
             if i in bounds:
                 loose |= hood.reps[0][i]
             self.reasons.update((o, why) for o in emitted[i].origins)
-            emitted[i].dropped, emitted[i].because = True, because
+            emitted[i].dropped = True
         self.checks += entailer.checks if entailer is not None else 0
 
     def _implied_by(self, entailer, hood, forms, i, active, bounded: bool, simple: set) -> tuple[int, ...] | None:
@@ -436,8 +446,8 @@ class _Simplifier:
     def _finish(self, emitted: list[_Emitted]) -> tuple[GuardSetLike, SimplifyReport]:
         """Pass 7: prove the input and the emitted guards imply each other (see Note [Proof of equivalence]).
 
-        Goals that the other side's equalities and bounds already imply (``FoldedGuards.entails``)
-        need no Z3; the others are tried first with the guards they were derived from,
+        Goals that the other side's equalities and bounds already imply (``FoldedGuards.entails``
+        of that side's guards) need no Z3; the others are tried first with the guards they were derived from,
         then with growing neighbourhoods (see Note [Local premises]). A group of
         interacting symbols with a goal left unproven keeps its original guards.
         """
@@ -448,7 +458,11 @@ class _Simplifier:
         entailer = self._entailer(self.domain, self.proof_budget)
         old_set, new_set = {form_key(f) for f in old}, {form_key(f) for f in new}
         failures: list[tuple[int, int, Verdict, str]] = []
-        plan = ((1, new, old, old_set, self.facts, seeds_new), (0, old, new, new_set, self.facts, seeds_old))
+        try:  # the emitted guards' own facts decide the input's goals (the finite pass pins what the input's do not)
+            emitted_facts = FoldedGuards(self.domain, [(c, k) for k, f in enumerate(new) for c in conjuncts(f)])
+        except _Contradiction:
+            emitted_facts = self.facts  # implied by the emitted guards too (they imply what they were emitted from)
+        plan = ((1, new, old, old_set, self.facts, seeds_new), (0, old, new, new_set, emitted_facts, seeds_old))
         for goal_pool, goals, premises, known, cheap, seeds in plan:
             skip = frozenset(k for k, e in enumerate(goals) if form_key(e) in known or cheap.entails(e))
             try:
