@@ -6,7 +6,8 @@ this module only classifies each guard (:func:`~guards.simplify.classify.classif
 feeds the simple ones to the engine and remembers which input guards (by index, their
 *origins*) each equality class and each per-symbol fact came from, which the passes
 need to report what replaced what and to seed the proof of equivalence. Guards are
-boolean forms and symbols are named by their names: nothing here builds sympy.
+boolean forms and symbols are named by their names: nothing here builds sympy (but
+:func:`substitute_symbols` into an opaque part, when asked: what only sympy holds).
 
 The engine knows the domain, the equalities between symbols and each symbol's bounds,
 values, excluded values and divisors. Guards of any other shape are not learned: they

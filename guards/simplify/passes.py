@@ -21,8 +21,10 @@ The passes, cheapest first:
 6. over symbols with small finite ranges, decide the guards by enumerating the points
    (:mod:`guards.simplify.finite_domain`): ranges shrink to what is admitted, a symbol with one
    value left is pinned, and only enough guards to exclude the rest are kept; when
-   something got pinned, passes 2-5 run again (without Z3) to substitute it. Then order
-   canonically: equalities, then bounds per symbol, then the rest, sorted;
+   something got pinned, passes 2-5 run again (without Z3) to substitute it. It runs
+   before pass 5's Z3 drops too (Note [Finite ranges before Z3]). Then order canonically:
+   equalities, then bounds per symbol, then the rest (:func:`~guards.simplify.classify.form_order_key`,
+   the order of the set ``produce_guards`` reduces);
 7. prove that the result accepts exactly the inputs (within the domain) the input
    accepts (see Note [Proof of equivalence]); a group of interacting symbols whose
    proof fails or runs out of its limits keeps its original guards, and the report says so.
@@ -37,8 +39,9 @@ budget (``budget_rlimit``, ``max_checks``); pass 5 tries each candidate once, an
 the budget leaves untried is kept. The report says what was spent and what ran out.
 
 Guards that may divide by zero (a symbolic divisor) are never rewritten, only kept
-or dropped whole: see :func:`_may_raise`. Everything is deterministic: the output
-does not depend on the order of the input guards.
+or dropped whole: see :func:`~guards.simplify.classify.may_raise`. Everything is deterministic:
+the output does not depend on the order of the input guards. Every pass works on boolean
+forms (Note [Simplification on forms]).
 
 >>> from symint.build import symbol_expr, eq, ge, gt, le
 >>> from guards import GuardSet, Source

@@ -272,9 +272,10 @@ def _locally(a: GuardSetLike, b: GuardSetLike, config: SolverConfig, both_ways: 
         for sym, rng in gs.domain:
             name = names[sym]
             domain[name] = domain[name] & rng if name in domain else rng
-    exprs = [list(a.exprs), list(b.exprs)]
+    exprs = [[g.form for g in a.guards], [g.form for g in b.guards]]  # forms name their symbols by name
     ids = [{t.holds(e).get_id() for e in pool} for t, pool in zip((ta, tb), exprs)]
-    hood = Neighbourhoods(exprs, [names_a.__getitem__, names_b.__getitem__])
+    by_name = [{s.name: v for s, v in names.items()} for names in (names_a, names_b)]
+    hood = Neighbourhoods(exprs, [by_name[0].__getitem__, by_name[1].__getitem__])
     entailer = Entailer(domain, config, [ta, tb], budget=budget)
     directions = [(0, 1), (1, 0)] if both_ways else [(0, 1)]
     for premise_pool, goal_pool in directions:
