@@ -461,13 +461,19 @@ class _Simplifier:
         entailer = self._entailer(self.domain, self.proof_budget)
         old_set, new_set = {form_key(f) for f in old}, {form_key(f) for f in new}
         failures: list[tuple[int, int, Verdict, str]] = []
-        try:  # the emitted guards' own facts decide the input's goals (the finite pass pins what the input's do not)
-            emitted_facts = FoldedGuards(self.domain, [(c, k) for k, f in enumerate(new) for c in conjuncts(f)])
-        except _Contradiction:
-            emitted_facts = self.facts  # implied by the emitted guards too (they imply what they were emitted from)
-        plan = ((1, new, old, old_set, self.facts, seeds_new), (0, old, new, new_set, emitted_facts, seeds_old))
-        for goal_pool, goals, premises, known, cheap, seeds in plan:
-            skip = frozenset(k for k, e in enumerate(goals) if form_key(e) in known or cheap.entails(e))
+        emitted_facts: list[FoldedGuards] = []
+
+        def emitted_entail(goal: BoolForm) -> bool:  # the emitted guards' own facts (the finite pass pins what the input's do not)
+            if not emitted_facts:
+                try:
+                    emitted_facts.append(FoldedGuards(self.domain, [(c, k) for k, f in enumerate(new) for c in conjuncts(f)]))
+                except _Contradiction:
+                    emitted_facts.append(self.facts)  # implied by the emitted guards too (they imply what they came from)
+            return emitted_facts[0].entails(goal)
+
+        plan = ((1, new, old, old_set, self.facts.entails, seeds_new), (0, old, new, new_set, emitted_entail, seeds_old))
+        for goal_pool, goals, premises, known, entailed, seeds in plan:
+            skip = frozenset(k for k, e in enumerate(goals) if form_key(e) in known or entailed(e))
             try:
                 found = unproven_entailments(
                     entailer, hood, 1 - goal_pool, premises, goal_pool, goals, skip, seeds
