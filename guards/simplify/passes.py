@@ -205,11 +205,12 @@ def reduce_exact(gs: GuardSetLike) -> tuple[GuardSetLike, SimplifyReport]:
 # Note [Finite ranges before Z3]
 #     The finite pass (6) runs before the Z3 drops (5), on what the exact passes emitted, and
 #     again on the result. Before, because Z3 may drop the bounds that make a symbol's range
-#     finite (``v4 <= 13`` is implied by ``v1 + v4 < 17`` and ``v1 >= 4``), and which of two
-#     guards implying each other it drops depends on the order it tries them in: the W1
-#     guards reduce to eight pins only while the bounds are all there. It is exact and
-#     cheap, and what it pins or drops Z3 need not try. The proof (pass 7) compares the
-#     input with what the finite pass left, so its replacements are proven like the rest.
+#     finite, and which of two guards implying each other it drops depends on the order it
+#     tries them in (the W1 guards tried in the structural order lose ``v4 <= 13``, implied
+#     by the guards around it, and with it the finite range the eight pins come from). It is
+#     exact and cheap, and what it pins or drops Z3 need not try. The bounds and exclusions it
+#     states may still be dropped by Z3 like the bounds pass 3 emits; its pins are kept. The
+#     proof (pass 7) compares the input with what it left, so its replacements are proven too.
 
 # Note [Simplification on forms]
 #     Every pass reads and builds boolean forms (what a Guard holds), symbols are named by
@@ -464,6 +465,8 @@ class _Simplifier:
         emitted_facts: list[FoldedGuards] = []
 
         def emitted_entail(goal: BoolForm) -> bool:  # the emitted guards' own facts (the finite pass pins what the input's do not)
+            if self.facts.entails(goal):  # the input's facts: the emitted guards imply them (they were emitted from them)
+                return True
             if not emitted_facts:
                 try:
                     emitted_facts.append(FoldedGuards(self.domain, [(c, k) for k, f in enumerate(new) for c in conjuncts(f)]))
@@ -499,7 +502,8 @@ class _Simplifier:
         keep += [_Emitted(old[i], frozenset([i])) for i in back]
         if self._unsatisfiable([e.form for e in keep]):  # equivalent to the input, so the input is too
             return self._false("the guards contradict each other (Z3)")
-        return self._assemble(self._settle(keep), proof, tuple(messages))
+        # the finite pass ran before the drops (which leave the admitted points as they were): again only for what came back
+        return self._assemble(self._settle(keep) if back else keep, proof, tuple(messages))
 
     def _unsatisfiable(self, forms: list[BoolForm]) -> bool:
         """One last check: contradictions the cheap passes cannot see (``Eq(Mod(s, 4), 1)``, ``Eq(Mod(s, 2), 0)``)."""
@@ -636,7 +640,8 @@ class _Simplifier:
             key = form_key(f)
             found = by_key.get(key)
             if found is None:
-                found = _Emitted(f, frozenset().union(*(keep[k].origins for k in added[key])))
+                origins = frozenset().union(*(keep[k].origins for k in added[key]))
+                found = _Emitted(f, origins, classify_form(f).kind != "exact")  # a pin is kept, as pass 3 keeps one
             out.append(found)
         return out
 

@@ -152,7 +152,9 @@ class Translator:
         s0
         """
         sym = self._by_name.get(name)
-        return symbol_expr(name) if sym is None else sym
+        if sym is None:
+            sym = self._by_name[name] = symbol_expr(name)
+        return sym
 
     def symbols(self, expr: "BoolForm | sympy.Basic") -> list[sympy.Symbol]:
         """The symbols ``expr`` (a boolean form or a sympy boolean) reads.
