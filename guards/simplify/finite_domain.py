@@ -29,11 +29,12 @@ Note [Reducing over finite ranges]
     The pass works on boolean forms (:func:`reduce_finite_forms`), for ``produce_guards``
     (:mod:`guards.simplify.reduce_forms`) and for :func:`~guards.simplify.passes.simplify` alike.
 
+>>> from symint.sympy_io import to_sympy
 >>> x, y = F.sym("x"), F.sym("y")
 >>> c = F.const
 >>> guards = [B.rel(">=", x, c(2)), B.rel("<=", x, c(9)), B.rel("!=", F.mod(x, c(3)), c(0)),
 ...           B.rel("<", F.floordiv(x, c(2)), c(3)), B.rel(">=", y, c(0)), B.rel("<=", y, c(1)), B.rel("<", y, x)]
->>> [str(f.sympy()) for f in reduce_finite_forms(guards, {}).forms]
+>>> [str(to_sympy(f)) for f in reduce_finite_forms(guards, {}).forms]
 ['x >= 2', 'x <= 5', 'y >= 0', 'y <= 1', 'Ne(x, 3)']
 """
 
@@ -104,10 +105,11 @@ def reduce_finite_forms(
     ``domain`` gives each symbol's ``(lower, upper)`` before any guard, by name. ``cost``
     orders guards that exclude equally many points (default: fewer nodes, then the canonical key).
 
+    >>> from symint.sympy_io import to_sympy
     >>> x = F.sym("x")
     >>> out = reduce_finite_forms([B.rel(">=", x, F.const(3)), B.rel("<=", x, F.const(6)),
     ...                            B.rel("!=", F.mod(x, F.const(2)), F.const(0)), B.rel("!=", x, F.const(3))], {})
-    >>> [str(f.sympy()) for f in out.forms]
+    >>> [str(to_sympy(f)) for f in out.forms]
     ['Eq(x, 5)']
     """
     ranges = _ranges(guards, domain)

@@ -38,6 +38,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 from symint import form as F
 from symint.form import logic as B
 from symint.form.logic import BoolForm
+from symint.sympy_io import to_sympy
 from valueranges import ValueRanges
 from valueranges.errors import ContradictoryFactsError, ValueRangeError
 from valueranges.facts import Facts, natural_rank
@@ -410,7 +411,7 @@ def _explain(head: str, value: "F.Form | None", why: Sequence[object]) -> Callab
     causes = tuple(why)
 
     def text() -> str:
-        said = head + (str(value.sympy()) if value is not None else "")
+        said = head + (str(to_sympy(value)) if value is not None else "")
         if value is not None:
             said += " from: "
         parts = [c() if callable(c) else c for c in causes]

@@ -34,6 +34,7 @@ from typing import Callable, Mapping, Sequence
 import sympy
 
 from symint.form.logic import BoolForm
+from symint.sympy_io import to_sympy
 from valueranges import ValueRanges
 
 from guards.errors import GuardTypeError, SolverError
@@ -653,7 +654,7 @@ def _symbols(e: "BoolForm | sympy.Basic") -> frozenset:
 
 def _text(e: "BoolForm | sympy.Basic") -> str:
     """A guard's text for a message (the sympy view of a form, printed only when a message is built)."""
-    return sympy_str(e.sympy() if isinstance(e, BoolForm) else e)
+    return sympy_str(to_sympy(e) if isinstance(e, BoolForm) else e)
 
 
 class Neighbourhoods:

@@ -66,6 +66,7 @@ from sympy.core.relational import Relational
 from symint.build import symbol_expr
 from symint.form import BoolForm
 from symint.form.terms import Atom, Form
+from symint.sympy_io import to_sympy
 from symint.sympy_io.functions import (CeilDiv, CeilToInt, FloorDiv, FloorToInt, IfThenElse, IntTrueDiv, Max, Min, Mod,
                                        PowByNatural)
 from valueranges import ValueRanges
@@ -268,9 +269,9 @@ class Translator:
         if kind == "pow":
             base, exp = atom.args
             if not exp.is_const:
-                raise SolverError(f"cannot translate {atom.sympy()} exactly: PowByNatural with a symbolic exponent")
+                raise SolverError(f"cannot translate {to_sympy(atom)} exactly: PowByNatural with a symbolic exponent")
             return self._power(self.term(base), exp.const, atom)
-        raise SolverError(f"cannot translate the {kind} atom {atom.sympy()} to Z3")
+        raise SolverError(f"cannot translate the {kind} atom {to_sympy(atom)} to Z3")
 
     def _bool_form(self, b: BoolForm) -> Term:
         kind = b.kind

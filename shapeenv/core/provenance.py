@@ -18,7 +18,7 @@ import guards
 import symint
 import valueranges
 from symint.form import BoolForm
-from symint.sympy_io import bool_from_sympy
+from symint.sympy_io import bool_from_sympy, to_sympy
 
 __all__ = ["Provenance", "GuardRecord", "AssertRecord", "bool_form_of", "sympy_of", "user_frame", "user_frame_object", "local_name", "library_code"]
 
@@ -162,7 +162,7 @@ class Provenance:
 
 def sympy_of(value) -> sympy.Basic:
     """The sympy expression of a form (built once, cached on it), or a sympy expression as it is."""
-    return value if isinstance(value, sympy.Basic) else value.sympy()
+    return value if isinstance(value, sympy.Basic) else to_sympy(value)
 
 
 def bool_form_of(value) -> BoolForm:

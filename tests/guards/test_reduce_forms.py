@@ -15,6 +15,7 @@ from guards.simplify.reduce_forms import reduce_forms
 from symint import form as F
 from symint.build import eq, ge, gt, le, lt, ne, symbol_expr
 from symint.form import logic as B
+from symint.sympy_io import to_sympy
 from symint.sympy_io.functions import Mod
 
 from .test_finite_domain import _admitted, _exprs, _rels  # the same random expressions and relations
@@ -79,17 +80,17 @@ def test_finite_ranges_are_enumerated_and_pins_substituted():
     assert [str(g.expr) for g in out] == ["Eq(x, 5)", "Eq(y, u - 5)", "u >= 5", "u <= 54"]
     sizes = {symbol_expr(n): Source.size(n, 0) for n in ("x", "y", "u")}
     box = {symbol_expr("x"): range(0, 8), symbol_expr("y"): range(0, 60), symbol_expr("u"): range(0, 66)}
-    assert _admitted(GuardSet.of(out, sizes), box) == _admitted(GuardSet.of([g.sympy() for g in guards], sizes), box)
+    assert _admitted(GuardSet.of(out, sizes), box) == _admitted(GuardSet.of([to_sympy(g) for g in guards], sizes), box)
 
 
 def count_view_builders(monkeypatch) -> list[str]:
     """The names of the sympy view builders called from now on (for the rest of the test), in order."""
-    from symint.form import logic, terms
+    from symint.sympy_io import functions
 
     built: list[str] = []
-    for module, name in ((terms, "form_to_sympy"), (terms, "atom_to_sympy"), (logic, "bool_to_sympy")):
-        real = getattr(module, name)
-        monkeypatch.setattr(module, name, lambda x, _real=real, _name=name: built.append(_name) or _real(x))
+    for name in ("_form_to_sympy", "_atom_to_sympy", "_bool_to_sympy"):  # what symint.sympy_io.to_sympy calls
+        real = getattr(functions, name)
+        monkeypatch.setattr(functions, name, lambda x, _real=real, _name=name: built.append(_name) or _real(x))
     return built
 
 

@@ -12,6 +12,7 @@ from valueranges.errors import ContradictoryFactsError
 from valueranges.facts import Facts
 from symint.form import logic as B
 from symint import form as F
+from symint.sympy_io import to_sympy
 from valueranges.bound import bound_form
 from valueranges.modular import combine_congruences, mod_bound_by_residue, modular_set
 
@@ -23,9 +24,9 @@ def _holds(f, coeff, base, points):
     for env in points:
         v = f.value(env)
         if coeff == 0:
-            assert v == base, (f.sympy(), env, v, base)
+            assert v == base, (to_sympy(f), env, v, base)
         else:
-            assert (v - base) % coeff == 0, (f.sympy(), env, v, coeff, base)
+            assert (v - base) % coeff == 0, (to_sympy(f), env, v, coeff, base)
 
 
 def _random_form(rng: random.Random, depth: int) -> F.Form:

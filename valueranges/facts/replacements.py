@@ -28,7 +28,7 @@ from typing import Callable, Iterator
 import sympy
 
 from symint import form as F
-from symint.sympy_io import NotAnIntegerForm, from_sympy
+from symint.sympy_io import NotAnIntegerForm, from_sympy, to_sympy
 from symint.form.transform import transform
 from symint.sympy_io import substitute
 
@@ -111,5 +111,5 @@ class Replacements:
 
     def substitute(self, expr: sympy.Basic) -> sympy.Basic:
         """A sympy expression with the replacements applied (``expr`` itself when none applies)."""
-        subs = {s: self.table[s.name].sympy() for s in expr.free_symbols if s.name in self.table}
+        subs = {s: to_sympy(self.table[s.name]) for s in expr.free_symbols if s.name in self.table}
         return substitute(expr, subs) if subs else expr
