@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import sys
+import types
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +21,8 @@ import valueranges
 from symint.form import BoolForm
 from symint.sympy_io import bool_from_sympy, to_sympy
 
-__all__ = ["Provenance", "GuardRecord", "AssertRecord", "bool_form_of", "sympy_of", "user_frame", "user_frame_object", "local_name", "library_code"]
+__all__ = ["Provenance", "GuardRecord", "AssertRecord", "bool_form_of", "sympy_of", "user_frame", "user_frame_object", "local_name", "library_code",
+           "code_names"]
 
 _LIBRARY_DIRS = tuple(
     str(Path(m.__file__).resolve().parent) for m in (symint, valueranges, guards, sys.modules[__package__.partition(".")[0]])
@@ -124,6 +126,25 @@ def local_name(value: object, frame) -> str | None:
             if bound is value and not name.startswith("_"):
                 return name
     return None
+
+
+@functools.lru_cache(maxsize=8192)
+def code_names(code: types.CodeType) -> tuple[str, ...]:
+    """Every name ``code`` (and the code nested in it) loads or stores by name (its own, then the nested code's): its candidate globals.
+
+    Pure in the (immutable) code object, so cached by it; the closure walk of the higher-order ops,
+    the global-state snapshot of export and the function fingerprint of the stores all ask.
+
+    >>> def f(x):
+    ...     return sorted(x) + [len(y) for y in x]
+    >>> code_names(f.__code__)
+    ('sorted', 'len')
+    """
+    names = dict.fromkeys(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names.update(dict.fromkeys(code_names(const)))
+    return tuple(names)
 
 
 @dataclass(frozen=True, slots=True)
