@@ -503,8 +503,10 @@ def to_sympy(value: "F.Form | F.BoolForm | F.Atom") -> sympy.Basic:
 
 def _atom_to_sympy(atom: "F.Atom") -> sympy.Basic:
     kind = atom.kind
-    if kind == "sym":
-        return symbol_expr(atom.name)
+    if kind == "sym":  # a form's symbol may have any name (one converted from a user's sympy
+        # Symbol): the name is data to sympy, and the printers escape what is not an identifier
+        name = atom.name
+        return symbol_expr(name) if name.isidentifier() else sympy.Symbol(name, integer=True)
     if kind == "opaque":
         return atom.args[0]
     return _NODES[kind](*(to_sympy(a) for a in atom.args))
@@ -571,6 +573,14 @@ def opaque_bool_from_sympy(expr: sympy.Basic) -> "F.BoolForm":
     return F.opaque_bool(expr, frozenset(s.name for s in expr.free_symbols), _opaque_value)
 
 
+# Note [A view does not remember its source]
+# A form's sympy view is built from the form (``to_sympy``), never taken from the sympy
+# expression a form was converted from: ``(s0 + 1)**2`` and ``s0**2 + 2*s0 + 1`` are one form,
+# and were the first expression converted kept as the view, what ``to_sympy`` returns (and
+# every printer or serialiser reading it) would depend on which of the two the process met
+# first. The tables below only map an expression to its form.
+
+
 def from_sympy(expr: sympy.Basic) -> "F.Form":
     """The canonical form of an integer-valued sympy expression.
 
@@ -587,9 +597,7 @@ def from_sympy(expr: sympy.Basic) -> "F.Form":
     result = _convert(expr)
     if len(table) > (1 << 16):
         table.clear()
-    table[expr] = result
-    if result._sympy is None:
-        result._sympy = expr
+    table[expr] = result  # the view is not ``expr``: Note [A view does not remember its source]
     return result
 
 
@@ -678,8 +686,6 @@ def bool_from_sympy(expr: sympy.Basic) -> "F.BoolForm":
     elif isinstance(expr, Relational):
         try:
             result = F.rel(expr.rel_op, from_sympy(expr.lhs), from_sympy(expr.rhs))
-            if result.kind == "rel":
-                result._sympy = expr
         except NotAnIntegerForm:
             result = opaque_bool_from_sympy(expr)
     elif isinstance(expr, sympy.And):

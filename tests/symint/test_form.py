@@ -360,3 +360,15 @@ def test_the_view_is_built_once_and_cached_on_the_form() -> None:
     assert to_sympy(b) is to_sympy(b) and to_sympy(f.atom() or f.terms[0][0].factors[0][0]) == to_sympy(F.mod(F.sym("view_once"), F.const(6)))
     with pytest.raises(TypeError):
         to_sympy(3)
+
+
+def test_the_view_does_not_depend_on_what_was_converted_first():
+    # Note [A view does not remember its source]: a form met first as an unexpanded power prints
+    # as the canonical sum, like the same form built directly.
+    import sympy
+    from symint.sympy_io import bool_from_sympy, from_sympy, to_sympy
+
+    s = sympy.Symbol("view_src", integer=True, positive=True)
+    square = from_sympy((s + 1) ** 2)
+    assert str(to_sympy(square)) == "view_src**2 + 2*view_src + 1"
+    assert str(to_sympy(bool_from_sympy(sympy.Eq(s, (s + 1) ** 2)))) == "Eq(view_src, view_src**2 + 2*view_src + 1)"
