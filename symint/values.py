@@ -121,7 +121,7 @@ def _int_operands(a: object, b: object):
     """
     if type(a) is SymInt:
         na = a.node
-        fa, ha = na.form, na.hint
+        fa, ha = na._form or na.form, na.hint  # the slot first: the property only derives a missing form
         if fa is None:
             return None
     elif type(a) is int:
@@ -130,7 +130,7 @@ def _int_operands(a: object, b: object):
         return None
     if type(b) is SymInt:
         nb = b.node
-        fb, hb = nb.form, nb.hint
+        fb, hb = nb._form or nb.form, nb.hint
         if fb is None:
             return None
     elif type(b) is int:

@@ -165,7 +165,8 @@ def mono_bound(m: "F.Mono", ranges: Mapping[str, Bound], memo: dict, opaque=None
     factors = m.factors
     if len(factors) == 1:
         atom, p = factors[0]
-        return _power(bound_atom(atom, ranges, memo, opaque), p)
+        b = ranges.get(atom.name, UNBOUNDED) if atom.kind == "sym" else bound_atom(atom, ranges, memo, opaque)
+        return b if p == 1 else _power(b, p)
     term = (1, 1)
     for atom, p in factors:
         term = interval_mul(term, _power(bound_atom(atom, ranges, memo, opaque), p))
@@ -175,8 +176,13 @@ def mono_bound(m: "F.Mono", ranges: Mapping[str, Bound], memo: dict, opaque=None
 def _plain_bound(f: "F.Form", ranges, memo, opaque) -> Bound:
     lo = hi = f.const
     for m, c in f.terms:
-        term = mono_bound(m, ranges, memo, opaque)
-        tlo, thi = _scale(term, c)
+        factors = m.factors
+        if len(factors) == 1 and factors[0][1] == 1:  # one atom: mono_bound's common case, inlined (hot)
+            atom = factors[0][0]
+            term = ranges.get(atom.name, UNBOUNDED) if atom.kind == "sym" else bound_atom(atom, ranges, memo, opaque)
+        else:
+            term = mono_bound(m, ranges, memo, opaque)
+        tlo, thi = term if c == 1 else _scale(term, c)
         lo, hi = lo + tlo, hi + thi
         if lo == -INF and hi == INF:
             break

@@ -153,12 +153,8 @@ class LinearFacts:
 
     def mentioning(self, name: str) -> list[Norm]:
         """The facts whose terms include the symbol ``name`` on its own (for bound propagation)."""
-        out = []
-        for m, entries in self._index.items():
-            a = m.single_atom()
-            if a is not None and a.kind == "sym" and a.name == name:
-                out.extend(self.facts[i] for i, _ in entries if self.facts[i] is not None)
-        return out
+        facts = self.facts  # the symbol on its own is one interned monomial: its entries in the index
+        return [facts[i] for i, _ in self._index.get(F.sym(name).terms[0][0], _EMPTY) if facts[i] is not None]
 
     def prove_le0(self, p: "F.Form", ranges, memo: dict | None = None, sign: int = 1, offset: int = 0) -> bool:
         """Whether ``sign*p + offset <= 0`` follows from ``ranges`` and the facts (sound, incomplete).

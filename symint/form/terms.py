@@ -153,15 +153,19 @@ class Mono:
     (2, [('a', 2)])
     """
 
-    __slots__ = ("factors", "key", "_digest", "degree", "symbols", "_sympy", "uid", "__weakref__")
+    __slots__ = ("factors", "key", "_digest", "degree", "symbols", "single", "_sympy", "uid", "__weakref__")
 
     def __init__(self, factors: tuple[tuple[Atom, int], ...]):
         self.factors = factors
+        #: The atom when this monomial is one atom to the first power, else None (see :meth:`single_atom`).
+        self.single = None
         if len(factors) == 1:  # one atom's power, the common case: its key and its (shared) symbols
             a, p = factors[0]
             self.key = ((a.key, p),)
             self.degree = p
             self.symbols = a.symbols
+            if p == 1:
+                self.single = a
         else:
             self.key = tuple((a.key, p) for a, p in factors)
             self.degree = sum(p for _, p in factors)
@@ -179,16 +183,17 @@ class Mono:
         return d
 
     def single_atom(self) -> Atom | None:
-        """The atom when this monomial is one atom to the first power, else None."""
-        if len(self.factors) == 1 and self.factors[0][1] == 1:
-            return self.factors[0][0]
-        return None
+        """The atom when this monomial is one atom to the first power, else None (also the attribute ``single``)."""
+        return self.single
 
 
 _MONOS: dict[tuple, Mono] = {}
 
 
 def _mono_key(factors: tuple[tuple[Atom, int], ...]) -> tuple:
+    if len(factors) == 1:  # the common case, without a generator
+        a, p = factors[0]
+        return (a.uid, p)
     return tuple(n for a, p in factors for n in (a.uid, p))  # flat: see Note [Keys the garbage collector skips]
 
 
@@ -335,7 +340,7 @@ class Form:
         ('x', None)
         """
         if self.const == 0 and len(self.terms) == 1 and self.terms[0][1] == 1:
-            return self.terms[0][0].single_atom()
+            return self.terms[0][0].single
         return None
 
     def linear(self) -> dict[str, int] | None:
@@ -348,7 +353,7 @@ class Form:
         if self._linear is None:  # computed once; False when some monomial is not a plain symbol
             out: dict[str, int] | bool = {}
             for m, c in self.terms:
-                a = m.single_atom()
+                a = m.single
                 if a is None or a.kind != "sym":
                     out = False
                     break
@@ -361,6 +366,7 @@ class Form:
         return evaluate_form(self, values)
 
 
+_BITS_BOUND = 1 << MAX_BITS  # the least magnitude with more than MAX_BITS bits
 _FORMS: dict[tuple[int, int], Form] = {}  # (terms number, constant) -> form
 _TERMS_NUMBER: dict[tuple, int] = {}  # a tuple of terms -> its number
 _TERMS: dict[int, tuple] = {}  # number -> the shared tuple of terms
@@ -374,7 +380,7 @@ def _intern_terms(terms: tuple[tuple[Mono, int], ...]) -> int:
     shared = []
     for pair in terms:
         c = pair[1]
-        if c.bit_length() > MAX_BITS:
+        if not -_BITS_BOUND < c < _BITS_BOUND:  # c.bit_length() > MAX_BITS, without a method call
             raise FormLimitError(f"an integer with more than {MAX_BITS} bits would be built")
         key = (pair[0].uid, c)
         found = pairs.get(key)
@@ -397,7 +403,7 @@ def make_form(terms: tuple[tuple[Mono, int], ...], const_: int) -> Form:
     key = (number, const_)
     found = _FORMS.get(key)
     if found is None:
-        if const_.bit_length() > MAX_BITS:
+        if not -_BITS_BOUND < const_ < _BITS_BOUND:
             raise FormLimitError(f"an integer with more than {MAX_BITS} bits would be built")
         found = _FORMS.setdefault(key, Form(_TERMS[number], const_))  # atomic: Note [Interning from several threads]
     return found
@@ -415,7 +421,11 @@ def sorted_terms(coeffs: dict[Mono, int]) -> list[tuple[Mono, int]]:
     [('a', 1), ('b', 2)]
     """
     terms = [t for t in coeffs.items() if t[1]]
-    if len(terms) > 1:
+    n = len(terms)
+    if n == 2:  # the common case, without calling the key twice
+        if terms[1][0].key < terms[0][0].key:
+            terms.reverse()
+    elif n > 2:
         terms.sort(key=_term_order)
     return terms
 

@@ -26,17 +26,18 @@ class Residues:
     """Per symbol name, the congruence ``(modulus, residue)`` that every fact about it implies."""
 
     def __init__(self, known: dict[str, tuple[int, int]] | None = None):
-        self._known: dict[str, tuple[int, int]] = dict(known or {})
+        #: ``name -> (modulus, residue)``; read it (hot paths test it for emptiness), change it through :meth:`learn`.
+        self.table: dict[str, tuple[int, int]] = dict(known or {})
 
     def __bool__(self) -> bool:
-        return bool(self._known)
+        return bool(self.table)
 
     def copy(self) -> "Residues":
-        return Residues(self._known)
+        return Residues(self.table)
 
     def of(self, name: str) -> tuple[int, int] | None:
         """The congruence of ``name``, or None."""
-        return self._known.get(name)
+        return self.table.get(name)
 
     def learn(self, name: str, modulus: int, residue: int) -> bool:
         """Add ``name = residue (mod modulus)``; True if it says something new.
@@ -45,7 +46,7 @@ class Residues:
             ContradictoryFactsError: no integer satisfies it together with what is known.
         """
         new = (abs(modulus), residue % abs(modulus))
-        old = self._known.get(name)
+        old = self.table.get(name)
         if old is not None:
             both = combine_congruences(old, new)
             if both is None:
@@ -53,16 +54,16 @@ class Residues:
             new = both
         if new == old:
             return False
-        self._known[name] = new
+        self.table[name] = new
         return True
 
     def mod_value(self, name: str, k: int) -> int | None:
         """``name % k`` when the congruence decides it (``k`` divides the modulus), else None."""
-        found = self._known.get(name)
+        found = self.table.get(name)
         if found is None or k == 0 or found[0] % k:
             return None
         return found[1] % k
 
     def items(self) -> Iterator[tuple[str, tuple[int, int]]]:
         """``(name, (modulus, residue))`` per symbol with a congruence."""
-        return iter(self._known.items())
+        return iter(self.table.items())
