@@ -150,7 +150,8 @@ def _form_binary(a: object, b: object, fop: Callable, concrete: Callable, builde
     f = fop(fa, fb)
     if f.is_const:
         return f.const
-    return SymInt(SymNode.of_form(f, int, hint, _env_of(na, nb)))
+    env = na.env if na is not None and (nb is None or nb.env is na.env) else _env_of(na, nb)  # _env_of's common case
+    return SymInt(SymNode.of_form(f, int, hint, env))
 
 
 def _form_compare(a: object, b: object, op: str, concrete: Callable, builder: Callable):

@@ -59,7 +59,10 @@ def interval_mul(a: Bound, b: Bound) -> Bound:
 
 
 def _scale(b: Bound, k: int) -> Bound:
-    lo, hi = mul_end(b[0], k), mul_end(b[1], k)
+    lo, hi = b
+    if type(lo) is int and type(hi) is int:  # mul_end's common case, inlined (hot)
+        return (lo * k, hi * k) if k >= 0 else (hi * k, lo * k)
+    lo, hi = mul_end(lo, k), mul_end(hi, k)
     return (lo, hi) if k >= 0 else (hi, lo)
 
 

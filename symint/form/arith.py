@@ -439,7 +439,11 @@ def _minmax(kind: str, a: Form, b: Form) -> Form:
         symbolic.append(const(best))
     if len(symbolic) == 1:
         return symbolic[0]
-    ordered = tuple(sorted(symbolic, key=lambda f: f.digest))
+    if len(symbolic) == 2:  # the common case, without calling a key function
+        f0, f1 = symbolic
+        ordered = (f1, f0) if f1.digest < f0.digest else (f0, f1)
+    else:
+        ordered = tuple(sorted(symbolic, key=lambda f: f.digest))
     return atom_form(make_atom(kind, ordered))
 
 
