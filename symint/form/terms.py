@@ -135,6 +135,11 @@ def make_atom(kind: str, args: tuple, name: str | None = None) -> Atom:
     elif kind == "opaque":
         digest = _digest(b"opaque", sympy.srepr(args[0]).encode())
         symbols = frozenset(s.name for s in args[0].free_symbols)
+    elif len(args) == 2:  # the common case (floor division, modulo, max and min of two), without generators
+        a0, a1 = args
+        digest = _digest(kind.encode(), a0.digest, a1.digest)
+        s0, s1 = a0.symbols, a1.symbols
+        symbols = s0 if s1 <= s0 else (s1 if s0 <= s1 else s0 | s1)
     else:
         digest = _digest(kind.encode(), *(a.digest for a in args))
         symbols = frozenset().union(*(a.symbols for a in args))
@@ -359,14 +364,16 @@ _NO_SYMBOLS: frozenset = frozenset()
 
 def _terms_symbols(terms: tuple) -> frozenset:
     """The shared set of the symbols of several terms (Note [Keys the garbage collector skips])."""
-    if len(terms) == 2:  # the common case: often one side's set holds the other's
-        a, b = terms[0][0].symbols, terms[1][0].symbols
-        if b <= a:
-            return a
-        if a <= b:
-            return b
-        return symbol_set(a | b)
-    return symbol_set(frozenset().union(*(m.symbols for m, _ in terms)))
+    s = terms[0][0].symbols
+    fresh = False  # whether s is a new set (a union), to be shared
+    for m, _ in terms:  # often one term's set holds the others'
+        t = m.symbols
+        if not t <= s:
+            if s <= t:
+                s, fresh = t, False
+            else:
+                s, fresh = s | t, True
+    return symbol_set(s) if fresh else s
 
 
 _BITS_BOUND = 1 << MAX_BITS  # the least magnitude with more than MAX_BITS bits
