@@ -125,14 +125,14 @@ class LinearFacts:
         """The facts in the order they were added (replaced ones left out)."""
         return [f for f in self.facts if f is not None]
 
-    def rewrite(self, affected, rewrite) -> None:
-        """Replace each fact ``f`` with ``affected(f)`` true by ``rewrite(f)`` (a Norm, or None to drop it).
+    def rewrite(self, names, rewrite) -> None:
+        """Replace each fact ``f`` that mentions a symbol of ``names`` by ``rewrite(f)`` (a Norm, or None to drop it).
 
         The others keep their place and index entries, so the cost is in the affected facts only.
         """
         for i in range(len(self.facts)):  # not the facts added below: they are rewritten already
             f = self.facts[i]
-            if f is None or not affected(f):
+            if f is None or f.p.symbols.isdisjoint(names):
                 continue
             self.facts[i] = None
             self._dead += 1

@@ -657,7 +657,7 @@ class Facts:
                 return None
             return s
 
-        self._linear.rewrite(lambda n: not n.p.symbols.isdisjoint(names), rewrite)
+        self._linear.rewrite(names, rewrite)
         self._known.resimplify(names, self.simplify_form, self.simplify_bool)
         self._views = {}
 
