@@ -119,8 +119,7 @@ def bound_atom(atom: "F.Atom", ranges: Mapping[str, Bound], memo: dict, opaque=N
     kind = atom.kind
     if kind == "sym":
         return ranges.get(atom.name, UNBOUNDED)
-    key = ("atom", atom)
-    found = memo.get(key)
+    found = memo.get(atom)  # the atom itself is the key: forms, monomials and atoms are distinct objects
     if found is not None:
         return found
     if kind == "opaque":
@@ -154,7 +153,7 @@ def bound_atom(atom: "F.Atom", ranges: Mapping[str, Bound], memo: dict, opaque=N
                 result = UNBOUNDED
         else:
             result = UNBOUNDED
-    memo[key] = result
+    memo[atom] = result
     return result
 
 
