@@ -8,6 +8,8 @@ from __future__ import annotations
 import math
 import random
 
+from symint.sympy_io import to_sympy
+
 
 def torch_guard_set(tenv, program: dict):
     """torch's recorded guards as one of our GuardSets over the same sources (sizes assumed >= 2)."""
@@ -20,7 +22,7 @@ def torch_guard_set(tenv, program: dict):
     torch_symbols = sorted(tenv.var_to_val, key=lambda s: int(str(s)[1:]))
     ours = [symbol_expr(f"s{i}") for i in range(len(torch_symbols))]
     rename = {symbol_expr(str(t)): o for t, o in zip(torch_symbols, ours)}
-    exprs = [substitute(parse_guard(str(g.expr), dialect="sympy").sympy(), rename) for g in tenv.guards]
+    exprs = [substitute(to_sympy(parse_guard(str(g.expr), dialect="sympy")), rename) for g in tenv.guards]
     sources = {o: Source.size(s["name"], 0) for o, s in zip(ours, program["symbols"])}
     return GuardSet.of(exprs, sources, {o: ValueRanges.of(2, math.inf) for o in ours})
 

@@ -19,8 +19,8 @@ from typing import Callable, Hashable
 import sympy
 from sympy.core.relational import Relational
 
-from symint.form import BoolForm, bool_const, opaque_bool
-from symint.sympy_io import NotAnIntegerForm, bool_from_sympy, from_sympy
+from symint.form import BoolForm, bool_const
+from symint.sympy_io import NotAnIntegerForm, bool_from_sympy, from_sympy, opaque_bool_from_sympy, to_sympy
 from symint.build import is_bool_expr
 from symint.form.terms import FormLimitError
 
@@ -39,7 +39,7 @@ __all__ = ["Guard", "form_key", "as_bool_form"]
 #     (``Guard.expr``) is a view, built once per form and cached on it, for printing and
 #     the sympy readers. What a form cannot hold (a float comparison, an opaque boolean
 #     function) is wrapped as an ``opaque`` form around its sympy expression: the one
-#     place where sympy is the value (symint.form.opaque_bool).
+#     place where sympy is the value (symint.sympy_io.opaque_bool_from_sympy).
 
 
 def form_key(b: BoolForm) -> Hashable:
@@ -89,11 +89,11 @@ def as_bool_form(cond: object) -> BoolForm:
         except (RecursionError, FormLimitError):
             # nested past what a walk can follow, or more terms than a form holds: kept as
             # written (sympy), read by the sympy paths, refused where they have limits too
-            return opaque_bool(cond)
+            return opaque_bool_from_sympy(cond)
         if len(form.symbols) != len(cond.free_symbols):
             # Folding lost a symbol (``Eq(2*a, 1)`` is FALSE over the integers): the guard keeps
             # the condition as written, so the inputs it names are still the set's inputs.
-            return opaque_bool(cond)
+            return opaque_bool_from_sympy(cond)
         return form
     raise GuardTypeError(f"a guard must be a boolean expression (a comparison, And/Or/Not), got {cond!r}")
 
@@ -101,7 +101,7 @@ def as_bool_form(cond: object) -> BoolForm:
 # Note [Opaque guards are canonical in their integer parts]
 #     A condition forms cannot hold (over floats, ``IntTrueDiv``, an opaque function) keeps
 #     its sympy expression, with each integer subexpression replaced by the view of its form
-#     (``form.sympy()``: built once, or the sympy first converted to that form). The parser
+#     (``to_sympy(form)``: built once, or the sympy first converted to that form). The parser
 #     builds integers as forms and a float operation on their views (Note [Parsed forms and
 #     the sympy builders] in guards.text.values), and the tracer's SymInt expressions are
 #     views too, so such a guard equals its own text read back (``IntTrueDiv(s0, -(s0 +
@@ -127,7 +127,7 @@ def _canonical_integers(e: sympy.Basic) -> sympy.Basic:
     """``e`` with each maximal integer subexpression replaced by its form's view (``e`` itself if none changes)."""
     if e.args and not is_bool_expr(e):
         try:
-            return from_sympy(e).sympy()
+            return to_sympy(from_sympy(e))
         except NotAnIntegerForm:
             pass
     args = tuple(_canonical_integers(a) for a in e.args)
@@ -189,7 +189,7 @@ class Guard:
     @property
     def expr(self) -> sympy.Basic:
         """The sympy view of the condition (built once per form)."""
-        return self.form.sympy()
+        return to_sympy(self.form)
 
     @property
     def free_symbols(self) -> frozenset[sympy.Symbol]:

@@ -13,6 +13,7 @@
 __version__ = "0.2.0"
 
 from shapeenv import ops  # noqa: E402 -- after the version, which the build reads without importing
+from shapeenv import api
 from shapeenv.logs import LogConfig, set_logs
 from shapeenv.api import check, guard_or_false, guard_or_true, guard_size_oblivious, statically_known_false, statically_known_true
 from shapeenv.env import ShapeEnv
@@ -91,12 +92,6 @@ __all__ = [
     "ShapeEnvSettings",
     "ProducedGuards",
     "DimDynamic",
-    "check",
-    "statically_known_true",
-    "statically_known_false",
-    "guard_or_false",
-    "guard_or_true",
-    "guard_size_oblivious",
     "GuardRecord",
     "AssertRecord",
     "Provenance",
@@ -115,3 +110,4 @@ __all__ = [
     "set_logs",
     "LogConfig",
 ]
+__all__ += api.__all__  # check, statically_known_*, guard_or_*: their one list is api's

@@ -15,6 +15,7 @@ view: shape '[5]' is invalid for input of size 6
 
 from __future__ import annotations
 
+from .core import errors as _core_errors
 from .core.errors import (
     FIND_WHERE,
     CheckFailedError,
@@ -30,15 +31,6 @@ from .core.errors import (
 from .core.provenance import user_frame
 
 __all__ = [
-    "ShapeEnvError",
-    "ConstraintViolationError",
-    "GuardOnDataDependentSymNode",
-    "CheckFailedError",
-    "ContradictionError",
-    "ShapeEnvTypeError",
-    "ShapeEnvValueError",
-    "SettingsError",
-    "UnknownSymbolError",
     "ShapeError",
     "HigherOrderOpError",
     "DynamicShapesError",
@@ -55,6 +47,7 @@ __all__ = [
     "InputsError",
     "TraceStateWarning",
 ]
+__all__ += _core_errors.__all__  # the core's errors, re-exported: their one list is the core's
 
 
 class ShapeError(ShapeEnvError, ValueError):

@@ -15,9 +15,11 @@ Note [Where the old modules went]
     ``symint.form_terms`` -> ``symint.form.terms``; ``symint.boolform`` -> ``symint.form.logic``
     (``bool_from_sympy`` -> ``symint.sympy_io``); ``symint.form_transform`` -> ``symint.form.transform``;
     ``symint.form_sympy`` -> ``symint.sympy_io``; ``symint.functions`` -> ``symint.sympy_io.functions``;
-    ``symint.logic`` (``OrderedAnd``, ``ordered_and``, ...) -> ``symint.sympy_io.functions``;
+    ``symint.logic`` (``OrderedAnd``, ``ordered_and``, ...) -> ``symint.sympy_io.connectives``;
     ``symint.opaque`` -> ``symint.sympy_io.floats``; the module ``symint.evaluate`` ->
-    ``symint.sympy_io.evaluate`` (the function ``symint.evaluate`` stays); ``symint.substitute``
+    ``symint.sympy_io.evaluate`` (the function ``symint.evaluate`` stays); ``Form.sympy()`` and
+    the other ``.sympy()`` methods of forms -> ``symint.sympy_io.to_sympy`` (Note [Where the view
+    went] in :mod:`symint.sympy_io`); ``symint.substitute``
     -> ``symint.sympy_io.substitute`` (through forms); ``symint.linear.linear_form`` is gone:
     ``from_sympy(expr).linear()`` and ``.const`` say the same. The old module names are gone
     (no forwarding modules). In :mod:`valueranges`:

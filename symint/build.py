@@ -20,9 +20,10 @@ import sympy
 from sympy.core.relational import Relational
 from sympy.logic.boolalg import BooleanAtom, BooleanFunction
 
-from symint.sympy_io.functions import (ordered_and, ordered_or, symbol_expr, CeilDiv, FloorDiv, IfThenElse, IntTrueDiv,
+from symint.sympy_io.connectives import ordered_and, ordered_or
+from symint.sympy_io.functions import (symbol_expr, CeilDiv, FloorDiv, IfThenElse, IntTrueDiv,
                                        Max, Min, Mod, PowByNatural, _is_integer_valued, _is_zero_number)
-from symint.limits import check_fold_power, check_folded
+from symint.sympy_io.limits import check_fold_power, check_folded
 
 __all__ = [
     "symbol_expr",
@@ -92,7 +93,7 @@ _BOOLEAN_TYPES = (Relational, BooleanFunction, BooleanAtom)
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _add(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return check_folded(a + b)  # Note [Where the limits are checked] in symint.limits
+    return check_folded(a + b)  # Note [Where the limits are checked] in symint.sympy_io.limits
 
 
 def add(a, b) -> sympy.Expr:
@@ -106,7 +107,7 @@ def add(a, b) -> sympy.Expr:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _sub(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return check_folded(a - b)  # Note [Where the limits are checked] in symint.limits
+    return check_folded(a - b)  # Note [Where the limits are checked] in symint.sympy_io.limits
 
 
 def sub(a, b) -> sympy.Expr:
@@ -120,7 +121,7 @@ def sub(a, b) -> sympy.Expr:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _mul(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return check_folded(a * b)  # Note [Where the limits are checked] in symint.limits
+    return check_folded(a * b)  # Note [Where the limits are checked] in symint.sympy_io.limits
 
 
 def mul(a, b) -> sympy.Expr:
@@ -414,7 +415,7 @@ def _check_bool(e: sympy.Basic) -> sympy.Basic:
 
 
 def and_(*args) -> sympy.Basic:
-    """Conjunction, its arguments kept in evaluation order (Note [Ordered connectives] in :mod:`symint.sympy_io.functions`).
+    """Conjunction, its arguments kept in evaluation order (Note [Ordered connectives] in :mod:`symint.sympy_io.connectives`).
 
     >>> x = symbol_expr("x")
     >>> and_(lt(x, 3), True), and_(lt(x, 3), False)
@@ -429,7 +430,7 @@ def _and(*args: sympy.Basic) -> sympy.Basic:
 
 
 def or_(*args) -> sympy.Basic:
-    """Disjunction, its arguments kept in evaluation order (Note [Ordered connectives] in :mod:`symint.sympy_io.functions`).
+    """Disjunction, its arguments kept in evaluation order (Note [Ordered connectives] in :mod:`symint.sympy_io.connectives`).
 
     >>> or_(lt(symbol_expr("x"), 3), True)
     True

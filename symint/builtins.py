@@ -43,6 +43,8 @@ def symbol(name: str, hint: int | None = None, *, env: SymbolicEnv | None = None
     """
     if hint is not None and (isinstance(hint, bool) or not isinstance(hint, int)):
         raise TypeError(f"a hint must be an int, got {hint!r}")
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"symbol names must be Python identifiers, got {name!r}")
     return SymInt(SymNode(symbol_expr(name), int, hint, env))
 
 
@@ -119,6 +121,13 @@ def _bool_operands(args: tuple, what: str):
     return ops
 
 
+def _connective(values: tuple, builder, pick, what: str):
+    """``all``/``any`` of bools and SymBools: ``builder`` (``build.and_``/``or_``) on their expressions, ``pick`` on their hints."""
+    ops = _bool_operands(values, what)
+    env = merge_envs(*(n for _, _, _, n in ops if n is not None))
+    return wrap(builder(*(e for e, _, _, _ in ops)), bool, compute_hint(lambda *hs: pick(hs), *(h for _, h, _, _ in ops)), env)
+
+
 def sym_not(value):
     """``not value`` without a guard.
 
@@ -135,9 +144,7 @@ def sym_and(*values):
     >>> sym_and(symbol("a") < 3, True)
     a < 3
     """
-    ops = _bool_operands(values, "sym_and")
-    env = merge_envs(*(n for _, _, _, n in ops if n is not None))
-    return wrap(build.and_(*(e for e, _, _, _ in ops)), bool, compute_hint(lambda *hs: all(hs), *(h for _, h, _, _ in ops)), env)
+    return _connective(values, build.and_, all, "sym_and")
 
 
 def sym_or(*values):
@@ -146,9 +153,7 @@ def sym_or(*values):
     >>> sym_or(symbol("a") < 3, False)
     a < 3
     """
-    ops = _bool_operands(values, "sym_or")
-    env = merge_envs(*(n for _, _, _, n in ops if n is not None))
-    return wrap(build.or_(*(e for e, _, _, _ in ops)), bool, compute_hint(lambda *hs: any(hs), *(h for _, h, _, _ in ops)), env)
+    return _connective(values, build.or_, any, "sym_or")
 
 
 def sym_ite(cond, if_true, if_false):

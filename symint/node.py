@@ -14,7 +14,7 @@ from typing import Callable, Protocol, runtime_checkable
 import sympy
 
 from symint.errors import MixedEnvironmentError, NoEnvironmentError
-from symint.sympy_io import NotAnIntegerForm, bool_from_sympy, from_sympy
+from symint.sympy_io import NotAnIntegerForm, bool_from_sympy, from_sympy, to_sympy
 
 
 __all__ = ["SymbolicEnv", "SymNode", "Hint", "merge_envs", "compute_hint"]
@@ -91,7 +91,7 @@ class SymNode:
         """The sympy expression (built from the form on first use)."""
         e = self._expr
         if e is None:
-            e = self._form.sympy()
+            e = to_sympy(self._form)
             object.__setattr__(self, "_expr", e)
         return e
 

@@ -62,9 +62,10 @@ def _module_name(path: Path, root: Path) -> str:
 def _local_imports(path: Path, root: Path, known: set[str]) -> set[str]:
     """The project modules ``path`` imports (absolute or relative, at top level, in functions or under TYPE_CHECKING).
 
-    ``from pkg import name`` counts as importing ``pkg.name`` when that is a module, else ``pkg``.
-    A module importing its own enclosing package's ``__init__`` is not counted: that edge
-    exists for every submodule and says nothing about the layering between siblings.
+    ``from pkg import name`` counts as importing ``pkg.name`` when that is a module, else ``pkg``
+    (the package's ``__init__``). An import of an enclosing package counts too (Note [Cycles
+    through a package's __init__]); only the implicit import of the enclosing packages, which
+    Python runs before any submodule, is not written in the file and so not counted.
     """
     me = _module_name(path, root)
     package = me.split(".") if path.name == "__init__.py" else me.split(".")[:-1]
@@ -81,7 +82,17 @@ def _local_imports(path: Path, root: Path, known: set[str]) -> set[str]:
                     found.add(full)
                 elif target in known:
                     found.add(target)
-    return {m for m in found if m != me and not me.startswith(m + ".")}
+    return found - {me}
+
+
+# Note [Cycles through a package's __init__]
+#     ``from .. import pkg as _io`` inside ``pkg/functions.py``, while ``pkg/__init__.py`` imports
+#     ``functions``, is a cycle: whichever is imported first runs the other half-way, and the names
+#     it reads at import time may not exist yet (symint.sympy_io reached its converters that way,
+#     and symint.form the sympy view). So the edge from a submodule to its enclosing package's
+#     ``__init__`` is counted like any other: the ``__init__`` of a package that is imported by its
+#     own submodules may import none of them, and in practice a submodule imports its siblings,
+#     never its package.
 
 
 def _import_graph(root: Path, packages) -> dict[str, set[str]]:
@@ -179,8 +190,58 @@ def test_cycle_checker_sees_cycles(tmp_path: Path) -> None:
     assert _cycles(_import_graph(tmp_path, ["pkg"])) == [["pkg.a", "pkg.b", "pkg.c"]]
 
 
+def test_cycle_checker_sees_cycles_through_a_package_init(tmp_path: Path) -> None:
+    """A submodule reaching its own package's ``__init__``, which imports it, is a cycle (Note [Cycles through a package's __init__])."""
+    (tmp_path / "top").mkdir()
+    (tmp_path / "top" / "__init__.py").write_text("from top.sub import f\n")
+    sub = tmp_path / "top" / "sub"
+    sub.mkdir()
+    (sub / "__init__.py").write_text("from .nodes import f\nfrom .convert import g\n")
+    (sub / "nodes.py").write_text("from .. import sub as _io\n\ndef f():\n    return _io.g()\n")  # the old symint.sympy_io.functions
+    (sub / "convert.py").write_text("def g():\n    return 1\n")
+    (tmp_path / "top" / "leaf.py").write_text("import top.sub.convert\nfrom top import sub\n")  # a package above: no cycle
+    assert _cycles(_import_graph(tmp_path, ["top"])) == [["top.sub", "top.sub.nodes"]]
+    (sub / "nodes.py").write_text("from . import convert\n\ndef f():\n    return convert.g()\n")
+    assert _cycles(_import_graph(tmp_path, ["top"])) == []
+
+
+def _imports_closure(graph: dict[str, set[str]], start: list[str]) -> set[str]:
+    seen, todo = set(start), list(start)
+    while todo:
+        for d in graph[todo.pop()] - seen:
+            seen.add(d)
+            todo.append(d)
+    return seen
+
+
+def test_forms_import_no_sympy() -> None:
+    """symint.form is the core: it imports nothing of symint.sympy_io and no sympy, directly or through others (Note [Forms import no sympy])."""
+    graph = _import_graph(ROOT, ["symint"])
+    reached = _imports_closure(graph, [m for m in graph if m == "symint.form" or m.startswith("symint.form.")])
+    assert not any(m.startswith("symint.sympy_io") for m in reached), sorted(reached)
+    sympy_users = sorted(m for m in reached
+                         if any(name.split(".")[0] == "sympy" for _, name in _imports(ROOT / (m.replace(".", "/") + ("/__init__.py" if (ROOT / m.replace(".", "/")).is_dir() else ".py")))))
+    assert sympy_users == [], f"modules that symint.form imports and that import sympy: {sympy_users}"
+
+
 def test_shapeenv_top_level_is_the_facade_only() -> None:
     """One folder per idea: what is not the facade (env, api, errors, logs, demo) lives in a folder."""
     loose = {p.stem for p in (ROOT / "shapeenv").glob("*.py")} - {"__init__"}
     allowed = {"api", "demo", "env", "errors", "logs"}
     assert loose <= allowed, f"loose modules in shapeenv/: {sorted(loose - allowed)}; put them in the folder of their idea"
+
+
+def test_forms_load_without_sympy() -> None:
+    """At run time too: ``symint.form`` loads (and builds) without sympy once ``symint/__init__`` is set aside."""
+    import subprocess
+    import sys
+
+    code = ("import sys, types\n"
+            "pkg = types.ModuleType('symint'); pkg.__path__ = ['symint']; sys.modules['symint'] = pkg\n"
+            "import symint.form as F\n"
+            "f = F.add(F.sym('x'), F.const(3))\n"
+            "assert repr(f) == 'Form(x + 3)' and f.value({'x': 4}) == 7\n"
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in ('sympy', 'mpmath') or m.startswith('symint.sympy_io')))\n")
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]", f"symint.form loaded {out.stdout.strip()}"

@@ -30,6 +30,7 @@ from .endpoints import (
     pow_end,
     pow_ends,
 )
+from . import compare
 from .compare import and_, eq, ge, gt, ite, le, lt, ne, not_, or_
 from .division import ceildiv, floordiv, int_truediv, mod, truediv
 from .interval import ValueRanges
@@ -50,17 +51,8 @@ __all__ = [
     "abs_",
     "floor_to_int",
     "ceil_to_int",
-    "eq",
-    "ne",
-    "lt",
-    "le",
-    "gt",
-    "ge",
-    "and_",
-    "or_",
-    "not_",
-    "ite",
 ]
+__all__ += compare.__all__  # comparisons and logic: their one list is compare's
 
 
 # -- arithmetic ---------------------------------------------------------------------------------
@@ -199,6 +191,14 @@ def _pow_range(a: ValueRanges, el: int, eu: int | float) -> ValueRanges:
     return ValueRanges(-m.upper, m.upper)
 
 
+def _endpointwise(pick, a: ValueRanges, b: ValueRanges) -> ValueRanges:
+    """``[pick(a.lower, b.lower), pick(a.upper, b.upper)]``: the range of ``pick(x, y)`` for ``pick`` nondecreasing
+    in both arguments (``max``, ``min``; on equal endpoints both keep ``a``'s); booleans count as 0/1."""
+    if a.is_bool or b.is_bool:
+        a, b = numeric(a), numeric(b)
+    return ValueRanges(pick(a.lower, b.lower), pick(a.upper, b.upper))
+
+
 def max_(a: ValueRanges, b: ValueRanges) -> ValueRanges:
     """``max(a, b)``.
 
@@ -212,12 +212,7 @@ def max_(a: ValueRanges, b: ValueRanges) -> ValueRanges:
     >>> str(max_(VR.of(2, 5), VR.of(3, 9)))
     '[3, 9]'
     """
-    if a.is_bool or b.is_bool:
-        a, b = numeric(a), numeric(b)
-    return ValueRanges(
-        a.lower if a.lower >= b.lower else b.lower,
-        a.upper if a.upper >= b.upper else b.upper,
-    )
+    return _endpointwise(max, a, b)
 
 
 def min_(a: ValueRanges, b: ValueRanges) -> ValueRanges:
@@ -233,12 +228,7 @@ def min_(a: ValueRanges, b: ValueRanges) -> ValueRanges:
     >>> str(min_(VR.of(2, 5), VR.of(3, 9)))
     '[2, 5]'
     """
-    if a.is_bool or b.is_bool:
-        a, b = numeric(a), numeric(b)
-    return ValueRanges(
-        a.lower if a.lower <= b.lower else b.lower,
-        a.upper if a.upper <= b.upper else b.upper,
-    )
+    return _endpointwise(min, a, b)
 
 
 def abs_(a: ValueRanges) -> ValueRanges:

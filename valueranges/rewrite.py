@@ -35,9 +35,10 @@ form, at most ``_ROUNDS`` times.
 
 >>> from symint import form as F
 >>> x, y = F.sym("x"), F.sym("y")
->>> simplify(F.sub(F.min_(x, y), F.min_(F.add(x, F.const(10)), F.add(y, F.const(10))))).sympy()
+>>> from symint.sympy_io import to_sympy
+>>> to_sympy(simplify(F.sub(F.min_(x, y), F.min_(F.add(x, F.const(10)), F.add(y, F.const(10))))))
 -10
->>> simplify(F.add(F.scale(F.floordiv(x, F.const(8)), 8), F.mod(x, F.const(8)))).sympy()
+>>> to_sympy(simplify(F.add(F.scale(F.floordiv(x, F.const(8)), 8), F.mod(x, F.const(8)))))
 x
 """
 
@@ -67,7 +68,8 @@ def simplify(f: "F.Form", ranges: Mapping[str, tuple] | None = None, memo: dict 
 
     >>> from symint import form as F
     >>> x, y = F.sym("x"), F.sym("y")
-    >>> simplify(F.floordiv(F.add(F.scale(x, 360), y), F.const(16)), {"x": (0, 1), "y": (0, 6)}).sympy()
+    >>> from symint.sympy_io import to_sympy
+    >>> to_sympy(simplify(F.floordiv(F.add(F.scale(x, 360), y), F.const(16)), {"x": (0, 1), "y": (0, 6)}))
     22*x
     """
     ranges = {} if ranges is None else ranges
@@ -605,9 +607,10 @@ def simplify_bool(b: "B.BoolForm", ranges: Mapping[str, tuple] | None = None) ->
     >>> from symint import form as F
     >>> from symint.form import logic as B
     >>> x, y = F.sym("x"), F.sym("y")
-    >>> simplify_bool(B.rel("<", F.floordiv(x, F.const(2)), F.const(3))).sympy()
+    >>> from symint.sympy_io import to_sympy
+    >>> to_sympy(simplify_bool(B.rel("<", F.floordiv(x, F.const(2)), F.const(3))))
     x <= 5
-    >>> simplify_bool(B.rel("<", F.add(F.scale(x, 8), y), F.const(16)), {"y": (0, 7)}).sympy()
+    >>> to_sympy(simplify_bool(B.rel("<", F.add(F.scale(x, 8), y), F.const(16)), {"y": (0, 7)}))
     x <= 1
     """
     ranges = {} if ranges is None else ranges

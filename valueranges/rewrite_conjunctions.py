@@ -18,7 +18,8 @@ pass over pairs of parts, and :data:`NARROW_ROUNDS` passes over the parts.
 >>> from symint.form import logic as B
 >>> x, y = F.sym("x"), F.sym("y")
 >>> d = F.sub(x, F.scale(y, 5))
->>> quotient_definitions([B.rel(">=", d, F.const(0)), B.rel("<", d, F.const(5))])[0].sympy()
+>>> from symint.sympy_io import to_sympy
+>>> to_sympy(quotient_definitions([B.rel(">=", d, F.const(0)), B.rel("<", d, F.const(5))])[0])
 Eq(y, FloorDiv(x, 5))
 """
 
@@ -69,7 +70,8 @@ def quotient_definitions(parts: list) -> list:
     >>> from symint.form import logic as B
     >>> x, y = F.sym("x"), F.sym("y")
     >>> d = F.add(F.scale(x, 3), y)
-    >>> [a.sympy() for a in quotient_definitions([B.rel(">=", d, F.const(1)), B.rel("<=", d, F.const(3))])]
+    >>> from symint.sympy_io import to_sympy
+    >>> [to_sympy(a) for a in quotient_definitions([B.rel(">=", d, F.const(1)), B.rel("<=", d, F.const(3))])]
     [Eq(x, FloorDiv(-y, 3) + 1)]
     """
     parts = list(parts)
@@ -129,7 +131,8 @@ def narrow(parts: list, ranges: Mapping[str, tuple], simplify_rel: Callable) -> 
     >>> from symint.form import logic as B
     >>> x = F.sym("x")
     >>> same = B.rel("<=", x, F.const(5))
-    >>> [a.sympy() for a in narrow([same, same], {}, lambda r, box: B.bool_const(True) if box.get("x", (0, 9))[1] <= 5 else r)]
+    >>> from symint.sympy_io import to_sympy
+    >>> [to_sympy(a) for a in narrow([same, same], {}, lambda r, box: B.bool_const(True) if box.get("x", (0, 9))[1] <= 5 else r)]
     [x <= 5]
     """
     parts = list(parts)

@@ -19,7 +19,8 @@ Both are pure functions of a form; the work is one pass over its terms per candi
 
 >>> from symint import form as F
 >>> x = F.sym("x")
->>> [g.sympy() for g in floordiv_folds(F.add(F.floordiv(x, F.const(2)), F.mod(x, F.const(2))))]
+>>> from symint.sympy_io import to_sympy
+>>> [to_sympy(g) for g in floordiv_folds(F.add(F.floordiv(x, F.const(2)), F.mod(x, F.const(2))))]
 [FloorDiv(x + 1, 2)]
 """
 
@@ -70,7 +71,8 @@ def floordiv_folds(f: "F.Form") -> Iterator["F.Form"]:
     >>> from symint import form as F
     >>> x = F.sym("x")
     >>> f = F.add(F.sub(x, F.floordiv(x, F.const(2))), F.const(3))
-    >>> [g.sympy() for g in floordiv_folds(f)]
+    >>> from symint.sympy_io import to_sympy
+    >>> [to_sympy(g) for g in floordiv_folds(f)]
     [FloorDiv(x + 7, 2)]
     """
     for u, k in _divisions(f):

@@ -5,10 +5,11 @@ integer quotient; ``(6*a*b) // (4*a)`` is ``(3*b) // 2`` once the common monomia
 divided out of both sides.
 
 >>> from symint import form as F
+>>> from symint.sympy_io import to_sympy
 >>> a, b = F.sym("a"), F.sym("b")
->>> exact_quotient(F.sub(F.mul(a, a), F.mul(b, b)), F.add(a, b)).sympy()
+>>> to_sympy(exact_quotient(F.sub(F.mul(a, a), F.mul(b, b)), F.add(a, b)))
 a - b
->>> common_factor(F.mul(F.scale(a, 6), b), F.scale(a, 4)).sympy()
+>>> to_sympy(common_factor(F.mul(F.scale(a, 6), b), F.scale(a, 4)))
 2*a
 """
 
@@ -68,8 +69,9 @@ def exact_quotient(x: "F.Form", d: "F.Form") -> "F.Form | None":
 
     A pure function of the two interned forms: cached for the process (the sympy division is slow).
 
+    >>> from symint.sympy_io import to_sympy
     >>> a, b = F.sym("a"), F.sym("b")
-    >>> exact_quotient(F.sub(F.mul(a, a), F.mul(b, b)), F.add(a, b)).sympy(), exact_quotient(F.scale(a, 6), F.scale(a, 4))
+    >>> to_sympy(exact_quotient(F.sub(F.mul(a, a), F.mul(b, b)), F.add(a, b))), exact_quotient(F.scale(a, 6), F.scale(a, 4))
     (a - b, None)
     """
     key = x.uid << 32 | d.uid  # Note [Keys the garbage collector skips] (symint.form.terms)
@@ -98,10 +100,10 @@ def exact_quotient_uncached(x: "F.Form", d: "F.Form") -> "F.Form | None":
         return F.const(q) if not r and q and F.scale(d, q) is x else None
     import sympy  # the polynomial division is sympy's (forms hold no polynomial arithmetic)
 
-    from symint.sympy_io import from_sympy
+    from symint.sympy_io import from_sympy, to_sympy
 
     gens = sorted({sympy.Symbol(n, integer=True) for n in x.symbols | d.symbols}, key=lambda s: s.name)
-    px, pd = sympy.Poly(x.sympy(), *gens, domain="ZZ"), sympy.Poly(d.sympy(), *gens, domain="ZZ")
+    px, pd = sympy.Poly(to_sympy(x), *gens, domain="ZZ"), sympy.Poly(to_sympy(d), *gens, domain="ZZ")
     q, r = px.div(pd)
     if not r.is_zero or q.is_zero or not all(c.is_Integer for c in q.coeffs()):
         return None

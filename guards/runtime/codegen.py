@@ -61,6 +61,7 @@ from symint.sympy_io.functions import (CeilDiv, CeilToInt, FloorDiv, FloorToInt,
                                        PowByNatural)
 
 from symint.limits import check_power
+from symint.sympy_io import to_sympy
 
 from guards.errors import CodegenError, GuardTypeError, GuardValueError, UnknownSourceError
 from guards.source import Source, contiguous_strides_of, storage_offset_of
@@ -422,7 +423,7 @@ class _Emitter:
             return f"({a} % {b})"
         if kind == "pow":
             return f"_pown({a}, {b})"
-        raise CodegenError(f"cannot compile the {kind} atom {atom.sympy()}")
+        raise CodegenError(f"cannot compile the {kind} atom {to_sympy(atom)}")
 
     def _emit_add(self, args, cond: bool) -> str:
         parts: list[str] = []

@@ -20,6 +20,7 @@ from typing import Iterator, Mapping
 
 import sympy
 
+from symint.sympy_io import to_sympy
 from symint.sympy_io.evaluate import evaluate
 
 from guards.errors import GuardTypeError, UnknownSourceError
@@ -216,7 +217,7 @@ def _text(e, sources) -> str:
     try:
         return to_source_text(e, sources)
     except GuardTypeError:  # e.g. a symbol name guard text cannot spell
-        return sympy_str(e if isinstance(e, sympy.Basic) else e.sympy())
+        return sympy_str(e if isinstance(e, sympy.Basic) else to_sympy(e))
 
 
 def _label(sym: sympy.Symbol, sources) -> str:

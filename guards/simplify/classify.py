@@ -1,83 +1,69 @@
 """What a guard says, when it is one of the simple forms the simplification passes understand.
 
-:func:`_classify` reads a sympy guard as a bound of one symbol (``lower``, ``upper``), a
+:func:`classify_form` reads a boolean form as a bound of one symbol (``lower``, ``upper``), a
 value (``exact``), an excluded value (``ne``), a divisibility (``div``), an equality of
-two symbols (``eqsym``), a constant, or ``other``; :func:`_canonical_key` is the sort key
-of the canonical order (equalities, then bounds per symbol, then the rest); :func:`_may_raise`
-and :func:`_safe_divisors` say whether evaluating a guard may divide by zero. The knowledge
-these forms feed is held by the one facts engine, :class:`valueranges.facts.Facts`
-(see :mod:`guards.simplify.folding`).
+two symbols (``eqsym``), a constant, or ``other``; :func:`form_order_key` is the sort key
+of the canonical order (equalities, then bounds per symbol, then the rest) that every
+simplified or reduced set is sorted by; :func:`may_raise` and :func:`never_raises` say
+whether evaluating a guard may divide by zero. The knowledge these forms feed is held by
+the one facts engine, :class:`valueranges.facts.Facts` (see :mod:`guards.simplify.folding`).
+Nothing here builds or prints a sympy expression.
 
->>> from symint.build import symbol_expr, ge, eq, mod
->>> s = symbol_expr("s")
->>> _classify(ge(2*s, 5)), _classify(eq(mod(s, 8), 0)).kind
-(_Kind(kind='lower', sym=s, value=3), 'div')
+>>> from symint import form as F
+>>> from symint.form import logic as B
+>>> s = F.sym("s")
+>>> classify_form(B.rel(">=", F.scale(s, 2), F.const(5))), classify_form(B.rel("==", F.mod(s, F.const(8)), F.const(0))).kind
+(_Kind(kind='lower', sym='s', value=3), 'div')
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Iterable, Mapping
+from typing import Iterable, Iterator
 
 import sympy
-from sympy.core.relational import Relational
 
-from symint import build
 from symint import form as F
 from symint.form.logic import BoolForm
-from symint.sympy_io.functions import CeilDiv, FloorDiv, IntTrueDiv, Mod
-from symint.sympy_io import bool_from_sympy
-from valueranges import ValueRanges, bound
-from valueranges.facts import natural_rank
-
-from guards.text.escape import sympy_str
+from valueranges.facts import Facts, natural_rank
 
 __all__ = [
-    "_Kind", "_classify", "_canonical_key", "_sym_key", "_conjuncts", "_may_raise", "_safe_divisors", "_Contradiction",
-    "classify_form", "form_order_key", "form_size",
+    "_Kind", "_name_key", "_Contradiction", "classify_form", "form_order_key", "form_size", "conjuncts",
+    "may_raise", "never_raises", "has_opaque",
 ]
-
-
-def _sym_key(sym: sympy.Symbol) -> tuple:
-    """Sort key putting ``s2`` before ``s10`` (the engine's :func:`~valueranges.facts.natural_rank`)."""
-    return natural_rank(sym.name)
 
 
 @lru_cache(maxsize=1 << 14)
 def _name_key(name: str) -> tuple:
-    """:func:`_sym_key` of a symbol name (cached: sorting guards asks it of the same few names again and again)."""
+    """Sort key putting ``s2`` before ``s10`` (the engine's :func:`~valueranges.facts.natural_rank`), cached:
+    sorting guards asks it of the same few names again and again."""
     return natural_rank(name)
 
 
-def _conjuncts(expr: sympy.Basic) -> Iterable[sympy.Basic]:
-    # And(a, b) holds (evaluates to True without raising) exactly when a and b both hold.
-    if isinstance(expr, sympy.And):
-        for arg in expr.args:
-            yield from _conjuncts(arg)
+def conjuncts(b: BoolForm) -> Iterator[BoolForm]:
+    """The conjuncts of ``b``: ``and(a, b)`` holds (evaluates to True without raising) exactly when ``a`` and ``b`` both hold.
+
+    >>> from symint import form as F
+    >>> from symint.form import logic as B
+    >>> x = F.sym("x")
+    >>> len(list(conjuncts(B.and_(B.rel(">", x, F.const(1)), B.rel("<", x, F.const(9))))))
+    2
+    """
+    if b.kind == "and":
+        for arg in b.args:
+            yield from conjuncts(arg)
     else:
-        yield expr
+        yield b
 
 
 @dataclass(frozen=True, slots=True)
 class _Kind:
-    """What a guard says, when it is one of the simple forms simplification understands."""
+    """What a guard says, when it is one of the simple forms simplification understands (``sym``: a symbol name)."""
 
     kind: str  # "eqsym", "lower", "upper", "exact", "ne", "div", "false", "true", "other"
-    sym: sympy.Symbol | None = None
+    sym: str | None = None
     value: object = None
-
-
-@lru_cache(maxsize=1 << 14)
-def _classify(e: sympy.Basic) -> _Kind:
-    """What the relation ``e`` says (:func:`classify_form` of its form, with sympy symbols)."""
-    if not isinstance(e, Relational) or build.is_bool_expr(e.lhs) or build.is_bool_expr(e.rhs):
-        return _Kind("other")
-    k = classify_form(bool_from_sympy(e))
-    if k.sym is None:
-        return k
-    value = build.symbol_expr(k.value) if k.kind == "eqsym" else k.value
-    return _Kind(k.kind, build.symbol_expr(k.sym), value)
 
 
 def classify_form(b: BoolForm) -> _Kind:
@@ -164,7 +150,7 @@ def _bool_digest(b: BoolForm) -> tuple:
 
 
 def form_order_key(b: BoolForm) -> tuple:
-    """:func:`_canonical_key` of a boolean form, without printing it: equalities, then bounds per symbol, then the rest.
+    """The canonical order of guards, without printing them: equalities, then bounds per symbol, then the rest.
 
     Guards of one class with the same symbol and value (and the rest) are ordered by their
     symbols (natural order), their size, then a structural digest: deterministic across
@@ -192,52 +178,81 @@ def form_order_key(b: BoolForm) -> tuple:
     return (3, (), (0, 0), tie)
 
 
-@lru_cache(maxsize=1 << 14)
-def _canonical_key(e: sympy.Basic) -> tuple:
-    k = _classify(e)
-    text = sympy_str(e)  # str(e), in linear memory for huge sums (Note [Printing large sums])
-    if k.kind == "eqsym":
-        member = max(k.sym, k.value, key=_sym_key)
-        return (0, _sym_key(member), (0, 0), text)
-    if k.kind == "exact":
-        return (0, _sym_key(k.sym), (0, 0), text)
-    if isinstance(e, sympy.Eq) and k.kind != "div":
-        return (1, (), (0, 0), text)
-    sub = {"lower": 0, "upper": 1, "ne": 2, "div": 3}.get(k.kind)
-    if sub is not None:
-        return (2, _sym_key(k.sym), (sub, k.value), text)
-    return (3, (), (0, 0), text)
 
+def may_raise(b: BoolForm) -> bool:
+    """Whether evaluating ``b`` may divide by zero: a division by a non-constant, or an opaque boolean.
 
-@lru_cache(maxsize=1 << 14)
-def _may_raise(e: sympy.Basic) -> bool:
-    """Whether evaluating ``e`` may divide by zero (a divisor that is not a nonzero constant).
+    Such guards are never rewritten by substitution (Note [Guards that may raise] in
+    :mod:`guards.simplify.reduce_forms`): forms assume divisors nonzero (``Mod(s0, s0)`` is 0),
+    so replacing ``s1`` by ``s0`` in ``Eq(Mod(s0, s1), 0)`` would lose the failure at ``s0 == 0``.
 
-    Such guards are never rewritten by substitution: symint's canonical forms assume
-    divisors are nonzero (``Mod(s0, s0)`` is 0), so replacing ``s1`` by ``s0`` in
-    ``Eq(Mod(s0, s1), 0)`` would lose the failure at ``s0 == 0``.
+    >>> from symint import form as F
+    >>> from symint.form import logic as B
+    >>> x, y = F.sym("x"), F.sym("y")
+    >>> may_raise(B.rel("==", F.mod(x, y), F.const(0))), may_raise(B.rel("==", F.mod(x, F.const(2)), F.const(0)))
+    (True, False)
     """
-    for node in sympy.preorder_traversal(e):
-        if isinstance(node, (FloorDiv, CeilDiv, Mod)) and not node.args[1].is_Integer:
-            return True
-        if isinstance(node, IntTrueDiv) or (node.is_Pow and node.args[1].is_negative):
-            return True
-    return False
+    kind = b.kind
+    if kind == "rel":
+        return b.args[1].has_symbolic_division or b.args[2].has_symbolic_division
+    if kind in ("and", "or", "not"):
+        return any(may_raise(a) for a in b.args)
+    return kind == "opaque"
 
 
-def _safe_divisors(e: sympy.Basic, ranges: Mapping[sympy.Symbol, ValueRanges]) -> bool:
-    """Whether no division in ``e`` can have a zero divisor within ``ranges`` (so ``e`` never raises)."""
-    for node in sympy.preorder_traversal(e):
-        if isinstance(node, (FloorDiv, CeilDiv, Mod)):
-            d = node.args[1]
-            if d.is_Integer:
-                continue
-            r = bound(d, ranges)
-            if not (r.lower > 0 or r.upper < 0):
+def never_raises(b: BoolForm, facts: Facts, raises: bool = True) -> bool:
+    """Whether no divisor in ``b`` can be 0 within ``facts``' ranges (True when ``raises`` is False).
+
+    >>> from symint import form as F
+    >>> from symint.form import logic as B
+    >>> from valueranges import ValueRanges
+    >>> facts = Facts()
+    >>> facts.set_range("y", ValueRanges.of(1, 9))
+    >>> never_raises(B.rel("==", F.mod(F.sym("x"), F.sym("y")), F.const(0)), facts)
+    True
+    """
+    if not raises:
+        return True
+    if b.kind == "rel":
+        return all(_divisors_nonzero(f, facts) for f in b.args[1:])
+    if b.kind in ("and", "or", "not"):
+        return all(never_raises(a, facts, True) for a in b.args)
+    return b.kind == "const"
+
+
+def _divisors_nonzero(f: "F.Form", facts: Facts) -> bool:
+    for m, _ in f.terms:
+        for a, _ in m.factors:
+            if a.kind in ("floordiv", "ceildiv", "mod") and not a.args[1].is_const:
+                lo, hi = facts.bound_form(a.args[1])
+                if not (lo > 0 or hi < 0):
+                    return False
+            if a.kind == "opaque" or (a.kind != "sym" and not all(_divisors_nonzero(x, facts) for x in a.args)):
                 return False
-        elif isinstance(node, IntTrueDiv) or (node.is_Pow and node.args[1].is_negative):
-            return False
     return True
+
+
+def has_opaque(b: BoolForm) -> bool:
+    """Whether a boolean form holds an opaque part (a float, an unknown function: what only sympy holds).
+
+    >>> from symint import form as F
+    >>> from symint.form import logic as B
+    >>> has_opaque(B.rel("<", F.sym("x"), F.const(3)))
+    False
+    """
+    if b.kind == "opaque":
+        return True
+    if b.kind == "rel":
+        return any(_form_has_opaque(f) for f in b.args[1:])
+    return any(has_opaque(a) for a in b.args) if b.kind in ("and", "or", "not") else False
+
+
+def _form_has_opaque(f: "F.Form") -> bool:
+    for m, _ in f.terms:
+        for a, _ in m.factors:
+            if a.kind == "opaque" or (a.kind != "sym" and any(_form_has_opaque(x) for x in a.args)):
+                return True
+    return False
 
 
 class _Contradiction(Exception):

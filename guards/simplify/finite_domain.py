@@ -26,14 +26,15 @@ Note [Reducing over finite ranges]
     :mod:`guards.runtime.codegen`). The work is bounded by counts (points per component,
     point-evaluations per run), never by time, so the answer is deterministic.
 
-    The pass works on boolean forms (:func:`reduce_finite_forms`, what ``produce_guards``
-    calls); :func:`reduce_finite` is its sympy boundary, for :func:`~guards.simplify.passes.reduce_exact`.
+    The pass works on boolean forms (:func:`reduce_finite_forms`), for ``produce_guards``
+    (:mod:`guards.simplify.reduce_forms`) and for :func:`~guards.simplify.passes.simplify` alike.
 
->>> from symint.build import symbol_expr, eq, ge, le, lt, ne, mod, floordiv
->>> x, y = symbol_expr("x"), symbol_expr("y")
->>> exprs = [ge(x, 2), le(x, 9), ne(mod(x, 3), 0), lt(floordiv(x, 2), 3), ge(y, 0), le(y, 1), lt(y, x)]
->>> out = reduce_finite(exprs, {})
->>> [str(e) for e in out.exprs]
+>>> from symint.sympy_io import to_sympy
+>>> x, y = F.sym("x"), F.sym("y")
+>>> c = F.const
+>>> guards = [B.rel(">=", x, c(2)), B.rel("<=", x, c(9)), B.rel("!=", F.mod(x, c(3)), c(0)),
+...           B.rel("<", F.floordiv(x, c(2)), c(3)), B.rel(">=", y, c(0)), B.rel("<=", y, c(1)), B.rel("<", y, x)]
+>>> [str(to_sympy(f)) for f in reduce_finite_forms(guards, {}).forms]
 ['x >= 2', 'x <= 5', 'y >= 0', 'y <= 1', 'Ne(x, 3)']
 """
 
@@ -44,17 +45,14 @@ import math
 from dataclasses import dataclass
 from typing import Callable, Hashable, Mapping, Sequence
 
-import sympy
-
 from symint import form as F
 from symint.form import logic as B
 from symint.form.logic import BoolForm
-from valueranges import ValueRanges
 
-from guards.guard import as_bool_form, form_key
+from guards.guard import form_key
 from guards.simplify.classify import classify_form, form_order_key, form_size, _name_key
 
-__all__ = ["FiniteLimits", "FiniteReduction", "FiniteFormReduction", "reduce_finite", "reduce_finite_forms"]
+__all__ = ["FiniteLimits", "FiniteFormReduction", "reduce_finite_forms"]
 
 INF = math.inf
 _MAX_HOLES = 16  # per symbol: more values missing than this and no Ne(s, v) is offered
@@ -76,26 +74,8 @@ class FiniteLimits:
 
 
 @dataclass(frozen=True, slots=True)
-class FiniteReduction:
-    """The result of :func:`reduce_finite`.
-
-    Attributes:
-        exprs: the reduced guards: the untouched ones in their input order, then per component the
-            new bounds and the kept guards.
-        dropped: indices (into the input) of guards no longer in ``exprs``.
-        added: the new guards (bounds, ``Ne(s, v)``), each with the input indices of its component.
-        points: how many points were enumerated in all.
-    """
-
-    exprs: tuple[sympy.Basic, ...]
-    dropped: frozenset[int]
-    added: tuple[tuple[sympy.Basic, frozenset[int]], ...]
-    points: int
-
-
-@dataclass(frozen=True, slots=True)
 class FiniteFormReduction:
-    """The result of :func:`reduce_finite_forms`: :class:`FiniteReduction` over boolean forms.
+    """The result of :func:`reduce_finite_forms`.
 
     Attributes:
         forms: the reduced guards (untouched ones in input order, then per component the new bounds and the kept guards).
@@ -114,36 +94,6 @@ class _Unsupported(Exception):
     """An expression this module does not evaluate; its guard is left untouched."""
 
 
-def reduce_finite(
-    exprs: Sequence[sympy.Basic],
-    domain: Mapping[sympy.Symbol, ValueRanges],
-    limits: FiniteLimits = FiniteLimits(),
-) -> FiniteReduction:
-    """:func:`reduce_finite_forms` of sympy guards (the sympy boundary; see Note [Reducing over finite ranges]).
-
-    ``exprs`` are the guards (a conjunction), ``domain`` each symbol's range before any
-    guard (sizes: ``[0, oo]``).
-
-    >>> from symint.build import symbol_expr, ge, le, ne, mod
-    >>> n = symbol_expr("n")
-    >>> [str(e) for e in reduce_finite([ge(n, 3), le(n, 6), ne(mod(n, 2), 0), ne(n, 3)], {}).exprs]
-    ['Eq(n, 5)']
-    """
-    forms = [as_bool_form(e) for e in exprs]
-    given = {form_key(f): e for f, e in zip(forms, exprs)}
-    ranges = {s.name: (r.lower, r.upper) for s, r in domain.items() if not r.is_bool}
-    out = reduce_finite_forms(forms, ranges, limits)
-
-    def back(f: BoolForm) -> sympy.Basic:
-        found = given.get(form_key(f))
-        return f.sympy() if found is None else found
-
-    return FiniteReduction(
-        tuple(dict.fromkeys(back(f) for f in out.forms)), out.dropped,
-        tuple((back(f), o) for f, o in out.added), out.points,
-    )
-
-
 def reduce_finite_forms(
     guards: Sequence[BoolForm],
     domain: Mapping[str, tuple],
@@ -155,10 +105,11 @@ def reduce_finite_forms(
     ``domain`` gives each symbol's ``(lower, upper)`` before any guard, by name. ``cost``
     orders guards that exclude equally many points (default: fewer nodes, then the canonical key).
 
+    >>> from symint.sympy_io import to_sympy
     >>> x = F.sym("x")
     >>> out = reduce_finite_forms([B.rel(">=", x, F.const(3)), B.rel("<=", x, F.const(6)),
     ...                            B.rel("!=", F.mod(x, F.const(2)), F.const(0)), B.rel("!=", x, F.const(3))], {})
-    >>> [str(f.sympy()) for f in out.forms]
+    >>> [str(to_sympy(f)) for f in out.forms]
     ['Eq(x, 5)']
     """
     ranges = _ranges(guards, domain)

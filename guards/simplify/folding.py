@@ -2,10 +2,12 @@
 
 The knowledge (which symbols are equal, each symbol's range, divisibility, what the
 simple guards decide) is held by the one facts engine, :class:`valueranges.facts.Facts`;
-this module only classifies each guard (:func:`~guards.simplify.classify._classify`),
+this module only classifies each guard (:func:`~guards.simplify.classify.classify_form`),
 feeds the simple ones to the engine and remembers which input guards (by index, their
 *origins*) each equality class and each per-symbol fact came from, which the passes
-need to report what replaced what and to seed the proof of equivalence.
+need to report what replaced what and to seed the proof of equivalence. Guards are
+boolean forms and symbols are named by their names: nothing here builds sympy (but
+:func:`substitute_symbols` into an opaque part, when asked: what only sympy holds).
 
 The engine knows the domain, the equalities between symbols and each symbol's bounds,
 values, excluded values and divisors. Guards of any other shape are not learned: they
@@ -13,55 +15,87 @@ are what the later passes keep, drop or prove. The *baseline* of a class (the ra
 domains allow without its bound guards, so that a bound the domain already implies is
 not emitted) is the intersection of its members' domains.
 
->>> from symint.build import symbol_expr, eq, ge, le, mod
+>>> from symint import form as F
+>>> from symint.form import logic as B
 >>> from valueranges import ValueRanges
->>> s0, s1 = symbol_expr("s0"), symbol_expr("s1")
->>> folded = FoldedGuards({s0: ValueRanges.of(2, 100)}, [(eq(s1, s0), 0), (ge(s1, 3), 1), (eq(mod(s0, 4), 0), 2)])
->>> folded.mapping, folded.range_of(s1)
-({s1: s0}, (4, 100, 4))
+>>> s0, s1 = F.sym("s0"), F.sym("s1")
+>>> folded = FoldedGuards({"s0": ValueRanges.of(2, 100)}, [(B.rel("==", s1, s0), 0), (B.rel(">=", s1, F.const(3)), 1),
+...                                                      (B.rel("==", F.mod(s0, F.const(4)), F.const(0)), 2)])
+>>> folded.mapping == {"s1": s0}, folded.range_of("s1")
+(True, (4, 100, 4))
 """
 
 from __future__ import annotations
 
 import math
-from typing import Iterable, Mapping
+from typing import Hashable, Iterable, Mapping
 
-import sympy
-
-from symint.form import logic as B
 from symint import form as F
-from symint.sympy_io import NotAnIntegerForm, bool_from_sympy
-from symint.sympy_io import substitute
+from symint.build import symbol_expr
+from symint.form import logic as B
+from symint.form.logic import BoolForm
+from symint.sympy_io import to_sympy
 from valueranges import ValueRanges
 from valueranges.errors import ContradictoryFactsError, ValueRangeError
 from valueranges.facts import Facts
 
-from guards.simplify.classify import _classify, _Contradiction, _Kind, _may_raise, _safe_divisors, _sym_key
+from guards.guard import as_bool_form, form_key
+from guards.simplify.classify import _Contradiction, _name_key, classify_form, may_raise, never_raises
 
-__all__ = ["FoldedGuards"]
+__all__ = ["FoldedGuards", "substitute_symbols"]
 
 INF = math.inf
+
+
+def substitute_symbols(b: BoolForm, mapping: Mapping[str, "F.Form"], memo: dict, into_opaque: bool = False) -> BoolForm:
+    """``b`` with each symbol named in ``mapping`` replaced by its form (canonical again; ``memo`` per mapping).
+
+    An opaque part (a float comparison) is left as written unless ``into_opaque``: then its sympy
+    expression is substituted (the sympy boundary: what forms cannot hold).
+
+    Raises:
+        ZeroDivisionError: a divisor folded to 0.
+
+    >>> from symint import form as F
+    >>> from symint.form import logic as B
+    >>> x, y = F.sym("x"), F.sym("y")
+    >>> substitute_symbols(B.rel("<", F.add(x, y), F.const(9)), {"y": x}, {})
+    BoolForm(2*x < 9)
+    """
+    if not mapping or not b.symbols & mapping.keys():
+        return b
+
+    def on_opaque(o: BoolForm) -> BoolForm | None:
+        if not into_opaque or not o.symbols & mapping.keys():
+            return None
+        return as_bool_form(o.args[0].xreplace({symbol_expr(n): to_sympy(v) for n, v in mapping.items() if n in o.symbols}))
+
+    return F.transform_bool(b, lambda a: mapping.get(a.name) if a.kind == "sym" else None, memo, on_opaque)
 
 
 class FoldedGuards:
     """The guards' equality classes and per-symbol facts, held by the facts engine (see the module docstring).
 
-    Construction folds to a fixpoint; afterwards ``mapping`` sends each symbol to its
-    class representative (the least in natural order) or constant, ``range_of`` gives each
-    class's range, and ``entails`` answers implication questions from these facts.
+    Args:
+        domain: each symbol's range before any guard, by name.
+        items: the guards (boolean forms, no conjunction), each with its origin (an input index).
+
+    Construction folds to a fixpoint; afterwards ``mapping`` sends each symbol name to its
+    class representative (the least in natural order) or constant, as a form, ``range_of``
+    gives each class's range, and ``entails`` answers implication questions from these facts.
 
     Raises:
         _Contradiction: the simple guards cannot all hold (with the guards involved).
     """
 
-    def __init__(self, domain: Mapping[sympy.Symbol, ValueRanges], items: list[tuple[sympy.Basic, int]]):
+    def __init__(self, domain: Mapping[str, ValueRanges], items: list[tuple[BoolForm, int]]):
         self.domain = domain
-        self.parent: dict[sympy.Symbol, sympy.Symbol] = {}
-        self.const: dict[sympy.Symbol, int] = {}
-        self.class_origins: dict[sympy.Symbol, set[int]] = {}
+        self.parent: dict[str, str] = {}
+        self.const: dict[str, int] = {}
+        self.class_origins: dict[str, set[int]] = {}
         self.reasons: dict[int, str] = {}
-        self.facts: dict[sympy.Symbol, list[tuple[str, int, int]]] = {}
-        self.others: dict[sympy.Basic, set[int]] = {}
+        self.facts: dict[str, list[tuple[str, int, int]]] = {}
+        self.others: dict[Hashable, tuple[BoolForm, set[int]]] = {}  # by form_key: the form and its origins
         self.engine = self._engine()
         self._learned: set = set()
         self._fold(items)
@@ -72,56 +106,56 @@ class FoldedGuards:
         facts = Facts()
         for s, rng in self.domain.items():
             if not rng.is_bool:
-                facts.set_range(s.name, rng)
+                facts.set_range(s, rng)
         return facts
 
     # -- equality classes (provenance only: the engine holds the equalities themselves) ---------
-    def find(self, s: sympy.Symbol) -> sympy.Symbol:
+    def find(self, s: str) -> str:
         while s in self.parent and self.parent[s] != s:
             s = self.parent[s]
         return s
 
-    def _union(self, a: sympy.Symbol, b: sympy.Symbol, origin: int) -> None:
-        root, other = sorted((self.find(a), self.find(b)), key=_sym_key)
+    def _union(self, a: str, b: str, origin: int) -> None:
+        root, other = sorted((self.find(a), self.find(b)), key=_name_key)
         self.parent.setdefault(root, root)
         self.parent[other] = root
         self.class_origins.setdefault(root, set()).update(self.class_origins.pop(other, ()), [origin])
-        self._learn(self.engine, B.rel("==", F.sym(a.name), F.sym(b.name)), [origin])
+        self._learn(self.engine, B.rel("==", F.sym(a), F.sym(b)), [origin])
 
-    def _mapping(self) -> dict[sympy.Symbol, sympy.Expr]:
-        out: dict[sympy.Symbol, sympy.Expr] = {}
+    def _mapping(self) -> dict[str, "F.Form"]:
+        out: dict[str, F.Form] = {}
         for s in self.parent:
             r = self.find(s)
             if r in self.const:
-                out[s] = sympy.Integer(self.const[r])
+                out[s] = F.const(self.const[r])
             elif r != s:
-                out[s] = r
+                out[s] = F.sym(r)
         return out
 
-    def _members(self) -> dict[sympy.Symbol, list[sympy.Symbol]]:
-        classes: dict[sympy.Symbol, list[sympy.Symbol]] = {}
+    def _members(self) -> dict[str, list[str]]:
+        classes: dict[str, list[str]] = {}
         for s in self.parent:
             classes.setdefault(self.find(s), []).append(s)
-        return {r: sorted(ms, key=_sym_key) for r, ms in classes.items()}
+        return {r: sorted(ms, key=_name_key) for r, ms in classes.items()}
 
     # -- folding --------------------------------------------------------------------------------
-    def _learn(self, engine: Facts, fact: B.BoolForm, origins: Iterable[int]) -> None:
+    def _learn(self, engine: Facts, fact: BoolForm, origins: Iterable[int]) -> None:
         try:
             engine.learn_form(fact)
         except ContradictoryFactsError:
             raise _Contradiction(origins) from None
 
-    def _fold(self, items: list[tuple[sympy.Basic, int]]) -> None:
+    def _fold(self, items: list[tuple[BoolForm, int]]) -> None:
         while True:
             mapping, memo = self._mapping(), {}
             self.facts, self.others = {}, {}
             changed = False
-            for expr, origin in items:
+            for form, origin in items:
                 try:
-                    e = expr if _may_raise(expr) or not mapping else substitute(expr, mapping, memo)
+                    e = form if may_raise(form) else substitute_symbols(form, mapping, memo)
                 except ZeroDivisionError:  # a folded 0 divisor: keep the guard as written
-                    e = expr
-                k = _Kind("true") if e is sympy.true else _Kind("false") if e is sympy.false else _classify(e)
+                    e = form
+                k = classify_form(e)
                 if k.kind == "true":
                     self.reasons[origin] = "always true given the equalities" if mapping else "always true"
                 elif k.kind == "false":
@@ -130,14 +164,14 @@ class FoldedGuards:
                     self._union(k.sym, k.value, origin)
                     changed = True
                 elif k.kind == "other":
-                    self.others.setdefault(e, set()).add(origin)
+                    self.others.setdefault(form_key(e), (e, set()))[1].add(origin)
                 else:
                     self.facts.setdefault(k.sym, []).append((k.kind, k.value, origin))
             if changed:
                 continue
             for s, fs in self.facts.items():
                 self._learn_facts(s, fs)
-                value = self.engine.replacement(s.name)
+                value = self.engine.replacement(s)
                 root = self.find(s)
                 if value is not None and value.is_const and root not in self.const:  # pinned: substitute it everywhere
                     self.parent.setdefault(root, root)
@@ -147,14 +181,14 @@ class FoldedGuards:
             if not changed:
                 return
 
-    def _learn_facts(self, s: sympy.Symbol, fs: list[tuple[str, int, int]]) -> None:
+    def _learn_facts(self, s: str, fs: list[tuple[str, int, int]]) -> None:
         """The facts about one symbol, into the engine: bounds, values and divisors, then the excluded
         values from the ends inwards (an excluded end moves the end: Note [Excluded values])."""
         key = (s, tuple(fs))
         if key in self._learned:  # the same facts in an earlier round of the fixpoint
             return
         self._learned.add(key)
-        x = F.sym(s.name)
+        x = F.sym(s)
         origins = [o for _, _, o in fs] + sorted(self.class_origins.get(self.find(s), ()))
         rel = {"lower": ">=", "upper": "<=", "exact": "=="}
         for kind, value, _ in fs:
@@ -174,7 +208,7 @@ class FoldedGuards:
     #     ``s != 3``: ``s >= 4``); the divisors are learned first, so the ends step by them.
 
     # -- answers --------------------------------------------------------------------------------
-    def baseline(self, rep: sympy.Symbol) -> tuple:
+    def baseline(self, rep: str) -> tuple:
         """The range the domains of ``rep``'s class allow (tied to ``rep`` by the kept equalities)."""
         lo, hi = -INF, INF
         for m in self.members.get(rep, [rep]):
@@ -183,7 +217,7 @@ class FoldedGuards:
                 lo, hi = max(lo, rng.lower), min(hi, rng.upper)
         return lo, hi
 
-    def range_of(self, s: sympy.Symbol) -> tuple:
+    def range_of(self, s: str) -> tuple:
         """``(lo, hi, step)``: the baseline narrowed by the facts about ``s``; ``step`` divides ``s``.
 
         A symbol stands for its class (they are equal wherever the kept equalities hold).
@@ -191,13 +225,10 @@ class FoldedGuards:
         s = self.find(s)
         if s in self.const:
             return self.const[s], self.const[s], 1
-        rng = self.engine.range_of(s.name)
-        return rng.lower, rng.upper, self.engine.multiple_of(s.name)
+        rng = self.engine.range_of(s)
+        return rng.lower, rng.upper, self.engine.multiple_of(s)
 
-    def value_ranges(self, symbols: Iterable[sympy.Symbol]) -> dict[sympy.Symbol, ValueRanges]:
-        return {s: ValueRanges.of(*self.range_of(s)[:2]) for s in symbols}
-
-    def decide(self, e: sympy.Basic, search: bool = True) -> bool | None:
+    def decide(self, e: BoolForm, search: bool = True) -> bool | None:
         """What the engine decides of ``e`` (equalities substituted): True/False, or None.
 
         True only where no division in ``e`` can be by zero; False means ``e`` never holds
@@ -205,27 +236,25 @@ class FoldedGuards:
         for (``expect=True``: half the search); False is found only where the ranges alone
         decide it, and other contradictions are left to Z3. ``search=False`` leaves out the
         linear-facts search (ranges, divisibility, case splits and rewrites only): the cheap
-        question of pass 4, which runs on every ``produce_guards``.
+        question of pass 4.
         """
-        if e is sympy.true or e is sympy.false:
-            return e is sympy.true
+        if e.kind == "const":
+            return e.value
         try:
-            answer = self.engine.decide(bool_from_sympy(e), use_facts=search, expect=True)
-        except (NotAnIntegerForm, ValueRangeError, ArithmeticError):
+            answer = self.engine.decide(e, use_facts=search, expect=True)
+        except (ValueRangeError, ArithmeticError):
             return None
-        if answer is True and _may_raise(e) and not _safe_divisors(e, self.value_ranges(e.free_symbols)):
+        if answer is True and not never_raises(e, self.engine, may_raise(e)):
             return None
         return answer
 
-    def entails(self, goal: sympy.Basic) -> bool:
+    def entails(self, goal: BoolForm) -> bool:
         """Whether these guards' equalities and simple facts (and the domain) imply ``goal``: a sound test."""
         try:
-            e = goal if _may_raise(goal) else substitute(goal, self.mapping, {})
+            e = goal if may_raise(goal) else substitute_symbols(goal, self.mapping, {})
         except ZeroDivisionError:
             return False
-        if e is sympy.true or e is sympy.false:
-            return e is sympy.true
-        k = _classify(e)
+        k = classify_form(e)
         if k.kind in ("true", "false"):
             return k.kind == "true"
         if k.kind in ("lower", "upper", "ne", "div", "exact"):

@@ -21,8 +21,10 @@ The passes, cheapest first:
 6. over symbols with small finite ranges, decide the guards by enumerating the points
    (:mod:`guards.simplify.finite_domain`): ranges shrink to what is admitted, a symbol with one
    value left is pinned, and only enough guards to exclude the rest are kept; when
-   something got pinned, passes 2-5 run again (without Z3) to substitute it. Then order
-   canonically: equalities, then bounds per symbol, then the rest, sorted;
+   something got pinned, passes 2-5 run again (without Z3) to substitute it. It runs
+   before pass 5's Z3 drops too (Note [Finite ranges before Z3]). Then order canonically:
+   equalities, then bounds per symbol, then the rest (:func:`~guards.simplify.classify.form_order_key`,
+   the order of the set ``produce_guards`` reduces);
 7. prove that the result accepts exactly the inputs (within the domain) the input
    accepts (see Note [Proof of equivalence]); a group of interacting symbols whose
    proof fails or runs out of its limits keeps its original guards, and the report says so.
@@ -37,8 +39,9 @@ budget (``budget_rlimit``, ``max_checks``); pass 5 tries each candidate once, an
 the budget leaves untried is kept. The report says what was spent and what ran out.
 
 Guards that may divide by zero (a symbolic divisor) are never rewritten, only kept
-or dropped whole: see :func:`_may_raise`. Everything is deterministic: the output
-does not depend on the order of the input guards.
+or dropped whole: see :func:`~guards.simplify.classify.may_raise`. Everything is deterministic:
+the output does not depend on the order of the input guards. Every pass works on boolean
+forms (Note [Simplification on forms]).
 
 >>> from symint.build import symbol_expr, eq, ge, gt, le
 >>> from guards import GuardSet, Source
@@ -58,19 +61,21 @@ from typing import Mapping
 
 import sympy
 
-from symint import build
-from symint.sympy_io import substitute
-from valueranges import ValueRanges, bound
+from symint import form as F
+from symint.build import symbol_expr
+from symint.form import logic as B
+from symint.form.logic import BoolForm
+from valueranges import ValueRanges
 from valueranges.facts.ranges import intersect
 
-from guards.simplify.divisibility import drop_divided
-from guards.simplify.finite_domain import reduce_finite
+from guards.simplify.finite_domain import reduce_finite_forms
 from guards.errors import SolverError
 from guards.validate import need_config, need_guardset
-from guards.guard import Guard
+from guards.guard import Guard, form_key
 from guards.solver.prove import Entailer, Neighbourhoods, Verdict, unproven_entailments
-from guards.simplify.classify import _canonical_key, _classify, _conjuncts, _Contradiction, _safe_divisors, _sym_key
-from guards.simplify.folding import FoldedGuards
+from guards.simplify.classify import _Contradiction, _name_key, classify_form, conjuncts, form_order_key
+from guards.simplify.folding import FoldedGuards, substitute_symbols
+from guards.simplify.reduce_forms import join_origins
 from guards.progress import Progress, progress as progress_of
 from guards.solver.z3_solver import Budget, SatStatus, SolverConfig, Z3Context
 
@@ -197,40 +202,61 @@ def reduce_exact(gs: GuardSetLike) -> tuple[GuardSetLike, SimplifyReport]:
 #     (``_defined_away``); by induction over the drops the result implies all of them.
 #     Link (1) failing for a group of symbols keeps that group's input guards.
 
+# Note [Finite ranges before Z3]
+#     The finite pass (6) runs before the Z3 drops (5), on what the exact passes emitted, and
+#     again on the result. Before, because Z3 may drop the bounds that make a symbol's range
+#     finite, and which of two guards implying each other it drops depends on the order it
+#     tries them in (the W1 guards tried in the structural order lose ``v4 <= 13``, implied
+#     by the guards around it, and with it the finite range the eight pins come from). It is
+#     exact and cheap, and what it pins or drops Z3 need not try. The bounds and exclusions it
+#     states may still be dropped by Z3 like the bounds pass 3 emits; its pins are kept. The
+#     proof (pass 7) compares the input with what it left, so its replacements are proven too.
 
-def _by_name(domain: Mapping[sympy.Symbol, ValueRanges]) -> dict[str, ValueRanges]:
-    return {s.name: r for s, r in domain.items()}
+# Note [Simplification on forms]
+#     Every pass reads and builds boolean forms (what a Guard holds), symbols are named by
+#     their names, and Z3 translates the forms (Note [Forms to Z3]): a run builds no sympy
+#     expression for an integer guard set. Sympy appears only where forms wrap it (an opaque
+#     float comparison), in the report's ``substitutions`` (symbols and integers, no views),
+#     and when a report or a failure message is printed. The result is sorted by
+#     :func:`~guards.simplify.classify.form_order_key`, the order of the reduced set.
 
 
-def _definitions(exprs: list, indices: list[int]) -> dict[sympy.Symbol, list[tuple[int, sympy.Symbol, sympy.Expr]]]:
-    """The guards ``Eq(s, expr)`` (``s`` not in ``expr``) among ``indices``, by ``s``."""
+def _definitions(forms: list[BoolForm], indices: list[int]) -> dict[str, list[tuple[int, str, "F.Form"]]]:
+    """The guards ``Eq(s, expr)`` (``s`` not in ``expr``) among ``indices``, by the name of ``s``."""
     out: dict = {}
     for j in indices:
-        e = exprs[j]
-        if isinstance(e, sympy.Eq):
-            for s, expr in ((e.lhs, e.rhs), (e.rhs, e.lhs)):
-                if s.is_Symbol and s not in expr.free_symbols:
-                    out.setdefault(s, []).append((j, s, expr))
+        e = forms[j]
+        if e.kind == "rel" and e.args[0] == "==":
+            _, lhs, rhs = e.args
+            for side, expr in ((lhs, rhs), (rhs, lhs)):
+                atom = side.atom()
+                if atom is not None and atom.kind == "sym" and atom.name not in expr.symbols:
+                    out.setdefault(atom.name, []).append((j, atom.name, expr))
     return out
+
+
+def _as_sympy(value: "F.Form") -> sympy.Expr:
+    """A substitution's value (a symbol or an integer) for the report, without building a view."""
+    atom = value.atom()
+    return symbol_expr(atom.name) if atom is not None and atom.kind == "sym" else sympy.Integer(value.const)
 
 
 @dataclass(slots=True)
 class _Emitted:
     """A guard of the result, with the input guards (by index) it stands for."""
 
-    expr: sympy.Basic
+    form: BoolForm
     origins: frozenset[int]
     candidate: bool = False  # may Z3 drop it as implied by the rest?
     dropped: bool = False
-    because: tuple[int, ...] = ()  # when dropped: the guards (indices in the same list) that imply it
 
 
 class _Simplifier:
-    """One simplification run (all state is local to the run)."""
+    """One simplification run (all state is local to the run; Note [Simplification on forms])."""
 
     def __init__(self, gs: GuardSetLike, config: SolverConfig, progress: Progress | None = None):
         self.gs, self.config, self.progress = gs, config, progress
-        self.domain = gs.domain_map
+        self.domain: dict[str, ValueRanges] = {s.name: r for s, r in gs.domain}
         self.start = time.perf_counter()
         self.checks = 0
         self._context: Z3Context | None = None
@@ -247,20 +273,22 @@ class _Simplifier:
             self._context = Z3Context()
         return self._context
 
-    def _entailer(self, domain, budget: Budget, rlimit: int | None = None) -> Entailer:
-        return Entailer(_by_name(domain), self.config, context=self.context, budget=budget, rlimit=rlimit)
+    def _entailer(self, domain: Mapping[str, ValueRanges], budget: Budget, rlimit: int | None = None) -> Entailer:
+        return Entailer(domain, self.config, context=self.context, budget=budget, rlimit=rlimit)
 
     def run(self, use_z3: bool = True) -> tuple[GuardSetLike, SimplifyReport]:
-        items = [(c, i) for i, g in enumerate(self.gs.guards) for c in _conjuncts(g.expr)]
-        self.mapping: dict = {}
+        items = [(c, i) for i, g in enumerate(self.gs.guards) for c in conjuncts(g.form)]
+        self.mapping: dict[str, F.Form] = {}
         self.reasons: dict[int, str] = {}
         try:
             facts = self.facts = FoldedGuards(self.domain, items)
             self.mapping, self.reasons = facts.mapping, facts.reasons
             emitted = self._emit(facts)
-            self._drop_implied(emitted, use_z3)
             if not use_z3:
+                self._drop_implied(emitted, use_z3=False)
                 return self._assemble(self._settle([e for e in emitted if not e.dropped]), Verdict.YES, ())
+            emitted = self._settle(emitted)  # exact: Note [Finite ranges before Z3]
+            self._drop_implied(emitted)
         except _Contradiction as exc:
             if not use_z3:
                 return self.gs, self._report(proof=Verdict.YES, reverted=("the guards look contradictory; kept as they are",))
@@ -273,17 +301,15 @@ class _Simplifier:
         for root, ms in facts.members.items():
             origins = frozenset(facts.class_origins.get(root, ()))
             if root in facts.const:
-                out += [_Emitted(build.eq(m, facts.const[root]), origins) for m in ms]
+                value = F.const(facts.const[root])
+                out += [_Emitted(B.rel("==", F.sym(m), value), origins) for m in ms]
             else:
-                out += [_Emitted(build.eq(m, root), origins) for m in ms if m != root]
-        for s in sorted(facts.facts, key=_sym_key):
+                out += [_Emitted(B.rel("==", F.sym(m), F.sym(root)), origins) for m in ms if m != root]
+        for s in sorted(facts.facts, key=_name_key):
             out += self._emit_bounds(s, facts.facts[s])
-        for e, origins in facts.others.items():
-            e = drop_divided(e, lambda sym: facts.range_of(sym)[::2])  # T % (T // 4) with 4 | T: see guards.simplify.divisibility
-            if e is sympy.true:
-                self.reasons.update((o, "implied by the divisibility of its symbol") for o in origins)
-                continue
-            known = facts.decide(e, search=False)  # the facts engine: ranges, divisibility, cases, rewrites
+        for e, origins in facts.others.values():
+            # the facts engine: ranges, divisibility (T % (T // 4) with 4 | T and T >= 4), cases, rewrites
+            known = facts.decide(e, search=False)
             if known is False:  # never True when it does not raise, so it never holds
                 raise _Contradiction(origins)
             if known is True:
@@ -292,7 +318,7 @@ class _Simplifier:
             out.append(_Emitted(e, frozenset(origins), True))
         return out
 
-    def _emit_bounds(self, s: sympy.Symbol, fs: list) -> list[_Emitted]:
+    def _emit_bounds(self, s: str, fs: list) -> list[_Emitted]:
         """The fewest bound guards that, with the baseline, pin ``s`` to exactly its facts' range."""
         lo, hi, _ = self.facts.range_of(s)
         base_lo, base_hi = self.facts.baseline(s)
@@ -303,22 +329,23 @@ class _Simplifier:
         def origins(pick) -> frozenset[int]:
             return frozenset(o for k, v, o in fs if pick(k, v))
 
-        base_lo, base_hi = intersect(s.name, (base_lo, base_hi), -INF, INF, step)  # rounded to the step
+        base_lo, base_hi = intersect(s, (base_lo, base_hi), -INF, INF, step)  # rounded to the step
+        x = F.sym(s)
         out: list[_Emitted] = []
         if lo > base_lo:
-            out.append(_Emitted(build.ge(s, lo), origins(lambda k, v: k == "lower" or (k == "ne" and v < lo)), True))
+            out.append(_Emitted(B.rel(">=", x, F.const(int(lo))), origins(lambda k, v: k == "lower" or (k == "ne" and v < lo)), True))
         if hi < base_hi:
-            out.append(_Emitted(build.le(s, hi), origins(lambda k, v: k == "upper" or (k == "ne" and v > hi)), True))
+            out.append(_Emitted(B.rel("<=", x, F.const(int(hi))), origins(lambda k, v: k == "upper" or (k == "ne" and v > hi)), True))
         for c in sorted({v for k, v, _ in fs if k == "ne" and lo < v < hi and v % step == 0}):
-            out.append(_Emitted(build.ne(s, c), origins(lambda k, v: k == "ne" and v == c), True))
+            out.append(_Emitted(B.rel("!=", x, F.const(c)), origins(lambda k, v: k == "ne" and v == c), True))
         for m in keep_mods:
-            out.append(_Emitted(build.eq(build.mod(s, m), 0), origins(lambda k, v: k == "div" and v == m), True))
+            out.append(_Emitted(B.rel("==", F.mod(x, F.const(m)), F.const(0)), origins(lambda k, v: k == "div" and v == m), True))
         used = set().union(*(e.origins for e in out)) if out else set()
         self.reasons.update((o, f"implied by the domain and the other facts about {s}") for _, _, o in fs if o not in used)
         return out
 
     # -- Z3 ------------------------------------------------------------------------------------
-    def _z3_domain(self) -> dict[sympy.Symbol, ValueRanges]:
+    def _z3_domain(self) -> dict[str, ValueRanges]:
         # Baselines (implied by the domain and the kept equalities) are safe background facts;
         # the narrowed ranges are not: they would let a bound guard justify its own removal.
         reps = set(self.facts.members) | set(self.facts.facts)
@@ -336,27 +363,28 @@ class _Simplifier:
         a candidate that would need more is kept. Without ``use_z3`` only definitions and
         ranges drop guards (exact interval reasoning).
         """
-        exprs = [e.expr for e in emitted]
-        hood = Neighbourhoods([exprs], self.facts.find)
-        general = [i for i, e in enumerate(emitted) if e.candidate and _canonical_key(e.expr)[0] != 2]
-        simple = {i for i, e in enumerate(emitted) if _canonical_key(e.expr)[0] in (0, 2)}
+        forms = [e.form for e in emitted]
+        keys = [form_order_key(f) for f in forms]
+        hood = Neighbourhoods([forms], self.facts.find)
+        active = {i for i, e in enumerate(emitted) if not e.dropped}  # the guards kept so far
+        general = [i for i in sorted(active) if emitted[i].candidate and keys[i][0] != 2]
+        simple = {i for i in active if keys[i][0] in (0, 2)}
         linked = frozenset().union(*(hood.reps[0][i] for i in general))
-        bounds = [i for i, e in enumerate(emitted) if e.candidate and i not in general and hood.reps[0][i] <= linked]
-        order = sorted(general, key=lambda i: _canonical_key(exprs[i]), reverse=True)
-        order += sorted(bounds, key=lambda i: _canonical_key(exprs[i]), reverse=True)
+        bounds = [i for i in sorted(active) if emitted[i].candidate and i not in general and hood.reps[0][i] <= linked]
+        order = sorted(general, key=keys.__getitem__, reverse=True)
+        order += sorted(bounds, key=keys.__getitem__, reverse=True)
         config = self.config
         if config.drop_timeout_ms is not None:  # deprecated: only a tighter safety net per drop check
             config = replace(config, timeout_ms=min(config.timeout_ms, config.drop_timeout_ms))
         entailer = None
-        active = set(range(len(emitted)))
-        definitions = _definitions(exprs, general)
-        loose: set[sympy.Symbol] = set()  # symbols that lost a bound guard in this pass
+        definitions = _definitions(forms, general)
+        loose: set[str] = set()  # symbols that lost a bound guard in this pass
         self.progress = bar = progress_of(self.progress, total=len(order) + 2)
         for i in order:
             bar.step()
             if not self.drop_budget.allows():  # out of budget: the candidates left are kept
                 break
-            because = self._defined_away(exprs[i], definitions, active, loose)
+            because = self._defined_away(forms[i], definitions, active, loose)
             if because is not None:
                 why = "implied by the definition of its symbol and the ranges"
             elif not use_z3:
@@ -365,7 +393,7 @@ class _Simplifier:
                 if entailer is None:
                     entailer = self._entailer(self._z3_domain(), self.drop_budget, config.drop_rlimit)
                     entailer.config = config
-                because = self._implied_by(entailer, hood, exprs, i, active, bounded=i in bounds, simple=simple)
+                because = self._implied_by(entailer, hood, forms, i, active, bounded=i in bounds, simple=simple)
                 if because is None:
                     continue
                 why = "implied by the other guards (Z3)"
@@ -373,10 +401,10 @@ class _Simplifier:
             if i in bounds:
                 loose |= hood.reps[0][i]
             self.reasons.update((o, why) for o in emitted[i].origins)
-            emitted[i].dropped, emitted[i].because = True, because
+            emitted[i].dropped = True
         self.checks += entailer.checks if entailer is not None else 0
 
-    def _implied_by(self, entailer, hood, exprs, i, active, bounded: bool, simple: set) -> tuple[int, ...] | None:
+    def _implied_by(self, entailer, hood, forms, i, active, bounded: bool, simple: set) -> tuple[int, ...] | None:
         """The premises (indices) with which Z3 proved guard ``i`` implied, or None."""
         own = hood.reps[0][i]
         around = [j for j in hood.pool_members(0, own, skip=i) if j in active]
@@ -388,7 +416,7 @@ class _Simplifier:
                 continue
             tried = chosen
             try:
-                outcome = entailer.entails([exprs[j] for j in chosen], exprs[i])
+                outcome = entailer.entails([forms[j] for j in chosen], forms[i])
             except SolverError:
                 return None  # an untranslatable guard: keep it
             if outcome.status is SatStatus.UNSAT:
@@ -397,44 +425,58 @@ class _Simplifier:
                 return None  # more premises would make it harder still
         return None
 
-    def _defined_away(self, e: sympy.Basic, definitions: dict, active: set[int], loose: set) -> tuple[int] | None:
-        """Whether a bound on ``s`` follows from a kept ``Eq(s, expr)`` and the ranges of ``expr``'s symbols.
+    def _defined_away(self, e: BoolForm, definitions: dict, active: set[int], loose: set) -> tuple[int] | None:
+        """Whether a bound on ``s`` follows from a kept ``Eq(s, expr)`` and the facts about ``expr``'s symbols.
 
         Catches ``s9 >= 64`` and ``Eq(Mod(s9, 16), 0)`` given ``Eq(s9, 16*s1*s2)`` without Z3.
-        Ranges of symbols that lost a bound guard in this pass are not used: that guard
-        may have been dropped on the strength of the very bound now being judged.
+        Facts about symbols that lost a bound guard in this pass are not used: that guard
+        may have been dropped on the strength of the very bound now being judged. The other
+        facts are the ranges, divisors and equalities of the kept guards (the engine of
+        :class:`FoldedGuards` learns no other guard), so what they decide is implied by
+        the guards kept.
         """
-        k = _classify(e)
+        k = classify_form(e)
         for j, s, expr in definitions.get(k.sym, ()) if k.kind in ("lower", "upper", "ne", "div") else ():
-            if j not in active or expr.free_symbols & loose:
+            if j not in active or expr.symbols & loose:
                 continue
             try:
-                goal = substitute(e, {s: expr}, {})
+                goal = substitute_symbols(e, {s: expr}, {})
             except ZeroDivisionError:
                 continue
-            ranges = self.facts.value_ranges(goal.free_symbols)
-            if goal is sympy.true or (bound(goal, ranges) == ValueRanges.true() and _safe_divisors(goal, ranges)):
+            if self.facts.decide(goal, search=False) is True:
                 return (j,)
         return None
 
     def _finish(self, emitted: list[_Emitted]) -> tuple[GuardSetLike, SimplifyReport]:
         """Pass 7: prove the input and the emitted guards imply each other (see Note [Proof of equivalence]).
 
-        Goals that the other side's equalities and bounds already imply (``FoldedGuards.entails``)
-        need no Z3; the others are tried first with the guards they were derived from,
+        Goals that the other side's equalities and bounds already imply (``FoldedGuards.entails``
+        of that side's guards) need no Z3; the others are tried first with the guards they were derived from,
         then with growing neighbourhoods (see Note [Local premises]). A group of
         interacting symbols with a goal left unproven keeps its original guards.
         """
-        old = [g.expr for g in self.gs.guards]
-        new = [e.expr for e in emitted]
+        old = [g.form for g in self.gs.guards]
+        new = [e.form for e in emitted]
         hood = Neighbourhoods([old, new], self.facts.find)
         seeds_new, seeds_old = self._seeds(emitted, hood)
         entailer = self._entailer(self.domain, self.proof_budget)
-        old_set, new_set = set(old), set(new)
+        old_set, new_set = {form_key(f) for f in old}, {form_key(f) for f in new}
         failures: list[tuple[int, int, Verdict, str]] = []
-        plan = ((1, new, old, old_set, self.facts, seeds_new), (0, old, new, new_set, self.facts, seeds_old))
-        for goal_pool, goals, premises, known, cheap, seeds in plan:
-            skip = frozenset(k for k, e in enumerate(goals) if e in known or cheap.entails(e))
+        emitted_facts: list[FoldedGuards] = []
+
+        def emitted_entail(goal: BoolForm) -> bool:  # the emitted guards' own facts (the finite pass pins what the input's do not)
+            if self.facts.entails(goal):  # the input's facts: the emitted guards imply them (they were emitted from them)
+                return True
+            if not emitted_facts:
+                try:
+                    emitted_facts.append(FoldedGuards(self.domain, [(c, k) for k, f in enumerate(new) for c in conjuncts(f)]))
+                except _Contradiction:
+                    emitted_facts.append(self.facts)  # implied by the emitted guards too (they imply what they came from)
+            return emitted_facts[0].entails(goal)
+
+        plan = ((1, new, old, old_set, self.facts.entails, seeds_new), (0, old, new, new_set, emitted_entail, seeds_old))
+        for goal_pool, goals, premises, known, entailed, seeds in plan:
+            skip = frozenset(k for k, e in enumerate(goals) if form_key(e) in known or entailed(e))
             try:
                 found = unproven_entailments(
                     entailer, hood, 1 - goal_pool, premises, goal_pool, goals, skip, seeds
@@ -458,15 +500,16 @@ class _Simplifier:
         if verdicts and len(back) == len(old):  # nothing proven: return the input exactly as it was
             return self.gs, self._report(proof=proof, reverted=tuple(messages))
         keep += [_Emitted(old[i], frozenset([i])) for i in back]
-        if self._unsatisfiable([e.expr for e in keep]):  # equivalent to the input, so the input is too
+        if self._unsatisfiable([e.form for e in keep]):  # equivalent to the input, so the input is too
             return self._false("the guards contradict each other (Z3)")
-        return self._assemble(self._settle(keep), proof, tuple(messages))
+        # the finite pass ran before the drops (which leave the admitted points as they were): again only for what came back
+        return self._assemble(self._settle(keep) if back else keep, proof, tuple(messages))
 
-    def _unsatisfiable(self, exprs: list[sympy.Basic]) -> bool:
+    def _unsatisfiable(self, forms: list[BoolForm]) -> bool:
         """One last check: contradictions the cheap passes cannot see (``Eq(Mod(s, 4), 1)``, ``Eq(Mod(s, 2), 0)``)."""
         entailer = self._entailer(self.domain, Budget(self.config.rlimit, 1))
         try:
-            unsat = entailer.entails(exprs, sympy.false).status is SatStatus.UNSAT
+            unsat = entailer.entails(forms, B.FALSE).status is SatStatus.UNSAT
         except SolverError:
             unsat = False
         self.checks += entailer.checks
@@ -480,9 +523,9 @@ class _Simplifier:
         for k, e in enumerate(emitted):
             for o in e.origins:
                 by_origin.setdefault(o, []).append(k)
-        simple_by_rep: dict[sympy.Symbol, list[int]] = {}  # emitted equalities and bounds, by representative
+        simple_by_rep: dict[str, list[int]] = {}  # emitted equalities and bounds, by representative
         for k, e in enumerate(emitted):
-            if _canonical_key(e.expr)[0] in (0, 2):
+            if form_order_key(e.form)[0] in (0, 2):
                 for r in hood.reps[1][k]:
                     simple_by_rep.setdefault(r, []).append(k)
 
@@ -503,7 +546,7 @@ class _Simplifier:
     # -- results -------------------------------------------------------------------------------
     def _contradiction(self, origins: frozenset[int]) -> tuple[GuardSetLike, SimplifyReport]:
         """The cheap passes found the guards inconsistent: return ``False`` if Z3 agrees."""
-        old = [g.expr for g in self.gs.guards]
+        old = [g.form for g in self.gs.guards]
         hood = Neighbourhoods([old])
         entailer = self._entailer(self.domain, self.proof_budget)
         tried: list[list[int]] = []
@@ -514,7 +557,7 @@ class _Simplifier:
                 continue
             tried.append(group)
             try:
-                proven = entailer.entails([old[i] for i in group], sympy.false).status is SatStatus.UNSAT
+                proven = entailer.entails([old[i] for i in group], B.FALSE).status is SatStatus.UNSAT
             except SolverError:
                 continue
             if proven:
@@ -527,27 +570,27 @@ class _Simplifier:
 
     def _false(self, why: str) -> tuple[GuardSetLike, SimplifyReport]:
         dropped = tuple((g, why) for g in self.gs.guards)
-        return self.gs.with_guards([Guard.of(sympy.false, f"simplify: {why}")]), self._report(dropped=dropped)
+        return self.gs.with_guards([Guard.of(B.FALSE, f"simplify: {why}")]), self._report(dropped=dropped)
 
     def _assemble(
         self, keep: list[_Emitted], proof: Verdict, reverted: tuple[str, ...]
     ) -> tuple[GuardSetLike, SimplifyReport]:
         old = list(self.gs.guards)
-        keep = sorted(keep, key=lambda e: _canonical_key(e.expr))
-        by_expr = {g.expr: g for g in old}
+        keep = sorted(keep, key=lambda e: form_order_key(e.form))  # the order of the reduced set
+        by_key = {g.key: g for g in old}
         guards, rewritten = [], []
         for e in keep:
-            if e.expr in by_expr:
-                guards.append(by_expr[e.expr])
+            found = by_key.get(form_key(e.form))
+            if found is not None:
+                guards.append(found)
                 continue
             sources = [old[i] for i in sorted(e.origins)]
-            provenance = "; ".join(dict.fromkeys(g.origin for g in sources if g.origin)) or None
-            g = Guard.of(e.expr, provenance)
+            g = Guard.of(e.form, join_origins(g.why for g in sources))  # provenance built when read
             guards.append(g)
             rewritten.append((g, tuple(sources)))
-        kept_exprs = {e.expr for e in keep}
+        kept_keys = {form_key(e.form) for e in keep}
         represented = set().union(*(e.origins for e in keep))
-        represented |= {i for i, g in enumerate(old) if g.expr in kept_exprs}
+        represented |= {i for i, g in enumerate(old) if g.key in kept_keys}
         why = self.reasons.get
         dropped = tuple((g, why(i, "implied by the other guards")) for i, g in enumerate(old) if i not in represented)
         report = self._report(dropped=dropped, rewritten=tuple(rewritten), proof=proof, reverted=reverted)
@@ -562,10 +605,11 @@ class _Simplifier:
         """
         for _ in range(rounds):
             reduced = self._finite_pass(keep)
-            pinned = {e.expr for e in reduced} - {e.expr for e in keep}
-            if not any(_classify(e).kind == "exact" for e in pinned) or not all(e.origins for e in reduced):
+            before = {form_key(e.form) for e in keep}
+            pinned = [e for e in reduced if form_key(e.form) not in before]
+            if not any(classify_form(e.form).kind == "exact" for e in pinned) or not all(e.origins for e in reduced):
                 return reduced
-            items = [(e.expr, o) for e in reduced for o in sorted(e.origins)]
+            items = [(e.form, o) for e in reduced for o in sorted(e.origins)]
             try:
                 facts = FoldedGuards(self.domain, items)
             except _Contradiction:
@@ -582,25 +626,27 @@ class _Simplifier:
 
     def _finite_pass(self, keep: list[_Emitted]) -> list[_Emitted]:
         """Pass 6a: the guards over small finite ranges, reduced by enumeration (exact; Note [Reducing over finite ranges])."""
-        exprs = [e.expr for e in keep]
-        result = reduce_finite(exprs, self.domain)
+        ranges = {s: (r.lower, r.upper) for s, r in self.domain.items() if not r.is_bool}
+        result = reduce_finite_forms([e.form for e in keep], ranges)
         if not result.dropped and not result.added:
             return keep
-        by_expr = {e.expr: e for e in keep}
+        by_key = {form_key(e.form): e for e in keep}
         note = f"implied within the finite ranges of its symbols ({result.points} points enumerated)"
         for k in result.dropped:
             self.reasons.update((o, note) for o in keep[k].origins)
         out = []
-        added = dict(result.added)
-        for expr in result.exprs:
-            found = by_expr.get(expr)
+        added = {form_key(f): indices for f, indices in result.added}
+        for f in result.forms:
+            key = form_key(f)
+            found = by_key.get(key)
             if found is None:
-                found = _Emitted(expr, frozenset().union(*(keep[k].origins for k in added[expr])))
+                origins = frozenset().union(*(keep[k].origins for k in added[key]))
+                found = _Emitted(f, origins, classify_form(f).kind != "exact")  # a pin is kept, as pass 3 keeps one
             out.append(found)
         return out
 
     def _report(self, **fields) -> SimplifyReport:
-        subs = tuple(sorted(self.mapping.items(), key=lambda kv: _sym_key(kv[0])))
+        subs = tuple((symbol_expr(s), _as_sympy(v)) for s, v in sorted(self.mapping.items(), key=lambda kv: _name_key(kv[0])))
         budgets = (self.drop_budget, self.proof_budget)
         return SimplifyReport(
             substitutions=subs, z3_checks=self.checks, elapsed=time.perf_counter() - self.start,

@@ -38,6 +38,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 from symint import form as F
 from symint.form import logic as B
 from symint.form.logic import BoolForm
+from symint.sympy_io import to_sympy
 from valueranges import ValueRanges
 from valueranges.errors import ContradictoryFactsError, ValueRangeError
 from valueranges.facts import Facts, natural_rank
@@ -45,10 +46,10 @@ from valueranges.facts.monotone import as_bound
 from valueranges.facts.ranges import intersect
 
 from guards.guard import Guard, form_key
-from guards.simplify.classify import _name_key, classify_form, form_order_key
+from guards.simplify.classify import _name_key, classify_form, form_order_key, has_opaque, may_raise, never_raises
 from guards.simplify.finite_domain import FiniteLimits, reduce_finite_forms
 
-__all__ = ["reduce_forms", "FormReduction", "merge_bounds", "canonical_guards"]
+__all__ = ["reduce_forms", "FormReduction", "merge_bounds", "canonical_guards", "join_origins"]
 
 INF = math.inf
 
@@ -56,8 +57,12 @@ INF = math.inf
 Item = tuple[BoolForm, object]
 
 
-def _join(origins: Iterable[object]) -> Callable[[], str | None]:
-    """The origin of a guard made from others: their origins, joined (built when read)."""
+def join_origins(origins: Iterable[object]) -> Callable[[], str | None]:
+    """The origin of a guard made from others: their origins (text, None, or functions returning it), joined when read.
+
+    >>> join_origins(["a.py:1", None, lambda: "b.py:2", "a.py:1"])()
+    'a.py:1; b.py:2'
+    """
     parts = tuple(origins)
 
     def text() -> str | None:
@@ -178,21 +183,21 @@ class FormReduction:
         kept: list[Item] = []
         seen = {form_key(f) for f, _ in explicit}
         for form, origin in reversed(items):
-            raises = _may_raise(form)
+            raises = may_raise(form)
             if not raises:  # Note [Guards that may raise]
                 form = facts.simplify_bool(form)
                 if form.kind == "const":
                     continue
-            cost = _new_nodes(form, counted) if form.symbols <= enumerable and not _has_opaque(form) else None
+            cost = _new_nodes(form, counted) if form.symbols <= enumerable and not has_opaque(form) else None
             if cost is not None and cost <= budget:
                 budget -= cost
-                if facts.decide(form, use_facts=False, expect=True) is True and _never_raises(form, facts, raises):
+                if facts.decide(form, use_facts=False, expect=True) is True and never_raises(form, facts, raises):
                     continue
             else:
                 if kept_facts is None:
                     kept_facts = self._explicit_facts(explicit)
                 # every guard and fact here holds for the hints: only "implied" is worth searching for
-                if kept_facts.decide(form, expect=True) is True and _never_raises(form, kept_facts, raises):
+                if kept_facts.decide(form, expect=True) is True and never_raises(form, kept_facts, raises):
                     continue
                 kept_facts.learn_form(form, undecided=True, consistent=True)  # just asked: not asked again
             form = _plain(self._as_bound(facts, form))
@@ -293,7 +298,7 @@ class FormReduction:
         out = []
         for f in result.forms:
             key = form_key(f)
-            origin = given[key] if key in given else _join(items[i][1] for i in sorted(added.get(key, ())))
+            origin = given[key] if key in given else join_origins(items[i][1] for i in sorted(added.get(key, ())))
             out.append((f, origin))
         return out
 
@@ -380,56 +385,6 @@ def _form_nodes(f: "F.Form", counted: set[int]) -> int:
     return n
 
 
-def _may_raise(form: BoolForm) -> bool:
-    """Whether evaluating ``form`` may divide by zero: a division by a non-constant, or an opaque part."""
-    kind = form.kind
-    if kind == "rel":
-        return form.args[1].has_symbolic_division or form.args[2].has_symbolic_division
-    if kind in ("and", "or", "not"):
-        return any(_may_raise(a) for a in form.args)
-    return kind == "opaque"
-
-
-def _never_raises(form: BoolForm, facts: Facts, raises: bool) -> bool:
-    """Whether no divisor in ``form`` can be 0 within ``facts``' ranges (True when ``raises`` is False)."""
-    if not raises:
-        return True
-    if form.kind == "rel":
-        return all(_divisors_nonzero(f, facts) for f in form.args[1:])
-    if form.kind in ("and", "or", "not"):
-        return all(_never_raises(a, facts, True) for a in form.args)
-    return False
-
-
-def _divisors_nonzero(f: "F.Form", facts: Facts) -> bool:
-    for m, _ in f.terms:
-        for a, _ in m.factors:
-            if a.kind in ("floordiv", "ceildiv", "mod") and not a.args[1].is_const:
-                lo, hi = facts.bound_form(a.args[1])
-                if not (lo > 0 or hi < 0):
-                    return False
-            if a.kind == "opaque" or (a.kind != "sym" and not all(_divisors_nonzero(x, facts) for x in a.args)):
-                return False
-    return True
-
-
-def _has_opaque(form: BoolForm) -> bool:
-    """Whether a boolean form holds an opaque part (which the finite pass does not evaluate)."""
-    if form.kind == "opaque":
-        return True
-    if form.kind == "rel":
-        return any(_form_has_opaque(f) for f in form.args[1:])
-    return any(_has_opaque(a) for a in form.args) if form.kind in ("and", "or", "not") else False
-
-
-def _form_has_opaque(f: "F.Form") -> bool:
-    for m, _ in f.terms:
-        for a, _ in m.factors:
-            if a.kind == "opaque" or (a.kind != "sym" and any(_form_has_opaque(x) for x in a.args)):
-                return True
-    return False
-
-
 def _subject(fact: BoolForm) -> str | None:
     """The symbol a fact the engine reports is about: a bound, a replacement (its left side) or a divisor; else None."""
     if fact.kind != "rel":
@@ -456,7 +411,7 @@ def _explain(head: str, value: "F.Form | None", why: Sequence[object]) -> Callab
     causes = tuple(why)
 
     def text() -> str:
-        said = head + (str(value.sympy()) if value is not None else "")
+        said = head + (str(to_sympy(value)) if value is not None else "")
         if value is not None:
             said += " from: "
         parts = [c() if callable(c) else c for c in causes]

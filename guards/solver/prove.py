@@ -33,11 +33,14 @@ from typing import Callable, Mapping, Sequence
 
 import sympy
 
+from symint.form.logic import BoolForm
+from symint.sympy_io import to_sympy
 from valueranges import ValueRanges
 
 from guards.errors import GuardTypeError, SolverError
 from guards.guard import Guard
-from guards.simplify.classify import _classify
+from guards.simplify.classify import classify_form
+from guards.text.escape import sympy_str
 
 from guards.solver.z3_solver import Budget, SatStatus, SolverConfig, SolverOutcome, Z3Context, Z3Solver
 from guards.solver.z3_translate import Translator, conj, negate
@@ -270,9 +273,10 @@ def _locally(a: GuardSetLike, b: GuardSetLike, config: SolverConfig, both_ways: 
         for sym, rng in gs.domain:
             name = names[sym]
             domain[name] = domain[name] & rng if name in domain else rng
-    exprs = [list(a.exprs), list(b.exprs)]
+    exprs = [[g.form for g in a.guards], [g.form for g in b.guards]]  # forms name their symbols by name
     ids = [{t.holds(e).get_id() for e in pool} for t, pool in zip((ta, tb), exprs)]
-    hood = Neighbourhoods(exprs, [names_a.__getitem__, names_b.__getitem__])
+    by_name = [{s.name: v for s, v in names.items()} for names in (names_a, names_b)]
+    hood = Neighbourhoods(exprs, [by_name[0].__getitem__, by_name[1].__getitem__])
     entailer = Entailer(domain, config, [ta, tb], budget=budget)
     directions = [(0, 1), (1, 0)] if both_ways else [(0, 1)]
     for premise_pool, goal_pool in directions:
@@ -428,7 +432,7 @@ class RedundancyReport:
     safety_net: bool = False
 
 
-def _cheap_redundant(exprs: Sequence[sympy.Basic], domain: Mapping[sympy.Symbol, ValueRanges]) -> set[int]:
+def _cheap_redundant(forms: Sequence[BoolForm], domain: Mapping[str, ValueRanges]) -> set[int]:
     """Single-symbol bounds, ``!=`` constants and divisibility implied by a stronger one (no Z3).
 
     Per symbol, the strongest lower and upper bound and the divisibility facts not implied
@@ -437,9 +441,9 @@ def _cheap_redundant(exprs: Sequence[sympy.Basic], domain: Mapping[sympy.Symbol,
     implied by guards that stay, so the drops are sound together with later ones (see
     :func:`redundant_with_report`). Linear: one pass per symbol.
     """
-    by_sym: dict[sympy.Symbol, list[tuple[str, int, int]]] = {}
-    for i, e in enumerate(exprs):
-        k = _classify(e)
+    by_sym: dict[str, list[tuple[str, int, int]]] = {}
+    for i, f in enumerate(forms):
+        k = classify_form(f)
         if k.kind in ("lower", "upper", "ne", "div"):
             by_sym.setdefault(k.sym, []).append((k.kind, int(k.value), i))
     dropped: set[int] = set()
@@ -493,12 +497,10 @@ def redundant_with_report(gs: GuardSetLike, config: SolverConfig = _DEFAULT) -> 
     ((Guard(n >= 2),), (), False)
     """
     guards = gs.guards
-    exprs = [g.expr for g in guards]
-    forms = [g.form for g in guards]  # what Z3 reads (Note [Forms to Z3]); exprs for the cheap passes
+    forms = [g.form for g in guards]  # what the cheap pass and Z3 read (Note [Forms to Z3])
     query = _Query([gs], config)
-    domain = gs.domain_map
-    dropped = _cheap_redundant(exprs, domain)
-    hood = Neighbourhoods([exprs])
+    dropped = _cheap_redundant(forms, {s.name: r for s, r in gs.domain})
+    hood = Neighbourhoods([forms])
     t = query.translators[0]
     keep: dict[int, object] = {}
     unknown: set[int] = set()
@@ -516,12 +518,12 @@ def redundant_with_report(gs: GuardSetLike, config: SolverConfig = _DEFAULT) -> 
         return keep[j]
 
     groups: dict[int, frozenset] = {}  # each guard's connected group of symbols, computed once per group
-    for i in range(len(exprs)):
+    for i in range(len(forms)):
         if i not in groups:
             group = hood.around(hood.reps[0][i], None)
             groups.update((j, group) for j in hood.pool_members(0, group))
             groups.setdefault(i, group)
-    for i in reversed(range(len(exprs))):
+    for i in reversed(range(len(forms))):
         if i in dropped:
             continue
         try:
@@ -624,22 +626,35 @@ class Entailer:
         return self.translators[pool] if pool < len(self.translators) else self.translators[0]
 
     def entails(
-        self, premises: Sequence[sympy.Basic], goal: sympy.Basic, premise_pool: int = 0, goal_pool: int = 0
+        self, premises: Sequence["BoolForm | sympy.Basic"], goal: "BoolForm | sympy.Basic", premise_pool: int = 0,
+        goal_pool: int = 0,
     ) -> SolverOutcome:
         """``UNSAT`` when the premises (and the domain) imply ``goal``; ``SAT`` when they do not.
+
+        Premises and goal are boolean forms (what guards hold) or sympy booleans.
 
         Raises:
             SolverError: a guard cannot be translated to Z3.
         """
         tp, tg = self._translator(premise_pool), self._translator(goal_pool)
         solver = Z3Solver(self.config, self.context, self.budget, self.rlimit)
-        variables = {tp.name(s): (tp, s) for p in premises for s in p.free_symbols}
-        variables.update({tg.name(s): (tg, s) for s in goal.free_symbols})
+        variables = {tp.name(s): (tp, s) for p in premises for s in tp.symbols(p)}
+        variables.update({tg.name(s): (tg, s) for s in tg.symbols(goal)})
         ranges = [(t, s, self.domain.get(name)) for name, (t, s) in sorted(variables.items())]
         solver.add(*(t.in_range(s, r) for t, s, r in ranges if r is not None and not r.is_bool))
         solver.add(*(tp.holds(p) for p in premises), negate(tg.holds(goal)))
         self.checks += 1
         return solver.check()
+
+
+def _symbols(e: "BoolForm | sympy.Basic") -> frozenset:
+    """The symbols a guard reads: names for a boolean form, sympy symbols for a sympy boolean."""
+    return e.symbols if isinstance(e, BoolForm) else e.free_symbols
+
+
+def _text(e: "BoolForm | sympy.Basic") -> str:
+    """A guard's text for a message (the sympy view of a form, printed only when a message is built)."""
+    return sympy_str(to_sympy(e) if isinstance(e, BoolForm) else e)
 
 
 class Neighbourhoods:
@@ -648,6 +663,7 @@ class Neighbourhoods:
     ``contract`` maps a symbol to its class representative, so that ``Eq(s1, s0)`` and
     the guards on ``s0`` count as neighbours of the guards on ``s1``; it may also be a
     list with one function per pool (e.g. symbol -> Z3 variable name for two guard sets).
+    A pool holds boolean forms (their symbols are names) or sympy booleans (sympy symbols).
 
     >>> from symint.build import symbol_expr, lt
     >>> a, b, c = (symbol_expr(n) for n in "abc")
@@ -658,7 +674,7 @@ class Neighbourhoods:
 
     def __init__(self, pools: Sequence[Sequence[sympy.Basic]], contract=None):
         contracts = contract if isinstance(contract, (list, tuple)) else [contract or (lambda s: s)] * len(pools)
-        self.reps = [[frozenset(f(s) for s in e.free_symbols) for e in pool] for f, pool in zip(contracts, pools)]
+        self.reps = [[frozenset(f(s) for s in _symbols(e)) for e in pool] for f, pool in zip(contracts, pools)]
         self.by_rep: list[dict[sympy.Symbol, list[int]]] = []
         for reps in self.reps:
             index: dict[sympy.Symbol, list[int]] = {}
@@ -726,7 +742,7 @@ def unproven_entailments(
         if g in skip or (own and own <= failed_reps):
             continue
         if not budget.allows():
-            failures.append((g, Verdict.UNKNOWN, f"ran out of the budget ({budget.describe()}) before proving {goals[g]}"))
+            failures.append((g, Verdict.UNKNOWN, f"ran out of the budget ({budget.describe()}) before proving {_text(goals[g])}"))
             failed_reps |= hood.around(own, None)
             continue
         group = hood.pool_members(premise_pool, hood.around(own, None))
@@ -747,7 +763,7 @@ def unproven_entailments(
         if verdict is not Verdict.YES:
             failed_reps |= hood.around(own, None)
             tried = tried or []
-            shown = ", ".join(str(premises[i]) for i in tried[:5]) + (", ..." if len(tried) > 5 else "")
+            shown = ", ".join(_text(premises[i]) for i in tried[:5]) + (", ..." if len(tried) > 5 else "")
             what = "do not imply" if verdict is Verdict.NO else "were not shown to imply"
-            failures.append((g, verdict, f"{shown or 'the domain'} {what} {goals[g]}"))
+            failures.append((g, verdict, f"{shown or 'the domain'} {what} {_text(goals[g])}"))
     return failures

@@ -66,6 +66,7 @@ from sympy.core.relational import Relational
 from symint.build import symbol_expr
 from symint.form import BoolForm
 from symint.form.terms import Atom, Form
+from symint.sympy_io import to_sympy
 from symint.sympy_io.functions import (CeilDiv, CeilToInt, FloorDiv, FloorToInt, IfThenElse, IntTrueDiv, Max, Min, Mod,
                                        PowByNatural)
 from valueranges import ValueRanges
@@ -144,6 +145,29 @@ class Translator:
         'v0'
         """
         return self._names.get(sym, sym.name)
+
+    def symbol(self, name: str) -> sympy.Symbol:
+        """The symbol a form names ``name`` (one of ``names``' keys if one is so named).
+
+        >>> Translator().symbol("s0")
+        s0
+        """
+        sym = self._by_name.get(name)
+        if sym is None:
+            sym = self._by_name[name] = symbol_expr(name)
+        return sym
+
+    def symbols(self, expr: "BoolForm | sympy.Basic") -> list[sympy.Symbol]:
+        """The symbols ``expr`` (a boolean form or a sympy boolean) reads.
+
+        >>> from symint import form as F
+        >>> from symint.form import rel
+        >>> Translator().symbols(rel("<", F.sym("x"), F.const(3)))
+        [x]
+        """
+        if isinstance(expr, BoolForm):
+            return [self.symbol(n) for n in sorted(expr.symbols)]
+        return list(expr.free_symbols)
 
     def variable(self, sym: sympy.Symbol) -> z3.ArithRef:
         """The Z3 integer variable standing for ``sym``.
@@ -234,8 +258,7 @@ class Translator:
     def _atom(self, atom: Atom) -> Term:
         kind = atom.kind
         if kind == "sym":
-            sym = self._by_name.get(atom.name)
-            return Term(self.variable(symbol_expr(atom.name) if sym is None else sym))
+            return Term(self.variable(self.symbol(atom.name)))
         if kind == "opaque":  # a sympy expression the forms cannot hold: its own translation
             return self.term(atom.args[0])
         if kind in ("floordiv", "ceildiv", "mod"):
@@ -246,9 +269,9 @@ class Translator:
         if kind == "pow":
             base, exp = atom.args
             if not exp.is_const:
-                raise SolverError(f"cannot translate {atom.sympy()} exactly: PowByNatural with a symbolic exponent")
+                raise SolverError(f"cannot translate {to_sympy(atom)} exactly: PowByNatural with a symbolic exponent")
             return self._power(self.term(base), exp.const, atom)
-        raise SolverError(f"cannot translate the {kind} atom {atom.sympy()} to Z3")
+        raise SolverError(f"cannot translate the {kind} atom {to_sympy(atom)} to Z3")
 
     def _bool_form(self, b: BoolForm) -> Term:
         kind = b.kind

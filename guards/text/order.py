@@ -28,7 +28,8 @@ Note [Sympy's print order on forms]
 >>> f = F.add(F.mul(x, y), F.add(F.mul(x, x), F.const(3)))
 >>> [([(a.name, p) for a, p in m.factors] if m else [], c) for m, c in ordered_terms(f)]
 [([('x', 2)], 1), ([('x', 1), ('y', 1)], 1), ([], 3)]
->>> f.sympy().as_ordered_terms()
+>>> from symint.sympy_io import to_sympy
+>>> to_sympy(f).as_ordered_terms()
 [x**2, x*y, 3]
 """
 

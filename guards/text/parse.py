@@ -34,7 +34,7 @@ Note [Resource limits]
 
 Note [Evaluation order and raising guards]
     A guard means what Python computes for its text: ``and``/``or`` short-circuit
-    left to right (the connectives keep the written order, Note [Ordered connectives] in :mod:`symint.sympy_io.functions`),
+    left to right (the connectives keep the written order, Note [Ordered connectives] in :mod:`symint.sympy_io.connectives`),
     ``//`` and ``%`` by zero raise and a guard that raises *fails*, ``a ** b`` with a
     symbolic exponent is Python's power (a float when ``b < 0``). Folding while
     parsing is exact wherever the text has a value, but may drop a division by zero:
@@ -45,7 +45,7 @@ Note [Evaluation order and raising guards]
 
 >>> from guards.source import Source
 >>> parse_guard("Ne(Mod(s0, 2), 0)")
-BoolForm(Ne(Mod(s0, 2), 0))
+BoolForm(Mod(s0, 2) != 0)
 >>> parse_guards_text(["L['x'].size()[0] // 2 != 1", "2 <= L['y'].size()[0] <= 1024"]).exprs
 (Ne(FloorDiv(s0, 2), 1), (2 <= s1) & (s1 <= 1024))
 """
@@ -64,7 +64,8 @@ from symint.build import as_expr, symbol_expr
 from symint.form import BoolForm, Form
 
 from symint.errors import ExpressionLimitError
-from symint.limits import check_folded
+from symint.sympy_io import to_sympy
+from symint.sympy_io.limits import check_folded
 
 from guards.errors import GuardParseError, GuardTypeError
 from guards.text.lexer import BINARY_PRECEDENCE, COMPARISONS, FUNCTIONS, KEYWORDS, KNOWN_FUNCTIONS, MAX_CONSTANT_BITS, SOURCE_ATTRS
@@ -553,7 +554,7 @@ class ParsedGuards:
     @property
     def exprs(self) -> tuple[sympy.Basic, ...]:
         """The sympy views of the conditions (built once per form, for readers that want sympy)."""
-        return tuple(f.sympy() for f in self.forms)
+        return tuple(to_sympy(f) for f in self.forms)
 
     @property
     def source_map(self) -> dict[sympy.Symbol, Source]:
@@ -651,7 +652,7 @@ def parse_expression(text: str, symbols: Mapping[sympy.Symbol, Source] | None = 
 
     Returns:
         A :class:`~symint.form.Form` (an integer), a :class:`~symint.form.BoolForm` (a
-        boolean), or a sympy expression for a float (``s0 / 2``); ``.sympy()`` of a form is
+        boolean), or a sympy expression for a float (``s0 / 2``); ``to_sympy`` of a form is
         its sympy view.
 
     Raises:
@@ -678,7 +679,7 @@ def parse_guard(text: str, symbols: Mapping[sympy.Symbol, Source] | None = None,
         dialect: see :func:`parse_guards_text`.
 
     Returns:
-        The condition as a boolean form (``.sympy()`` is its sympy view).
+        The condition as a boolean form (``to_sympy`` of it is its sympy view).
 
     Raises:
         GuardParseError: malformed text, with the column and a caret line.
@@ -686,7 +687,7 @@ def parse_guard(text: str, symbols: Mapping[sympy.Symbol, Source] | None = None,
 
     >>> from guards.source import Source
     >>> n = symbol_expr("n")
-    >>> parse_guard("2 <= L['k'] and s0 % 8 == 0", {n: Source.value("k")}).sympy()
+    >>> to_sympy(parse_guard("2 <= L['k'] and s0 % 8 == 0", {n: Source.value("k")}))
     (2 <= n) & Eq(Mod(s0, 8), 0)
     """
     expr = parse_expression(text, symbols, dialect)

@@ -24,7 +24,7 @@ Note [Printing forms]
     prints in the usual order at any size. And where the view's connectives fold what
     the form keeps (``x < 3 and x >= 3``: sympy's ``And`` makes it False), the form
     prints as it is, since it is what the guard evaluates (Note [Folding connectives]
-    in :mod:`symint.sympy_io.functions`). tests/guards/test_text_order.py checks the
+    in :mod:`symint.sympy_io.connectives`). tests/guards/test_text_order.py checks the
     text of random forms against the text of their views.
 
 Note [Round trip]

@@ -24,14 +24,14 @@ Note [Parsed forms and the sympy builders]
     (flattened, an identical operand dropped): sympy also dropped a relation whose
     ``canonical`` form repeated another's (``x < 3 and 3 > x``) and folded ``x < 3 and
     x >= 3`` to False, which changes what the guard raises on (Note [Folding connectives]
-    in :mod:`symint.sympy_io.functions`); simplification folds them instead. And inside a
+    in :mod:`symint.sympy_io.connectives`); simplification folds them instead. And inside a
     float expression an integer operand is its canonical form, so
     ``IntTrueDiv(s0, s1)/((s1 + 1)*(s1 + 2))`` reads back with the denominator expanded
     (the same value; an integer guard was expanded by its conversion to forms anyway).
 
 >>> from symint import form as F
 >>> x = F.sym("x")
->>> relation("<", arith("//", x, F.const(2)), F.const(3)).sympy()
+>>> to_sympy(relation("<", arith("//", x, F.const(2)), F.const(3)))
 FloorDiv(x, 2) < 3
 >>> arith("/", x, F.const(2))
 IntTrueDiv(x, 2)
@@ -47,7 +47,7 @@ from sympy.logic.boolalg import BooleanAtom
 from symint import build
 from symint import form as F
 from symint.form import MAX_TERMS, BoolForm, Form, FormLimitError
-from symint.sympy_io import NotAnIntegerForm, from_sympy
+from symint.sympy_io import NotAnIntegerForm, from_sympy, opaque_bool_from_sympy, to_sympy
 
 from guards.errors import GuardTypeError
 from guards.guard import as_bool_form
@@ -90,7 +90,7 @@ def _too_large(e: sympy.Basic) -> bool:
 
 def view(v: Value) -> sympy.Basic:
     """The sympy expression of ``v`` (the view of a form, built once and cached on it)."""
-    return v if isinstance(v, sympy.Basic) else v.sympy()
+    return v if isinstance(v, sympy.Basic) else to_sympy(v)
 
 
 def _on_forms(form_op: Callable[..., Value] | None, sympy_op: Callable[..., sympy.Basic], args: tuple) -> Value:
@@ -104,7 +104,7 @@ def _on_forms(form_op: Callable[..., Value] | None, sympy_op: Callable[..., symp
 
 def _pow(a: Form, b: Form) -> Value:
     if b.is_const and b.const < 0:  # 1 / a**k: a float
-        return lift(build.pow_(a.sympy(), b.sympy()))
+        return lift(build.pow_(to_sympy(a), to_sympy(b)))
     return F.pow_sym(a, b)
 
 
@@ -129,7 +129,7 @@ def arith(op: str, a: Value, b: Value) -> Value:
         ZeroDivisionError: a division by the constant 0.
         ExpressionLimitError: the result would be too large.
 
-    >>> arith("%", F.add(F.sym("x"), F.const(9)), F.const(4)).sympy()
+    >>> to_sympy(arith("%", F.add(F.sym("x"), F.const(9)), F.const(4)))
     Mod(x + 1, 4)
     """
     form_op, sympy_op = _ARITH[op]
@@ -139,7 +139,7 @@ def arith(op: str, a: Value, b: Value) -> Value:
 def neg(a: Value) -> Value:
     """``-a``.
 
-    >>> neg(F.sym("x")).sympy()
+    >>> to_sympy(neg(F.sym("x")))
     -x
     """
     return F.neg(a) if type(a) is Form else lift(build.neg(view(a)))
@@ -163,13 +163,13 @@ def relation(op: str, a: Value, b: Value) -> BoolForm:
     Raises:
         GuardTypeError: booleans ordered (``<``).
 
-    >>> relation("==", F.scale(F.sym("a"), 2), F.const(1)).sympy()   # no integer solution, kept as written
+    >>> to_sympy(relation("==", F.scale(F.sym("a"), 2), F.const(1)))   # no integer solution, kept as written
     Eq(2*a, 1)
     """
     if type(a) is Form and type(b) is Form:
         r = F.rel(op, a, b)
         if r.kind == "const" and not F.sub(a, b).is_const:  # folded by a gcd (Note [Parsed forms and the sympy builders])
-            return as_bool_form(_SYMPY_RELATIONS[op](a.sympy(), b.sympy()))
+            return as_bool_form(_SYMPY_RELATIONS[op](to_sympy(a), to_sympy(b)))
         return r
     if isinstance(a, BoolForm) and isinstance(b, BoolForm):
         if op not in ("==", "!="):
@@ -178,14 +178,14 @@ def relation(op: str, a: Value, b: Value) -> BoolForm:
         return same if op == "==" else negate(same)
     written = _SYMPY_RELATIONS[op](view(a), view(b))
     if any(_too_large(x) for x in (a, b) if isinstance(x, sympy.Basic)) and build.is_bool_expr(written):
-        return F.opaque_bool(written) if not isinstance(written, BooleanAtom) else F.bool_const(bool(written))
+        return opaque_bool_from_sympy(written) if not isinstance(written, BooleanAtom) else F.bool_const(bool(written))
     return as_bool_form(written)
 
 
 def negate(a: BoolForm) -> BoolForm:
     """``not a`` (a relation flips its operator).
 
-    >>> negate(relation("<", F.sym("x"), F.const(3))).sympy()
+    >>> to_sympy(negate(relation("<", F.sym("x"), F.const(3))))
     x >= 3
     """
     return F.not_(a)
@@ -195,7 +195,7 @@ def connective(kind: str, args: list[BoolForm]) -> BoolForm:
     """``and``/``or`` of ``args`` in the written order (flattened; a repeated operand dropped).
 
     >>> x = F.sym("x")
-    >>> connective("and", [relation("<", x, F.const(3)), relation("<", x, F.const(3))]).sympy()
+    >>> to_sympy(connective("and", [relation("<", x, F.const(3)), relation("<", x, F.const(3))]))
     x < 3
     """
     return (F.and_ if kind == "and" else F.or_)(*args)

@@ -44,13 +44,16 @@ from dataclasses import dataclass
 
 import sympy
 
-from symint.build import eq, floordiv, le, mod, sub, symbol_expr
+from symint import form as F
+from symint.build import symbol_expr
+from symint.form import logic as B
 
 from guards.errors import GuardParseError
 from guards.guard import Guard
+from guards.simplify.folding import substitute_symbols
 from guards.text.parse import parse_expression, parse_guard
 from guards.text.printers import to_source_text
-from guards.text.values import view
+from guards.text.values import Value, relation
 from guards.source import Source
 
 __all__ = ["ExportText", "read_export_text", "looks_like_export_program", "MODULE_STATE"]
@@ -142,7 +145,7 @@ class _Reader:
     def __init__(self) -> None:
         self.sources: dict[sympy.Symbol, Source] = {}
         self.guards: list[Guard] = []
-        self.derived: list[tuple[Source, sympy.Basic]] = []  # (dim, expression of symbols) in order
+        self.derived: list[tuple[Source, Value]] = []  # (dim, expression of symbols: a form) in order
 
     def dim_symbol(self, src: Source) -> sympy.Symbol:
         """A fresh symbol ``d<k>`` for a dim that is not a lone symbol (a static or derived dim)."""
@@ -189,18 +192,18 @@ def read_export_text(text: str) -> ExportText:
         for i, dim in enumerate(dims):
             src = Source.size(base, i)
             if _INT.match(dim):
-                r.guards.append(Guard.of(eq(r.dim_symbol(src), int(dim)), origin))
+                r.guards.append(Guard.of(B.rel("==", F.sym(r.dim_symbol(src).name), F.const(int(dim))), origin))
                 continue
             if _SYMBOL.match(dim) and symbol_expr(dim) not in r.sources:
                 r.sources[symbol_expr(dim)] = src
                 continue
             try:
-                value = view(parse_expression(dim, dialect="sympy"))  # solved for roots in sympy (_solve_roots)
+                value = parse_expression(dim, dialect="sympy")  # a form (solved for roots in _solve_roots)
             except GuardParseError as exc:
                 raise GuardParseError(f"an input dim that cannot be read: {exc.message}", lines[line_no - 1], 0, dim, line_no) from None
             sym = r.dim_symbol(src)
             r.derived.append((src, value))
-            r.guards.append(Guard.of(eq(sym, value), origin))
+            r.guards.append(Guard.of(relation("==", F.sym(sym.name), value), origin))
     for n, line in enumerate(lines, 1):
         start = line.find(_RANGES_HEAD)
         end = line.rfind("}")
@@ -208,13 +211,13 @@ def read_export_text(text: str) -> ExportText:
             for v in _RANGE.finditer(line[start + len(_RANGES_HEAD) : end]):
                 key = v.group("key").strip()
                 try:
-                    value = view(parse_expression(key, dialect="sympy"))
+                    value = parse_expression(key, dialect="sympy")
                 except GuardParseError as exc:
                     raise GuardParseError(f"a range constraint that cannot be read: {exc.message}", line, 0, key, n) from None
                 if _INT.match(v.group("lo")):
-                    r.guards.append(Guard.of(le(int(v.group("lo")), value), f"line {n} range constraints"))
+                    r.guards.append(Guard.of(relation("<=", F.const(int(v.group("lo"))), value), f"line {n} range constraints"))
                 if _INT.match(v.group("hi")):
-                    r.guards.append(Guard.of(le(value, int(v.group("hi"))), f"line {n} range constraints"))
+                    r.guards.append(Guard.of(relation("<=", value, F.const(int(v.group("hi")))), f"line {n} range constraints"))
         head = line.find(_ASSERT_HEAD)
         tail = line.find(_ASSERT_TAIL, head + len(_ASSERT_HEAD)) if head >= 0 else -1
         if tail >= 0:
@@ -225,25 +228,31 @@ def read_export_text(text: str) -> ExportText:
 
 
 def _solve_roots(r: _Reader) -> tuple[list[Guard], tuple[tuple[str, str], ...]]:
-    """Replace each root symbol (no input dim of its own) by its value solved from the first dim ``a*root + b`` using it."""
-    free = sorted({s for g in r.guards for s in g.expr.free_symbols if s not in r.sources}, key=lambda s: s.name)
+    """Replace each root symbol (no input dim of its own) by its value solved from the first dim ``a*root + b`` using it.
+
+    On forms: a dim's form is linear in the root when it is one symbol with a coefficient and a constant.
+    """
+    named = {s.name for s in r.sources}
+    free = sorted({n for g in r.guards for n in g.form.symbols if n not in named})
     guards = list(r.guards)
     roots: list[tuple[str, str]] = []
     for root in free:
         for src, value in r.derived:
-            poly = sympy.Poly(value, root) if value.free_symbols == {root} and value.is_polynomial(root) else None
-            if poly is None or poly.degree() != 1:
+            linear = value.linear() if isinstance(value, F.Form) and value.symbols == {root} else None
+            if not linear:
                 continue
-            a, b = (int(c) for c in poly.all_coeffs())
-            if a == 0:
-                continue
-            dim = r.dim_symbol(src)
-            shifted = sub(dim, b) if b else dim
-            solved = floordiv(shifted, a) if a != 1 else shifted
-            origin = f"derived dim: {root.name} = {to_source_text(solved, r.sources)}"
+            a, b = linear[root], value.const
+            dim = F.sym(r.dim_symbol(src).name)
+            shifted = F.sub(dim, F.const(b)) if b else dim
+            solved = F.floordiv(shifted, F.const(a)) if a != 1 else shifted
+            text = to_source_text(solved, r.sources)
+            origin = f"derived dim: {root} = {text}"
             # the dim that names the root: its own guard becomes "divisible by a" (true if a is 1 or -1)
-            defining, divisible = eq(dim, value), Guard.of(eq(mod(shifted, a), 0), origin)
-            guards = [divisible if g.expr == defining else Guard.of(g.expr.xreplace({root: solved}), g.origin) for g in guards]
-            roots.append((root.name, to_source_text(solved, r.sources)))
+            defining = Guard.of(B.rel("==", dim, value))
+            divisible = Guard.of(B.rel("==", F.mod(shifted, F.const(a)), F.const(0)), origin)
+            memo: dict = {}
+            guards = [divisible if g == defining else Guard.of(substitute_symbols(g.form, {root: solved}, memo, into_opaque=True), g.why)
+                      for g in guards]
+            roots.append((root, text))
             break
-    return [g for g in guards if g.expr is not sympy.true], tuple(roots)
+    return [g for g in guards if g.form is not B.TRUE], tuple(roots)

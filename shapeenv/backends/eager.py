@@ -28,6 +28,7 @@ import numpy as np
 
 from guards.source import storage_offset_of
 
+from shapeenv.hops.pytree import tree_map
 from shapeenv.ops.dispatch import activated
 from shapeenv.tensor import layout
 from shapeenv.tensor.dtypes import DType, as_dtype
@@ -164,28 +165,12 @@ class EagerTensor(TensorMethods):
 
 def wrap(value: Any) -> Any:
     """``value`` with every numpy array (nested in lists, tuples, dicts) wrapped in an :class:`EagerTensor`."""
-    if isinstance(value, np.ndarray):
-        return EagerTensor(value)
-    if isinstance(value, list):
-        return [wrap(v) for v in value]
-    if isinstance(value, tuple):
-        return tuple(wrap(v) for v in value)
-    if isinstance(value, dict):
-        return {k: wrap(v) for k, v in value.items()}
-    return value
+    return tree_map(lambda v: EagerTensor(v) if isinstance(v, np.ndarray) else v, value)
 
 
 def unwrap(value: Any) -> Any:
     """``value`` with every :class:`EagerTensor` (nested) replaced by its array."""
-    if isinstance(value, EagerTensor):
-        return value.array
-    if isinstance(value, list):
-        return [unwrap(v) for v in value]
-    if isinstance(value, tuple):
-        return tuple(unwrap(v) for v in value)
-    if isinstance(value, dict):
-        return {k: unwrap(v) for k, v in value.items()}
-    return value
+    return tree_map(lambda v: v.array if isinstance(v, EagerTensor) else v, value)
 
 
 def wrap_call(fn: Any, args: tuple, kwargs: dict) -> Any:

@@ -56,6 +56,7 @@ from shapeenv.errors import DynamicShapesTypeError
 from shapeenv.export.export import ExportConstraintError, export
 from shapeenv.program.program import ExportedProgram, is_tensor_like
 from shapeenv.ops.dispatch import is_tensor
+from shapeenv.hops.pytree import tree_map
 from shapeenv.compile.binding import Call
 from shapeenv.compile.plan import DEMOTED, Plan
 from shapeenv.compile.reads import NO_READS, Reads, recording
@@ -234,15 +235,4 @@ def output_shapes(program: ExportedProgram, inputs: Mapping[str, Any]) -> Any:
                 return expr
         return v
 
-    def walk(v: Any) -> Any:
-        if is_tensor(v):
-            return tuple(concrete(d) for d in v.shape)
-        if isinstance(v, list):
-            return [walk(x) for x in v]
-        if isinstance(v, tuple):
-            return tuple(walk(x) for x in v)
-        if isinstance(v, dict):
-            return {k: walk(x) for k, x in v.items()}
-        return concrete(v)
-
-    return walk(program.outputs)
+    return tree_map(lambda v: tuple(concrete(d) for d in v.shape) if is_tensor(v) else concrete(v), program.outputs)

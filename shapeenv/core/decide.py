@@ -27,7 +27,7 @@ from symint import SymBool, build
 from symint.form import logic as B
 from symint import form as F
 from symint.form.logic import BoolForm
-from symint.sympy_io import NotAnIntegerForm, from_sympy
+from symint.sympy_io import NotAnIntegerForm, from_sympy, to_sympy
 
 from .errors import GuardOnDataDependentSymNode, ShapeEnvTypeError
 from .messages import annotate
@@ -103,12 +103,12 @@ class Decider:
             self.stats["z3" if answer is not None else "undecided"] += 1
             if _solver_log.isEnabledFor(logging.INFO):
                 said = {True: "true", False: "false", None: "not decided"}[answer]
-                _solver_log.info("Z3: %s is %s (%s)  # %s", e.sympy(), said, self.prover.last_outcome, user_frame())
+                _solver_log.info("Z3: %s is %s (%s)  # %s", to_sympy(e), said, self.prover.last_outcome, user_frame())
         else:
             self.stats["undecided"] += 1
             if _solver_log.isEnabledFor(logging.INFO) and not facts.intervals_are_exact(e):
                 _solver_log.info("Z3 not asked: %s is about backed sizes, whose hints decide it (a guard; "
-                                 "set z3_on_backed=True to ask)  # %s", e.sympy(), user_frame())
+                                 "set z3_on_backed=True to ask)  # %s", to_sympy(e), user_frame())
         if answer is None:
             if len(memo) > 1 << 16:
                 memo.clear()

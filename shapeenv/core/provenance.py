@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import sys
+import types
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -18,9 +19,10 @@ import guards
 import symint
 import valueranges
 from symint.form import BoolForm
-from symint.sympy_io import bool_from_sympy
+from symint.sympy_io import bool_from_sympy, to_sympy
 
-__all__ = ["Provenance", "GuardRecord", "AssertRecord", "bool_form_of", "sympy_of", "user_frame", "user_frame_object", "local_name", "library_code"]
+__all__ = ["Provenance", "GuardRecord", "AssertRecord", "bool_form_of", "sympy_of", "user_frame", "user_frame_object", "local_name", "library_code",
+           "code_names"]
 
 _LIBRARY_DIRS = tuple(
     str(Path(m.__file__).resolve().parent) for m in (symint, valueranges, guards, sys.modules[__package__.partition(".")[0]])
@@ -126,6 +128,25 @@ def local_name(value: object, frame) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=8192)
+def code_names(code: types.CodeType) -> tuple[str, ...]:
+    """Every name ``code`` (and the code nested in it) loads or stores by name (its own, then the nested code's): its candidate globals.
+
+    Pure in the (immutable) code object, so cached by it; the closure walk of the higher-order ops,
+    the global-state snapshot of export and the function fingerprint of the stores all ask.
+
+    >>> def f(x):
+    ...     return sorted(x) + [len(y) for y in x]
+    >>> code_names(f.__code__)
+    ('sorted', 'len')
+    """
+    names = dict.fromkeys(code.co_names)
+    for const in code.co_consts:
+        if isinstance(const, types.CodeType):
+            names.update(dict.fromkeys(code_names(const)))
+    return tuple(names)
+
+
 @dataclass(frozen=True, slots=True)
 class Provenance:
     """How a guard or assert came to be.
@@ -162,7 +183,7 @@ class Provenance:
 
 def sympy_of(value) -> sympy.Basic:
     """The sympy expression of a form (built once, cached on it), or a sympy expression as it is."""
-    return value if isinstance(value, sympy.Basic) else value.sympy()
+    return value if isinstance(value, sympy.Basic) else to_sympy(value)
 
 
 def bool_form_of(value) -> BoolForm:

@@ -62,6 +62,7 @@ from shapeenv.env import ShapeEnv
 from shapeenv.export.derived import Declared, Violation
 from shapeenv.tensor.dims import Dim
 from shapeenv.program.graph import Graph, Node
+from shapeenv.hops.pytree import flatten
 from shapeenv.program.program import TensorSpec, is_shape_tuple, is_tensor_like
 
 __all__ = ["SizeOneSplit", "size_one_split", "verify_size_one", "pin_example"]
@@ -351,7 +352,7 @@ class _Describe:
 
     def output_strides(self, outputs: Any) -> tuple:
         found = []
-        for v in _leaves(outputs):
+        for v in flatten(outputs)[0]:
             value = getattr(v, "value", None)
             stride = getattr(value, "stride", None)
             if not callable(stride):
@@ -382,14 +383,6 @@ class _Describe:
         if isinstance(x, slice):
             return ("slice", self.value(x.start, index), self.value(x.stop, index), self.value(x.step, index))
         return repr(x)
-
-
-def _leaves(x: Any) -> list:
-    if isinstance(x, (list, tuple)):
-        return [leaf for v in x for leaf in _leaves(v)]
-    if isinstance(x, dict):
-        return [leaf for v in x.values() for leaf in _leaves(v)]
-    return [x]
 
 
 # -- example inputs cut to a pinned size -------------------------------------------------------------------

@@ -84,7 +84,7 @@ from typing import Any, Callable, Iterable, Iterator, Mapping
 
 from symint import SymBool, SymFloat, SymInt
 
-from shapeenv.core.provenance import user_frame_object
+from shapeenv.core.provenance import code_names, user_frame_object
 from shapeenv.errors import TraceStateWarning
 from shapeenv.ops.dispatch import describe, is_tensor
 
@@ -356,7 +356,7 @@ class StateSnapshot:
             entry = (space, (None, str(space.get("__name__", "<globals>")), False), {})
             self._globals[id(space)] = entry
         names = entry[2]
-        for name in _code_names(fn.__code__):
+        for name in code_names(fn.__code__):
             if name not in names:
                 names[name] = None
                 helper = space.get(name)
@@ -558,16 +558,6 @@ _RESTORE: dict[int, Callable[[Any, Any], None]] = {
 
 
 # -- code and classes -------------------------------------------------------------------------------------
-@functools.lru_cache(maxsize=8192)
-def _code_names(code: types.CodeType) -> tuple[str, ...]:
-    """Every name ``code`` (and the code nested in it) loads or stores by name: its candidate globals."""
-    names = dict.fromkeys(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names.update(dict.fromkeys(_code_names(const)))
-    return tuple(names)
-
-
 def _methods(kind: type) -> Iterator[Callable]:
     """The Python functions of ``kind``'s classes (methods, static and class methods, properties)."""
     for klass in kind.__mro__:

@@ -45,6 +45,8 @@ from typing import Any, Callable, Sequence
 
 from symint import SymInt
 
+from shapeenv.core.messages import short_repr
+from shapeenv.core.provenance import code_names
 from shapeenv.errors import GuardOnDataDependentSymNode, HigherOrderOpError
 from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.program.graph import Graph
@@ -53,6 +55,8 @@ from shapeenv.hops.pytree import flatten, leaf_items
 
 __all__ = [
     "fail",
+    "leaf_name",
+    "tensor_leaves",
     "fmt_shape",
     "decide_equal",
     "select_view",
@@ -70,6 +74,34 @@ __all__ = [
 def fail(hop: str, message: str, fix: str | None = None) -> HigherOrderOpError:
     """The error to raise for a broken restriction of ``hop`` (the message starts with the HOP's name; ``fix`` says what to do)."""
     return HigherOrderOpError(f"{hop}: {message}", fix=fix)
+
+
+def leaf_name(kind: str, path: str) -> str:
+    """How messages name a leaf of the input ``kind``: ``xs leaf [1]``, or ``init`` for a tree that is one leaf.
+
+    >>> leaf_name("xs", "[1]['h']"), leaf_name("init", "")
+    ("xs leaf [1]['h']", 'init')
+    """
+    return f"{kind} leaf {path}" if path else kind
+
+
+def tensor_leaves(hop: str, kind: str, tree: Any, why: str, fix: str | None = None) -> list[tuple[str, FakeTensor]]:
+    """``(path, leaf)`` pairs of ``tree`` (``leaf_items``), every leaf a tensor.
+
+    Raises:
+        HigherOrderOpError: a leaf is not a tensor; the message names it and says ``why`` it must be one.
+
+    >>> try:
+    ...     tensor_leaves("scan", "init", [1.5], "init leaves must be tensors")
+    ... except ValueError as e:
+    ...     print(str(e).splitlines()[0])
+    scan: init leaf [0] is 1.5 (float); init leaves must be tensors
+    """
+    items = leaf_items(tree)
+    for path, leaf in items:
+        if not is_tensor(leaf):
+            raise fail(hop, f"{leaf_name(kind, path)} is {short_repr(leaf)} ({type(leaf).__name__}); {why}", fix=fix)
+    return items
 
 
 def fmt_shape(shape: Sequence[Any]) -> str:
@@ -154,14 +186,6 @@ def describe_tree(value: Any) -> str:
 _MAX_VISITS = 2000  # bounds the walk over closure and global containers
 
 
-def _code_names(code: types.CodeType) -> set[str]:
-    names = set(code.co_names)
-    for const in code.co_consts:
-        if isinstance(const, types.CodeType):
-            names |= _code_names(const)
-    return names
-
-
 def closure_tensors(fn: Callable, depth: int = 2) -> list[tuple[str, FakeTensor]]:
     """Fake tensors a body function can reach by name: closure cells, globals it names, partial arguments.
 
@@ -215,7 +239,7 @@ def closure_tensors(fn: Callable, depth: int = 2) -> list[tuple[str, FakeTensor]
                 continue
             value(f"closure variable {name!r}", contents, d)
         globals_ = getattr(f, "__globals__", {})
-        for name in sorted(_code_names(code)):
+        for name in sorted(code_names(code)):
             if name in globals_ and not isinstance(globals_[name], types.ModuleType):
                 value(f"global {name!r}", globals_[name], d)
 

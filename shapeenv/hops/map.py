@@ -31,8 +31,8 @@ from symint import SymBool, SymFloat, SymInt
 
 from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.dispatch import is_tensor
-from shapeenv.core.messages import short_repr
-from shapeenv.hops.common import decide_equal, fail, fmt_shape, record_hop, select_view, trace_body
+from shapeenv.hops.common import (decide_equal, fail, fmt_shape, leaf_name, record_hop, select_view, tensor_leaves,
+                                   trace_body)
 from shapeenv.hops.eager import any_real, eager_map
 from shapeenv.hops.pytree import leaf_items, tree_map
 
@@ -40,10 +40,6 @@ __all__ = ["map"]
 
 HOP = "map"
 _ARG_TYPES = (int, float, bool, SymInt, SymBool, SymFloat, type(None))
-
-
-def _leaf(kind: str, path: str) -> str:
-    return f"{kind} leaf {path}" if path else kind
 
 
 def _require_nonzero(env, n: Any) -> None:
@@ -85,16 +81,13 @@ def map(f: Callable[..., Any], xs: Any, *args: Any) -> Any:
         return eager_map(f, xs, *args)
     if not callable(f):
         raise fail(HOP, f"f must be callable, got {type(f).__name__}")
-    items = leaf_items(xs)
+    items = tensor_leaves(HOP, "xs", xs, "mapped xs can only consist of tensors",
+                          fix="map over tensors and pass other values through *args: map(lambda x, k: x * k, xs, 2)")
     if not items:
         raise fail(HOP, "xs has no leaves; map needs at least one tensor to map over")
     for path, leaf in items:
-        if not is_tensor(leaf):
-            raise fail(HOP, f"{_leaf('xs', path)} is {short_repr(leaf)} ({type(leaf).__name__}); mapped xs can only "
-                            "consist of tensors",
-                       fix="map over tensors and pass other values through *args: map(lambda x, k: x * k, xs, 2)")
         if leaf.ndim == 0:
-            raise fail(HOP, f"{_leaf('xs', path)} is 0-d; every mapped tensor needs a leading dimension to map over")
+            raise fail(HOP, f"{leaf_name('xs', path)} is 0-d; every mapped tensor needs a leading dimension to map over")
     for path, leaf in leaf_items(args):
         if not is_tensor(leaf) and not isinstance(leaf, _ARG_TYPES):
             raise fail(HOP, f"args{path} is {leaf!r} ({type(leaf).__name__}); args leaves must be tensors, "
@@ -107,8 +100,8 @@ def map(f: Callable[..., Any], xs: Any, *args: Any) -> Any:
             same = decide_equal(leaf.shape[0], n)
             if not same:
                 how = "cannot be proven equal to" if same is None else "differs from"
-                raise fail(HOP, f"{_leaf('xs', path)} of shape {fmt_shape(leaf.shape)} has leading size "
-                                f"{leaf.shape[0]}, which {how} {n} of {_leaf('xs', path0)} {fmt_shape(first.shape)}; "
+                raise fail(HOP, f"{leaf_name('xs', path)} of shape {fmt_shape(leaf.shape)} has leading size "
+                                f"{leaf.shape[0]}, which {how} {n} of {leaf_name('xs', path0)} {fmt_shape(first.shape)}; "
                                 "the leading dimensions of mapped xs must be equal")
         _require_nonzero(env, n)
         x_in = tree_map(lambda t: select_view(t, 0), xs)

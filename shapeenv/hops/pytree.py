@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterator
 
 from ..errors import HigherOrderOpError
 
-__all__ = ["TreeSpec", "flatten", "unflatten", "paths", "leaf_items", "tree_map", "structure_diff"]
+__all__ = ["TreeSpec", "flatten", "unflatten", "paths", "leaf_items", "tree_map", "any_leaf", "structure_diff"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,9 +126,32 @@ def leaf_items(tree: Any) -> list[tuple[str, Any]]:
 
 
 def tree_map(fn: Callable[[Any], Any], tree: Any) -> Any:
-    """``tree`` with ``fn`` applied to every leaf."""
-    leaves, spec = flatten(tree)
-    return unflatten([fn(leaf) for leaf in leaves], spec)
+    """``tree`` with ``fn`` applied to every leaf (``unflatten`` of the mapped ``flatten``, in one walk).
+
+    >>> tree_map(lambda v: v * 10, (1, {"h": [2, 3]}))
+    (10, {'h': [20, 30]})
+    """
+    if isinstance(tree, dict):
+        return {k: tree_map(fn, v) for k, v in tree.items()}
+    if isinstance(tree, list):
+        return [tree_map(fn, v) for v in tree]
+    if isinstance(tree, tuple):
+        mapped = [tree_map(fn, v) for v in tree]
+        return type(tree)(*mapped) if _is_namedtuple(tree) else tuple(mapped)
+    return fn(tree)
+
+
+def any_leaf(pred: Callable[[Any], bool], tree: Any) -> bool:
+    """Whether ``pred`` holds for some leaf of ``tree`` (it stops at the first that does).
+
+    >>> any_leaf(lambda v: v is None, [1, {"h": (2, None)}]), any_leaf(lambda v: v is None, (1, [2]))
+    (True, False)
+    """
+    if isinstance(tree, dict):
+        return any(any_leaf(pred, v) for v in tree.values())
+    if isinstance(tree, (list, tuple)):
+        return any(any_leaf(pred, v) for v in tree)
+    return pred(tree)
 
 
 def structure_diff(a: TreeSpec, b: TreeSpec, a_name: str = "here", b_name: str = "there",

@@ -46,17 +46,14 @@ from symint import SymInt
 from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.dispatch import is_tensor
 from shapeenv.core.messages import hint_text
-from shapeenv.hops.common import decide_equal, describe_tree, fail, fmt_shape, fresh_like, record_hop, select_view, trace_body
+from shapeenv.hops.common import (decide_equal, describe_tree, fail, fmt_shape, fresh_like, leaf_name, record_hop, select_view,
+                                   tensor_leaves, trace_body)
 from shapeenv.hops.eager import any_real, eager_scan
 from shapeenv.hops.pytree import flatten, leaf_items, paths, structure_diff, tree_map
 
 __all__ = ["scan"]
 
 HOP = "scan"
-
-
-def _leaf(kind: str, path: str) -> str:
-    return f"{kind} leaf {path}" if path else kind
 
 
 def _is_size(value: Any) -> bool:
@@ -70,16 +67,10 @@ def _check_inputs(combine_fn: Callable, init: Any, xs: Any, dim: Any, reverse: A
         raise fail(HOP, f"dim must be an int, got {dim!r}")
     if not isinstance(reverse, bool):
         raise fail(HOP, f"reverse must be a bool, got {reverse!r}")
-    init_items = leaf_items(init)
-    if not init_items:
+    if not tensor_leaves(HOP, "init", init, "init leaves must be tensors"):
         raise fail(HOP, "init has no leaves; the carry must hold at least one tensor")
-    for path, leaf in init_items:
-        if not is_tensor(leaf):
-            raise fail(HOP, f"{_leaf('init', path)} is {leaf!r} ({type(leaf).__name__}); init leaves must be tensors")
-    for path, leaf in leaf_items(xs) if xs is not None else ():
-        if not is_tensor(leaf):
-            raise fail(HOP, f"{_leaf('xs', path)} is {leaf!r} ({type(leaf).__name__}); xs leaves must be tensors "
-                            "(for a loop without inputs pass xs=None and length=N)")
+    if xs is not None:
+        tensor_leaves(HOP, "xs", xs, "xs leaves must be tensors (for a loop without inputs pass xs=None and length=N)")
 
 
 def _length(env, xs_items: list[tuple[str, FakeTensor]], dim: int, length: Any) -> tuple[Any, int]:
@@ -94,12 +85,12 @@ def _length(env, xs_items: list[tuple[str, FakeTensor]], dim: int, length: Any) 
         return length, dim
     path0, first = xs_items[0]
     if not -first.ndim <= dim < first.ndim:
-        raise fail(HOP, f"dim={dim} is out of range for {_leaf('xs', path0)} of shape {fmt_shape(first.shape)}; "
+        raise fail(HOP, f"dim={dim} is out of range for {leaf_name('xs', path0)} of shape {fmt_shape(first.shape)}; "
                         f"pass a dim in [{-first.ndim}, {first.ndim - 1}]")
     dim %= first.ndim
     for path, leaf in xs_items:
         if leaf.ndim <= dim:
-            raise fail(HOP, f"{_leaf('xs', path)} of shape {fmt_shape(leaf.shape)} has no dimension {dim}; "
+            raise fail(HOP, f"{leaf_name('xs', path)} of shape {fmt_shape(leaf.shape)} has no dimension {dim}; "
                             f"every xs leaf needs more than dim={dim} dimensions")
     n = first.shape[dim]
     for path, leaf in xs_items[1:]:
@@ -107,8 +98,8 @@ def _length(env, xs_items: list[tuple[str, FakeTensor]], dim: int, length: Any) 
         if not same:
             how = "cannot be proven equal to" if same is None else "differs from"
             fix = f" (add shapeenv.check({leaf.shape[dim]} == {n}) if it always holds)" if same is None else ""
-            raise fail(HOP, f"{_leaf('xs', path)} has size {leaf.shape[dim]} along dim {dim}, which {how} the size "
-                            f"{n} of {_leaf('xs', path0)}; all xs leaves must have the same size along dim{fix}",
+            raise fail(HOP, f"{leaf_name('xs', path)} has size {leaf.shape[dim]} along dim {dim}, which {how} the size "
+                            f"{n} of {leaf_name('xs', path0)}; all xs leaves must have the same size along dim{fix}",
                        fix=None if fix else f"scan the common length of the leaves, e.g. ops.narrow(leaf, {dim}, 0, n) "
                                             f"on each xs leaf with n = min of their sizes along dim {dim}")
     if length is not None:
@@ -140,7 +131,7 @@ def _check_carry(init: Any, next_carry: Any) -> None:
         raise fail(HOP, f"next_carry does not have init's structure ({diff}); combine_fn must return "
                         "(next_carry, y) with next_carry shaped exactly like init")
     for path, i, c in zip(paths(init_spec), init_leaves, carry_leaves):
-        name = _leaf("carry", path)
+        name = leaf_name("carry", path)
         if not is_tensor(c):
             raise fail(HOP, f"{name} is {c!r} ({type(c).__name__}), but init holds a tensor there")
         if c.dtype != i.dtype:
@@ -217,10 +208,7 @@ def scan(combine_fn: Callable[[Any, Any], tuple[Any, Any]], init: Any, xs: Any, 
             raise fail(HOP, f"combine_fn must return a pair (next_carry, y), got {describe_tree(out)}")
         next_carry, y = out
         _check_carry(init, next_carry)
-        for path, leaf in leaf_items(y):
-            if not is_tensor(leaf):
-                raise fail(HOP, f"{_leaf('y', path)} is {leaf!r} ({type(leaf).__name__}); y is stacked over the "
-                                "iterations, so its leaves must be tensors")
+        tensor_leaves(HOP, "y", y, "y is stacked over the iterations, so its leaves must be tensors")
         body.check_aliases("next_carry", next_carry)
         body.check_aliases("y", y)
         _check_output_aliasing(next_carry, y)

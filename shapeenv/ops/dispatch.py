@@ -136,11 +136,7 @@ def env_of(*values: Any):
 def describe(value: Any) -> str:
     """A short description of a value for graph listings: ``f32[s0, 4]``, ``s0 + 1``, ``(f32[2], f32[3])``."""
     if is_tensor(value):
-        short = {"float": "f", "int": "i", "bool": "b"}[value.dtype.kind]
-        prefix = "b8" if value.dtype.kind == "bool" else f"{short}{value.dtype.bits}"
-        if value.dtype.name == "bfloat16":
-            prefix = "bf16"
-        return f"{prefix}[{', '.join(str(d) for d in value.shape)}]"
+        return f"{value.dtype.short}[{', '.join(str(d) for d in value.shape)}]"
     if isinstance(value, (list, tuple)):
         inner = ", ".join(describe(v) for v in value)
         return f"({inner})"

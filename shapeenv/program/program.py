@@ -40,6 +40,7 @@ from shapeenv.program.graph import Graph
 from shapeenv.program.layout_guards import array_strides
 from shapeenv.core.provenance import AssertRecord
 from shapeenv.ops.dispatch import is_tensor
+from shapeenv.hops.pytree import tree_map
 
 __all__ = ["ExportedProgram", "InputSpec", "TensorSpec", "argument_names", "leaves", "is_tensor_like"]
 
@@ -171,11 +172,7 @@ def format_dims(value: Any, env) -> str:
     '(f32[s0, 3], 2*s0)'
     """
     if is_tensor(value):
-        short = {"float": "f", "int": "i", "bool": "b"}[value.dtype.kind]
-        prefix = "b8" if value.dtype.kind == "bool" else f"{short}{value.dtype.bits}"
-        if value.dtype.name == "bfloat16":
-            prefix = "bf16"
-        return f"{prefix}[{', '.join(format_dims(d, env) for d in value.shape)}]"
+        return f"{value.dtype.short}[{', '.join(format_dims(d, env) for d in value.shape)}]"
     if isinstance(value, SymInt):
         return str(env.simplify(value.node.expr))
     if isinstance(value, (list, tuple)):
@@ -186,15 +183,7 @@ def format_dims(value: Any, env) -> str:
 
 
 def _shapes(value: Any, env) -> Any:
-    if is_tensor(value):
-        return tuple(_final(d, env) for d in value.shape)
-    if isinstance(value, list):
-        return [_shapes(v, env) for v in value]
-    if isinstance(value, tuple):
-        return tuple(_shapes(v, env) for v in value)
-    if isinstance(value, dict):
-        return {k: _shapes(v, env) for k, v in value.items()}
-    return _final(value, env)
+    return tree_map(lambda v: tuple(_final(d, env) for d in v.shape) if is_tensor(v) else _final(v, env), value)
 
 
 def _final(value: Any, env) -> Any:

@@ -69,6 +69,7 @@ import guards
 import symint
 import valueranges
 
+from shapeenv.core.provenance import code_names
 from shapeenv.errors import ShapeEnvError
 from shapeenv.program.io import FORMAT as PROGRAM_FORMAT
 from shapeenv.stores.entry import ENTRY_FORMAT, canonical_json
@@ -319,7 +320,7 @@ class _Hasher:
         if again is not None:
             return ["recursive", again]
         name = f"{fn.__module__}.{fn.__qualname__}"
-        names = frozenset(_global_names(fn.__code__))
+        names = frozenset(code_names(fn.__code__))
         closure = []
         for var, cell in zip(fn.__code__.co_freevars, fn.__closure__ or ()):
             try:
@@ -368,14 +369,6 @@ def _short_repr(v: Any) -> str:
         return f"{v!r:.80}"
     except Exception:
         return "its repr fails"
-
-
-def _global_names(co: types.CodeType) -> set[str]:
-    names = set(co.co_names)
-    for c in co.co_consts:
-        if isinstance(c, types.CodeType):
-            names |= _global_names(c)
-    return names
 
 
 def function_fingerprint(fn: Callable, settings: Mapping[str, Any], codes: CodeDigests | None = None) -> str:

@@ -41,6 +41,17 @@ class DType:
         """Whether this is a floating-point dtype."""
         return self.kind == "float"
 
+    @property
+    def short(self) -> str:
+        """The abbreviation graph listings and program metadata print (``f32[s0, 4]``).
+
+        >>> float32.short, int64.short, bool_.short, bfloat16.short
+        ('f32', 'i64', 'b8', 'bf16')
+        """
+        if self.name == "bfloat16":
+            return "bf16"
+        return f"{self.kind[0]}{self.bits}"
+
     def __repr__(self) -> str:
         return self.name
 

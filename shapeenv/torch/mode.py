@@ -38,6 +38,7 @@ from symint import SymBool, SymFloat, SymInt
 from shapeenv.errors import ShapeEnvError, UnsupportedTorchOpError
 from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.dispatch import describe, is_tensor
+from shapeenv.hops.pytree import any_leaf
 from shapeenv.torch.convert import TORCH_DIR, as_dtype, to_ours, torch_site, user_site
 from shapeenv.torch.table import DEFAULT, TorchOpTable, adapt, torch_name
 from shapeenv.torch.tensor import TracedTensor, unwrap, wrap
@@ -141,23 +142,11 @@ def _structseq(name: str, out: tuple) -> tuple:
 
 
 def _has_tensor(value: Any) -> bool:
-    if isinstance(value, torch.Tensor) or is_tensor(value):
-        return True
-    if isinstance(value, (list, tuple)):
-        return any(_has_tensor(v) for v in value)
-    if isinstance(value, dict):
-        return any(_has_tensor(v) for v in value.values())
-    return False
+    return any_leaf(lambda v: isinstance(v, torch.Tensor) or is_tensor(v), value)
 
 
 def _has_symbolic(value: Any) -> bool:
-    if isinstance(value, (SymInt, SymBool, SymFloat)):
-        return True
-    if isinstance(value, (list, tuple)):
-        return any(_has_symbolic(v) for v in value)
-    if isinstance(value, dict):
-        return any(_has_symbolic(v) for v in value.values())
-    return False
+    return any_leaf(lambda v: isinstance(v, (SymInt, SymBool, SymFloat)), value)
 
 
 def _passthrough(func, args: tuple, kwargs: dict) -> Any:

@@ -29,6 +29,7 @@ import torch
 
 from shapeenv.errors import SignatureError, TorchInteropError
 from shapeenv.ops.dispatch import env_of, is_tensor
+from shapeenv.hops.pytree import any_leaf
 from shapeenv.torch.hops import patched
 from shapeenv.torch.mode import ShapeTraceMode
 from shapeenv.torch.pytrees import REGISTER_FIX, Template, flatten_output, holder_of
@@ -198,15 +199,14 @@ def _is_state(key: str) -> bool:
 
 
 def _has_fake(value: Any) -> bool:
+    return any_leaf(_is_fake, value)
+
+
+def _is_fake(value: Any) -> bool:
+    """A fake tensor, or a value with a symbolic node in an environment (a SymInt of ours); not a real tensor."""
     if isinstance(value, torch.Tensor):
         return False
-    if is_tensor(value) or (hasattr(value, "node") and getattr(value.node, "env", None) is not None):
-        return True
-    if isinstance(value, (list, tuple)):
-        return any(_has_fake(v) for v in value)
-    if isinstance(value, dict):
-        return any(_has_fake(v) for v in value.values())
-    return False
+    return is_tensor(value) or (hasattr(value, "node") and getattr(value.node, "env", None) is not None)
 
 
 def _device_of(state: dict[str, torch.Tensor]) -> torch.device:

@@ -4,7 +4,7 @@ A :class:`Form` is ``const + sum(coeff * monomial)`` with integer coefficients; 
 monomial is a product of powers of :class:`Atom` s; an atom is a symbol or an
 opaque integer function of forms (``floordiv``, ``ceildiv``, ``mod``, ``max``,
 ``min``, ``pow`` with a symbolic exponent) or, for anything else, a wrapped sympy
-expression. Every atom, monomial and form is *interned*: building a form that was
+expression (Note [Opaque atoms carry their own meaning] in :mod:`symint.form.terms`). Every atom, monomial and form is *interned*: building a form that was
 built before returns the same object, so equality is identity, hashing is a
 stored integer, and the operations below are memoised by their arguments'
 identities (a seen ``a + b`` costs one dictionary lookup).
@@ -12,7 +12,7 @@ identities (a seen ``a + b`` costs one dictionary lookup).
 The rewrites applied when building are the exact ones of
 :mod:`symint.sympy_io.functions` (Note [Canonical forms] there): they hold for every
 integer value of the symbols, so no facts are needed. sympy is built only on
-request (:meth:`Form.sympy`), once per form.
+request (:func:`symint.sympy_io.to_sympy`), once per form.
 
 Note [Deterministic order]
     Terms and arguments are ordered by a structural key (a symbol's name, or a
@@ -27,10 +27,10 @@ Note [Interning tables]
 
 >>> x, y = sym("x"), sym("y")
 >>> e = add(mul(x, const(2)), y)
->>> e is add(y, mul(const(2), x)), e.sympy()
-(True, 2*x + y)
->>> floordiv(add(mul(x, const(4)), const(3)), const(2)).sympy()
-2*x + 1
+>>> e is add(y, mul(const(2), x)), e
+(True, Form(2*x + y))
+>>> floordiv(add(mul(x, const(4)), const(3)), const(2))
+Form(2*x + 1)
 """
 
 from __future__ import annotations
@@ -78,6 +78,7 @@ from .terms import (
     make_atom,
     make_form,
     make_mono,
+    make_opaque_atom,
     mono_mul,
     sym,
 )
@@ -133,8 +134,8 @@ def _add(a: Form, b: Form) -> Form:
 def add(a: Form, b: Form) -> Form:
     """``a + b``.
 
-    >>> add(sym("x"), neg(sym("x"))).sympy()
-    0
+    >>> add(sym("x"), neg(sym("x")))
+    Form(0)
     """
     key = a.uid << 32 | b.uid  # _memo2, inlined
     found = _ADD.get(key)
@@ -144,8 +145,8 @@ def add(a: Form, b: Form) -> Form:
 def scale(a: Form, k: int) -> Form:
     """``k * a`` for an integer ``k``.
 
-    >>> scale(add(sym("x"), const(1)), 3).sympy()
-    3*x + 3
+    >>> scale(add(sym("x"), const(1)), 3)
+    Form(3*x + 3)
     """
     if k == 1:
         return a
@@ -206,8 +207,8 @@ def _mul(a: Form, b: Form) -> Form:
 def mul(a: Form, b: Form) -> Form:
     """``a * b``, expanded.
 
-    >>> mul(add(sym("x"), const(1)), sym("x")).sympy()
-    x**2 + x
+    >>> mul(add(sym("x"), const(1)), sym("x"))
+    Form(x + x**2)
     """
     key = a.uid << 32 | b.uid  # _memo2, inlined
     found = _MUL.get(key)
@@ -217,8 +218,8 @@ def mul(a: Form, b: Form) -> Form:
 def pow_nat(a: Form, n: int) -> Form:
     """``a ** n`` for a natural ``n`` (``0 ** 0 == 1``), expanded.
 
-    >>> pow_nat(sym("x"), 3).sympy(), pow_nat(const(0), 0).const
-    (x**3, 1)
+    >>> pow_nat(sym("x"), 3), pow_nat(const(0), 0).const
+    (Form(x**3), 1)
     """
     if n < 0:
         raise ValueError(f"pow_nat needs a natural exponent, got {n}")
@@ -244,8 +245,8 @@ def pow_nat(a: Form, n: int) -> Form:
 def pow_sym(a: Form, b: Form) -> Form:
     """``a ** b`` for a symbolic natural exponent ``b`` (an opaque ``pow`` atom).
 
-    >>> pow_sym(sym("x"), sym("n")).sympy()
-    PowByNatural(x, n)
+    >>> pow_sym(sym("x"), sym("n"))
+    Form(PowByNatural(x, n))
     """
     if b.is_const:
         return pow_nat(a, b.const)
@@ -358,10 +359,10 @@ def _div(a: Form, b: Form, ceil: bool) -> Form:
 def floordiv(a: Form, b: Form) -> Form:
     """``a // b`` with Python semantics (ZeroDivisionError for a constant 0 divisor).
 
-    >>> floordiv(const(-7), const(2)).const, floordiv(sym("x"), const(2)).sympy()
-    (-4, FloorDiv(x, 2))
-    >>> floordiv(floordiv(sym("x"), const(2)), const(3)).sympy()
-    FloorDiv(x, 6)
+    >>> floordiv(const(-7), const(2)).const, floordiv(sym("x"), const(2))
+    (-4, Form(FloorDiv(x, 2)))
+    >>> floordiv(floordiv(sym("x"), const(2)), const(3))
+    Form(FloorDiv(x, 6))
     """
     key = a.uid << 32 | b.uid  # _memo2, inlined
     found = _FLOORDIV.get(key)
@@ -371,8 +372,8 @@ def floordiv(a: Form, b: Form) -> Form:
 def ceildiv(a: Form, b: Form) -> Form:
     """``-(-a // b)``.
 
-    >>> ceildiv(const(7), const(2)).const, ceildiv(sym("x"), const(2)).sympy()
-    (4, CeilDiv(x, 2))
+    >>> ceildiv(const(7), const(2)).const, ceildiv(sym("x"), const(2))
+    (4, Form(CeilDiv(x, 2)))
     """
     return _memo2(_CEILDIV, a, b, lambda x, y: _floordiv(x, y, ceil=True))
 
@@ -417,8 +418,8 @@ def mod(a: Form, b: Form) -> Form:
 
     >>> mod(const(-7), const(3)).const, mod(add(mul(const(4), sym("x")), const(5)), const(4)).const
     (2, 1)
-    >>> mod(add(sym("x"), const(9)), const(4)).sympy(), mod(mod(sym("x"), const(8)), const(4)).sympy()
-    (Mod(x + 1, 4), Mod(x, 4))
+    >>> mod(add(sym("x"), const(9)), const(4)), mod(mod(sym("x"), const(8)), const(4))
+    (Form(Mod(x + 1, 4)), Form(Mod(x, 4)))
     """
     key = a.uid << 32 | b.uid  # _memo2, inlined
     found = _MOD.get(key)
@@ -450,8 +451,8 @@ def _minmax(kind: str, a: Form, b: Form) -> Form:
 def max_(a: Form, b: Form) -> Form:
     """The symbolic ``max`` (never a guard).
 
-    >>> max_(sym("x"), max_(const(2), const(5))).sympy()
-    Max(5, x)
+    >>> max_(sym("x"), max_(const(2), const(5)))
+    Form(Max(5, x))
     """
     key = a.uid << 32 | b.uid  # _memo2, inlined
     found = _MAX.get(key)
@@ -469,13 +470,15 @@ def min_(a: Form, b: Form) -> Form:
     return found if found is not None else _built(_MIN, key, _minmax("min", a, b))
 
 
-def opaque(expr) -> Form:
-    """An integer-valued sympy expression this form cannot represent, as an opaque atom.
+def opaque(wrapped, digest: bytes, symbols: frozenset, value) -> Form:
+    """An integer expression forms cannot represent, as an opaque atom (:func:`~symint.form.terms.make_opaque_atom`).
 
-    >>> from symint.sympy_io.functions import IfThenElse
-    >>> import sympy
-    >>> x = sympy.Symbol("x", integer=True)
-    >>> opaque(IfThenElse(x > 0, x, -x)).symbols
-    frozenset({'x'})
+    ``digest`` is a structural digest of ``wrapped``, ``symbols`` the names of its symbols,
+    ``value(wrapped, values)`` its value; :func:`symint.sympy_io.from_sympy` wraps the sympy
+    expressions it cannot convert (Note [Opaque atoms carry their own meaning] in :mod:`symint.form.terms`).
+
+    >>> f = opaque("2**n", b"2**n", frozenset({"n"}), lambda w, values: 2 ** values["n"])
+    >>> f.symbols, add(f, const(1)).value({"n": 3})
+    (frozenset({'n'}), 9)
     """
-    return atom_form(make_atom("opaque", (expr,)))
+    return atom_form(make_opaque_atom(wrapped, digest, symbols, value))

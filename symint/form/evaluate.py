@@ -2,7 +2,8 @@
 
 The semantics of each operator is written once, in :mod:`symint.form.semantics`
 (the sympy evaluator, :func:`symint.evaluate`, reads the same tables); an opaque
-atom (a wrapped sympy expression) is evaluated by the sympy evaluator.
+atom or boolean (a wrapped sympy expression) is evaluated by the function it carries
+(Note [Opaque atoms carry their own meaning] in :mod:`symint.form.terms`).
 
 >>> from symint.form import add, floordiv, const, rel, sym
 >>> x = sym("x")
@@ -14,14 +15,9 @@ True
 
 from __future__ import annotations
 
-from ..sympy_io.evaluate import evaluate as evaluate_sympy
 from .semantics import INTEGER_OPS, RELATIONS
 
 __all__ = ["evaluate_atom", "evaluate_form", "evaluate_bool"]
-
-
-def _opaque(expr, values: dict[str, int]):
-    return evaluate_sympy(expr, {s: values[s.name] for s in expr.free_symbols})
 
 
 def evaluate_atom(atom, values: dict[str, int]) -> int:
@@ -35,7 +31,7 @@ def evaluate_atom(atom, values: dict[str, int]) -> int:
     if kind == "sym":
         return values[atom.name]
     if kind == "opaque":
-        return _opaque(atom.args[0], values)
+        return atom.opaque_value(atom.args[0], values)
     op = INTEGER_OPS.get(kind)
     if op is None:
         raise ValueError(f"unknown atom kind {kind}")
@@ -78,4 +74,4 @@ def evaluate_bool(b, values: dict[str, int]) -> bool:
         return any(evaluate_bool(x, values) for x in b.args)
     if kind == "not":
         return not evaluate_bool(b.args[0], values)
-    return bool(_opaque(b.args[0], values))
+    return bool(b.opaque_value(b.args[0], values))

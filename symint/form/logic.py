@@ -12,18 +12,20 @@ and ``or`` left to right, and so does everything that reads these).
 >>> x, y = F.sym("x"), F.sym("y")
 >>> rel("<", x, y).norm is rel("<=", F.add(x, F.const(1)), y).norm
 True
->>> rel("<", x, F.add(x, F.const(1))) is TRUE, rel(">", x, F.const(3)).sympy()
-(True, x > 3)
+>>> rel("<", x, F.add(x, F.const(1))) is TRUE, rel(">", x, F.const(3))
+(True, BoolForm(x > 3))
 """
 
 from __future__ import annotations
 
 import math
 
-from ..sympy_io.view import bool_to_sympy
+from typing import Hashable
+
 from . import arith as F
 from .evaluate import evaluate_bool
-from .terms import SYMPY_TO_BOOL, make_form, register_cache, register_interned, sorted_terms, symbol_set
+from .terms import OpaqueValue, make_form, register_cache, register_interned, sorted_terms, symbol_set
+from .text import bool_text, form_text
 
 __all__ = ["BoolForm", "Norm", "TRUE", "FALSE", "rel", "relation_norm", "combination_norm", "normalise", "and_", "or_", "not_", "bool_const", "opaque_bool", "OPS"]
 
@@ -39,8 +41,8 @@ class Norm:
 
     >>> from symint import form as F
     >>> n = rel(">=", F.scale(F.sym("x"), 2), F.const(3)).norm
-    >>> n.op, n.p.sympy()
-    ('<=', 2 - x)
+    >>> n.op, n.p
+    ('<=', Form(-x + 2))
     """
 
     __slots__ = ("op", "p", "_negated", "__weakref__")
@@ -66,7 +68,7 @@ class Norm:
         return value <= 0 if self.op == "<=" else (value == 0 if self.op == "==" else value != 0)
 
     def __repr__(self) -> str:
-        return f"Norm({self.p.sympy()} {self.op} 0)"
+        return f"Norm({form_text(self.p)} {self.op} 0)"
 
 
 _NORMS: dict[tuple, Norm] = {}
@@ -169,8 +171,8 @@ def normalise(op: str, p: "F.Form") -> "Norm | bool":
     """The normal form of ``p op 0`` (``op`` in ``<=``, ``==``, ``!=``), or a bool if it folds.
 
     >>> from symint import form as F
-    >>> normalise("<=", F.add(F.scale(F.sym("x"), 2), F.const(1))).p.sympy()
-    x + 1
+    >>> normalise("<=", F.add(F.scale(F.sym("x"), 2), F.const(1))).p
+    Form(x + 1)
     """
     return _normal_norm(op, p.terms, p.const)
 
@@ -180,38 +182,35 @@ class BoolForm:
 
     Attributes:
         kind: ``const``, ``rel``, ``and``, ``or``, ``not`` or ``opaque``.
-        args: for ``rel`` ``(op, lhs, rhs)``; for connectives the operands; for ``opaque`` the sympy boolean.
+        args: for ``rel`` ``(op, lhs, rhs)``; for connectives the operands; for ``opaque`` the wrapped boolean.
         norm: for ``rel``, the :class:`Norm` (or a bool when it folded).
         symbols: names of the symbols inside.
+        opaque_value: for ``opaque``, its evaluator (Note [Opaque atoms carry their own meaning]
+            in :mod:`symint.form.terms`).
 
     >>> from symint import form as F
     >>> c = and_(rel(">", F.sym("x"), F.const(2)), rel("<", F.sym("x"), F.const(9)))
-    >>> c.kind, c.sympy()
-    ('and', (x > 2) & (x < 9))
+    >>> c.kind, c
+    ('and', BoolForm((x > 2) & (x < 9)))
     """
 
-    __slots__ = ("kind", "args", "norm", "symbols", "_sympy", "value", "__weakref__")
+    __slots__ = ("kind", "args", "norm", "symbols", "_sympy", "value", "opaque_value", "__weakref__")
 
-    def __init__(self, kind: str, args: tuple, norm=None, symbols: frozenset = frozenset(), value=None):
+    def __init__(self, kind: str, args: tuple, norm=None, symbols: frozenset = frozenset(), value=None,
+                 opaque_value: OpaqueValue | None = None):
         self.kind = kind
         self.args = args
         self.norm = norm
         self.symbols = symbols
-        self._sympy = None
+        self._sympy = None  # the sympy view: written and read by symint.sympy_io only
         self.value = value
+        self.opaque_value = opaque_value
 
 
     @property
     def is_const(self) -> bool:
         """Whether this is TRUE or FALSE."""
         return self.kind == "const"
-
-    def sympy(self):
-        """The sympy boolean (built once)."""
-        if self._sympy is None:
-            self._sympy = bool_to_sympy(self)
-            SYMPY_TO_BOOL.setdefault(self._sympy, self)
-        return self._sympy
 
     def evaluate(self, values: dict[str, int]) -> bool:
         """The truth value for integer ``values`` of the symbols (left-to-right ``and``/``or``).
@@ -223,13 +222,11 @@ class BoolForm:
         return evaluate_bool(self, values)
 
     def __repr__(self) -> str:
-        return f"BoolForm({self.sympy()})"
+        return f"BoolForm({bool_text(self)})"
 
 
 TRUE = BoolForm("const", (), value=True)
 FALSE = BoolForm("const", (), value=False)
-TRUE._sympy = None
-FALSE._sympy = None
 
 
 def bool_const(value: bool) -> BoolForm:
@@ -245,8 +242,8 @@ def rel(op: str, lhs: "F.Form", rhs: "F.Form") -> BoolForm:
     """``lhs op rhs``: folded to TRUE/FALSE when the sides differ by a constant.
 
     >>> from symint import form as F
-    >>> rel("==", F.sym("x"), F.sym("x")) is TRUE, rel("!=", F.sym("x"), F.const(1)).sympy()
-    (True, Ne(x, 1))
+    >>> rel("==", F.sym("x"), F.sym("x")) is TRUE, rel("!=", F.sym("x"), F.const(1))
+    (True, BoolForm(x != 1))
     """
     key = (op, lhs.uid, rhs.uid)
     found = _RELS.get(key)
@@ -279,8 +276,8 @@ def and_(*args: BoolForm) -> BoolForm:
     """Conjunction in the written order (flattened; TRUE operands dropped; FALSE absorbs).
 
     >>> from symint import form as F
-    >>> and_(TRUE, rel("<", F.sym("x"), F.const(3))).sympy(), and_(FALSE, TRUE) is FALSE
-    (x < 3, True)
+    >>> and_(TRUE, rel("<", F.sym("x"), F.const(3))), and_(FALSE, TRUE) is FALSE
+    (BoolForm(x < 3), True)
     """
     return _flat_connective("and", args, TRUE, FALSE)
 
@@ -322,8 +319,8 @@ def not_(a: BoolForm) -> BoolForm:
     """Negation: a relation flips its operator (``not x < 3`` is ``x >= 3``).
 
     >>> from symint import form as F
-    >>> not_(rel("<", F.sym("x"), F.const(3))).sympy()
-    x >= 3
+    >>> not_(rel("<", F.sym("x"), F.const(3)))
+    BoolForm(x >= 3)
     """
     if a.kind == "const":
         return bool_const(not a.value)
@@ -340,12 +337,19 @@ def not_(a: BoolForm) -> BoolForm:
     return _connective("not", (a,))
 
 
-def opaque_bool(expr) -> BoolForm:
-    """A sympy boolean this module cannot represent (e.g. over floats), wrapped."""
-    key = ("opaque", expr)
+def opaque_bool(wrapped: Hashable, symbols: frozenset, value: OpaqueValue) -> BoolForm:
+    """A boolean this module cannot represent (e.g. a sympy comparison of floats), wrapped.
+
+    ``symbols`` are the names of its symbols, ``value(wrapped, values)`` its truth value
+    (Note [Opaque atoms carry their own meaning] in :mod:`symint.form.terms`);
+    :func:`symint.sympy_io.bool_from_sympy` wraps what it cannot convert.
+
+    >>> b = opaque_bool("n is odd", frozenset({"n"}), lambda w, values: values["n"] % 2 == 1)
+    >>> b.kind, b.evaluate({"n": 3}), b is opaque_bool("n is odd", frozenset({"n"}), None)
+    ('opaque', True, True)
+    """
+    key = ("opaque", (wrapped,))  # (kind, args), as the sweep puts it back
     found = _CONNECTIVES.get(key)
     if found is None:
-        found = BoolForm("opaque", (expr,), symbols=frozenset(s.name for s in expr.free_symbols))
-        found._sympy = expr
-        _CONNECTIVES[key] = found
+        found = _CONNECTIVES.setdefault(key, BoolForm("opaque", (wrapped,), symbols=symbol_set(symbols), opaque_value=value))
     return found

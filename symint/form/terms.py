@@ -1,15 +1,16 @@
-"""The data of canonical integer forms: interned atoms, monomials and forms, their sympy and their value.
+"""The data of canonical integer forms: interned atoms, monomials and forms, and their value.
 
 :mod:`symint.form` builds forms (``add``, ``mul``, ``floordiv``, ...) and is what callers
 import; this module holds what those operations build on, so that nothing here needs
-them: the three interned classes, the constructors that intern, the size limits, the
-conversion of a form to sympy (cached on the form) and evaluation on integers with
-Python semantics.
+them: the three interned classes, the constructors that intern, the size limits and
+evaluation on integers with Python semantics. The sympy view of a form is built by
+:func:`symint.sympy_io.to_sympy` (Note [Forms import no sympy] in :mod:`symint.form`),
+which caches it in the ``_sympy`` slot of the form; nothing here reads that slot.
 
 >>> from symint.form import add, const, sym
 >>> f = add(sym("x"), const(3))
->>> f.sympy(), f.value({"x": 4}), f is add(const(3), sym("x"))
-(x + 3, 7, True)
+>>> f, f.value({"x": 4}), f is add(const(3), sym("x"))
+(Form(x + 3), 7, True)
 """
 
 from __future__ import annotations
@@ -19,14 +20,12 @@ import hashlib
 import itertools
 import threading
 import weakref
-from typing import Any, Callable
-
-import sympy
+from typing import Any, Callable, Hashable, Mapping
 
 from ..errors import ExpressionLimitError
 from ..limits import MAX_EXPONENT, MAX_INTEGER_BITS
-from ..sympy_io.view import atom_to_sympy, form_to_sympy
 from .evaluate import evaluate_form
+from .text import atom_text, form_text
 
 #: Largest number of terms a form may have; past it construction raises FormLimitError.
 MAX_TERMS = 4096
@@ -54,7 +53,7 @@ _SERIALS = itertools.count(1)
 #     returned and the new one dropped, so equal structures stay one object. ``setdefault`` is one
 #     atomic step when hashing and comparing the key run no Python code (ints, strings, tuples of
 #     them, objects with the default hash), which holds for every key here but an opaque atom's
-#     (it holds a sympy expression): those are published under a lock. A tuple of terms gets its
+#     (it holds the wrapped expression, whose hash may run Python code): those are published under a lock. A tuple of terms gets its
 #     number the same way, stored under the number before the number is published.
 _OPAQUE_LOCK = threading.Lock()
 
@@ -83,36 +82,37 @@ def _digest(*parts: bytes) -> bytes:
 
 
 # -- atoms --------------------------------------------------------------------------------------------
+#: How an opaque atom or boolean is evaluated: ``value(wrapped, values)`` with ``values`` symbol name -> int.
+OpaqueValue = Callable[[Any, Mapping[str, int]], Any]
+
+
 class Atom:
     """An interned indivisible integer quantity: a symbol or an opaque function of forms.
 
     ``kind`` is one of ``sym``, ``floordiv``, ``ceildiv``, ``mod``, ``max``, ``min``,
-    ``pow`` (symbolic exponent) and ``opaque`` (a wrapped sympy expression).
+    ``pow`` (symbolic exponent) and ``opaque`` (a wrapped expression of another
+    representation, in practice sympy: Note [Opaque atoms carry their own meaning]).
 
     >>> sym("s0").terms[0][0].factors[0][0].name
     's0'
     """
 
-    __slots__ = ("kind", "args", "name", "key", "digest", "symbols", "_sympy", "uid", "__weakref__")
+    __slots__ = ("kind", "args", "name", "key", "digest", "symbols", "opaque_value", "_sympy", "uid", "__weakref__")
 
-    def __init__(self, kind: str, args: tuple, name: str | None, digest: bytes, symbols: frozenset):
+    def __init__(self, kind: str, args: tuple, name: str | None, digest: bytes, symbols: frozenset,
+                 opaque_value: OpaqueValue | None = None):
         self.kind = kind
         self.args = args
         self.name = name
         self.digest = digest
         self.key = (0, name) if kind == "sym" else (1, digest)
         self.symbols = symbol_set(symbols)
-        self._sympy = None
+        self.opaque_value = opaque_value
+        self._sympy = None  # the sympy view: written and read by symint.sympy_io only
         self.uid = next(_SERIALS)
 
     def __repr__(self) -> str:
-        return f"Atom({self.sympy()})"
-
-    def sympy(self):
-        """The sympy expression of this atom (built once)."""
-        if self._sympy is None:
-            self._sympy = atom_to_sympy(self)
-        return self._sympy
+        return f"Atom({atom_text(self)})"
 
 
 _ATOMS: dict[tuple, Atom] = {}
@@ -125,6 +125,7 @@ def _atom_key(kind: str, name: str | None, args: tuple) -> tuple:
 
 
 def make_atom(kind: str, args: tuple, name: str | None = None) -> Atom:
+    """The interned atom ``kind(*args)`` (or the symbol ``name``); opaque atoms are :func:`make_opaque_atom`'s."""
     key = _atom_key(kind, name, args)
     found = _ATOMS.get(key)
     if found is not None:
@@ -133,8 +134,7 @@ def make_atom(kind: str, args: tuple, name: str | None = None) -> Atom:
         digest = _digest(b"sym", name.encode())
         symbols = frozenset((name,))
     elif kind == "opaque":
-        digest = _digest(b"opaque", sympy.srepr(args[0]).encode())
-        symbols = frozenset(s.name for s in args[0].free_symbols)
+        raise ValueError("an opaque atom is built by make_opaque_atom, which is told its digest, symbols and value")
     elif len(args) == 2:  # the common case (floor division, modulo, max and min of two), without generators
         a0, a1 = args
         digest = _digest(kind.encode(), a0.digest, a1.digest)
@@ -143,10 +143,34 @@ def make_atom(kind: str, args: tuple, name: str | None = None) -> Atom:
     else:
         digest = _digest(kind.encode(), *(a.digest for a in args))
         symbols = frozenset().union(*(a.symbols for a in args))
-    atom = Atom(kind, args, name, digest, symbols)
-    if kind != "opaque":
-        return _ATOMS.setdefault(key, atom)  # atomic: Note [Interning from several threads]
-    with _OPAQUE_LOCK:
+    return _ATOMS.setdefault(key, Atom(kind, args, name, digest, symbols))  # atomic: Note [Interning from several threads]
+
+
+# Note [Opaque atoms carry their own meaning]
+#     An opaque atom wraps an integer expression forms cannot represent (in practice a sympy
+#     expression: ``IfThenElse``, ``FloorToInt``, a bitwise function). Forms know nothing of
+#     that representation and import nothing of it: the code that wraps it (symint.sympy_io)
+#     says once what forms need of it: a ``digest`` of its structure (deterministic across
+#     processes, Note [Deterministic order] in symint.form.arith), the names of its ``symbols``,
+#     and ``value(wrapped, values)``, its value for integer values of the symbols. The atom is
+#     interned by the wrapped object (equal wrapped objects are one atom); the first wrapping
+#     of an object gives the digest and the value. An opaque boolean
+#     (:func:`symint.form.logic.opaque_bool`) is told the same, but for the digest.
+
+
+def make_opaque_atom(wrapped: Hashable, digest: bytes, symbols: frozenset, value: OpaqueValue) -> Atom:
+    """The interned opaque atom of ``wrapped`` (Note [Opaque atoms carry their own meaning]).
+
+    >>> a = make_opaque_atom("twice n", b"twice n", frozenset({"n"}), lambda w, values: values["n"] * 2)
+    >>> a is make_opaque_atom("twice n", b"twice n", frozenset({"n"}), None), atom_form(a).value({"n": 4})
+    (True, 8)
+    """
+    key = _atom_key("opaque", None, (wrapped,))
+    found = _ATOMS.get(key)
+    if found is not None:
+        return found
+    atom = Atom("opaque", (wrapped,), None, _digest(b"opaque", digest), symbols, value)
+    with _OPAQUE_LOCK:  # hashing the key runs Python code: Note [Interning from several threads]
         return _ATOMS.setdefault(key, atom)
 
 
@@ -178,7 +202,7 @@ class Mono:
             self.degree = sum([p for _, p in factors])
             self.symbols = symbol_set(frozenset().union(*(a.symbols for a, _ in factors)) if factors else frozenset())
         self._digest = None
-        self._sympy = None
+        self._sympy = None  # the sympy view: written and read by symint.sympy_io only
         self.uid = next(_SERIALS)
 
     @property
@@ -262,7 +286,7 @@ class Form:
         # an attribute, not a property: read ~2.5 times per form on W1, so computed at once (cheap: shared sets)
         self.symbols = terms[0][0].symbols if len(terms) == 1 else (_terms_symbols(terms) if terms else _NO_SYMBOLS)
         self.is_const = not terms
-        self._sympy = None
+        self._sympy = None  # the sympy view: written and read by symint.sympy_io only
         self._linear = None
         self._symdiv = None
 
@@ -311,19 +335,13 @@ class Form:
         return d
 
     def __repr__(self) -> str:
-        return f"Form({self.sympy()})"
+        """``Form(<text>)``, printed without sympy (:mod:`symint.form.text`).
 
-    def sympy(self):
-        """The sympy expression (built once per form, on first request).
-
-        >>> from symint.form import add, const, floordiv, mul, sub, sym
-        >>> sub(sym("x"), const(1)).sympy()
-        x - 1
+        >>> from symint.form import const, sub, sym
+        >>> sub(sym("x"), const(1))
+        Form(x - 1)
         """
-        if self._sympy is None:
-            self._sympy = form_to_sympy(self)
-            SYMPY_TO_FORM.setdefault(self._sympy, self)
-        return self._sympy
+        return f"Form({form_text(self)})"
 
     def atom(self) -> Atom | None:
         """The atom when this form is exactly one atom (coefficient 1, no constant), else None.
@@ -444,8 +462,8 @@ def form_from_dict(coeffs: dict[Mono, int], const_: int) -> Form:
     """The form ``const_ + sum(c * m)`` of a coefficient dict (zero coefficients dropped).
 
     >>> from symint.form import sym
-    >>> form_from_dict({sym("a").terms[0][0]: 2}, 1).sympy()
-    2*a + 1
+    >>> form_from_dict({sym("a").terms[0][0]: 2}, 1)
+    Form(2*a + 1)
     """
     if ONE_MONO in coeffs:  # the empty product (e.g. x*y / (x*y)) is the constant term
         const_ += coeffs.pop(ONE_MONO)
@@ -489,13 +507,6 @@ def atom_form(atom: Atom) -> Form:
     if found is None:
         found = _ATOM_FORMS[atom] = make_form(((make_mono(((atom, 1),)), 1),), 0)
     return found
-
-
-# -- the sympy view's memo ---------------------------------------------------------------------------------
-#: sympy expression -> its form, filled by both directions (symint.sympy_io.from_sympy reads it first).
-SYMPY_TO_FORM: dict[sympy.Basic, "Form"] = {}
-#: sympy boolean -> its boolean form (symint.sympy_io.bool_from_sympy and BoolForm.sympy fill it).
-SYMPY_TO_BOOL: dict = {}
 
 
 # -- freeing what nothing holds -----------------------------------------------------------------------
@@ -572,7 +583,7 @@ def sweep() -> int:
         monos = [weakref.ref(m) for m in _MONOS.values()]
         atoms = [weakref.ref(a) for a in _ATOMS.values()]
         others = [(table, key_of, [weakref.ref(v) for v in table.values()]) for table, key_of in _INTERNED]
-        for table in (_FORMS, _MONOS, _ATOMS, _TERMS, _TERMS_NUMBER, _PAIRS, _SYMBOL_SETS, SYMPY_TO_FORM):
+        for table in (_FORMS, _MONOS, _ATOMS, _TERMS, _TERMS_NUMBER, _PAIRS, _SYMBOL_SETS):
             table.clear()
         for table, _ in _INTERNED:
             table.clear()
@@ -615,5 +626,4 @@ def maybe_sweep() -> bool:
 
 
 register_cache(_MONO_MUL)
-register_cache(SYMPY_TO_BOOL)
 register_interned(_ATOM_FORMS, lambda f: f.terms[0][0].factors[0][0])

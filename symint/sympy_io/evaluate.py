@@ -3,6 +3,16 @@
 This walks the expression tree with plain Python arithmetic (no sympy
 substitution), so it is both exact and fast enough for tests and fuzzers.
 
+Note [Nodes say their value]
+    Each sympy function class of :mod:`symint.sympy_io.functions` and
+    :mod:`symint.sympy_io.floats` carries its Python semantics: ``python_eval(*values)``
+    (for the integer functions, the entries of :data:`symint.form.semantics.INTEGER_OPS`,
+    which the forms' evaluator reads too), or, for ``IfThenElse``,
+    ``python_branch(condition)``: the index of the one argument that is evaluated, as
+    Python evaluates only the branch taken. So this module imports no node class, and the
+    nodes' module can give the opaque atoms it creates this evaluator (Note [Nodes and
+    conversions in one module] there).
+
 >>> from symint.build import symbol_expr, floordiv, mod
 >>> x = symbol_expr("x")
 >>> evaluate(floordiv(x, 2) + mod(x, 3), {x: -7})
@@ -11,16 +21,14 @@ substitution), so it is both exact and fast enough for tests and fuzzers.
 
 from __future__ import annotations
 
-import math
 from fractions import Fraction
-from typing import Callable, Mapping
+from typing import Mapping
 
 import sympy
 from sympy.core.relational import Relational
 
-from symint.form.semantics import INTEGER_OPS, RELATIONS
+from symint.form.semantics import RELATIONS
 from symint.limits import check_power
-from symint.sympy_io import functions as N
 
 __all__ = ["evaluate", "UnboundSymbolError"]
 
@@ -36,19 +44,6 @@ def _num(v: Value) -> int | float:
     if isinstance(v, Fraction):
         return v.numerator if v.denominator == 1 else float(v)
     return v
-
-
-_FUNCS: dict[type, Callable[..., Value]] = {
-    N.FloorDiv: INTEGER_OPS["floordiv"],
-    N.CeilDiv: INTEGER_OPS["ceildiv"],
-    N.Mod: INTEGER_OPS["mod"],
-    N.Max: INTEGER_OPS["max"],
-    N.Min: INTEGER_OPS["min"],
-    N.PowByNatural: INTEGER_OPS["pow"],
-    N.IntTrueDiv: lambda a, b: a / b,
-    N.FloorToInt: math.floor,
-    N.CeilToInt: math.ceil,
-}
 
 
 def evaluate(expr, values: Mapping["sympy.Symbol | str", int]) -> int | bool | float:
@@ -122,10 +117,10 @@ def _eval(e: sympy.Basic, values: Mapping[sympy.Symbol, int]) -> Value:
         return any(_eval(a, values) for a in e.args)
     if isinstance(e, sympy.Not):
         return not _eval(e.args[0], values)
-    if isinstance(e, N.IfThenElse):
-        c, a, b = e.args
-        return _eval(a, values) if _eval(c, values) else _eval(b, values)
-    fn = _FUNCS.get(type(e)) or getattr(type(e), "python_eval", None)  # python_eval: see symint.sympy_io.floats
+    branch = getattr(type(e), "python_branch", None)  # IfThenElse: Note [Nodes say their value]
+    if branch is not None:
+        return _eval(e.args[branch(_eval(e.args[0], values))], values)
+    fn = getattr(type(e), "python_eval", None)  # Note [Nodes say their value]
     if fn is not None:
         return fn(*(_num(_eval(a, values)) for a in e.args))
     raise TypeError(f"cannot evaluate {type(e).__name__} in {e}: not an expression built by symint")

@@ -1,4 +1,8 @@
-"""Integer sympy functions with Python semantics.
+"""Integer sympy functions with Python semantics, and the conversions between forms and sympy.
+
+The conversions (:func:`to_sympy`, :func:`from_sympy`, :func:`bool_from_sympy`) live here
+with the nodes they build and read (Note [Nodes and conversions in one module]);
+:mod:`symint.sympy_io` exports them.
 
 Shape code divides, takes remainders and clamps. Sympy's own ``floor``, ``Mod``,
 ``Max`` and ``Min`` either differ from Python on negative operands or spend their
@@ -47,42 +51,15 @@ Note [Canonical forms]
     the original program would have raised ``ZeroDivisionError``.
 
 Note [One definition of the rewrites]
-    The sympy nodes are the printable view of forms (:mod:`symint.sympy_io`), so the
-    rules live once, on forms, and the nodes ask them through the converter
-    (:func:`symint.sympy_io.division_by_forms`). The forms build their view with these
-    nodes, so the dependency is mutual: this module reaches the forms only through its
-    own package, as a module read when ``eval`` runs (Note [Import order of form and
-    sympy_io] in :mod:`symint.sympy_io`). Building the view of a form builds these nodes
-    from canonical arguments, for which ``eval`` finds the same interned atom and keeps
-    the node: no loop. ``Max``/``Min`` keep their own fold
+    The sympy nodes are the printable view of forms, so the rules live once, on forms,
+    and the nodes ask them through the converter (:func:`division_by_forms`). The view of a
+    form (:func:`to_sympy`) builds these nodes, and the conversion to forms
+    (:func:`from_sympy`) reads them, while the nodes' ``eval`` needs both conversions: so
+    the nodes and both conversions are this one module (Note [Nodes and conversions in one
+    module]). Building the view of a form builds these nodes from canonical arguments, for
+    which ``eval`` finds the same interned atom and keeps the node: no loop. ``Max``/``Min`` keep their own fold
     (flatten, fold numbers, drop repeats, sort): the same lattice normalisation as the
     forms', which also serves ``Max`` of floats, and which sorts by sympy's print key.
-
-Note [Ordered connectives]
-    ``and``/``or`` that keep the order they were written in: Python evaluates them left to right.
-
-    Sympy's ``And``/``Or`` sort their arguments. For pure booleans that is harmless,
-    but a guard can *raise*: ``y == 0 or x // y == 2`` is True at ``y = 0`` in Python,
-    while the sorted ``x // y == 2 or y == 0`` raises ``ZeroDivisionError`` there (and a
-    guard that raises fails). So every connective built by :mod:`symint.build` is an
-    :class:`OrderedAnd` / :class:`OrderedOr`: a subclass of sympy's class (every
-    ``isinstance(e, sympy.And)`` keeps working, and reasoning that treats it as a
-    commutative conjunction stays right) whose ``args`` are in evaluation order. The
-    parser, the printers, ``symint.evaluate``, the compiled checkers and the Z3
-    translation all read ``args`` in that order, so all of them follow Python's
-    short-circuit semantics of the text as written.
-
-Note [Folding connectives]
-    Construction folds what is exact under short-circuit evaluation: nested
-    connectives of the same kind are flattened in place, ``True`` operands of an
-    ``and`` (``False`` of an ``or``) are dropped, a repeated operand keeps its first
-    position. Like sympy, it also folds ``a and False`` to ``False`` (``a or True``
-    to ``True``) and ``a and not a`` to ``False`` wherever they stand, and that is
-    exact only where ``a`` does not raise: at a guard's top level a raise is a
-    failure anyway, but under a ``not`` the folded form accepts an input on which
-    the text as written raises. This is the widening of Note [Canonical forms] in
-    :mod:`symint.sympy_io.functions`: every input on which the written guard has a value
-    gets the same value; only the error is lost.
 """
 
 from __future__ import annotations
@@ -91,19 +68,18 @@ import math
 from functools import lru_cache
 
 import sympy
-from sympy.core.basic import Basic
 from sympy.core.relational import Relational
 from sympy.core.sorting import default_sort_key
-from sympy.core.sympify import _sympify
 
-from .. import sympy_io as _io  # Note [One definition of the rewrites]: the package, read when eval runs
+from .. import form as F
+from ..errors import ExpressionLimitError
+from ..form.semantics import INTEGER_OPS
+from ..form.terms import register_cache
+from .connectives import ordered_and, ordered_or
+from .evaluate import evaluate
 
 __all__ = [
     "symbol_expr",
-    "OrderedAnd",
-    "OrderedOr",
-    "ordered_and",
-    "ordered_or",
     "FloorDiv",
     "CeilDiv",
     "Mod",
@@ -116,6 +92,13 @@ __all__ = [
     "IfThenElse",
     "modular_indexing",
     "INTEGER_FUNCTIONS",
+    "to_sympy",
+    "from_sympy",
+    "bool_from_sympy",
+    "opaque_from_sympy",
+    "opaque_bool_from_sympy",
+    "division_by_forms",
+    "NotAnIntegerForm",
 ]
 
 
@@ -204,6 +187,7 @@ class FloorDiv(_IntegerFunction):
     """
 
     nargs = (2,)
+    python_eval = staticmethod(INTEGER_OPS["floordiv"])  # Note [Nodes say their value] in symint.sympy_io.evaluate
 
     @classmethod
     def eval(cls, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr | None:
@@ -218,6 +202,7 @@ class CeilDiv(_IntegerFunction):
     """
 
     nargs = (2,)
+    python_eval = staticmethod(INTEGER_OPS["ceildiv"])
 
     @classmethod
     def eval(cls, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr | None:
@@ -233,7 +218,7 @@ def _by_forms(cls, kind: str, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr | None
     """
     if _is_zero_number(b):
         raise ZeroDivisionError(f"{cls.__name__}({a}, 0): integer {'modulo' if kind == 'mod' else 'division'} by zero")
-    return _io.division_by_forms(kind, a, b)
+    return division_by_forms(kind, a, b)
 
 
 class Mod(_IntegerIfArguments):
@@ -247,6 +232,7 @@ class Mod(_IntegerIfArguments):
     """
 
     nargs = (2,)
+    python_eval = staticmethod(INTEGER_OPS["mod"])
 
     @classmethod
     def eval(cls, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr | None:
@@ -296,6 +282,7 @@ class Max(_MinMax):
     """
 
     _pick = max
+    python_eval = staticmethod(INTEGER_OPS["max"])
 
 
 class Min(_MinMax):
@@ -308,6 +295,7 @@ class Min(_MinMax):
     _pick = min
     _absorbing = sympy.S.NegativeInfinity
     _neutral = sympy.S.Infinity
+    python_eval = staticmethod(INTEGER_OPS["min"])
 
 
 class PowByNatural(_IntegerIfArguments):
@@ -318,6 +306,7 @@ class PowByNatural(_IntegerIfArguments):
     """
 
     nargs = (2,)
+    python_eval = staticmethod(INTEGER_OPS["pow"])
 
     @classmethod
     def eval(cls, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr | None:
@@ -343,6 +332,7 @@ class IntTrueDiv(sympy.Function):
     nargs = (2,)
     is_real = True
     is_finite = True
+    python_eval = staticmethod(lambda a, b: a / b)
 
     @classmethod
     def eval(cls, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr | None:
@@ -362,6 +352,7 @@ class FloorToInt(_IntegerFunction):
     """
 
     nargs = (1,)
+    python_eval = staticmethod(math.floor)
 
     @classmethod
     def eval(cls, x: sympy.Expr) -> sympy.Expr | None:
@@ -382,6 +373,7 @@ class CeilToInt(_IntegerFunction):
     """
 
     nargs = (1,)
+    python_eval = staticmethod(math.ceil)
 
     @classmethod
     def eval(cls, x: sympy.Expr) -> sympy.Expr | None:
@@ -403,6 +395,7 @@ class IfThenElse(sympy.Function):
     """
 
     nargs = (3,)
+    python_branch = staticmethod(lambda c: 1 if c else 2)  # the argument that is the value: only it is evaluated
 
     @classmethod
     def eval(cls, c: sympy.Basic, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr | None:
@@ -435,7 +428,7 @@ INTEGER_FUNCTIONS: dict[str, type[sympy.Function]] = {
 }
 
 
-# -- symbols and ordered connectives ------------------------------------------------------------------
+# -- symbols ------------------------------------------------------------------
 @lru_cache(maxsize=None)
 def symbol_expr(name: str) -> sympy.Symbol:
     """The integer sympy symbol called ``name`` (the same object every time).
@@ -443,88 +436,267 @@ def symbol_expr(name: str) -> sympy.Symbol:
     >>> symbol_expr("s0") is symbol_expr("s0"), symbol_expr("s0").is_integer
     (True, True)
     """
-    if not isinstance(name, str) or not name.isidentifier():
-        raise ValueError(f"symbol names must be Python identifiers, got {name!r}")
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"a symbol's name is a non-empty string, got {name!r}")
+    # Any string a form's symbol may have: the name is data to sympy (never parsed or evaluated),
+    # and the printers escape what is not an identifier.
     return sympy.Symbol(name, integer=True)
 
 
-def _fold(cls: type, args: tuple, kind: type, zero: sympy.Basic, identity: sympy.Basic) -> sympy.Basic:
-    """The folded connective of ``args`` (Note [Folding connectives])."""
-    flat: list[sympy.Basic] = []
-    seen: set[sympy.Basic] = set()
-    canonical: set[sympy.Basic] = set()
-    stack = [iter(args)]
-    while stack:
-        for a in stack[-1]:
-            a = _sympify(a)
-            if isinstance(a, kind):  # ours or sympy's own: splice its arguments here, in their order
-                stack.append(iter(a.args))
-                break
-            if a == zero:
-                return zero
-            if a == identity or a in seen:
-                continue
-            if isinstance(a, Relational):
-                c = a.canonical
-                if c in canonical:
-                    continue
-                if c.negated.canonical in canonical:
-                    return zero
-                canonical.add(c)
-            seen.add(a)
-            flat.append(a)
-        else:
-            stack.pop()
-    if not flat:
-        return identity
-    if len(flat) == 1:
-        return flat[0]
-    obj = Basic.__new__(cls, *flat)
-    obj._argset = frozenset(flat)  # what sympy's LatticeOp.make_args reads
-    return obj
+# -- forms and sympy, both ways ------------------------------------------------------------------------
+# Note [Nodes and conversions in one module]
+#     ``FloorDiv``/``CeilDiv``/``Mod`` evaluate by the form rules (Note [One definition of the
+#     rewrites]): their ``eval`` converts its arguments to forms and the result back to sympy.
+#     Both conversions know the nodes: the view builds them, the conversion to forms recognises
+#     them. Split into modules, nodes and conversions would import each other (the old
+#     ``symint.sympy_io.view``, ``symint.sympy_io`` and this module did, through the package's
+#     ``__init__``), so they are one module, below the package's ``__init__`` and above
+#     :mod:`symint.form`, which imports none of them (Note [Forms import no sympy] in
+#     :mod:`symint.form`). The sympy evaluator (:mod:`symint.sympy_io.evaluate`), which an opaque
+#     atom created here carries, reads the nodes' value from the nodes themselves (Note [Nodes say
+#     their value] there) and so imports none of them.
 
 
-class OrderedAnd(sympy.And):
-    """``a and b and ...`` with its arguments in evaluation order (Note [Ordered connectives]).
+class NotAnIntegerForm(ValueError):
+    """The sympy expression is not integer-valued by structure (floats, true division, ...)."""
 
-    >>> import sympy
-    >>> x = sympy.Symbol("x", integer=True)
-    >>> OrderedAnd(sympy.Lt(x, 3), sympy.Gt(x, 0)).args
-    (x < 3, x > 0)
+
+#: sympy expression -> its form, filled by both directions (:func:`from_sympy` reads it first).
+SYMPY_TO_FORM: dict = {}
+#: sympy boolean -> its boolean form (:func:`bool_from_sympy` and :func:`to_sympy` fill it).
+SYMPY_TO_BOOL: dict = {}
+register_cache(SYMPY_TO_FORM)  # emptied by a sweep (Note [Sweeping the interning tables] in symint.form.terms)
+register_cache(SYMPY_TO_BOOL)
+
+_RELATION_CLASSES = {"==": sympy.Eq, "!=": sympy.Ne, "<": sympy.Lt, "<=": sympy.Le, ">": sympy.Gt, ">=": sympy.Ge}
+_NODES = {"floordiv": FloorDiv, "ceildiv": CeilDiv, "mod": Mod, "max": Max, "min": Min, "pow": PowByNatural}
+
+
+def to_sympy(value: "F.Form | F.BoolForm | F.Atom") -> sympy.Basic:
+    """The sympy view of a form, boolean form or atom (built once, cached on it).
+
+    A relation never folds (it would be TRUE or FALSE), so its sympy relation is built
+    unevaluated; connectives keep their order (Note [Ordered connectives] in
+    :mod:`symint.sympy_io.connectives`).
+
+    >>> x = F.sym("x")
+    >>> to_sympy(F.add(F.floordiv(x, F.const(2)), F.const(1))), to_sympy(F.rel("<", x, F.const(3)))
+    (FloorDiv(x, 2) + 1, x < 3)
     """
+    try:
+        found = value._sympy
+    except AttributeError:
+        raise TypeError(f"to_sympy takes a Form, BoolForm or Atom, not {type(value).__name__}") from None
+    if found is not None:
+        return found
+    if isinstance(value, F.Form):
+        found = _form_to_sympy(value)
+        SYMPY_TO_FORM.setdefault(found, value)
+    elif isinstance(value, F.BoolForm):
+        found = _bool_to_sympy(value)
+        SYMPY_TO_BOOL.setdefault(found, value)
+    elif isinstance(value, F.Atom):
+        found = _atom_to_sympy(value)
+    else:
+        raise TypeError(f"to_sympy takes a Form, BoolForm or Atom, not {type(value).__name__}")
+    value._sympy = found
+    return found
 
-    def __new__(cls, *args: sympy.Basic, **options: object) -> sympy.Basic:
-        return _fold(cls, args, sympy.And, sympy.false, sympy.true)
+
+def _atom_to_sympy(atom: "F.Atom") -> sympy.Basic:
+    kind = atom.kind
+    if kind == "sym":
+        return symbol_expr(atom.name)
+    if kind == "opaque":
+        return atom.args[0]
+    return _NODES[kind](*(to_sympy(a) for a in atom.args))
 
 
-class OrderedOr(sympy.Or):
-    """``a or b or ...`` with its arguments in evaluation order (Note [Ordered connectives]).
+def _mono_to_sympy(m: "F.Mono") -> sympy.Expr:
+    if m._sympy is None:
+        m._sympy = sympy.Mul(*(to_sympy(a) if p == 1 else sympy.Pow(to_sympy(a), p) for a, p in m.factors))
+    return m._sympy
 
-    >>> import sympy
-    >>> x = sympy.Symbol("x", integer=True)
-    >>> OrderedOr(sympy.Lt(x, 3), sympy.true)
-    True
+
+def _form_to_sympy(f: "F.Form") -> sympy.Expr:
+    if f.is_const:
+        return sympy.Integer(f.const)
+    terms = [(_mono_to_sympy(m) if c == 1 else sympy.Integer(c) * _mono_to_sympy(m)) for m, c in f.terms]
+    if f.const:
+        terms.append(sympy.Integer(f.const))
+    return sympy.Add(*terms)
+
+
+def _bool_to_sympy(b: "F.BoolForm") -> sympy.Basic:
+    kind = b.kind
+    if kind == "const":
+        return sympy.true if b.value else sympy.false
+    if kind == "rel":
+        op, lhs, rhs = b.args
+        return _RELATION_CLASSES[op](to_sympy(lhs), to_sympy(rhs), evaluate=False)
+    if kind == "and":
+        return ordered_and(*(to_sympy(a) for a in b.args))
+    if kind == "or":
+        return ordered_or(*(to_sympy(a) for a in b.args))
+    if kind == "not":
+        return sympy.Not(to_sympy(b.args[0]))
+    return b.args[0]
+
+
+def _opaque_value(expr: sympy.Basic, values) -> int | bool:
+    """The value of a wrapped sympy expression for ``values`` (symbol name -> int)."""
+    return evaluate(expr, {s: values[s.name] for s in expr.free_symbols})
+
+
+def opaque_from_sympy(expr: sympy.Basic) -> "F.Form":
+    """The opaque atom's form of an integer-valued sympy expression forms do not represent.
+
+    It carries its digest, its symbols and its evaluator (Note [Opaque atoms carry their own
+    meaning] in :mod:`symint.form.terms`).
+
+    >>> x = symbol_expr("x")
+    >>> f = opaque_from_sympy(IfThenElse(x > 0, x, -x))
+    >>> f.symbols, f.value({"x": -3}), to_sympy(f)
+    (frozenset({'x'}), 3, IfThenElse(x > 0, x, -x))
     """
+    symbols = frozenset(s.name for s in expr.free_symbols)
+    return F.opaque(expr, sympy.srepr(expr).encode(), symbols, _opaque_value)
 
-    def __new__(cls, *args: sympy.Basic, **options: object) -> sympy.Basic:
-        return _fold(cls, args, sympy.Or, sympy.true, sympy.false)
 
+def opaque_bool_from_sympy(expr: sympy.Basic) -> "F.BoolForm":
+    """A sympy boolean kept as written, as an opaque boolean form (a float comparison, say).
 
-def ordered_and(*args: sympy.Basic) -> sympy.Basic:
-    """The conjunction of ``args`` in the order given.
-
-    >>> import sympy
-    >>> ordered_and(sympy.true, sympy.false)
-    False
+    >>> b = opaque_bool_from_sympy(sympy.Lt(symbol_expr("x"), sympy.Float(2.5)))
+    >>> b.kind, b.evaluate({"x": 2}), to_sympy(b)
+    ('opaque', True, x < 2.5)
     """
-    return OrderedAnd(*args)
+    return F.opaque_bool(expr, frozenset(s.name for s in expr.free_symbols), _opaque_value)
 
 
-def ordered_or(*args: sympy.Basic) -> sympy.Basic:
-    """The disjunction of ``args`` in the order given.
+# Note [A view does not remember its source]
+# A form's sympy view is built from the form (``to_sympy``), never taken from the sympy
+# expression a form was converted from: ``(s0 + 1)**2`` and ``s0**2 + 2*s0 + 1`` are one form,
+# and were the first expression converted kept as the view, what ``to_sympy`` returns (and
+# every printer or serialiser reading it) would depend on which of the two the process met
+# first. The tables below only map an expression to its form.
 
-    >>> import sympy
-    >>> ordered_or(sympy.false, sympy.false)
-    False
+
+def from_sympy(expr: sympy.Basic) -> "F.Form":
+    """The canonical form of an integer-valued sympy expression.
+
+    Raises:
+        NotAnIntegerForm: ``expr`` is not integer-valued by structure.
+
+    >>> to_sympy(from_sympy(FloorDiv(symbol_expr("x") * 4, 2)))
+    2*x
     """
-    return OrderedOr(*args)
+    table = SYMPY_TO_FORM
+    found = table.get(expr)
+    if found is not None:
+        return found
+    result = _convert(expr)
+    if len(table) > (1 << 16):
+        table.clear()
+    table[expr] = result  # the view is not ``expr``: Note [A view does not remember its source]
+    return result
+
+
+def _convert(e: sympy.Basic) -> "F.Form":
+    if isinstance(e, sympy.Integer):
+        return F.const(int(e))
+    if e.is_Symbol:
+        if e.is_integer is not True:
+            raise NotAnIntegerForm(f"{e} is not an integer symbol")
+        return F.sym(e.name)
+    if isinstance(e, sympy.Add):
+        out = F.const(0)
+        for arg in e.args:
+            out = F.add(out, from_sympy(arg))
+        return out
+    if isinstance(e, sympy.Mul):
+        out = F.const(1)
+        for arg in e.args:
+            out = F.mul(out, from_sympy(arg))
+        return out
+    if isinstance(e, sympy.Pow):
+        if isinstance(e.exp, sympy.Integer) and int(e.exp) >= 0:
+            return F.pow_nat(from_sympy(e.base), int(e.exp))
+        raise NotAnIntegerForm(f"{e} is not integer-valued")
+    if isinstance(e, PowByNatural):
+        return F.pow_sym(from_sympy(e.args[0]), from_sympy(e.args[1]))
+    if isinstance(e, FloorDiv):
+        return F.floordiv(from_sympy(e.args[0]), from_sympy(e.args[1]))
+    if isinstance(e, CeilDiv):
+        return F.ceildiv(from_sympy(e.args[0]), from_sympy(e.args[1]))
+    if isinstance(e, Mod):
+        if not all(_is_integer_valued(a) for a in e.args):
+            raise NotAnIntegerForm(f"{e} is not integer-valued")
+        return F.mod(from_sympy(e.args[0]), from_sympy(e.args[1]))
+    if isinstance(e, (Max, Min)):
+        if not all(_is_integer_valued(a) for a in e.args):
+            raise NotAnIntegerForm(f"{e} is not integer-valued")
+        op = F.max_ if isinstance(e, Max) else F.min_
+        args = [from_sympy(a) for a in e.args]
+        out = args[0]
+        for a in args[1:]:
+            out = op(out, a)
+        return out
+    if isinstance(e, sympy.Basic) and not isinstance(e, sympy.Number) and _is_integer_valued(e):
+        return opaque_from_sympy(e)
+    raise NotAnIntegerForm(f"{e} is not an integer expression")
+
+
+def division_by_forms(kind: str, a: sympy.Basic, b: sympy.Basic) -> sympy.Basic | None:
+    """The sympy view of the form rule ``kind`` (``floordiv``, ``ceildiv``, ``mod``) on ``a`` and ``b``.
+
+    What ``FloorDiv``/``CeilDiv``/``Mod`` evaluate to (Note [One definition of the rewrites]).
+    None keeps the node as written: the result is that node itself, or an argument is not
+    an integer form (a float, ``4/x``).
+
+    >>> x = symbol_expr("x")
+    >>> division_by_forms("mod", 3 * x, sympy.Integer(6)), division_by_forms("floordiv", x, sympy.Integer(2))
+    (3*(Mod(x, 2)), None)
+    """
+    try:
+        fa, fb = from_sympy(a), from_sympy(b)
+        result = getattr(F, kind)(fa, fb)
+    except (NotAnIntegerForm, ExpressionLimitError):
+        return None
+    atom = result.atom()
+    if atom is not None and atom.kind == kind and atom.args[0] is fa and atom.args[1] is fb:
+        return None  # canonical already: the node as written
+    return to_sympy(result)
+
+
+def bool_from_sympy(expr: sympy.Basic) -> "F.BoolForm":
+    """The boolean form of a sympy boolean (relations between integer expressions become ``rel``).
+
+    What is not a relation between integer forms (floats, unknown functions) is kept as
+    written, an opaque boolean (:func:`opaque_bool_from_sympy`).
+
+    >>> bool_from_sympy(sympy.Lt(symbol_expr("x"), 3)).kind, bool_from_sympy(sympy.Lt(symbol_expr("x"), 2.5)).kind
+    ('rel', 'opaque')
+    """
+    table = SYMPY_TO_BOOL
+    found = table.get(expr)
+    if found is not None:
+        return found
+    if expr is sympy.true or expr is sympy.false:
+        result = F.bool_const(bool(expr))
+    elif isinstance(expr, Relational):
+        try:
+            result = F.rel(expr.rel_op, from_sympy(expr.lhs), from_sympy(expr.rhs))
+        except NotAnIntegerForm:
+            result = opaque_bool_from_sympy(expr)
+    elif isinstance(expr, sympy.And):
+        result = F.and_(*(bool_from_sympy(a) for a in expr.args))
+    elif isinstance(expr, sympy.Or):
+        result = F.or_(*(bool_from_sympy(a) for a in expr.args))
+    elif isinstance(expr, sympy.Not):
+        result = F.not_(bool_from_sympy(expr.args[0]))
+    else:
+        result = opaque_bool_from_sympy(expr)
+    if len(table) > (1 << 16):
+        table.clear()
+    table[expr] = result
+    return result

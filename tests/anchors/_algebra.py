@@ -5,7 +5,8 @@ Python semantics (``//`` and ``%`` are floor division and floor modulo, TVM's ``
 ``floormod``). Relations build boolean forms.
 
 >>> x, y = var("x"), var("y")
->>> str(((x * 8 + 7) // 16).form.sympy()), str(mx(x, y + 1).form.sympy())
+>>> from symint.sympy_io import to_sympy
+>>> str(to_sympy(((x * 8 + 7) // 16).form)), str(to_sympy(mx(x, y + 1).form))
 ('FloorDiv(8*x + 7, 16)', 'Max(x, y + 1)')
 """
 

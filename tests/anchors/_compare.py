@@ -22,6 +22,7 @@ from valueranges.facts import Facts
 from symint.form import logic as B
 from symint import form as F
 from symint.build import symbol_expr
+from symint.sympy_io import to_sympy
 from valueranges import ValueRanges
 from valueranges.rewrite import simplify, simplify_bool, size
 
@@ -66,7 +67,7 @@ def judge_bound(expr, ranges, expected, constraints=()):
     f = expr.form
     ours = engine(ranges, constraints).bound(f)
     for env, v in _values(f, ranges, constraints):
-        assert ours[0] <= v <= ours[1], f"wrong: {f.sympy()} = {v} at {env} is outside ours {ours}"
+        assert ours[0] <= v <= ours[1], f"wrong: {to_sympy(f)} = {v} at {env} is outside ours {ours}"
     ends = [(o, t, side) for o, t, side in ((ours[0], expected[0], "lo"), (ours[1], expected[1], "hi")) if t is not None]
     if all(o == t for o, t, _ in ends):
         return SAME, ours
@@ -82,8 +83,8 @@ def judge_form(before, expected, ranges=None, constraints=()):
     eng = engine(ranges, constraints)
     ours = simplify(eng.simplify_form(f), eng.bounds())
     for env, v in _values(f, ranges, constraints):
-        assert ours.value(env) == v, f"wrong: {f.sympy()} -> {ours.sympy()} differs at {env}"
-        assert theirs.value(env) == v, f"port error: the anchor's {theirs.sympy()} differs at {env}"
+        assert ours.value(env) == v, f"wrong: {to_sympy(f)} -> {to_sympy(ours)} differs at {env}"
+        assert theirs.value(env) == v, f"port error: the anchor's {to_sympy(theirs)} differs at {env}"
     if ours is theirs:
         return SAME, ours
     a, b = size(ours), size(theirs)
@@ -114,8 +115,8 @@ def judge_bool(before, expected, ranges=None, constraints=()):
             v = before.evaluate(env)
         except ZeroDivisionError:
             continue
-        assert ours.evaluate(env) == v, f"wrong: {before.sympy()} -> {ours.sympy()} differs at {env}"
-        assert theirs.evaluate(env) == v, f"port error: the anchor's {theirs.sympy()} differs at {env}"
+        assert ours.evaluate(env) == v, f"wrong: {to_sympy(before)} -> {to_sympy(ours)} differs at {env}"
+        assert theirs.evaluate(env) == v, f"port error: the anchor's {to_sympy(theirs)} differs at {env}"
     if ours is theirs or (ours.kind == theirs.kind == "rel" and ours.norm is theirs.norm):
         return SAME, ours
     a, b = bool_size(ours), bool_size(theirs)
@@ -127,7 +128,7 @@ def judge_modular(expr, expected, constraints=(), ranges=None):
     ours = engine(ranges or {}, constraints).modular_set(f)
     coeff, base = ours
     for env, v in _values(f, ranges or {}, constraints):
-        assert (v == base) if coeff == 0 else (v - base) % coeff == 0, f"wrong: {f.sympy()} = {v} at {env}, ours {ours}"
+        assert (v == base) if coeff == 0 else (v - base) % coeff == 0, f"wrong: {to_sympy(f)} = {v} at {env}, ours {ours}"
     tc, tb = expected
     if ours == (tc, tb % tc if tc else tb):
         return SAME, ours

@@ -48,7 +48,7 @@ from guards import (
 from shapeenv.cli.guards import EXIT_INTERNAL, EXIT_NO, EXIT_OK, EXIT_USAGE
 from guards.text.escape import one_line
 from symint.build import ge, symbol_expr
-from symint.sympy_io.functions import OrderedAnd, OrderedOr
+from symint.sympy_io.connectives import OrderedAnd, OrderedOr
 from valueranges import ValueRanges
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -8,7 +8,7 @@ Over a grid of values in ``[-3, 3]``:
 * codegen: the compiled checker, :meth:`GuardSet.holds` and Python's own evaluation of
   the *written text* agree (a guard that raises in Python fails). The one allowed
   difference is the documented widening (Note [Canonical forms] in symint.sympy_io.functions,
-  Note [Folding connectives] in symint.sympy_io.functions): where Python raises, a folded guard may
+  Note [Folding connectives] in symint.sympy_io.connectives): where Python raises, a folded guard may
   accept. Never the other way round, and never on an input where Python has a value.
 * simplify: a simplified set whose proof is YES accepts exactly the same grid points.
 * diff: ``implies``/``equivalent`` answers agree with the grid, and a counterexample really

@@ -21,6 +21,7 @@ from symint import form as F
 from guards.text.printers import latex_text, render_html, render_latex, to_source_text, to_sympy_text, to_text, to_torch_text
 from symint.build import (abs_, add, and_, ceildiv, eq, floordiv, ge, gt, ite, le, lt, max_, min_, mod, mul, ne, neg,
                           not_, or_, pow_, sub, symbol_expr, truediv)
+from symint.sympy_io import to_sympy
 from symint.sympy_io.functions import CeilToInt, FloorToInt
 
 s0, s1, s2, s3, n = (symbol_expr(x) for x in ("s0", "s1", "s2", "s3", "n"))
@@ -163,7 +164,7 @@ def test_deep_expression_prints_and_reads_back():
         # denominators reads back expanded (Note [Parsed forms and the sympy builders]).
         assert back.kind == "opaque" and back.symbols == {"s0", "s1"}
         for v0, v1 in ((1, 1), (-3, 2), (5, 7)):
-            assert evaluate(back.sympy(), {s0: v0, s1: v1}) == evaluate(guard, {s0: v0, s1: v1})
+            assert evaluate(to_sympy(back), {s0: v0, s1: v1}) == evaluate(guard, {s0: v0, s1: v1})
 
 
 # -- round trip, property-based ----------------------------------------------------------------------------------
@@ -228,7 +229,7 @@ def _same(parsed, expr) -> bool:
     """Structurally equal, or (when sympy's Or/And folded e.g. ``a | ~a`` only on re-parsing) equal on every point."""
     if Guard.of(parsed) == Guard.of(expr):
         return True
-    parsed = parsed.sympy()
+    parsed = to_sympy(parsed)
     import itertools
 
     from symint import evaluate

@@ -261,3 +261,20 @@ def test_verdicts_agree_with_brute_force(a, b):
     for r, want_b in ((r_implies, False), (r_overlap, True)):
         if r.witness is not None:
             assert a.holds(r.values) and b.holds(r.other_values) is want_b
+
+
+def test_the_local_fallback_matches_the_two_sets_symbols_by_source():
+    """The guard-by-guard proof (the fallback when one query runs out) pairs symbols by source, not by name."""
+    from guards.solver.prove import _locally
+    from guards.solver.z3_solver import Budget
+
+    a = GuardSet.of([build.ge(s0, 4), build.eq(s1, s0)], {s0: X0, s1: X1})
+    same = GuardSet.of([build.gt(n, 3), build.eq(m, n)], {n: X0, m: X1})
+    weaker = GuardSet.of([build.gt(n, 2), build.eq(m, n)], {n: X0, m: X1})
+    other_dim = GuardSet.of([build.gt(n, 3)], {n: X1, m: X0})  # bounds x.size()[1], not x.size()[0]
+    config = SolverConfig()
+    assert _locally(a, same, config, both_ways=True, budget=Budget.of(config))
+    assert _locally(a, weaker, config, both_ways=False, budget=Budget.of(config))  # a implies the weaker set
+    assert not _locally(a, weaker, config, both_ways=True, budget=Budget.of(config))
+    assert _locally(a, other_dim, config, both_ways=False, budget=Budget.of(config))  # x1 == x0 >= 4
+    assert not _locally(other_dim, a, config, both_ways=False, budget=Budget.of(config))

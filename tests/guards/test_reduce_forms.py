@@ -10,11 +10,12 @@ from hypothesis import assume, given, settings, strategies as st
 
 from guards import Guard, GuardSet, Source
 from guards.guard import as_bool_form
-from guards.simplify.classify import _canonical_key, _classify, classify_form, form_order_key
+from guards.simplify.classify import classify_form, form_order_key
 from guards.simplify.reduce_forms import reduce_forms
 from symint import form as F
 from symint.build import eq, ge, gt, le, lt, ne, symbol_expr
 from symint.form import logic as B
+from symint.sympy_io import to_sympy
 from symint.sympy_io.functions import Mod
 
 from .test_finite_domain import _admitted, _exprs, _rels  # the same random expressions and relations
@@ -79,23 +80,30 @@ def test_finite_ranges_are_enumerated_and_pins_substituted():
     assert [str(g.expr) for g in out] == ["Eq(x, 5)", "Eq(y, u - 5)", "u >= 5", "u <= 54"]
     sizes = {symbol_expr(n): Source.size(n, 0) for n in ("x", "y", "u")}
     box = {symbol_expr("x"): range(0, 8), symbol_expr("y"): range(0, 60), symbol_expr("u"): range(0, 66)}
-    assert _admitted(GuardSet.of(out, sizes), box) == _admitted(GuardSet.of([g.sympy() for g in guards], sizes), box)
+    assert _admitted(GuardSet.of(out, sizes), box) == _admitted(GuardSet.of([to_sympy(g) for g in guards], sizes), box)
+
+
+def count_view_builders(monkeypatch) -> list[str]:
+    """The names of the sympy view builders called from now on (for the rest of the test), in order."""
+    from symint.sympy_io import functions
+
+    built: list[str] = []
+    for name in ("_form_to_sympy", "_atom_to_sympy", "_bool_to_sympy"):  # what symint.sympy_io.to_sympy calls
+        real = getattr(functions, name)
+        monkeypatch.setattr(functions, name, lambda x, _real=real, _name=name: built.append(_name) or _real(x))
+    return built
 
 
 def test_no_sympy_is_built_and_provenance_is_read_lazily(monkeypatch):
     """produce_guards builds no sympy view (counted at the view builders: forms are interned and shared
     with other tests, so a view another test built earlier says nothing about this call)."""
     from shapeenv import ShapeEnv
-    from symint.form import logic, terms
 
     env = ShapeEnv(duck_shape=False)
     a = env.create_symint(7, Source.size("a", 0))
     b = env.create_symint(9, Source.size("b", 0))
     assert bool(a < b) and bool(a * b > 20) and bool((a + b) % 4 == 0) and bool(b < 100)
-    built = []
-    for module, name in ((terms, "form_to_sympy"), (terms, "atom_to_sympy"), (logic, "bool_to_sympy")):
-        real = getattr(module, name)
-        monkeypatch.setattr(module, name, lambda x, _real=real, _name=name: built.append(_name) or _real(x))
+    built = count_view_builders(monkeypatch)
     gs = env.produce_guards()
     assert built == [], f"produce_guards built sympy views: {built}"
     assert any(callable(g.why) for g in gs.guards), "provenance was printed before anyone read it"
@@ -106,24 +114,31 @@ def test_no_sympy_is_built_and_provenance_is_read_lazily(monkeypatch):
 @settings(max_examples=300, deadline=None)
 @given(st.sampled_from([eq, ne, lt, le, gt, ge]), st.integers(-4, 4).filter(bool), st.integers(-20, 20),
        st.sampled_from([X, Mod(X, 8), X - Y]))
-def test_form_classification_agrees_with_the_sympy_one(rel, c, k, lhs):
+def test_form_classification_says_what_the_guard_admits(rel, c, k, lhs):
+    """What classify_form reads off a guard (a bound, a value, a divisor, an equality) admits exactly its points."""
     e = rel(c * lhs, k)
     assume(e not in (sympy.true, sympy.false))
     form = as_bool_form(e)
     assume(form.kind != "opaque")  # Eq(2*x, 1) folds to False over the integers: the guard keeps it as written
-    old, new = _classify(e), classify_form(form)
-    if old.kind == "other":  # the normal form sees more: -Mod(x, 8) == 0 is a divisibility
-        assert new.kind in ("other", "div")
+    kind = classify_form(form)
+    meaning = {
+        "lower": lambda x, y: x >= kind.value, "upper": lambda x, y: x <= kind.value,
+        "exact": lambda x, y: x == kind.value, "ne": lambda x, y: x != kind.value,
+        "div": lambda x, y: x % kind.value == 0, "eqsym": lambda x, y: x == y,
+    }.get(kind.kind)
+    if meaning is None:
+        assert kind.kind == "other" and lhs is not X, (e, kind)  # a relation of x alone is always understood
         return
-    assert (old.kind, getattr(old.sym, "name", old.sym), getattr(old.value, "name", old.value)) == (
-        new.kind, new.sym, new.value)
+    assert kind.sym == "x" and (kind.kind != "eqsym" or kind.value == "y"), (e, kind)
+    for x, y in itertools.product(range(-30, 31), (-2, 0, 3)):
+        assert form.evaluate({"x": x, "y": y}) == meaning(x, y), (e, kind, x, y)
 
 
-def test_form_order_puts_classes_as_the_printed_order_does():
+def test_form_order_puts_equalities_then_bounds_per_symbol_then_the_rest():
     exprs = [gt(X + Y, 10), le(X, 5), ne(X, 3), eq(Mod(X, 4), 0), eq(Y, X), eq(Z, 2), ge(X, 1), eq(X * Y, Z + 1)]
-    by_text = sorted(exprs, key=lambda e: _canonical_key(e)[:3])
-    by_form = sorted(exprs, key=lambda e: form_order_key(as_bool_form(e))[:3])
-    assert [_canonical_key(e)[:3] for e in by_text] == [form_order_key(as_bool_form(e))[:3] for e in by_form]
+    ordered = sorted(exprs, key=lambda e: form_order_key(as_bool_form(e)))
+    assert [str(e) for e in ordered] == [
+        "Eq(y, x)", "Eq(z, 2)", "Eq(x*y, z + 1)", "x >= 1", "x <= 5", "Ne(x, 3)", "Eq(Mod(x, 4), 0)", "x + y > 10"]
 
 
 def test_guard_origin_may_be_a_function_called_once():

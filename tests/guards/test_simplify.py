@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from guards import GuardSet, Source
 from guards.solver.prove import Verdict, equivalent
-from guards.simplify.passes import simplify, simplify_with_report
+from guards.simplify.passes import reduce_exact, simplify, simplify_with_report
 from guards.solver.z3_solver import SolverConfig
 from symint import build
 from symint.sympy_io.functions import IntTrueDiv
@@ -107,15 +107,24 @@ def test_unchanged_guards_keep_their_origin_and_merged_ones_combine():
 
 def test_unprovable_group_is_returned_unsimplified():
     """A guard Z3 cannot translate blocks the proof of its group; the other group is still simplified."""
-    odd = lt(mul(s1, sympy.Float(0.5)), 3)  # rewritten to 0.5*s0 < 3, which Z3 cannot check exactly
+    odd = lt(build.pow_(s1, s3), 100)  # a symbolic exponent: Z3 cannot check it exactly
     gs = free([eq(s1, s0), odd, ge(s2, 2), ge(s2, 3)])
     out, report = simplify_with_report(gs)
-    assert report.proof is Verdict.UNKNOWN and any("float" in r for r in report.reverted)
+    assert report.proof is Verdict.UNKNOWN and any("symbolic exponent" in r for r in report.reverted)
     assert set(out.exprs) == {eq(s1, s0), odd, ge(s2, 3)}
 
 
+def test_a_float_guard_is_kept_as_written_and_its_group_simplified():
+    """What forms cannot hold (a float comparison) is opaque: never rewritten, so the proof needs no float."""
+    odd = lt(mul(s1, sympy.Float(0.5)), 3)
+    gs = free([eq(s1, s0), odd, ge(s1, 2), ge(s0, 3)])
+    out, report = simplify_with_report(gs)
+    assert report.proof is Verdict.YES
+    assert set(out.exprs) == {eq(s1, s0), odd, ge(s0, 3)}
+
+
 def test_nothing_proven_returns_the_input_itself():
-    gs = free([eq(s1, s0), lt(mul(s1, sympy.Float(0.5)), 3)])
+    gs = free([eq(s1, s0), lt(build.pow_(s1, s3), 100)])
     out, report = simplify_with_report(gs)
     assert out is gs and report.proof is Verdict.UNKNOWN and report.reverted
 
@@ -272,3 +281,45 @@ def test_simplification_is_bounded_and_reports_its_budget():
     assert not full_report.budget_exhausted and len(full) < len(out)
     again = simplify_with_report(gs)[1]
     assert (again.z3_checks, again.rlimit) == (full_report.z3_checks, full_report.rlimit)  # deterministic cost
+
+
+# -- one representation: forms, sorted structurally ----------------------------------------------------------
+def _integer_set():
+    """Every pass has work: equalities, merged bounds and divisors, a definition, a Z3 drop, a finite symbol."""
+    s4, s10, s11 = (build.symbol_expr(n) for n in ("s4", "s10", "s11"))
+    guards = [
+        eq(s1, s0), ge(s1, 2), gt(s0, 3), le(s0, 100), eq(mod(s0, 4), 0), eq(mod(s0, 8), 0),
+        lt(mul(s0, s2), 2**31), ge(s2, 1), gt(s0 + s2, 4),  # implied by s0 >= 8 and s2 >= 1 (Z3 or the engine)
+        eq(s3, 16 * s0), ge(s3, 64),  # s3 >= 64 follows from its definition and the range of s0
+        ge(s4, 1), le(s4, 3), ne(s4, 2), lt(s4 * s4, 5),  # finite: s4 is 1
+        lt(mul(s10, s11), 100), lt(mul(s2, s3), 10**6),
+    ]
+    syms = (s0, s1, s2, s3, s4, s10, s11)
+    return GuardSet.of(guards, {s: Source.size(f"x{i}", 0) for i, s in enumerate(syms)}), syms
+
+
+def test_simplify_builds_no_sympy_view_of_an_integer_set(monkeypatch):
+    """The Z3 simplify path works on forms: no sympy view is built (counted at the view builders)."""
+    from .test_reduce_forms import count_view_builders
+
+    gs, _ = _integer_set()
+    built = count_view_builders(monkeypatch)
+    out, report = gs.simplify_with_report()
+    exact, _ = reduce_exact(gs)
+    assert built == [], f"simplify built sympy views: {built}"
+    assert report.proof is Verdict.YES and report.z3_checks > 0
+    assert len(out) < len(gs) and len(exact) < len(gs)
+
+
+def test_the_simplified_set_is_sorted_structurally_like_the_reduced_one():
+    """Sorted by form_order_key (symbols in natural order: s2 before s10), not by printed text."""
+    from guards.simplify.classify import form_order_key
+
+    gs, (s0, s1, s2, s3, s4, s10, s11) = _integer_set()
+    out, exact = gs.simplify(), reduce_exact(gs)[0]
+    for result in (out, exact):
+        keys = [form_order_key(g.form) for g in result.guards]
+        assert keys == sorted(keys)
+        texts = [str(g.expr) for g in result.guards]
+        assert texts.index("s2*s3 < 1000000") < texts.index("s10*s11 < 100")  # printed order would put s10 first
+    assert equivalent(gs, out).verdict is Verdict.YES

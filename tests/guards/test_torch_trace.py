@@ -332,3 +332,26 @@ def test_real_arguments_against_a_trace() -> None:
     even = {"x": np.zeros((3, 10, 16), np.float32), "mask": np.zeros((3, 10), bool)}
     assert explain_call(entries, odd, assume_traced=True).reused == "0/2"
     assert explain_call(entries, even, assume_traced=True).reused == "0/1"
+
+
+def test_a_root_is_solved_from_its_derived_dim_everywhere_it_is_used() -> None:
+    """``2*s75 + 1`` names the root ``s75 = (x.size()[0] - 1) // 2``; its range and asserts (a float one too) follow."""
+    from guards import GuardSet
+    from guards.torchlog.export_text import read_export_text
+
+    text = (
+        'def forward(self, x: "f32[2*s75 + 1, 3]"):\n'
+        "Graph signature:\n"
+        "Range constraints: {2*s75 + 1: VR[3, 65], s75: VR[1, 32]}\n"
+        '    _assert_scalar = torch.ops.aten._assert_scalar.default(ge, "Runtime assertion failed for expression s75/2 < 10.5 on node \'ge\'")\n'
+        '    _assert_scalar_1 = torch.ops.aten._assert_scalar.default(ge, "Runtime assertion failed for expression s75 >= 3 on node \'ge\'")\n'
+    )
+    e = read_export_text(text)
+    assert e.roots == (("s75", "(x.size()[0] - 1) // 2"),)
+    sources = dict(e.sources)
+    assert all(g.free_symbols <= set(sources) for g in e.guards), [str(g.expr) for g in e.guards]  # no root is left
+    gs = GuardSet.of(e.guards, sources)
+    (d0,) = (s for s, src in sources.items() if src.text() == "x.size()[0]")
+    (d1,) = (s for s, src in sources.items() if src.text() == "x.size()[1]")
+    admitted = [n for n in range(0, 80) if gs.holds({d0: n, d1: 3})]
+    assert admitted == list(range(7, 42, 2))  # odd, s75 = (n - 1) // 2 in [3, 20] (s75 / 2 < 10.5)

@@ -18,6 +18,7 @@ xfails: when the fix lands they pass, and the entry must go.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import random
@@ -109,14 +110,8 @@ class Exported:
 
 @pytest.fixture(scope="module")
 def exported():
-    made: dict[str, Exported] = {}
-
-    def get(name: str) -> Exported:
-        if name not in made:
-            made[name] = Exported(name)
-        return made[name]
-
-    return get
+    """``exported(name)``: the ``Exported`` of one model, built once per name in this module."""
+    return functools.cache(Exported)
 
 
 def sizes_to_try(case, rng: random.Random) -> list[dict[str, int]]:

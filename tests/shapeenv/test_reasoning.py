@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 import sympy
 
-from guards import GuardSet, Source, parse_guard
-from guards.simplify.divisibility import drop_divided, normalise_divisibility
+from guards import GuardSet, Source, parse_guard, reduce_exact
+from guards.guard import as_bool_form
 from guards.text.printers import to_sympy_text, to_torch_text
 from shapeenv import (
     Dim,
@@ -25,12 +25,15 @@ from shapeenv import (
 )
 from shapeenv.compile import compile
 from symint import SymFloat, SymInt, build, evaluate
+from symint import form as F
+from symint.form import logic as B
 from symint.mathfns import sym_float, sym_math, sym_sqrt, sym_sum
+from symint.sympy_io import to_sympy
 
 
 def parse_sympy(text: str, *args, **kwargs):
     """The sympy view of a parsed guard (the reasoning passes tested here read sympy)."""
-    return parse_guard(text, *args, **kwargs).sympy()
+    return to_sympy(parse_guard(text, *args, **kwargs))
 
 
 def size(env, hint, name="x", i=0):
@@ -63,7 +66,8 @@ def test_gcd_normalisation_is_exact(before, expected) -> None:
         "Eq(Mod(s, 6), 0)": build.eq(build.mod(s, 6), 0),
         "Eq(Mod(3*s + 1, 6), 0)": build.eq(build.mod(3 * s + 1, 6), 0),
     }[before]
-    e = normalise_divisibility(written)
+    form = as_bool_form(written)  # the normal form of a relation divides by the gcd (symint.form.logic)
+    e = to_sympy(form if form.kind == "const" else B.rel(form.norm.op, form.norm.p, F.const(0)))
     assert to_sympy_text(e) == expected, (before, expected, e)
     for sv in range(-12, 13):
         for tv in (-3, 0, 5):
@@ -91,7 +95,11 @@ def test_simplify_drops_mod_of_quotient_next_to_the_divisibility_it_follows_from
     assert bool(s % 4 == 0) and bool(s % (s // 4) == 0)
     text = env.produce_guards().to_text("source")
     assert "// 4" not in text and "(x.size()[0] % 4) == 0" in text
-    assert drop_divided(parse_sympy("Eq(Mod(s, FloorDiv(s, 4)), 0)"), lambda _: (0, 4)) != sympy.true  # s may be 0
+    # where s may be 0 the second raises (fails) while the first holds: it is not dropped
+    x = build.symbol_expr("s")
+    gs = GuardSet.of([parse_sympy("Eq(Mod(s, 4), 0)"), parse_sympy("Eq(Mod(s, FloorDiv(s, 4)), 0)")], {x: Source.size("x", 0)})
+    for out in (gs.simplify(), reduce_exact(gs)[0]):
+        assert not out.holds({x: 0}) and out.holds({x: 8}) and len(out) == 2
 
 
 # -- derived dims, Dim.AUTO, mark_unbacked -----------------------------------------------------------

@@ -243,60 +243,60 @@ def test_view_and_reshape_sweep() -> None:
     assert views_ok > 50 and views_refused > 30, (views_ok, views_refused)
 
 
-def test_pooling_sweep() -> None:
-    rng = random.Random(3)
-    ok = 0
-    for _ in range(120):
-        h, w = rng.randint(1, 13), rng.randint(1, 13)
-        k = rng.randint(1, 4)
-        s = rng.choice([None, 1, 2, 3])
-        p = rng.randint(0, 2)
-        d = rng.choice([1, 1, 2])
-        ceil = rng.random() < 0.6
-        if rng.random() < 0.5:
-            label = f"max_pool2d(({h},{w}), k={k}, s={s}, p={p}, d={d}, ceil={ceil})"
-            t_fn = lambda ts: F.max_pool2d(ts[0], k, s, p, d, ceil)  # noqa: E731
-            o_fn = lambda xs: ops.max_pool2d(xs[0], k, s, p, d, ceil)  # noqa: E731
-        else:
-            label = f"avg_pool2d(({h},{w}), k={k}, s={s}, p={p}, ceil={ceil})"
-            t_fn = lambda ts: F.avg_pool2d(ts[0], k, s, p, ceil)  # noqa: E731
-            o_fn = lambda xs: ops.avg_pool2d(xs[0], k, s, p, ceil)  # noqa: E731
-        ok += _agree(label, t_fn, o_fn, [(1, 2, h, w)], strides=True)
-    assert ok > 40
+def _sweep(seed: int, cases: int, draw) -> int:
+    """How many of ``cases`` random cases agree with torch where torch succeeds.
+
+    ``draw(rng)`` gives one case: ``(label, torch fn, our fn, input shapes)``.
+    """
+    rng = random.Random(seed)
+    return sum(_agree(*draw(rng), strides=True) for _ in range(cases))
 
 
-def test_conv_sweep() -> None:
-    rng = random.Random(5)
-    ok = 0
-    for _ in range(80):
-        length, k = rng.randint(1, 12), rng.randint(1, 5)
-        s, p, d = rng.randint(1, 3), rng.randint(0, 2), rng.randint(1, 2)
-        groups = rng.choice([1, 2])
-        c_in, c_out = 2 * rng.randint(1, 2), 2 * rng.randint(1, 2)
-        weight = torch.randn(c_out, c_in // groups, k)
-        label = f"conv1d(L={length}, k={k}, s={s}, p={p}, d={d}, groups={groups})"
-
-        def o_fn(xs, k=k, s=s, p=p, d=d, groups=groups, c_out=c_out, c_in=c_in):
-            w = xs[0].env.fake_tensor((c_out, c_in // groups, k), dynamic=False, name="w")
-            return ops.conv1d(xs[0], w, None, s, p, d, groups)
-
-        ok += _agree(label, lambda ts: F.conv1d(ts[0], weight, None, s, p, d, groups), o_fn, [(2, c_in, length)], strides=True)
-    assert ok > 40
+def _pooling_case(rng: random.Random):
+    h, w = rng.randint(1, 13), rng.randint(1, 13)
+    k = rng.randint(1, 4)
+    s = rng.choice([None, 1, 2, 3])
+    p = rng.randint(0, 2)
+    d = rng.choice([1, 1, 2])
+    ceil = rng.random() < 0.6
+    if rng.random() < 0.5:
+        return (f"max_pool2d(({h},{w}), k={k}, s={s}, p={p}, d={d}, ceil={ceil})",
+                lambda ts: F.max_pool2d(ts[0], k, s, p, d, ceil), lambda xs: ops.max_pool2d(xs[0], k, s, p, d, ceil),
+                [(1, 2, h, w)])
+    return (f"avg_pool2d(({h},{w}), k={k}, s={s}, p={p}, ceil={ceil})",
+            lambda ts: F.avg_pool2d(ts[0], k, s, p, ceil), lambda xs: ops.avg_pool2d(xs[0], k, s, p, ceil), [(1, 2, h, w)])
 
 
-def test_matmul_sweep() -> None:
-    rng = random.Random(9)
-    ok = 0
-    for _ in range(80):
-        ra, rb = rng.randint(1, 4), rng.randint(1, 4)
-        n, k, m = rng.randint(2, 4), rng.randint(2, 4), rng.randint(2, 4)
-        batch = [rng.choice([1, 2, 3]) for _ in range(2)]
-        a = tuple(rng.choice([b, 1]) for b in batch[: max(ra - 2, 0)]) + ((n, k) if ra >= 2 else (k,))
-        b = tuple(rng.choice([bb, 1]) for bb in batch[: max(rb - 2, 0)]) + ((k, m) if rb >= 2 else (k,))
-        if rng.random() < 0.2:
-            b = b[:-2] + (k + 1, m) if rb >= 2 else (k + 1,)
-        ok += _agree(f"matmul({a}, {b})", lambda ts: ts[0] @ ts[1], lambda xs: xs[0] @ xs[1], [a, b], strides=True)
-    assert ok > 40
+def _conv_case(rng: random.Random):
+    length, k = rng.randint(1, 12), rng.randint(1, 5)
+    s, p, d = rng.randint(1, 3), rng.randint(0, 2), rng.randint(1, 2)
+    groups = rng.choice([1, 2])
+    c_in, c_out = 2 * rng.randint(1, 2), 2 * rng.randint(1, 2)
+    weight = torch.randn(c_out, c_in // groups, k)
+
+    def o_fn(xs):
+        w = xs[0].env.fake_tensor((c_out, c_in // groups, k), dynamic=False, name="w")
+        return ops.conv1d(xs[0], w, None, s, p, d, groups)
+
+    return (f"conv1d(L={length}, k={k}, s={s}, p={p}, d={d}, groups={groups})",
+            lambda ts: F.conv1d(ts[0], weight, None, s, p, d, groups), o_fn, [(2, c_in, length)])
+
+
+def _matmul_case(rng: random.Random):
+    ra, rb = rng.randint(1, 4), rng.randint(1, 4)
+    n, k, m = rng.randint(2, 4), rng.randint(2, 4), rng.randint(2, 4)
+    batch = [rng.choice([1, 2, 3]) for _ in range(2)]
+    a = tuple(rng.choice([b, 1]) for b in batch[: max(ra - 2, 0)]) + ((n, k) if ra >= 2 else (k,))
+    b = tuple(rng.choice([bb, 1]) for bb in batch[: max(rb - 2, 0)]) + ((k, m) if rb >= 2 else (k,))
+    if rng.random() < 0.2:
+        b = b[:-2] + (k + 1, m) if rb >= 2 else (k + 1,)
+    return f"matmul({a}, {b})", lambda ts: ts[0] @ ts[1], lambda xs: xs[0] @ xs[1], [a, b]
+
+
+@pytest.mark.parametrize("seed, cases, draw", [(3, 120, _pooling_case), (5, 80, _conv_case), (9, 80, _matmul_case)],
+                         ids=["pooling", "conv", "matmul"])
+def test_sweep(seed: int, cases: int, draw) -> None:
+    assert _sweep(seed, cases, draw) > 40
 
 
 def test_arange_sweep() -> None:

@@ -18,7 +18,7 @@ from symint import evaluate
 from symint import form as F
 from symint.form import arith
 from symint.build import symbol_expr
-from symint.sympy_io import from_sympy
+from symint.sympy_io import from_sympy, to_sympy
 
 NAMES = ("x", "y", "z")
 BINARY = {
@@ -93,7 +93,7 @@ def test_form_value_equals_python(tree, values) -> None:
         pytest.fail(f"building {tree} raised although Python evaluates it at {values}")
     assert f.value(values) == expected, (tree, values, f)
     sym_values = {symbol_expr(n): v for n, v in values.items() if n in f.symbols}
-    assert int(evaluate(f.sympy(), sym_values)) == expected, (tree, f.sympy())
+    assert int(evaluate(to_sympy(f), sym_values)) == expected, (tree, to_sympy(f))
 
 
 @settings(max_examples=200, deadline=None)
@@ -103,7 +103,7 @@ def test_sympy_round_trip_is_the_same_form(tree) -> None:
         f = _form(tree)
     except ZeroDivisionError:
         return
-    assert from_sympy(f.sympy()) is f
+    assert from_sympy(to_sympy(f)) is f
 
 
 @settings(max_examples=300, deadline=None)
@@ -310,3 +310,65 @@ def test_forms_built_by_several_threads_at_once_are_one_object_with_the_right_te
         for f, norm in built:
             assert f is built[0][0] and norm is built[0][1], (i, j, k, c)
             assert f.value(values) == expected, (f, expected)
+
+
+# -- forms are the core: no sympy (Note [Forms import no sympy]) ---------------------------------------
+def test_an_opaque_atom_is_evaluated_by_what_it_carries_whatever_it_wraps() -> None:
+    """Forms know nothing of what an opaque atom wraps: any hashable value, with its digest, symbols and value."""
+    parity = F.opaque(("parity", "n"), b"parity n", frozenset({"n"}), lambda wrapped, values: values["n"] % 2)
+    assert parity is F.opaque(("parity", "n"), b"parity n", frozenset({"n"}), None)  # interned by the wrapped value
+    f = F.add(F.scale(parity, 3), F.sym("m"))
+    assert [f.value({"n": n, "m": 10}) for n in (-3, 0, 7)] == [13, 10, 13]
+    assert f.symbols == {"n", "m"}
+    odd = F.opaque_bool(("odd", "n"), frozenset({"n"}), lambda wrapped, values: values["n"] % 2 == 1)
+    assert [F.and_(odd, F.rel(">", F.sym("n"), F.const(0))).evaluate({"n": n}) for n in (-3, 3, 4)] == [False, True, False]
+    with pytest.raises(ValueError):
+        arith.make_atom("opaque", ("parity", "n"))  # an opaque atom must be told what it means
+
+
+def test_an_opaque_sympy_atom_keeps_the_digest_it_had_when_forms_computed_it() -> None:
+    """The digest sympy_io gives is the one forms computed from ``srepr`` before (the term order must not move)."""
+    import hashlib
+
+    import sympy
+
+    from symint import IfThenElse
+
+    x = symbol_expr("x")
+    expr = IfThenElse(x > 0, x, -x)
+    atom = from_sympy(expr).atom()
+    assert atom.kind == "opaque" and atom.args == (expr,)
+    assert atom.digest == hashlib.blake2b(b"opaque\x00" + sympy.srepr(expr).encode(), digest_size=8).digest()
+    assert [atom.opaque_value(atom.args[0], {"x": v}) for v in (-4, 5)] == [4, 5]
+
+
+def test_forms_print_without_sympy() -> None:
+    """Terms print in canonical order (symbols before function atoms: Note [Deterministic order]), the constant last."""
+    x, y = F.sym("pa"), F.sym("pb")  # names no other test uses: no view of these forms was built before
+    f = F.add(F.sub(F.scale(F.floordiv(x, F.const(4)), -2), F.mul(x, y)), F.const(-7))
+    assert repr(f) == "Form(-pa*pb - 2*FloorDiv(pa, 4) - 7)" and f._sympy is None  # no view was built to print it
+    b = B.or_(B.rel("<", x, y), B.not_(B.and_(B.rel("==", x, F.const(1)), B.rel(">=", y, F.const(2)))))
+    assert repr(b) == "BoolForm((pa < pb) | ~((pa == 1) & (pb >= 2)))" and b._sympy is None
+    assert to_sympy(f) == -2 * to_sympy(F.floordiv(x, F.const(4))) - symbol_expr("pa") * symbol_expr("pb") - 7
+
+
+def test_the_view_is_built_once_and_cached_on_the_form() -> None:
+    f = F.add(F.mod(F.sym("view_once"), F.const(6)), F.const(2))
+    first = to_sympy(f)
+    assert to_sympy(f) is first and f._sympy is first and from_sympy(first) is f
+    b = B.rel("<", f, F.sym("z"))
+    assert to_sympy(b) is to_sympy(b) and to_sympy(f.atom() or f.terms[0][0].factors[0][0]) == to_sympy(F.mod(F.sym("view_once"), F.const(6)))
+    with pytest.raises(TypeError):
+        to_sympy(3)
+
+
+def test_the_view_does_not_depend_on_what_was_converted_first():
+    # Note [A view does not remember its source]: a form met first as an unexpanded power prints
+    # as the canonical sum, like the same form built directly.
+    import sympy
+    from symint.sympy_io import bool_from_sympy, from_sympy, to_sympy
+
+    s = sympy.Symbol("view_src", integer=True, positive=True)
+    square = from_sympy((s + 1) ** 2)
+    assert str(to_sympy(square)) == "view_src**2 + 2*view_src + 1"
+    assert str(to_sympy(bool_from_sympy(sympy.Eq(s, (s + 1) ** 2)))) == "Eq(view_src, view_src**2 + 2*view_src + 1)"

@@ -17,6 +17,7 @@ from guards import Source
 from symint.form import logic as B
 from symint import form as F
 from symint.form import terms as form_terms
+from symint.sympy_io import to_sympy
 
 
 def _build(recipe):
@@ -44,13 +45,13 @@ def test_what_is_held_keeps_its_identity_and_what_is_rebuilt_is_the_same(recipes
     built = [_build(r) for r in recipes]
     keep = data.draw(st.lists(st.booleans(), min_size=len(built), max_size=len(built)))
     held = [f for f, k in zip(built, keep) if k]
-    texts = [str(f.sympy()) for f in built]
+    texts = [str(to_sympy(f)) for f in built]
     rels = [B.rel("<", f, F.const(7)) for f in held]
     norms = [r.norm for r in rels if not r.is_const]
     del built
     form_terms.sweep()
     again = [_build(r) for r in recipes]
-    assert [str(f.sympy()) for f in again] == texts
+    assert [str(to_sympy(f)) for f in again] == texts
     for f, r, k in zip(again, recipes, keep):
         if k:  # held through the sweep: rebuilding gives the very same object
             assert f is held.pop(0)
@@ -58,6 +59,17 @@ def test_what_is_held_keeps_its_identity_and_what_is_rebuilt_is_the_same(recipes
         if not r.is_const:
             assert r.norm is B.relation_norm("<", r.args[1], F.const(7))
     assert all(n in norms for n in norms)
+
+
+def trace_with_new_constants(i: int) -> None:
+    """Trace ``i`` of a stream whose guards each bring new constants (what grows the interning tables)."""
+    from shapeenv import ShapeEnv
+
+    env = ShapeEnv()
+    x = env.create_symint(8, Source.size("x", 0))
+    k = 1000 + i * 7
+    bool((x * k + i) // (k + 3) * 2 + k > 5)
+    env.produce_guards()
 
 
 def test_objects_nothing_holds_are_freed() -> None:
@@ -87,11 +99,7 @@ def test_interned_objects_stay_bounded_over_many_traces(monkeypatch) -> None:
     kept_expr = (kept * 1_234_567 + 3) // 11
     peak = 0
     for i in range(1_500):
-        env = ShapeEnv()
-        x = env.create_symint(8, Source.size("x", 0))
-        k = 1000 + i * 7
-        bool((x * k + i) // (k + 3) * 2 + k > 5)
-        env.produce_guards()
+        trace_with_new_constants(i)
         peak = max(peak, form_terms.interned_count())
     assert peak < 12_000, peak  # without sweeping: ~22,000
     # what a live environment holds is untouched: rebuilding it gives the same objects
@@ -113,17 +121,12 @@ def test_the_automatic_sweep_waits_while_another_thread_runs(monkeypatch) -> Non
 
 _RSS_SCRIPT = """
 import sys
-from guards import Source
-from shapeenv import ShapeEnv
+from tests.symint.test_form_sweep import trace_with_new_constants
 def rss_mb():
     return int(open('/proc/self/statm').read().split()[1]) * 4096 / 2**20
 marks = []
 for i in range(40_001):
-    env = ShapeEnv()
-    x = env.create_symint(8, Source.size("x", 0))
-    k = 1000 + i * 7
-    bool((x * k + i) // (k + 3) * 2 + k > 5)
-    env.produce_guards()
+    trace_with_new_constants(i)
     if i % 10_000 == 0:
         marks.append(rss_mb())
 print(*marks)

@@ -24,6 +24,7 @@ from guards import GuardSet, Source, SolverConfig
 from symint import SymInt
 from symint.build import eq
 from symint.sympy_io.evaluate import evaluate as _evaluate
+from shapeenv.hops.pytree import flatten
 
 from .torch_side import Outputs
 
@@ -32,14 +33,6 @@ __all__ = ["our_outputs", "rename_to", "evaluate", "equal_under", "symbol_values
 #: Solver limits for the comparisons (deterministic counts; the products of floor divisions of
 #: the ViT need more than the default).
 SOLVER = SolverConfig(rlimit=20_000_000, budget_rlimit=400_000_000)
-
-
-def _leaves(value: Any) -> list:
-    if isinstance(value, (list, tuple)):
-        return [leaf for v in value for leaf in _leaves(v)]
-    if isinstance(value, dict):
-        return [leaf for v in value.values() for leaf in _leaves(v)]
-    return [value]
 
 
 def _final(program, value: Any) -> sympy.Basic:
@@ -51,39 +44,31 @@ def _final(program, value: Any) -> sympy.Basic:
 def our_outputs(program) -> list[Outputs]:
     """The output tensors of one of our ExportedPrograms, flattened in order, over our (final) symbols."""
     out = []
-    for leaf in _leaves(program.outputs):
+    for leaf in flatten(program.outputs)[0]:
         fake = getattr(leaf, "fake", leaf)  # a TracedTensor wraps the fake tensor
         out.append(Outputs(tuple(_final(program, d) for d in fake.shape), tuple(_final(program, s) for s in fake.stride()),
                            fake.dtype.name))
     return out
 
 
-def _sources_of(program, sym: sympy.Symbol) -> list[Source]:
-    info = program.env.symbols.get(sym)
-    return list(info.sources) if info is not None else []
+def _by_source(program, table: Mapping[Source, Any]) -> dict[sympy.Symbol, Any]:
+    """Our symbol -> ``table``'s entry for the first of its sources that ``table`` has (symbols with none left out)."""
+    out = {}
+    for sym, info in program.env.symbols.items():
+        found = next((src for src in info.sources if src in table), None)
+        if found is not None:
+            out[sym] = table[found]
+    return out
 
 
 def rename_to(program, torch_sources: Mapping[sympy.Symbol, Source]) -> dict[sympy.Symbol, sympy.Symbol]:
     """Our symbol -> the torch symbol of the same input dim (by any of our symbol's sources)."""
-    by_source = {src: sym for sym, src in torch_sources.items()}
-    out = {}
-    for sym in program.env.symbols:
-        for src in _sources_of(program, sym):
-            if src in by_source:
-                out[sym] = by_source[src]
-                break
-    return out
+    return _by_source(program, {src: sym for sym, src in torch_sources.items()})
 
 
 def symbol_values(program, bindings: Mapping[Source, int]) -> dict[sympy.Symbol, int]:
     """Our symbols' values for concrete input bindings (``program.bindings(...)``)."""
-    out = {}
-    for sym in program.env.symbols:
-        for src in _sources_of(program, sym):
-            if src in bindings:
-                out[sym] = bindings[src]
-                break
-    return out
+    return _by_source(program, bindings)
 
 
 def evaluate(expr: sympy.Basic, values: Mapping[sympy.Symbol, int]) -> int:

@@ -26,6 +26,7 @@ with the same ``torch.export.Dim`` specs:
 from __future__ import annotations
 
 import copy
+import functools
 import random
 import warnings
 
@@ -105,14 +106,8 @@ def holds(gs: GuardSet, bindings) -> bool:
 
 @pytest.fixture(scope="module")
 def pairs():
-    made: dict[str, Pair] = {}
-
-    def get(name: str) -> Pair:
-        if name not in made:
-            made[name] = Pair(name)
-        return made[name]
-
-    return get
+    """``pairs(name)``: the ``Pair`` of one model, built once per name in this module."""
+    return functools.cache(Pair)
 
 
 def real_outputs(model, args) -> list:

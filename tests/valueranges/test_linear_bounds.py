@@ -12,6 +12,7 @@ from guards import Source
 from shapeenv import ShapeEnv, check
 from symint import form as F
 from symint.form.logic import rel
+from symint.sympy_io import to_sympy
 from valueranges.linear_facts import LinearFacts, least_proven, tighten_bound
 
 INF = math.inf
@@ -57,7 +58,7 @@ CASES = [
 @pytest.mark.parametrize("form, facts, ranges, expected", CASES, ids=[str(i) for i in range(len(CASES))])
 def test_tighten_bound_cases_are_sound_and_tight(form, facts, ranges, expected):
     got = tighten_bound(form, facts, ranges, {})
-    assert got == expected, (form.sympy(), got, expected)
+    assert got == expected, (to_sympy(form), got, expected)
     names = sorted(form.symbols | {n for f in facts.live() for n in f.p.symbols})
     values = []
     for point in itertools.product(range(-12, 13), repeat=len(names)):

@@ -12,6 +12,7 @@ from valueranges.errors import ContradictoryFactsError
 from valueranges.facts import Facts
 from symint.form import logic as B
 from symint import form as F
+from symint.sympy_io import to_sympy
 from valueranges.bound import bound_form
 from valueranges.modular import combine_congruences, mod_bound_by_residue, modular_set
 
@@ -23,9 +24,9 @@ def _holds(f, coeff, base, points):
     for env in points:
         v = f.value(env)
         if coeff == 0:
-            assert v == base, (f.sympy(), env, v, base)
+            assert v == base, (to_sympy(f), env, v, base)
         else:
-            assert (v - base) % coeff == 0, (f.sympy(), env, v, coeff, base)
+            assert (v - base) % coeff == 0, (to_sympy(f), env, v, coeff, base)
 
 
 def _random_form(rng: random.Random, depth: int) -> F.Form:
@@ -98,23 +99,36 @@ def test_combine_congruences_by_brute_force(m1, m2):
             assert both == [v for v in range(-200, 200) if v % m == r], (m1, r1, m2, r2, got)
 
 
-def test_facts_combine_congruences():
-    """a = 1 mod 4 and a = 1 mod 3 proves a = 1 mod 12 (was: only mod 4)."""
+a = F.sym("a")
+
+
+def _congruence(modulus: int, residue: int) -> B.BoolForm:
+    return B.rel("==", F.mod(a, k(modulus)), k(residue))
+
+
+def _facts(*learned: tuple[int, int]) -> Facts:
     facts = Facts()
-    a = F.sym("a")
-    facts.learn_form(B.rel("==", F.mod(a, k(4)), k(1)))
-    facts.learn_form(B.rel("==", F.mod(a, k(3)), k(1)))
-    assert facts.decide(B.rel("==", F.mod(a, k(12)), k(1))) is True
-    assert facts.decide(B.rel("==", F.mod(a, k(6)), k(1))) is True
-    assert facts.decide(B.rel("==", F.mod(a, k(24)), k(1))) is None
-    assert facts.decide(B.rel("==", F.mod(a, k(2)), k(0))) is False
+    for modulus, residue in learned:
+        facts.learn_form(_congruence(modulus, residue))
+    return facts
+
+
+CONGRUENCE_CASES = [
+    # (learned congruences of a, asked a % m == r, expected decide answer)
+    (((4, 1), (3, 1)), (12, 1), True),  # a = 1 mod 4 and a = 1 mod 3 proves a = 1 mod 12 (was: only mod 4)
+    (((4, 1), (3, 1)), (6, 1), True),
+    (((4, 1), (3, 1)), (24, 1), None),
+    (((4, 1), (3, 1)), (2, 0), False),
+    (((2, 0), (3, 1)), (6, 4), True),  # a divisibility fact combines with a residue
+]
+
+
+@pytest.mark.parametrize("learned, asked, expected", CONGRUENCE_CASES, ids=str)
+def test_facts_combine_congruences(learned, asked, expected):
+    got = _facts(*learned).decide(_congruence(*asked))
+    assert got is expected, f"learned {learned}, asked a % {asked[0]} == {asked[1]}: got {got}, expected {expected}"
+
+
+def test_facts_refuse_a_contradicting_congruence():
     with pytest.raises(ContradictoryFactsError):
-        facts.learn_form(B.rel("==", F.mod(a, k(6)), k(2)))
-
-
-def test_facts_congruence_with_divisibility():
-    facts = Facts()
-    a = F.sym("a")
-    facts.learn_form(B.rel("==", F.mod(a, k(2)), k(0)))
-    facts.learn_form(B.rel("==", F.mod(a, k(3)), k(1)))
-    assert facts.decide(B.rel("==", F.mod(a, k(6)), k(4))) is True
+        _facts((4, 1), (3, 1), (6, 2))

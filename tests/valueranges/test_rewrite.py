@@ -14,6 +14,7 @@ import pytest
 
 from symint.form import logic as B
 from symint import form as F
+from symint.sympy_io import to_sympy
 from valueranges.rewrite import simplify, simplify_bool
 
 x, y, z, a, b, p = (F.sym(n) for n in "xyzabp")
@@ -38,7 +39,7 @@ ISSUE_CASES = [
 @pytest.mark.parametrize("before, ranges, expected", ISSUE_CASES, ids=[str(i) for i in range(len(ISSUE_CASES))])
 def test_issue_cases(before, ranges, expected):
     got = simplify(before, ranges)
-    assert got is expected, f"{before.sympy()} with {ranges}: got {got.sympy()}, expected {expected.sympy()}"
+    assert got is expected, f"{to_sympy(before)} with {ranges}: got {to_sympy(got)}, expected {to_sympy(expected)}"
     _same_values(before, got, ranges)
 
 
@@ -54,7 +55,7 @@ BOOL_CASES = [
 def test_issue_relation_cases(before, ranges, expected):
     got = simplify_bool(before, ranges)
     assert got is expected or (got.kind == "rel" and expected.kind == "rel" and got.norm is expected.norm), \
-        f"{before.sympy()}: got {got.sympy()}, expected {expected.sympy()}"
+        f"{to_sympy(before)}: got {to_sympy(got)}, expected {to_sympy(expected)}"
     _same_truth(before, got, ranges)
 
 
@@ -77,7 +78,7 @@ def _same_values(before, after, ranges):
     for env in _grid(names, ranges):
         v = _value(before, env)
         if v is not None:
-            assert after.value(env) == v, (before.sympy(), after.sympy(), env)
+            assert after.value(env) == v, (to_sympy(before), to_sympy(after), env)
 
 
 def _same_truth(before, after, ranges):
@@ -87,7 +88,7 @@ def _same_truth(before, after, ranges):
             v = before.evaluate(env)
         except ZeroDivisionError:
             continue
-        assert after.evaluate(env) == v, (before.sympy(), after.sympy(), env)
+        assert after.evaluate(env) == v, (to_sympy(before), to_sympy(after), env)
 
 
 # -- each rule, by brute force over its parameters ---------------------------------------------------
@@ -146,7 +147,7 @@ def _sympy_quotient(num: F.Form, den: F.Form):
     import sympy
 
     gens = sorted({sympy.Symbol(n, integer=True) for n in num.symbols | den.symbols}, key=lambda s: s.name)
-    q, r = sympy.Poly(num.sympy(), *gens, domain="ZZ").div(sympy.Poly(den.sympy(), *gens, domain="ZZ"))
+    q, r = sympy.Poly(to_sympy(num), *gens, domain="ZZ").div(sympy.Poly(to_sympy(den), *gens, domain="ZZ"))
     return None if not r.is_zero or q.is_zero or not all(c.is_Integer for c in q.coeffs()) else q.as_expr()
 
 
@@ -166,7 +167,7 @@ def test_exact_quotient_agrees_with_sympy_division(num, den):
 
     got = exact_quotient_uncached(num, den)
     expected = _sympy_quotient(num, den)
-    assert (got.sympy() if got is not None else None) == expected, (num, den, got, expected)
+    assert (to_sympy(got) if got is not None else None) == expected, (num, den, got, expected)
 
 
 # -- random forms: the whole simplifier ------------------------------------------------------------
@@ -208,7 +209,7 @@ def test_random_forms_keep_their_values(seed):
         for env in _grid(names, ranges, range(-7, 8)):
             v = _value(f, env)
             if v is not None:
-                assert g.value(env) == v, (f.sympy(), ranges, g.sympy(), env)
+                assert g.value(env) == v, (to_sympy(f), ranges, to_sympy(g), env)
 
 
 @pytest.mark.parametrize("seed", range(20))
@@ -229,7 +230,7 @@ def test_random_relations_keep_their_truth(seed):
                 v = rel.evaluate(env)
             except ZeroDivisionError:
                 continue
-            assert got.evaluate(env) == v, (rel.sympy(), ranges, got.sympy(), env)
+            assert got.evaluate(env) == v, (to_sympy(rel), ranges, to_sympy(got), env)
 
 
 # -- every rule, one family of instances each: the rule fires (the form shrinks) and keeps the values --------
@@ -275,7 +276,7 @@ def test_each_rule_fires_and_keeps_values(c, d):
     for name, before in _family(c, d).items():
         after = simplify(before)
         assert (after is not before and size(after) <= size(before)) or before.is_const, \
-            f"{name}: {before.sympy()} was not rewritten ({after.sympy()})"
+            f"{name}: {to_sympy(before)} was not rewritten ({to_sympy(after)})"
         _same_values(before, after, {"z": (-4, 4)})
 
 

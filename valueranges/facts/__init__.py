@@ -49,7 +49,7 @@ from symint.form import logic as B
 from symint import build
 from symint import form as F
 from symint.form.logic import BoolForm, Norm
-from symint.sympy_io import NotAnIntegerForm, bool_from_sympy, from_sympy
+from symint.sympy_io import NotAnIntegerForm, bool_from_sympy, from_sympy, to_sympy
 from symint.form.transform import transform
 
 from ..sympy_bound import bound as bound_sympy
@@ -283,7 +283,7 @@ class Facts:
         >>> from symint import form as F
         >>> facts = Facts()
         >>> facts.learn_form(B.rel("==", F.sym("b"), F.add(F.sym("a"), F.const(1))))
-        >>> facts.simplify_form(F.mul(F.sym("b"), F.const(2))).sympy()
+        >>> to_sympy(facts.simplify_form(F.mul(F.sym("b"), F.const(2))))
         2*a + 2
         """
         if f.is_const:
@@ -326,9 +326,9 @@ class Facts:
         if expr.is_Number or expr is _TRUE or expr is _FALSE:
             return expr
         if build.is_bool_expr(expr):
-            return self.simplify_bool(bool_from_sympy(expr)).sympy()
+            return to_sympy(self.simplify_bool(bool_from_sympy(expr)))
         try:
-            return self.simplify_form(from_sympy(expr)).sympy()
+            return to_sympy(self.simplify_form(from_sympy(expr)))
         except NotAnIntegerForm:
             return self._repl.substitute(expr)
 
@@ -523,7 +523,7 @@ class Facts:
         if e is B.TRUE:
             return
         if e is B.FALSE:
-            raise ContradictoryFactsError(f"{fact.sympy()} contradicts the known facts (it simplifies to False)")
+            raise ContradictoryFactsError(f"{to_sympy(fact)} contradicts the known facts (it simplifies to False)")
         if e.kind == "and":
             for part in e.args:
                 self.learn_form(part, consistent=consistent)
@@ -539,13 +539,13 @@ class Facts:
         if e is B.TRUE:
             return False
         if e is B.FALSE:
-            raise ContradictoryFactsError(f"{e.sympy()} contradicts the known facts")
+            raise ContradictoryFactsError(f"{to_sympy(e)} contradicts the known facts")
         if e.kind == "rel" and ask:
             answer = self._decide(e, self._ranges, True, True, expect)
             if answer is True:
                 return False
             if answer is False:
-                raise ContradictoryFactsError(f"{e.sympy()} contradicts the known facts")
+                raise ContradictoryFactsError(f"{to_sympy(e)} contradicts the known facts")
         if not self._known.add(e):
             return False
         if e.kind == "rel":
@@ -635,7 +635,7 @@ class Facts:
         value = self.simplify_form(value)
         if name in value.symbols:
             # an invariant, not user input: the callers (_learn_relation, _narrow) never pass such a value
-            raise ValueError(f"cannot replace {name} by {value.sympy()}, which contains it")
+            raise ValueError(f"cannot replace {name} by {to_sympy(value)}, which contains it")
         lo, hi = self._ranges.get(name, (-INF, INF))
         self._repl.add(name, value)
         self.related |= {name} | value.symbols
@@ -687,7 +687,7 @@ class Facts:
         """The replacements, as sympy symbol -> sympy expression (a view)."""
         view = self._views.get("replacements")
         if view is None:
-            view = self._views["replacements"] = {build.symbol_expr(n): f.sympy() for n, f in self._repl.items()}
+            view = self._views["replacements"] = {build.symbol_expr(n): to_sympy(f) for n, f in self._repl.items()}
         return view
 
     @property

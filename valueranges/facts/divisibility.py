@@ -16,7 +16,7 @@ factor live here too (:func:`cancel_common_factor`, :func:`drop_nonzero_factors`
 from __future__ import annotations
 
 import math
-from typing import Callable, Iterator
+from typing import Callable
 
 from symint.form import logic as B
 from symint import form as F
@@ -25,6 +25,7 @@ from symint.form.transform import transform
 
 from ..linear_facts import decide_norm
 from .ranges import ceil_div, floor_div
+from .table import SymbolTable
 
 __all__ = [
     "Divisors", "divisibility_fact", "decide_by_multiples", "cancel_common_factor", "drop_nonzero_factors",
@@ -34,28 +35,11 @@ __all__ = [
 INF = math.inf
 
 
-class Divisors:
+class Divisors(SymbolTable[set[int]]):
     """Per symbol name, the positive constants known to divide it (``table``: read it, change it through the methods)."""
 
     def __init__(self, table: dict[str, set[int]] | None = None):
-        self.table: dict[str, set[int]] = {k: set(v) for k, v in (table or {}).items()}
-
-    def __bool__(self) -> bool:
-        return bool(self.table)
-
-    def __contains__(self, name: str) -> bool:
-        return name in self.table
-
-    def copy(self) -> "Divisors":
-        return Divisors(self.table)
-
-    def names(self):
-        """The symbols with a divisor (a set-like view)."""
-        return self.table.keys()
-
-    def items(self) -> Iterator[tuple[str, set[int]]]:
-        """``(name, divisors)`` per symbol (do not modify the sets)."""
-        return iter(self.table.items())
+        super().__init__({k: set(v) for k, v in (table or {}).items()})
 
     def of(self, name: str) -> set[int]:
         """The divisors of ``name`` (empty if none; do not modify)."""
@@ -145,7 +129,7 @@ def cancel_common_factor(kind: str, a: "F.Form", b: "F.Form", nonzero: Callable[
     >>> from symint import form as F
     >>> x, y = F.sym("x"), F.sym("y")
     >>> cancel_common_factor("mod", F.mul(x, F.const(6)), F.mul(x, y), lambda atom: True)
-    Form(x*(Mod(6, y)))
+    Form(x*Mod(6, y))
     """
     if len(b.terms) != 1 or b.const or a.const or a.is_const:
         return None
@@ -163,7 +147,7 @@ def drop_nonzero_factors(r: BoolForm, nonzero: Callable[["F.Atom"], bool]) -> Bo
     >>> from symint import form as F
     >>> x, y = F.sym("x"), F.sym("y")
     >>> str(drop_nonzero_factors(B.rel("==", F.mul(x, y), F.const(0)), lambda atom: atom.name == "x"))
-    'BoolForm(Eq(y, 0))'
+    'BoolForm(y == 0)'
     """
     n = r.norm
     p = n.p

@@ -24,6 +24,7 @@ import sympy
 from symint.form import logic as B
 from symint import form as F
 from symint.form.logic import BoolForm, Norm
+from symint.sympy_io import to_sympy
 
 from ..errors import ContradictoryFactsError
 
@@ -76,7 +77,7 @@ class Known:
         """
         key = _key(e)
         if self._table.get(key) is False:
-            raise ContradictoryFactsError(f"{e.sympy()} contradicts the known facts")
+            raise ContradictoryFactsError(f"{to_sympy(e)} contradicts the known facts")
         if key in self._table:
             return False
         self._table[key] = True
@@ -106,7 +107,7 @@ class Known:
                 s = simplify_bool(key)
                 if s.kind == "const":
                     if s.value != truth:
-                        raise ContradictoryFactsError(f"{key.sympy()} became {s.value}, contradicting a known fact")
+                        raise ContradictoryFactsError(f"{to_sympy(key)} became {s.value}, contradicting a known fact")
                     continue
                 self._unpaired |= s.kind == "rel"  # a relation without its negation (Note [Known relations come in pairs])
                 self._table[_key(s)] = truth
@@ -120,7 +121,7 @@ class Known:
         for key, truth in self._table.items():
             if isinstance(key, Norm):
                 if truth:
-                    out[B.rel(key.op, key.p, F.const(0)).sympy()] = True
+                    out[to_sympy(B.rel(key.op, key.p, F.const(0)))] = True
             else:
-                out[key.sympy()] = truth
+                out[to_sympy(key)] = truth
         return out

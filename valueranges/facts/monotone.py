@@ -19,7 +19,8 @@ Note [Why the rewrite is exact]
 >>> x = F.sym("x")
 >>> half = lambda e: F.floordiv(e, F.const(2))
 >>> guard = F.rel(">=", F.add(half(F.sub(half(F.sub(x, F.const(1))), F.const(1))), F.const(1)), F.const(1))
->>> as_bound(guard, "x", 2, 10**9, hint=33).sympy()
+>>> from symint.sympy_io import to_sympy
+>>> to_sympy(as_bound(guard, "x", 2, 10**9, hint=33))
 x >= 3
 """
 

@@ -29,6 +29,7 @@ from typing import Callable, Container
 from symint.form import logic as B
 from symint import form as F
 from symint.form.logic import Norm
+from symint.sympy_io import to_sympy
 
 from ..errors import ContradictoryFactsError
 from ..linear_facts import LinearFacts, propagate
@@ -138,8 +139,8 @@ def why_text(why) -> str:
     if isinstance(why, str):
         return why
     if isinstance(why, Norm):
-        return f" (from {B.rel(why.op, why.p, F.const(0)).sympy()})"
-    return f" (from {why.sympy()})"
+        return f" (from {to_sympy(B.rel(why.op, why.p, F.const(0)))})"
+    return f" (from {to_sympy(why)})"
 
 
 def fmt(v) -> str:

@@ -23,46 +23,29 @@ Form(a + 1)
 
 from __future__ import annotations
 
-from typing import Callable, Iterator
+from typing import Callable
 
 import sympy
 
 from symint import form as F
-from symint.sympy_io import NotAnIntegerForm, from_sympy
+from symint.sympy_io import NotAnIntegerForm, from_sympy, to_sympy
 from symint.form.transform import transform
 from symint.sympy_io import substitute
+
+from .table import SymbolTable
 
 __all__ = ["Replacements"]
 
 
-class Replacements:
+class Replacements(SymbolTable[F.Form]):
     """``name -> form`` for each eliminated symbol (see the module docstring).
 
     ``table`` is the mapping itself, for the hot paths of the facade: read it, change it through :meth:`add`.
     """
 
-    def __init__(self, table: dict[str, "F.Form"] | None = None):
-        self.table: dict[str, F.Form] = dict(table or {})
-
-    def __bool__(self) -> bool:
-        return bool(self.table)
-
-    def __contains__(self, name: str) -> bool:
-        return name in self.table
-
-    def copy(self) -> "Replacements":
-        return Replacements(self.table)
-
     def get(self, name: str) -> "F.Form | None":
         """The form ``name`` is replaced by, or None."""
         return self.table.get(name)
-
-    def names(self):
-        """The replaced symbols (a set-like view)."""
-        return self.table.keys()
-
-    def items(self) -> Iterator[tuple[str, "F.Form"]]:
-        return iter(self.table.items())
 
     def solve(self, p: "F.Form", rank: Callable[[str], object]) -> tuple[str, "F.Form"] | None:
         """``(name, value)``: ``p == 0`` solved for the symbol of highest ``rank`` it can be solved for, or None.
@@ -111,5 +94,5 @@ class Replacements:
 
     def substitute(self, expr: sympy.Basic) -> sympy.Basic:
         """A sympy expression with the replacements applied (``expr`` itself when none applies)."""
-        subs = {s: self.table[s.name].sympy() for s in expr.free_symbols if s.name in self.table}
+        subs = {s: to_sympy(self.table[s.name]) for s in expr.free_symbols if s.name in self.table}
         return substitute(expr, subs) if subs else expr

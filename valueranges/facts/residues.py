@@ -14,26 +14,15 @@ here once a symbol also has a nonzero residue. The modular sets of whole forms
 
 from __future__ import annotations
 
-from typing import Iterator
-
 from ..errors import ContradictoryFactsError
 from ..modular import combine_congruences
+from .table import SymbolTable
 
 __all__ = ["Residues"]
 
 
-class Residues:
+class Residues(SymbolTable[tuple[int, int]]):
     """Per symbol name, the congruence ``(modulus, residue)`` that every fact about it implies."""
-
-    def __init__(self, known: dict[str, tuple[int, int]] | None = None):
-        #: ``name -> (modulus, residue)``; read it (hot paths test it for emptiness), change it through :meth:`learn`.
-        self.table: dict[str, tuple[int, int]] = dict(known or {})
-
-    def __bool__(self) -> bool:
-        return bool(self.table)
-
-    def copy(self) -> "Residues":
-        return Residues(self.table)
 
     def of(self, name: str) -> tuple[int, int] | None:
         """The congruence of ``name``, or None."""
@@ -63,7 +52,3 @@ class Residues:
         if found is None or k == 0 or found[0] % k:
             return None
         return found[1] % k
-
-    def items(self) -> Iterator[tuple[str, tuple[int, int]]]:
-        """``(name, (modulus, residue))`` per symbol with a congruence."""
-        return iter(self.table.items())

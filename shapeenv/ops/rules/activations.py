@@ -28,11 +28,10 @@ from shapeenv.tensor.dtypes import bool_, float32
 from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.common import check_tensor, decide, like_strides, new_tensor
 from shapeenv.ops.rules.elementwise import pointwise_strides
-from shapeenv.ops.registry import rule
+from shapeenv.ops.registry import rule, rule_family
 
-__all__ = ["gelu", "silu", "softplus", "hardswish", "hardsigmoid", "leaky_relu", "elu", "selu", "celu", "mish",
-           "relu6", "hardtanh", "logsigmoid", "softsign", "dropout", "dropout1d", "dropout2d", "dropout3d",
-           "alpha_dropout", "feature_alpha_dropout"]
+__all__ = ["gelu", "softplus", "leaky_relu", "elu", "selu", "celu", "relu6", "hardtanh", "logsigmoid", "softsign",
+           "dropout", "dropout1d", "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout"]
 
 
 def _pointwise(op: str, x: FakeTensor, *, floats_only: bool = True, inplace: bool = False,
@@ -64,15 +63,22 @@ def gelu(input: FakeTensor, approximate: str = "none") -> FakeTensor:
     return _pointwise("gelu", input, kernel="GeluKernelImpl")
 
 
-@rule("silu")
-def silu(input: FakeTensor, inplace: bool = False) -> FakeTensor:
-    """``F.silu(input, inplace=False)``: ``x * sigmoid(x)``.
+def _activation(op: str, input: FakeTensor, inplace: bool) -> FakeTensor:
+    """A floating-point activation with only ``inplace`` to choose (the family below).
 
     >>> from shapeenv import ShapeEnv
-    >>> x = ShapeEnv().fake_tensor((2, 3)); silu(x, inplace=True) is x, x.version
+    >>> x = ShapeEnv().fake_tensor((2, 3)); _activation("silu", x, True) is x, x.version
     (True, 1)
     """
-    return _pointwise("silu", input, inplace=inplace)
+    return _pointwise(op, input, inplace=inplace)
+
+
+rule_family(_activation, {
+    "silu": "``F.silu(input, inplace=False)``: ``x * sigmoid(x)``.",
+    "hardswish": "``F.hardswish(input, inplace=False)``.",
+    "hardsigmoid": "``F.hardsigmoid(input, inplace=False)``.",
+    "mish": "``F.mish(input, inplace=False)``.",
+}, ("input", "inplace"), {"inplace": False})
 
 
 @rule("softplus")
@@ -84,28 +90,6 @@ def softplus(input: FakeTensor, beta: Any = 1, threshold: Any = 20) -> FakeTenso
     float32
     """
     return _pointwise("softplus", input)
-
-
-@rule("hardswish")
-def hardswish(input: FakeTensor, inplace: bool = False) -> FakeTensor:
-    """``F.hardswish(input, inplace=False)``.
-
-    >>> from shapeenv import ShapeEnv
-    >>> hardswish(ShapeEnv().fake_tensor((2,), "float16")).dtype
-    float16
-    """
-    return _pointwise("hardswish", input, inplace=inplace)
-
-
-@rule("hardsigmoid")
-def hardsigmoid(input: FakeTensor, inplace: bool = False) -> FakeTensor:
-    """``F.hardsigmoid(input, inplace=False)``.
-
-    >>> from shapeenv import ShapeEnv
-    >>> hardsigmoid(ShapeEnv().fake_tensor((2,))).shape
-    (s0,)
-    """
-    return _pointwise("hardsigmoid", input, inplace=inplace)
 
 
 @rule("leaky_relu")
@@ -150,17 +134,6 @@ def celu(input: FakeTensor, alpha: Any = 1.0, inplace: bool = False) -> FakeTens
     (s0,)
     """
     return _pointwise("celu", input, inplace=inplace, kernel="elu_cpu")
-
-
-@rule("mish")
-def mish(input: FakeTensor, inplace: bool = False) -> FakeTensor:
-    """``F.mish(input, inplace=False)``.
-
-    >>> from shapeenv import ShapeEnv
-    >>> mish(ShapeEnv().fake_tensor((2,))).shape
-    (s0,)
-    """
-    return _pointwise("mish", input, inplace=inplace)
 
 
 @rule("relu6")
@@ -221,26 +194,7 @@ def dropout(input: FakeTensor, p: Any = 0.5, training: bool = True, inplace: boo
     >>> x = ShapeEnv().fake_tensor((4, 3)); dropout(x) is x, dropout(x, 0.0) is x, dropout(x).shape
     (False, True, (s0, s1))
     """
-    check_tensor(input, "dropout")
-    if isinstance(p, bool) or not isinstance(p, (int, float)):
-        raise ShapeError(f"dropout: p must be a float, got {p!r}")
-    if p < 0.0 or p > 1.0:
-        raise ShapeError(f"dropout: dropout probability has to be between 0 and 1, but got {p}")
-    if not training or p == 0 or decide(input.numel() == 0):
-        return input
-    if p == 1:  # input * zeros(()): any dtype
-        if inplace:
-            input.storage.version += 1
-            return input
-        return FakeTensor(input.env, input.shape, input.dtype, stride=pointwise_strides(input.shape, [input]))
-    if not input.dtype.is_floating_point:
-        raise ShapeError(f"dropout: result type Float can't be cast to the desired output type {input.dtype} "
-                         "(dropout with 0 < p < 1 needs a floating-point input)", fix="convert the input first: x.float()")
-    if inplace:
-        input.storage.version += 1
-        return input
-    noise = new_tensor(input.env, input.shape, input.dtype, like_strides(input))  # empty_like(input).bernoulli_()
-    return FakeTensor(input.env, input.shape, input.dtype, stride=pointwise_strides(input.shape, [input, noise]))
+    return _dropout_like("dropout", input, p, training, inplace, False)
 
 
 def _dropout_like(op: str, input: FakeTensor, p: Any, training: bool, inplace: bool, feature: bool) -> FakeTensor:

@@ -17,14 +17,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from symint import SymFloat, SymInt
+from symint import SymBool, SymFloat, SymInt
 
 from shapeenv.ops.dispatch import current_env
 from shapeenv.errors import ShapeError
-from shapeenv.tensor.dtypes import DType, bool_, float32, int64
+from shapeenv.tensor.dtypes import DType, float32, int64
 from shapeenv.tensor.tensor import FakeTensor
 from shapeenv.ops.common import as_dtype_arg, ceil_div, check_tensor, decide, fmt_shape, like_strides, new_tensor, require, size_args
 from shapeenv.ops.dispatch import env_of
+from shapeenv.ops.promotion import scalar_dtype
 from shapeenv.ops.registry import rule
 
 __all__ = ["zeros", "ones", "empty", "full", "rand", "randn", "arange",
@@ -102,14 +103,11 @@ def randn(*size: Any, dtype: Any = None, env: Any = None) -> FakeTensor:
     return _sized("randn", size, dtype, env)
 
 
-def _scalar_dtype(value: Any, op: str) -> DType:
-    if isinstance(value, bool):
-        return bool_
-    if isinstance(value, (int, SymInt)):
-        return int64
-    if isinstance(value, (float, SymFloat)):
-        return float32
-    raise ShapeError(f"{op}: the fill value must be a bool, int or float, got {value!r}")
+def _fill_dtype(value: Any, op: str) -> DType:
+    """The dtype a fill value gives (``scalar_dtype``: bool, int64 or float32); a fill value must be a number."""
+    if not isinstance(value, (bool, int, float, SymBool, SymInt, SymFloat)):
+        raise ShapeError(f"{op}: the fill value must be a bool, int or float, got {value!r}")
+    return scalar_dtype(value, op)
 
 
 @rule("full")
@@ -121,7 +119,7 @@ def full(size: Any, fill_value: Any, dtype: Any = None, env: Any = None) -> Fake
     float32
     """
     size = tuple(size) if isinstance(size, (list, tuple)) else (size,)
-    return _sized("full", size, dtype, env, _scalar_dtype(fill_value, "full"))
+    return _sized("full", size, dtype, env, _fill_dtype(fill_value, "full"))
 
 
 @rule("arange")
@@ -233,5 +231,5 @@ def full_like(input: FakeTensor, fill_value: Any, dtype: Any = None) -> FakeTens
     >>> full_like(ShapeEnv().fake_tensor((2,), "int32"), 7).dtype
     int32
     """
-    _scalar_dtype(fill_value, "full_like")
+    _fill_dtype(fill_value, "full_like")
     return _like("full_like", input, dtype)

@@ -268,26 +268,12 @@ def _unary(op: str, a: FakeTensor, *, to_float: bool, allow_bool: bool = True) -
     return FakeTensor(a.env, a.shape, dtype, stride=pointwise_strides(a.shape, [a]))
 
 
-@rule("relu")
-def relu(a: FakeTensor) -> FakeTensor:
-    """``torch.relu``: same shape and dtype (not for bool).
-
-    >>> from shapeenv import ShapeEnv
-    >>> relu(ShapeEnv().fake_tensor((2,), "int64")).dtype
-    int64
-    """
-    return _unary("relu", a, to_float=False, allow_bool=False)
+def _same_dtype_unary(op: str, a: FakeTensor) -> FakeTensor:
+    return _unary(op, a, to_float=False, allow_bool=False)
 
 
-@rule("abs")
-def abs_(a: FakeTensor) -> FakeTensor:
-    """``torch.abs``: same shape and dtype (not for bool).
-
-    >>> from shapeenv import ShapeEnv
-    >>> abs_(ShapeEnv().fake_tensor((2,), "int8")).dtype
-    int8
-    """
-    return _unary("abs", a, to_float=False, allow_bool=False)
+rule_family(_same_dtype_unary, {name: f"``torch.{name}``: same shape and dtype (not for bool)." for name in ("relu", "abs")},
+            ("a",))
 
 
 def _float_unary(op: str, a: FakeTensor) -> FakeTensor:

@@ -93,6 +93,26 @@ def _channel_param(op: str, what: str, p: Any, channels: Any) -> None:
                                     f"(shape {fmt_shape(p.shape)})"))
 
 
+def _channels_first_input(op: str, input: FakeTensor) -> None:
+    """The input of a norm over channels (batch/instance norm): a floating-point ``(N, C, *)`` tensor."""
+    check_tensor(input, op)
+    if input.ndim < 2:
+        raise ShapeError(f"{op}: expected a 2D or higher input (N, C, *), got shape {fmt_shape(input.shape)}")
+    _floating(op, input)
+
+
+def _channel_stats(op: str, input: FakeTensor, running_mean: Any, running_var: Any, weight: Any, bias: Any,
+                   updated: bool) -> None:
+    """Each given per-channel tensor has ``C`` elements; running statistics that are ``updated`` (training) are
+    written in place: their version goes up once (once for one tensor passed as both)."""
+    c = input.shape[1]
+    for what, p in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
+        _channel_param(op, what, p, c)
+    if updated:
+        for stat in {id(s): s for s in (running_mean, running_var) if s is not None}.values():
+            stat.storage.version += 1
+
+
 def _suggested_layout(x: FakeTensor) -> tuple:
     fmt = layout.suggest_memory_format(x.shape, x.stride())
     return layout.format_strides(x.shape, fmt)
@@ -181,10 +201,7 @@ def batch_norm(input: FakeTensor, running_mean: FakeTensor | None, running_var: 
     >>> batch_norm(x, stats, stats, training=True).shape, stats.version
     ((s0, 3, 4, 4), 1)
     """
-    check_tensor(input, "batch_norm")
-    if input.ndim < 2:
-        raise ShapeError(f"batch_norm: expected a 2D or higher input (N, C, *), got shape {fmt_shape(input.shape)}")
-    _floating("batch_norm", input)
+    _channels_first_input("batch_norm", input)
     if training:
         values = input.shape[0] * prod(input.shape[2:])
         require(values != 1, lambda: (f"batch_norm: Expected more than 1 value per channel when training, got "
@@ -192,12 +209,7 @@ def batch_norm(input: FakeTensor, running_mean: FakeTensor | None, running_var: 
     elif running_mean is None or running_var is None:
         raise ShapeError(f"batch_norm: running_{'mean' if running_mean is None else 'var'} must be defined in "
                          "evaluation mode", fix="pass the running statistics, or training=True")
-    c = input.shape[1]
-    for what, p in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
-        _channel_param("batch_norm", what, p, c)
-    if training:
-        for stat in {id(s): s for s in (running_mean, running_var) if s is not None}.values():
-            stat.storage.version += 1
+    _channel_stats("batch_norm", input, running_mean, running_var, weight, bias, updated=training)
     return new_tensor(input.env, input.shape, input.dtype, _suggested_layout(input))
 
 
@@ -212,10 +224,7 @@ def instance_norm(input: FakeTensor, running_mean: FakeTensor | None = None, run
     >>> instance_norm(ShapeEnv().fake_tensor((2, 3, 4))).shape
     (s0, s1, s2)
     """
-    check_tensor(input, "instance_norm")
-    if input.ndim < 2:
-        raise ShapeError(f"instance_norm: expected a 2D or higher input (N, C, *), got shape {fmt_shape(input.shape)}")
-    _floating("instance_norm", input)
+    _channels_first_input("instance_norm", input)
     if use_input_stats:
         spatial = prod(input.shape[2:])
         require(spatial != 1, lambda: (f"instance_norm: Expected more than 1 spatial element when training, got "
@@ -223,12 +232,7 @@ def instance_norm(input: FakeTensor, running_mean: FakeTensor | None = None, run
     elif running_mean is None or running_var is None:
         raise ShapeError("instance_norm: Expected running_mean and running_var to be defined when use_input_stats "
                          "is false", fix="pass the running statistics, or use_input_stats=True")
-    c = input.shape[1]
-    for what, p in (("running_mean", running_mean), ("running_var", running_var), ("weight", weight), ("bias", bias)):
-        _channel_param("instance_norm", what, p, c)
-    if use_input_stats:
-        for stat in {id(s): s for s in (running_mean, running_var) if s is not None}.values():
-            stat.storage.version += 1
+    _channel_stats("instance_norm", input, running_mean, running_var, weight, bias, updated=use_input_stats)
     return new_tensor(input.env, input.shape, input.dtype)
 
 

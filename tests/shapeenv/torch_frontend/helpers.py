@@ -15,6 +15,7 @@ import sympy
 torch = pytest.importorskip("torch", reason="the torch frontend needs torch (pip install torch==2.13.0)")
 
 import shapeenv.torch as st  # noqa: E402
+from shapeenv.hops.pytree import flatten  # noqa: E402
 from shapeenv.ops.dispatch import is_tensor  # noqa: E402
 from symint import SymInt  # noqa: E402
 
@@ -28,20 +29,9 @@ def _expr(value, env=None):
     return sympy.Integer(int(value))
 
 
-def _flat(value):
-    if isinstance(value, (list, tuple)):
-        for v in value:
-            yield from _flat(v)
-    elif isinstance(value, dict):
-        for v in value.values():
-            yield from _flat(v)
-    else:
-        yield value
-
-
 def torch_outputs(ep):
     out = [n for n in ep.graph.nodes if n.op == "output"][0]
-    return [n.meta["val"] if hasattr(n, "meta") else n for n in _flat(out.args[0])]
+    return [n.meta["val"] if hasattr(n, "meta") else n for n in flatten(out.args[0])[0]]
 
 
 def symbol_map(ours, ep) -> dict:
@@ -84,7 +74,7 @@ def assert_same_as_torch_export(model, args, dynamic_shapes=None, ours_dynamic_s
     ours = st.export(model, args, kwargs, dynamic_shapes=dynamic_shapes if ours_dynamic_shapes is None else ours_dynamic_shapes)
     ep = torch.export.export(as_module(model), args, kwargs, dynamic_shapes=dynamic_shapes)
     mapping = symbol_map(ours, ep)
-    mine = [v for v in _flat(ours.outputs) if is_tensor(v)]
+    mine = [v for v in flatten(ours.outputs)[0] if is_tensor(v)]
     theirs = [v for v in torch_outputs(ep) if isinstance(v, torch.Tensor)]
     assert len(mine) == len(theirs), (mine, theirs)
     for i, (a, b) in enumerate(zip(mine, theirs)):

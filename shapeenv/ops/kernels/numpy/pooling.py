@@ -7,7 +7,7 @@ torch's CPU kernels do (``nearest``: ``floor(dst * scale)``, the linear modes wi
 is not implemented and computes the plain interpolation).
 
 >>> import numpy as np
->>> adaptive_avg_pool1d(np.arange(5.0).reshape(1, 1, 5), 2).tolist()
+>>> KERNELS["adaptive_avg_pool1d"](np.arange(5.0).reshape(1, 1, 5), 2).tolist()
 [[[1.0, 3.0]]]
 """
 
@@ -52,30 +52,22 @@ def _adaptive(x: np.ndarray, output_size: Any, n: int, reduce: str) -> tuple[np.
     return out, idx
 
 
-@kernel("adaptive_avg_pool2d")
-def adaptive_avg_pool2d(input: np.ndarray, output_size: Any) -> np.ndarray:
-    """``F.adaptive_avg_pool2d``."""
-    return _adaptive(input, output_size, 2, "avg")[0]
+def _register_adaptive(n: int) -> None:
+    """Register the kernels of ``adaptive_avg_pool{n}d`` and ``adaptive_max_pool{n}d`` (``F.adaptive_*``; the max's
+    indices point into each flattened plane, as torch's do)."""
+
+    @kernel(f"adaptive_avg_pool{n}d")
+    def avg_pool(input: np.ndarray, output_size: Any) -> np.ndarray:
+        return _adaptive(input, output_size, n, "avg")[0]
+
+    @kernel(f"adaptive_max_pool{n}d")
+    def max_pool(input: np.ndarray, output_size: Any, return_indices: bool = False) -> Any:
+        out, idx = _adaptive(input, output_size, n, "max")
+        return (out, idx) if return_indices else out
 
 
-@kernel("adaptive_max_pool2d")
-def adaptive_max_pool2d(input: np.ndarray, output_size: Any, return_indices: bool = False) -> Any:
-    """``F.adaptive_max_pool2d`` (indices into each flattened plane)."""
-    out, idx = _adaptive(input, output_size, 2, "max")
-    return (out, idx) if return_indices else out
-
-
-@kernel("adaptive_avg_pool1d")
-def adaptive_avg_pool1d(input: np.ndarray, output_size: Any) -> np.ndarray:
-    """``F.adaptive_avg_pool1d``."""
-    return _adaptive(input, output_size, 1, "avg")[0]
-
-
-@kernel("adaptive_max_pool1d")
-def adaptive_max_pool1d(input: np.ndarray, output_size: Any, return_indices: bool = False) -> Any:
-    """``F.adaptive_max_pool1d``."""
-    out, idx = _adaptive(input, output_size, 1, "max")
-    return (out, idx) if return_indices else out
+for _n in (1, 2):
+    _register_adaptive(_n)
 
 
 def _one(value: Any) -> int:
