@@ -77,7 +77,7 @@ def _minmax(args: tuple, builder, pick, what: str):
 def _form_minmax(args: tuple, fop, pick):
     """Max/Min on canonical forms when every argument is an int or a SymInt with a form, else None."""
     ops = [_int_operand(a) for a in args]
-    if any(o is None for o in ops):
+    if None in ops:  # ops are tuples or None: the comparison is by identity for None
         return None
     form, hint, node = ops[0]
     env_node = node

@@ -121,7 +121,7 @@ def _int_operands(a: object, b: object):
     """
     if type(a) is SymInt:
         na = a.node
-        fa, ha = na.form, na.hint
+        fa, ha = na._form or na.form, na.hint  # the slot first: the property only derives a missing form
         if fa is None:
             return None
     elif type(a) is int:
@@ -130,7 +130,7 @@ def _int_operands(a: object, b: object):
         return None
     if type(b) is SymInt:
         nb = b.node
-        fb, hb = nb.form, nb.hint
+        fb, hb = nb._form or nb.form, nb.hint
         if fb is None:
             return None
     elif type(b) is int:
@@ -150,7 +150,8 @@ def _form_binary(a: object, b: object, fop: Callable, concrete: Callable, builde
     f = fop(fa, fb)
     if f.is_const:
         return f.const
-    return SymInt(SymNode.of_form(f, int, hint, _env_of(na, nb)))
+    env = na.env if na is not None and (nb is None or nb.env is na.env) else _env_of(na, nb)  # _env_of's common case
+    return SymInt(SymNode.of_form(f, int, hint, env))
 
 
 def _form_compare(a: object, b: object, op: str, concrete: Callable, builder: Callable):

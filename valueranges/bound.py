@@ -59,7 +59,10 @@ def interval_mul(a: Bound, b: Bound) -> Bound:
 
 
 def _scale(b: Bound, k: int) -> Bound:
-    lo, hi = mul_end(b[0], k), mul_end(b[1], k)
+    lo, hi = b
+    if type(lo) is int and type(hi) is int:  # mul_end's common case, inlined (hot)
+        return (lo * k, hi * k) if k >= 0 else (hi * k, lo * k)
+    lo, hi = mul_end(lo, k), mul_end(hi, k)
     return (lo, hi) if k >= 0 else (hi, lo)
 
 
@@ -116,8 +119,7 @@ def bound_atom(atom: "F.Atom", ranges: Mapping[str, Bound], memo: dict, opaque=N
     kind = atom.kind
     if kind == "sym":
         return ranges.get(atom.name, UNBOUNDED)
-    key = ("atom", atom)
-    found = memo.get(key)
+    found = memo.get(atom)  # the atom itself is the key: forms, monomials and atoms are distinct objects
     if found is not None:
         return found
     if kind == "opaque":
@@ -151,7 +153,7 @@ def bound_atom(atom: "F.Atom", ranges: Mapping[str, Bound], memo: dict, opaque=N
                 result = UNBOUNDED
         else:
             result = UNBOUNDED
-    memo[key] = result
+    memo[atom] = result
     return result
 
 
@@ -165,7 +167,8 @@ def mono_bound(m: "F.Mono", ranges: Mapping[str, Bound], memo: dict, opaque=None
     factors = m.factors
     if len(factors) == 1:
         atom, p = factors[0]
-        return _power(bound_atom(atom, ranges, memo, opaque), p)
+        b = ranges.get(atom.name, UNBOUNDED) if atom.kind == "sym" else bound_atom(atom, ranges, memo, opaque)
+        return b if p == 1 else _power(b, p)
     term = (1, 1)
     for atom, p in factors:
         term = interval_mul(term, _power(bound_atom(atom, ranges, memo, opaque), p))
@@ -175,8 +178,13 @@ def mono_bound(m: "F.Mono", ranges: Mapping[str, Bound], memo: dict, opaque=None
 def _plain_bound(f: "F.Form", ranges, memo, opaque) -> Bound:
     lo = hi = f.const
     for m, c in f.terms:
-        term = mono_bound(m, ranges, memo, opaque)
-        tlo, thi = _scale(term, c)
+        factors = m.factors
+        if len(factors) == 1 and factors[0][1] == 1:  # one atom: mono_bound's common case, inlined (hot)
+            atom = factors[0][0]
+            term = ranges.get(atom.name, UNBOUNDED) if atom.kind == "sym" else bound_atom(atom, ranges, memo, opaque)
+        else:
+            term = mono_bound(m, ranges, memo, opaque)
+        tlo, thi = term if c == 1 else _scale(term, c)
         lo, hi = lo + tlo, hi + thi
         if lo == -INF and hi == INF:
             break

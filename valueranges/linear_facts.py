@@ -142,14 +142,14 @@ class LinearFacts:
         """The facts in the order they were added (replaced ones left out)."""
         return [f for f in self.facts if f is not None]
 
-    def rewrite(self, affected, rewrite) -> None:
-        """Replace each fact ``f`` with ``affected(f)`` true by ``rewrite(f)`` (a Norm, or None to drop it).
+    def rewrite(self, names, rewrite) -> None:
+        """Replace each fact ``f`` that mentions a symbol of ``names`` by ``rewrite(f)`` (a Norm, or None to drop it).
 
         The others keep their place and index entries, so the cost is in the affected facts only.
         """
         for i in range(len(self.facts)):  # not the facts added below: they are rewritten already
             f = self.facts[i]
-            if f is None or not affected(f):
+            if f is None or f.p.symbols.isdisjoint(names):
                 continue
             self.facts[i] = None
             self._dead += 1
@@ -170,12 +170,8 @@ class LinearFacts:
 
     def mentioning(self, name: str) -> list[Norm]:
         """The facts whose terms include the symbol ``name`` on its own (for bound propagation)."""
-        out = []
-        for m, entries in self._index.items():
-            a = m.single_atom()
-            if a is not None and a.kind == "sym" and a.name == name:
-                out.extend(self.facts[i] for i, _ in entries if self.facts[i] is not None)
-        return out
+        facts = self.facts  # the symbol on its own is one interned monomial: its entries in the index
+        return [facts[i] for i, _ in self._index.get(F.sym(name).terms[0][0], _EMPTY) if facts[i] is not None]
 
     def prove_le0(self, p: "F.Form", ranges, memo: dict | None = None, sign: int = 1, offset: int = 0) -> bool:
         """Whether ``sign*p + offset <= 0`` follows from ``ranges`` and the facts (sound, incomplete).

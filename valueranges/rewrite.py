@@ -137,7 +137,7 @@ def _uncombine(f: "F.Form") -> "F.Form":
     """``c*u - c*k*(u // k)`` -> ``c*(u % k)`` (the definition of ``%``), when ``c*u``'s terms are all in the sum."""
     terms = dict(f.terms)
     for m, ck in f.terms:
-        atom = m.single_atom()
+        atom = m.single
         if atom is None or atom.kind != "floordiv" or not atom.args[1].is_const or m not in terms:
             continue
         u, k = atom.args[0], atom.args[1].const
@@ -156,7 +156,7 @@ def _push_into_minmax(f: "F.Form") -> "F.Form":
     if len(f.terms) < 2 and not (f.terms and f.const):
         return f
     for m, c in f.terms:
-        atom = m.single_atom()
+        atom = m.single
         if atom is None or atom.kind not in ("max", "min") or c not in (1, -1):
             continue
         rest = F.sub(f, F.scale(F.atom_form(atom), c))
@@ -228,7 +228,7 @@ def _nonnegative(d: "F.Form", ranges, memo, depth: int) -> bool:
     if depth <= 0:
         return False
     for m, c in d.terms:
-        atom = m.single_atom()
+        atom = m.single
         if atom is None or atom.kind not in ("max", "min") or c not in (1, -1) or len(m.factors) != 1:
             continue
         rest = F.sub(d, F.scale(F.atom_form(atom), c))
@@ -354,7 +354,7 @@ def _sums(f: "F.Form") -> "F.Form":
     for m, c in f.terms:
         if m not in terms:
             continue
-        atom = m.single_atom()
+        atom = m.single
         if atom is None:
             continue
         partner, replacement, pc = None, None, None
@@ -386,7 +386,7 @@ def _sums(f: "F.Form") -> "F.Form":
                     return _sums(candidate)
         if unmatched and atom.kind == "mod" and atom.args[1].is_const and atom.args[1].const == 2:
             for m2, c2 in terms.items():
-                other = m2.single_atom()
+                other = m2.single
                 if m2 is not m and c2 == c and other is not None and other.kind == "mod" and other.args[1] is atom.args[1]:
                     d = F.sub(other.args[0], atom.args[0])
                     if d.is_const and d.const % 2:  # x % 2 + (x + 1) % 2 is 1
@@ -413,7 +413,7 @@ def _floordiv_difference(atom: "F.Atom", c: int, terms: dict) -> tuple | None:
     monomial, (v % k + d) // k)``, since ``u // k - v // k == (v % k + d) // k``."""
     u, k = atom.args
     for m2, c2 in terms.items():
-        other = m2.single_atom()
+        other = m2.single
         if c2 != -c or other is None or other is atom or other.kind != "floordiv" or other.args[1] is not k:
             continue
         d = F.sub(u, other.args[0])
@@ -426,7 +426,7 @@ def _half_of_parity(x: "F.Form", d: "F.Form") -> "F.Form | None":
     """``(v % 2 + 2q + 1) // 2`` -> ``v % 2 + q`` (the parity is 0 or 1), else None."""
     if not (d.is_const and d.const == 2 and x.const % 2 and len(x.terms) == 1 and x.terms[0][1] == 1):
         return None
-    inner = x.terms[0][0].single_atom()
+    inner = x.terms[0][0].single
     if inner is None or inner.kind != "mod" or inner.args[1] is not d:
         return None
     return F.add(F.atom_form(inner), F.const((x.const - 1) // 2))
@@ -451,7 +451,7 @@ def _shifted_partner(atom: "F.Atom", c: int, terms: dict) -> tuple | None:
     (then ``c*atom - c*other == c*d``)."""
     args = list(atom.args)
     for m2, c2 in terms.items():
-        other = m2.single_atom()
+        other = m2.single
         if c2 != -c or other is None or other is atom or other.kind != atom.kind or len(other.args) != len(args):
             continue
         for b in other.args:
@@ -554,7 +554,7 @@ def _nested_floordiv(x: "F.Form", k: int) -> "F.Form | None":
     """``(y // a + c) // k`` -> ``(y + a*c) // (a*k)`` for ``a, k > 0``."""
     if len(x.terms) != 1 or x.terms[0][1] != 1 or not x.const:
         return None
-    inner = x.terms[0][0].single_atom()
+    inner = x.terms[0][0].single
     if inner is None or inner.kind != "floordiv" or not inner.args[1].is_const or inner.args[1].const <= 0:
         return None
     y, a = inner.args[0], inner.args[1].const
@@ -679,7 +679,7 @@ def _invert_floordiv(op: str, p: "F.Form") -> "B.BoolForm | None":
     if len(p.terms) != 1:
         return None
     m, c = p.terms[0]
-    atom = m.single_atom()
+    atom = m.single
     if atom is None or atom.kind != "floordiv" or not atom.args[1].is_const or atom.args[1].const <= 0:
         return None
     x, k, K = atom.args[0], atom.args[1].const, p.const
@@ -708,7 +708,7 @@ def _split_minmax_relation(p: "F.Form") -> "B.BoolForm | None":
     """``min(a, b) + r <= 0`` is ``a + r <= 0 or b + r <= 0``; ``max``: and; a negated atom swaps them
     (``min(x, 11) < 10`` is ``x < 10``, the other case being false)."""
     for m, c in p.terms:
-        atom = m.single_atom()
+        atom = m.single
         if atom is None or atom.kind not in ("max", "min") or c not in (1, -1):
             continue
         rest = F.sub(p, F.scale(F.atom_form(atom), c))
@@ -742,7 +742,7 @@ def _merge_conjunction(parts: list) -> "B.BoolForm":
     for i, a in enumerate(parts):
         if a.kind != "rel" or a.norm.op != "==" or len(a.norm.p.terms) != 1 or a.norm.p.terms[0][1] != 1:
             continue
-        atom = a.norm.p.terms[0][0].single_atom()
+        atom = a.norm.p.terms[0][0].single
         if atom is not None and atom.kind in ("floordiv", "mod") and atom.args[1].is_const and atom.args[1].const > 0:
             table = quotients if atom.kind == "floordiv" else remainders
             table[(atom.args[0], atom.args[1].const)] = (i, -a.norm.p.const)

@@ -52,11 +52,11 @@ def _definition(L: "F.Form", lo: int, hi: int) -> "B.BoolForm | None":
     if k < 1:
         return None
     for m, c in L.terms:
-        if abs(c) != k or m.single_atom() is None or len(m.factors) != 1 or m.factors[0][1] != 1:
+        if abs(c) != k or m.single is None or len(m.factors) != 1 or m.factors[0][1] != 1:
             continue
         if c > 0:  # lo <= L <= hi  is  -hi <= -L <= -lo
             L, lo = F.neg(L), -hi
-        v = F.atom_form(m.single_atom())
+        v = F.atom_form(m.single)
         u = F.add(L, F.scale(v, k))
         return B.rel("==", v, F.floordiv(F.sub(u, F.const(lo)), F.const(k)))
     return None
@@ -103,7 +103,7 @@ def symbol_bounds(a: "B.BoolForm") -> tuple | None:
     if a.kind != "rel" or a.norm.op not in ("<=", "==") or len(a.norm.p.terms) != 1:
         return None
     (m, c), = a.norm.p.terms
-    atom = m.single_atom()
+    atom = m.single
     if atom is None or atom.kind != "sym" or len(m.factors) != 1 or m.factors[0][1] != 1 or c not in (1, -1):
         return None
     k = a.norm.p.const

@@ -42,7 +42,7 @@ def _divisions(f: "F.Form") -> list:
     in term order."""
     seen: dict = {}
     for m, _ in f.terms:
-        atom = m.single_atom()
+        atom = m.single
         if atom is None or atom.kind not in ("floordiv", "mod"):
             continue
         u, k = atom.args
@@ -100,7 +100,7 @@ def _offset_folds(f: "F.Form") -> Iterator["F.Form"]:
     """``c*(u // k) + c*((u % k + e) // k)`` -> ``c*((u + e) // k)``: ``u + e`` is ``k*(u // k) + (u % k + e)``."""
     terms = dict(f.terms)
     for m, c in f.terms:
-        atom = m.single_atom()
+        atom = m.single
         if atom is None or atom.kind != "floordiv" or not atom.args[1].is_const or atom.args[1].const <= 1:
             continue
         w, kf = atom.args

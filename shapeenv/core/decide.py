@@ -55,7 +55,8 @@ class Decider:
         if env.settings.use_z3:
             env.facts.on_new_fact(self._pending.append)
         self._memo: dict[tuple, bool | None] = {}
-        self._settled: dict[tuple, bool] = {}
+        #: Definite answers, kept for good: one table per value of ``size_oblivious`` (keyed by the question alone).
+        self._settled: tuple[dict, dict] = ({}, {})
         #: How questions were answered: {"folded", "ranges/facts", "z3", "undecided"} -> count.
         self.stats: dict[str, int] = {"ranges/facts": 0, "z3": 0, "undecided": 0}
 
@@ -85,7 +86,7 @@ class Decider:
         # Facts only grow, so a definite answer stays right: it is memoised for good;
         # "undecided" only until the facts change.
         memo = self._memo
-        settled = self._settled.get((e, size_oblivious))
+        settled = self._settled[bool(size_oblivious)].get(e)
         if settled is not None:
             return settled
         key = (e, facts.version, size_oblivious)
@@ -113,7 +114,7 @@ class Decider:
                 memo.clear()
             memo[key] = None
         elif not self.env.assumptions:  # an answer under `assuming` holds only inside the block
-            self._settled[(e, size_oblivious)] = answer
+            self._settled[bool(size_oblivious)][e] = answer
         return answer
 
     def _z3_worth_asking(self, hint, size_oblivious: bool) -> bool:

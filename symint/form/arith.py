@@ -89,10 +89,15 @@ def _memo2(table: dict, a: Form, b: Form, build: Callable[[Form, Form], Form]) -
     key = a.uid << 32 | b.uid  # Note [Keys the garbage collector skips] (symint.form.terms)
     found = table.get(key)
     if found is None:
-        found = build(a, b)
-        if len(table) > MEMO_LIMIT:
-            table.clear()
-        table[key] = found
+        found = _built(table, key, build(a, b))
+    return found
+
+
+def _built(table: dict, key: int, found: Form) -> Form:
+    """Store a result built on a miss of an operation's memo (the public operations look up inline: hot)."""
+    if len(table) > MEMO_LIMIT:
+        table.clear()
+    table[key] = found
     return found
 
 
@@ -132,7 +137,9 @@ def add(a: Form, b: Form) -> Form:
     >>> add(sym("x"), neg(sym("x")))
     Form(0)
     """
-    return _memo2(_ADD, a, b, _add)
+    key = a.uid << 32 | b.uid  # _memo2, inlined
+    found = _ADD.get(key)
+    return found if found is not None else _built(_ADD, key, _add(a, b))
 
 
 def scale(a: Form, k: int) -> Form:
@@ -171,7 +178,9 @@ def sub(a: Form, b: Form) -> Form:
     >>> sub(sym("x"), sym("x")) is const(0)
     True
     """
-    return _memo2(_SUB, a, b, _sub)
+    key = a.uid << 32 | b.uid  # _memo2, inlined
+    found = _SUB.get(key)
+    return found if found is not None else _built(_SUB, key, _sub(a, b))
 
 
 def _mul(a: Form, b: Form) -> Form:
@@ -201,7 +210,9 @@ def mul(a: Form, b: Form) -> Form:
     >>> mul(add(sym("x"), const(1)), sym("x"))
     Form(x + x**2)
     """
-    return _memo2(_MUL, a, b, _mul)
+    key = a.uid << 32 | b.uid  # _memo2, inlined
+    found = _MUL.get(key)
+    return found if found is not None else _built(_MUL, key, _mul(a, b))
 
 
 def pow_nat(a: Form, n: int) -> Form:
@@ -353,7 +364,9 @@ def floordiv(a: Form, b: Form) -> Form:
     >>> floordiv(floordiv(sym("x"), const(2)), const(3))
     Form(FloorDiv(x, 6))
     """
-    return _memo2(_FLOORDIV, a, b, _floordiv)
+    key = a.uid << 32 | b.uid  # _memo2, inlined
+    found = _FLOORDIV.get(key)
+    return found if found is not None else _built(_FLOORDIV, key, _floordiv(a, b))
 
 
 def ceildiv(a: Form, b: Form) -> Form:
@@ -408,7 +421,9 @@ def mod(a: Form, b: Form) -> Form:
     >>> mod(add(sym("x"), const(9)), const(4)), mod(mod(sym("x"), const(8)), const(4))
     (Form(Mod(x + 1, 4)), Form(Mod(x, 4)))
     """
-    return _memo2(_MOD, a, b, _mod)
+    key = a.uid << 32 | b.uid  # _memo2, inlined
+    found = _MOD.get(key)
+    return found if found is not None else _built(_MOD, key, _mod(a, b))
 
 
 def _minmax(kind: str, a: Form, b: Form) -> Form:
@@ -425,7 +440,11 @@ def _minmax(kind: str, a: Form, b: Form) -> Form:
         symbolic.append(const(best))
     if len(symbolic) == 1:
         return symbolic[0]
-    ordered = tuple(sorted(symbolic, key=lambda f: f.digest))
+    if len(symbolic) == 2:  # the common case, without calling a key function
+        f0, f1 = symbolic
+        ordered = (f1, f0) if f1.digest < f0.digest else (f0, f1)
+    else:
+        ordered = tuple(sorted(symbolic, key=lambda f: f.digest))
     return atom_form(make_atom(kind, ordered))
 
 
@@ -435,7 +454,9 @@ def max_(a: Form, b: Form) -> Form:
     >>> max_(sym("x"), max_(const(2), const(5)))
     Form(Max(5, x))
     """
-    return _memo2(_MAX, a, b, lambda x, y: _minmax("max", x, y))
+    key = a.uid << 32 | b.uid  # _memo2, inlined
+    found = _MAX.get(key)
+    return found if found is not None else _built(_MAX, key, _minmax("max", a, b))
 
 
 def min_(a: Form, b: Form) -> Form:
@@ -444,7 +465,9 @@ def min_(a: Form, b: Form) -> Form:
     >>> min_(const(4), const(-1)).const
     -1
     """
-    return _memo2(_MIN, a, b, lambda x, y: _minmax("min", x, y))
+    key = a.uid << 32 | b.uid  # _memo2, inlined
+    found = _MIN.get(key)
+    return found if found is not None else _built(_MIN, key, _minmax("min", a, b))
 
 
 def opaque(wrapped, digest: bytes, symbols: frozenset, value) -> Form:

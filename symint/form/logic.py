@@ -253,7 +253,8 @@ def rel(op: str, lhs: "F.Form", rhs: "F.Form") -> BoolForm:
     if isinstance(norm, bool):  # the sides differ by a constant, or 2*x == 3 has no integer solution
         found = bool_const(norm)
     else:
-        found = BoolForm("rel", (op, lhs, rhs), norm, symbol_set(lhs.symbols | rhs.symbols))
+        ls, rs = lhs.symbols, rhs.symbols  # shared sets: often one side's holds the other's (no union built)
+        found = BoolForm("rel", (op, lhs, rhs), norm, ls if rs <= ls else (rs if ls <= rs else symbol_set(ls | rs)))
     if len(_RELS) > (1 << 17):
         _RELS.clear()
     return _RELS.setdefault(key, found)

@@ -119,6 +119,8 @@ _ATOMS: dict[tuple, Atom] = {}
 
 
 def _atom_key(kind: str, name: str | None, args: tuple) -> tuple:
+    if len(args) == 2 and kind != "opaque":  # the common case, without a generator
+        return (kind, name, args[0].uid, args[1].uid)
     return (kind, name, *(a.uid for a in args)) if kind != "opaque" else (kind, name, args)
 
 
@@ -133,6 +135,11 @@ def make_atom(kind: str, args: tuple, name: str | None = None) -> Atom:
         symbols = frozenset((name,))
     elif kind == "opaque":
         raise ValueError("an opaque atom is built by make_opaque_atom, which is told its digest, symbols and value")
+    elif len(args) == 2:  # the common case (floor division, modulo, max and min of two), without generators
+        a0, a1 = args
+        digest = _digest(kind.encode(), a0.digest, a1.digest)
+        s0, s1 = a0.symbols, a1.symbols
+        symbols = s0 if s1 <= s0 else (s1 if s0 <= s1 else s0 | s1)
     else:
         digest = _digest(kind.encode(), *(a.digest for a in args))
         symbols = frozenset().union(*(a.symbols for a in args))
@@ -177,18 +184,22 @@ class Mono:
     (2, [('a', 2)])
     """
 
-    __slots__ = ("factors", "key", "_digest", "degree", "symbols", "_sympy", "uid", "__weakref__")
+    __slots__ = ("factors", "key", "_digest", "degree", "symbols", "single", "_sympy", "uid", "__weakref__")
 
     def __init__(self, factors: tuple[tuple[Atom, int], ...]):
         self.factors = factors
+        #: The atom when this monomial is one atom to the first power, else None (see :meth:`single_atom`).
+        self.single = None
         if len(factors) == 1:  # one atom's power, the common case: its key and its (shared) symbols
             a, p = factors[0]
             self.key = ((a.key, p),)
             self.degree = p
             self.symbols = a.symbols
+            if p == 1:
+                self.single = a
         else:
-            self.key = tuple((a.key, p) for a, p in factors)
-            self.degree = sum(p for _, p in factors)
+            self.key = tuple([(a.key, p) for a, p in factors])
+            self.degree = sum([p for _, p in factors])
             self.symbols = symbol_set(frozenset().union(*(a.symbols for a, _ in factors)) if factors else frozenset())
         self._digest = None
         self._sympy = None  # the sympy view: written and read by symint.sympy_io only
@@ -203,16 +214,17 @@ class Mono:
         return d
 
     def single_atom(self) -> Atom | None:
-        """The atom when this monomial is one atom to the first power, else None."""
-        if len(self.factors) == 1 and self.factors[0][1] == 1:
-            return self.factors[0][0]
-        return None
+        """The atom when this monomial is one atom to the first power, else None (also the attribute ``single``)."""
+        return self.single
 
 
 _MONOS: dict[tuple, Mono] = {}
 
 
 def _mono_key(factors: tuple[tuple[Atom, int], ...]) -> tuple:
+    if len(factors) == 1:  # the common case, without a generator
+        a, p = factors[0]
+        return (a.uid, p)
     return tuple(n for a, p in factors for n in (a.uid, p))  # flat: see Note [Keys the garbage collector skips]
 
 
@@ -264,14 +276,15 @@ class Form:
     (3, False, frozenset({'x'}), 7)
     """
 
-    __slots__ = ("terms", "const", "uid", "_digest", "_symbols", "is_const", "_sympy", "_linear", "_symdiv", "__weakref__")
+    __slots__ = ("terms", "const", "uid", "_digest", "symbols", "is_const", "_sympy", "_linear", "_symdiv", "__weakref__")
 
     def __init__(self, terms: tuple[tuple[Mono, int], ...], const_: int):
         self.terms = terms
         self.const = const_
         self.uid = next(_SERIALS)
         self._digest = None
-        self._symbols = None
+        # an attribute, not a property: read ~2.5 times per form on W1, so computed at once (cheap: shared sets)
+        self.symbols = terms[0][0].symbols if len(terms) == 1 else (_terms_symbols(terms) if terms else _NO_SYMBOLS)
         self.is_const = not terms
         self._sympy = None  # the sympy view: written and read by symint.sympy_io only
         self._linear = None
@@ -321,21 +334,6 @@ class Form:
             )
         return d
 
-    @property
-    def symbols(self) -> frozenset:
-        """The names of every symbol inside (atoms' arguments included)."""
-        s = self._symbols
-        if s is None:
-            terms = self.terms
-            if not terms:
-                s = frozenset()
-            elif len(terms) == 1:
-                s = terms[0][0].symbols
-            else:
-                s = symbol_set(frozenset().union(*(m.symbols for m, _ in terms)))
-            self._symbols = s
-        return s
-
     def __repr__(self) -> str:
         """``Form(<text>)``, printed without sympy (:mod:`symint.form.text`).
 
@@ -353,7 +351,7 @@ class Form:
         ('x', None)
         """
         if self.const == 0 and len(self.terms) == 1 and self.terms[0][1] == 1:
-            return self.terms[0][0].single_atom()
+            return self.terms[0][0].single
         return None
 
     def linear(self) -> dict[str, int] | None:
@@ -366,7 +364,7 @@ class Form:
         if self._linear is None:  # computed once; False when some monomial is not a plain symbol
             out: dict[str, int] | bool = {}
             for m, c in self.terms:
-                a = m.single_atom()
+                a = m.single
                 if a is None or a.kind != "sym":
                     out = False
                     break
@@ -379,6 +377,24 @@ class Form:
         return evaluate_form(self, values)
 
 
+_NO_SYMBOLS: frozenset = frozenset()
+
+
+def _terms_symbols(terms: tuple) -> frozenset:
+    """The shared set of the symbols of several terms (Note [Keys the garbage collector skips])."""
+    s = terms[0][0].symbols
+    fresh = False  # whether s is a new set (a union), to be shared
+    for m, _ in terms:  # often one term's set holds the others'
+        t = m.symbols
+        if not t <= s:
+            if s <= t:
+                s, fresh = t, False
+            else:
+                s, fresh = s | t, True
+    return symbol_set(s) if fresh else s
+
+
+_BITS_BOUND = 1 << MAX_BITS  # the least magnitude with more than MAX_BITS bits
 _FORMS: dict[tuple[int, int], Form] = {}  # (terms number, constant) -> form
 _TERMS_NUMBER: dict[tuple, int] = {}  # a tuple of terms -> its number
 _TERMS: dict[int, tuple] = {}  # number -> the shared tuple of terms
@@ -392,7 +408,7 @@ def _intern_terms(terms: tuple[tuple[Mono, int], ...]) -> int:
     shared = []
     for pair in terms:
         c = pair[1]
-        if c.bit_length() > MAX_BITS:
+        if not -_BITS_BOUND < c < _BITS_BOUND:  # c.bit_length() > MAX_BITS, without a method call
             raise FormLimitError(f"an integer with more than {MAX_BITS} bits would be built")
         key = (pair[0].uid, c)
         found = pairs.get(key)
@@ -415,7 +431,7 @@ def make_form(terms: tuple[tuple[Mono, int], ...], const_: int) -> Form:
     key = (number, const_)
     found = _FORMS.get(key)
     if found is None:
-        if const_.bit_length() > MAX_BITS:
+        if not -_BITS_BOUND < const_ < _BITS_BOUND:
             raise FormLimitError(f"an integer with more than {MAX_BITS} bits would be built")
         found = _FORMS.setdefault(key, Form(_TERMS[number], const_))  # atomic: Note [Interning from several threads]
     return found
@@ -433,7 +449,11 @@ def sorted_terms(coeffs: dict[Mono, int]) -> list[tuple[Mono, int]]:
     [('a', 1), ('b', 2)]
     """
     terms = [t for t in coeffs.items() if t[1]]
-    if len(terms) > 1:
+    n = len(terms)
+    if n == 2:  # the common case, without calling the key twice
+        if terms[1][0].key < terms[0][0].key:
+            terms.reverse()
+    elif n > 2:
         terms.sort(key=_term_order)
     return terms
 

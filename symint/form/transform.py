@@ -110,7 +110,12 @@ def _transform_atom(atom: Atom, on_atom: Callable[[Atom], Form | None], memo: di
     new = None
     if atom.kind not in ("sym", "opaque"):
         args = [transform(a, on_atom, memo) for a in atom.args]
-        if any(x is not y for x, y in zip(args, atom.args)):
+        changed = False
+        for x, y in zip(args, atom.args):  # a loop, not any() over a generator: hot
+            if x is not y:
+                changed = True
+                break
+        if changed:
             new = rebuild_atom(atom, args)
             replaced = new.atom()
             if replaced is not None:

@@ -158,7 +158,7 @@ def test_rewriting_facts_replaces_each_affected_fact_once() -> None:
     # A rewrite whose result is itself "affected" must not be rewritten again (it looped forever).
     x, y = F.sym("x"), F.sym("y")
     facts = LinearFacts([B.rel("<", x, y).norm, B.rel("<", y, F.const(9)).norm])
-    facts.rewrite(lambda n: "x" in n.p.symbols, lambda n: B.rel("<", F.add(x, F.const(1)), y).norm)
+    facts.rewrite({"x"}, lambda n: B.rel("<", F.add(x, F.const(1)), y).norm)
     assert len(facts) == 2
     assert [str(n) for n in facts.live()] == ["Norm(y - 8 <= 0)", "Norm(x - y + 2 <= 0)"]
 

@@ -223,7 +223,7 @@ class Facts:
             (t, c), k = next(iter(lin.items())), value.const
             lo2, hi2 = lo - k, hi - k
             return self._narrow(t, lo2, hi2, why) if c == 1 else self._narrow(t, -hi2, -lo2, why)
-        atom = value.terms[0][0].single_atom() if len(value.terms) == 1 and value.terms[0][1] == 1 else None
+        atom = value.terms[0][0].single if len(value.terms) == 1 and value.terms[0][1] == 1 else None
         inverse = None if atom is None else division_preimage(atom, lo - value.const, hi - value.const)
         if inverse is not None:  # name = t // k + c: narrow t exactly
             return self._narrow(*inverse, why)
@@ -291,7 +291,7 @@ class Facts:
         if f.is_const:
             return f
         # plain dicts on this hot path (no method calls): nothing to apply is the common case
-        if not self._div.table and not self._residues and f.symbols.isdisjoint(self._repl.table) and not f.has_symbolic_division:
+        if not self._div.table and not self._residues.table and f.symbols.isdisjoint(self._repl.table) and not f.has_symbolic_division:
             return f
         return transform(f, self._on_atom, self._subst_memo)
 
@@ -658,7 +658,7 @@ class Facts:
         if len(p.terms) != 1:
             return False
         mono, c = p.terms[0]
-        atom = mono.single_atom()
+        atom = mono.single
         bounds = None if atom is None else atom_bounds_of_fact(n.op, c, p.const)
         preimage = None if bounds is None else division_preimage(atom, *bounds)
         return preimage is not None and self._narrow(*preimage, n)
@@ -713,7 +713,7 @@ class Facts:
                 return None
             return s
 
-        self._linear.rewrite(lambda n: not n.p.symbols.isdisjoint(names), rewrite)
+        self._linear.rewrite(names, rewrite)
         self._known.resimplify(names, self.simplify_form, self.simplify_bool)
         self._views = {}
 

@@ -32,7 +32,7 @@ def decide_by_cases(n: Norm, decide: Callable[[BoolForm], "bool | None"], depth:
     if depth == 0:
         return None
     for m, c in n.p.terms:
-        atom = m.single_atom()
+        atom = m.single
         if atom is None or not ((atom.kind == "max" and c > 0) or (atom.kind == "min" and c < 0)):
             continue
         rest = F.sub(n.p, F.scale(F.atom_form(atom), c))

@@ -80,7 +80,7 @@ def divisibility_fact(p: "F.Form") -> tuple[str, int, int] | None:
     """
     if len(p.terms) != 1 or p.terms[0][1] not in (1, -1):
         return None
-    atom = p.terms[0][0].single_atom()
+    atom = p.terms[0][0].single
     if atom is None or atom.kind != "mod":
         return None
     a, k = atom.args

@@ -54,7 +54,7 @@ class Replacements(SymbolTable[F.Form]):
         """
         best = None
         for m, c in p.terms:
-            atom = m.single_atom()
+            atom = m.single
             if atom is None or atom.kind != "sym" or c not in (1, -1):
                 continue
             others = F.sub(p, F.scale(F.atom_form(atom), c))
