@@ -19,7 +19,7 @@ from typing import Callable, Hashable
 import sympy
 from sympy.core.relational import Relational
 
-from symint.form import BoolForm, bool_const
+from symint.form import BoolForm, and_, bool_const, not_, or_
 from symint.sympy_io import NotAnIntegerForm, bool_from_sympy, from_sympy, opaque_bool_from_sympy, to_sympy
 from symint.build import is_bool_expr
 from symint.form.terms import FormLimitError
@@ -92,7 +92,14 @@ def as_bool_form(cond: object) -> BoolForm:
             return opaque_bool_from_sympy(cond)
         if len(form.symbols) != len(cond.free_symbols):
             # Folding lost a symbol (``Eq(2*a, 1)`` is FALSE over the integers): the guard keeps
-            # the condition as written, so the inputs it names are still the set's inputs.
+            # that relation as written, so the inputs it names are still the set's inputs. Each
+            # relation on its own, as the parser keeps them: a connective is rebuilt from its
+            # operands, so the guard equals its own text read back.
+            if isinstance(cond, (sympy.And, sympy.Or, sympy.Not)):
+                parts = [as_bool_form(a) for a in cond.args]
+                if isinstance(cond, sympy.Not):
+                    return not_(parts[0])
+                return (and_ if isinstance(cond, sympy.And) else or_)(*parts)
             return opaque_bool_from_sympy(cond)
         return form
     raise GuardTypeError(f"a guard must be a boolean expression (a comparison, And/Or/Not), got {cond!r}")

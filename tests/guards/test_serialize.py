@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from guards import Guard, GuardParseError, GuardSet, GuardTypeError, Source, ranges_from_json, ranges_to_json
 from guards.text.serialize import FORMAT, decode_guards, encode_guards
-from symint.build import and_, eq, floordiv, ge, le, lt, mod, ne, symbol_expr, truediv
+from symint.build import and_, eq, floordiv, ge, le, lt, mod, ne, or_, symbol_expr, truediv
 from tests.guards.test_printers import bool_exprs
 from valueranges import ValueRanges
 
@@ -190,3 +190,13 @@ def test_float_guard_with_an_unexpanded_integer_part_round_trips():
     assert gs.guards[0].form.kind == "opaque"
     back = GuardSet.from_json(gs.to_json())
     assert back == gs and back.to_text("sympy") == gs.to_text("sympy")
+
+
+def test_a_connective_with_a_relation_kept_as_written_round_trips():
+    # ``1 != 2*s0`` folds to True over the integers and is kept as written (it names s0); the
+    # connective around it is rebuilt from its operands, as the parser reads its text (found by
+    # hypothesis: the whole ``or`` was kept opaque, its text read back as an ``or`` of two).
+    for cond, kind in ((or_(eq(s0, s1), ne(1, 2 * s0)), "or"), (and_(eq(s0, s1), eq(1, 2 * s0)), "and")):
+        gs = GuardSet.of([Guard.of(cond, "here")], {s0: X0})
+        back = GuardSet.from_json(gs.to_json())
+        assert back == gs and [g.form.kind for g in back] == [kind]
