@@ -21,7 +21,7 @@ from sympy.core.relational import Relational
 
 from symint.form import BoolForm, bool_const
 from symint.sympy_io import NotAnIntegerForm, bool_from_sympy, from_sympy, opaque_bool_from_sympy, to_sympy
-from symint.build import is_bool_expr
+from symint.build import is_bool_expr, symbol_expr
 from symint.form.terms import FormLimitError
 
 from guards.errors import GuardTypeError
@@ -193,8 +193,13 @@ class Guard:
 
     @property
     def free_symbols(self) -> frozenset[sympy.Symbol]:
-        """The symbols the guard reads."""
-        return frozenset(self.expr.free_symbols)
+        """The symbols the guard reads (from the form's symbol names: no sympy view is built).
+
+        >>> from symint.build import symbol_expr, lt
+        >>> sorted(Guard.of(lt(symbol_expr("n"), symbol_expr("m"))).free_symbols, key=str)
+        [m, n]
+        """
+        return frozenset(map(symbol_expr, self.form.symbols))
 
     def __repr__(self) -> str:
         return f"Guard({_sympy_str(self.expr)})"

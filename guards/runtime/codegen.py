@@ -163,7 +163,7 @@ def _argument_order(guardset: GuardSetLike) -> tuple[tuple[sympy.Symbol, ...], t
     """Symbols read by some guard: those with a source in ``guardset.sources`` order, then the rest by name."""
     read: set[sympy.Symbol] = set()
     for g in guardset.guards:
-        read |= g.expr.free_symbols
+        read |= g.free_symbols  # from the form's symbol names: no sympy view is built
     with_source = [sym for sym, _ in guardset.sources if sym in read]
     without = sorted(read.difference(with_source), key=lambda s: s.name)
     symbols = tuple(with_source + without)
