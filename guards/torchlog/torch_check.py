@@ -111,14 +111,16 @@ def pinned_values(guardset: GuardSet) -> dict[sympy.Symbol, int]:
     pinned: dict[sympy.Symbol, int] = {}
     clash: set[sympy.Symbol] = set()
     for g in guardset.guards:
-        e = g.expr
+        e = g.form  # read from the form: no sympy view is built
+        lhs = e.args[1].atom() if e.kind == "rel" and e.args[0] == "==" else None
         is_pin = (
-            isinstance(e, sympy.Eq) and g.origin is not None and any(k in g.origin for k in _PINNED_KINDS)
-            and isinstance(e.lhs, sympy.Symbol) and isinstance(e.rhs, sympy.Integer)
+            lhs is not None and g.origin is not None and any(k in g.origin for k in _PINNED_KINDS)
+            and lhs.kind == "sym" and e.args[2].is_const
         )  # fmt: skip
         if is_pin:
-            if pinned.setdefault(e.lhs, int(e.rhs)) != int(e.rhs):
-                clash.add(e.lhs)
+            sym, value = symbol_expr(lhs.name), e.args[2].const
+            if pinned.setdefault(sym, value) != value:
+                clash.add(sym)
     return {s: v for s, v in pinned.items() if s not in clash}
 
 
