@@ -43,8 +43,6 @@ def symbol(name: str, hint: int | None = None, *, env: SymbolicEnv | None = None
     """
     if hint is not None and (isinstance(hint, bool) or not isinstance(hint, int)):
         raise TypeError(f"a hint must be an int, got {hint!r}")
-    if not isinstance(name, str) or not name.isidentifier():
-        raise ValueError(f"symbol names must be Python identifiers, got {name!r}")
     return SymInt(SymNode(symbol_expr(name), int, hint, env))
 
 

@@ -436,10 +436,8 @@ def symbol_expr(name: str) -> sympy.Symbol:
     >>> symbol_expr("s0") is symbol_expr("s0"), symbol_expr("s0").is_integer
     (True, True)
     """
-    if not isinstance(name, str) or not name:
-        raise ValueError(f"a symbol's name is a non-empty string, got {name!r}")
-    # Any string a form's symbol may have: the name is data to sympy (never parsed or evaluated),
-    # and the printers escape what is not an identifier.
+    if not isinstance(name, str) or not name.isidentifier():
+        raise ValueError(f"symbol names must be Python identifiers, got {name!r}")
     return sympy.Symbol(name, integer=True)
 
 
@@ -505,8 +503,10 @@ def to_sympy(value: "F.Form | F.BoolForm | F.Atom") -> sympy.Basic:
 
 def _atom_to_sympy(atom: "F.Atom") -> sympy.Basic:
     kind = atom.kind
-    if kind == "sym":
-        return symbol_expr(atom.name)
+    if kind == "sym":  # a form's symbol may have any name (one converted from a user's sympy
+        # Symbol): the name is data to sympy, and the printers escape what is not an identifier
+        name = atom.name
+        return symbol_expr(name) if name.isidentifier() else sympy.Symbol(name, integer=True)
     if kind == "opaque":
         return atom.args[0]
     return _NODES[kind](*(to_sympy(a) for a in atom.args))
