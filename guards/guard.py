@@ -21,13 +21,13 @@ from sympy.core.relational import Relational
 
 from symint.form import BoolForm, bool_const
 from symint.sympy_io import NotAnIntegerForm, bool_from_sympy, from_sympy, opaque_bool_from_sympy, to_sympy
-from symint.build import is_bool_expr, symbol_expr
+from symint.build import is_bool_expr
 from symint.form.terms import FormLimitError
 
 from guards.errors import GuardTypeError
 from guards.text.escape import sympy_str as _sympy_str
 
-__all__ = ["Guard", "form_key", "as_bool_form"]
+__all__ = ["Guard", "form_key", "as_bool_form", "view_symbol"]
 
 # Note [Guards are forms]
 #     A guard holds the interned boolean form of its condition: the representation the
@@ -40,6 +40,20 @@ __all__ = ["Guard", "form_key", "as_bool_form"]
 #     the sympy readers. What a form cannot hold (a float comparison, an opaque boolean
 #     function) is wrapped as an ``opaque`` form around its sympy expression: the one
 #     place where sympy is the value (symint.sympy_io.opaque_bool_from_sympy).
+
+
+def view_symbol(name: str) -> sympy.Symbol:
+    """The sympy symbol that stands for the form symbol ``name`` in a view (any name, built without a view).
+
+    It is the symbol :func:`symint.sympy_io.to_sympy` gives a form's symbol: an integer
+    symbol, equal to ``symint.build.symbol_expr(name)`` when ``name`` is an identifier
+    (which ``symbol_expr`` requires; a form's symbol may have any name).
+
+    >>> from symint.build import symbol_expr
+    >>> view_symbol("s0") == symbol_expr("s0"), view_symbol("a b").is_integer
+    (True, True)
+    """
+    return sympy.Symbol(name, integer=True)
 
 
 def form_key(b: BoolForm) -> Hashable:
@@ -199,7 +213,7 @@ class Guard:
         >>> sorted(Guard.of(lt(symbol_expr("n"), symbol_expr("m"))).free_symbols, key=str)
         [m, n]
         """
-        return frozenset(map(symbol_expr, self.form.symbols))
+        return frozenset(map(view_symbol, self.form.symbols))
 
     def __repr__(self) -> str:
         return f"Guard({_sympy_str(self.expr)})"

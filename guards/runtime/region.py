@@ -28,12 +28,12 @@ from typing import Mapping, Sequence
 
 import sympy
 
-from symint.build import symbol_expr
 from symint.form import BoolForm, Form
 from symint.form.evaluate import evaluate_form
 from symint.sympy_io import to_sympy
 
 from guards.errors import UnknownSourceError
+from guards.guard import view_symbol
 from guards.guardset import GuardSet
 from guards.text.printers import to_source_text
 from guards.source import Source
@@ -160,7 +160,7 @@ def describe_region(gs: GuardSet) -> Region:
     for g in gs.guards:
         for e in _conjuncts(g.form):  # Note [The region reads forms]
             names = sorted(e.symbols)
-            syms = [symbol_expr(n) for n in names]
+            syms = [view_symbol(n) for n in names]
             text = _text(e, sources)
             if any(by_name.get(n) is not None and by_name[n].kind in ("stride", "storage_offset") for n in names):
                 strides.append(text)
@@ -182,7 +182,7 @@ def describe_region(gs: GuardSet) -> Region:
                 continue
             pair = _symbol_equality(e)
             if pair is not None:
-                later = max(map(symbol_expr, pair), key=lambda s: _order(s, gs))
+                later = max(map(view_symbol, pair), key=lambda s: _order(s, gs))
                 followers.add(later)
                 relations.insert(sum(1 for r in relations if " == " in r and "*" not in r), text)
                 continue

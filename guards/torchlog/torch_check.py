@@ -34,7 +34,7 @@ from symint.build import le, symbol_expr
 from guards.errors import GuardError, GuardTypeError, UnknownSourceError
 from guards.runtime.explain import explain as explain_values
 from guards.torchlog.export_text import MODULE_STATE
-from guards.guard import Guard, form_key
+from guards.guard import Guard, form_key, view_symbol
 from guards.guardset import GuardSet, read_torch_output
 from guards.text.parse import parse_guard, parse_guards_text, parse_source
 from guards.text.printers import to_torch_text
@@ -118,7 +118,7 @@ def pinned_values(guardset: GuardSet) -> dict[sympy.Symbol, int]:
             and lhs.kind == "sym" and e.args[2].is_const
         )  # fmt: skip
         if is_pin:
-            sym, value = symbol_expr(lhs.name), e.args[2].const
+            sym, value = view_symbol(lhs.name), e.args[2].const
             if pinned.setdefault(sym, value) != value:
                 clash.add(sym)
     return {s: v for s, v in pinned.items() if s not in clash}

@@ -77,3 +77,15 @@ def test_the_region_and_the_cache_build_no_sympy_view(monkeypatch):
     assert cache.lookup({"x": np.zeros((8, 8), dtype=np.int8), "n": 3}).artifact == "entry"
     assert cache.lookup({"x": np.zeros((8, 8), dtype=np.int8), "n": 2}) is None
     assert built == [], f"the region and the cache built sympy views: {built}"
+
+
+def test_a_symbol_name_that_is_not_an_identifier():
+    """A form's symbol may have any name; the runtime names it by the symbol its sympy view has."""
+    from symint.sympy_io import to_sympy
+
+    g = Guard.of(rel(">=", F.sym("rtf odd-name"), F.const(2)))
+    assert g.free_symbols == to_sympy(g.form).free_symbols
+    c = compile_guards(GuardSet.of([g]))
+    assert c.symbols == tuple(to_sympy(g.form).free_symbols)
+    assert c.check_ints(3) and not c.check_ints(1)
+    assert explain(GuardSet.of([g]), {c.symbols[0]: 1}).text.endswith("failed: got 1")
