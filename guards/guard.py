@@ -170,6 +170,7 @@ class Guard:
     form: BoolForm = field(compare=False)
     why: object = field(default=None, compare=False, repr=False)
     key: Hashable = field(default=None, repr=False)
+    _free_symbols: frozenset | None = field(default=None, init=False, compare=False, repr=False)  # built on first read
 
     @classmethod
     def of(cls, cond: object, origin: "str | Callable[[], str] | None" = None) -> "Guard":
@@ -213,7 +214,11 @@ class Guard:
         >>> sorted(Guard.of(lt(symbol_expr("n"), symbol_expr("m"))).free_symbols, key=str)
         [m, n]
         """
-        return frozenset(map(view_symbol, self.form.symbols))
+        found = self._free_symbols
+        if found is None:  # a cache of the form's names, as Guard.origin caches its text
+            found = frozenset(map(view_symbol, self.form.symbols))
+            object.__setattr__(self, "_free_symbols", found)
+        return found
 
     def __repr__(self) -> str:
         return f"Guard({_sympy_str(self.expr)})"
