@@ -253,27 +253,60 @@ def base_point(gs: GuardSet, witness: Mapping[str, int] | None = None, window: S
             continue
         else:
             point[src] = max(region.ranges.get(text, (2, None))[0], 2) if text in region.ranges else 2
+    reading = _Reading.of(gs)
     for _ in range(3):
-        if _failing(gs, point) == 0:
+        if _failing(reading, point) == 0:
             break
         for dim in region.free:
-            best, best_fail = point[dim], _failing(gs, point)
+            best, best_fail = point[dim], _failing(reading, point)
             for v in sorted(window, key=lambda v: (v < 2, v)):  # sizes 0 and 1 last: torch specialises them
                 trial = dict(point)
                 trial[dim] = v
-                _follow(gs, trial, dim)
-                fail = _failing(gs, trial)
+                _follow(reading, trial, dim)
+                fail = _failing(reading, trial)
                 if fail < best_fail:
                     best, best_fail = v, fail
             point[dim] = best
-            _follow(gs, point, dim)
+            _follow(reading, point, dim)
     return point
 
 
-def _failing(gs: GuardSet, point: Mapping[Source, int]) -> int:
-    values = _values(gs, point)
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """What evaluating a guard set at points reads of it, found once per call (Note [The region reads forms]).
+
+    Attributes:
+        gs: the guard set.
+        equalities: ``(a, b)`` for each conjunct ``a == b`` between two symbols, in guard order.
+        definitions: ``(name, form)`` for each guard ``name == form`` (how a stride is defined).
+        source_of: symbol name -> source.
+        name_of: source -> symbol name.
+    """
+
+    gs: GuardSet
+    equalities: tuple[tuple[str, str], ...]
+    definitions: tuple[tuple[str, Form], ...]
+    source_of: dict[str, Source]
+    name_of: dict[Source, str]
+
+    @classmethod
+    def of(cls, gs: GuardSet) -> "_Reading":
+        equalities = tuple(pair for g in gs.guards for e in _conjuncts(g.form) if (pair := _symbol_equality(e)))
+        definitions = []
+        for g in gs.guards:
+            e = g.form
+            if e.kind == "rel" and e.args[0] == "==":
+                lhs = _symbol_name(e.args[1])
+                if lhs is not None:
+                    definitions.append((lhs, e.args[2]))
+        return cls(gs, equalities, tuple(definitions), {sym.name: src for sym, src in gs.sources},
+                   {src: sym.name for sym, src in gs.sources})  # fmt: skip
+
+
+def _failing(reading: _Reading, point: Mapping[Source, int]) -> int:
+    values = _values(reading, point)
     failed = 0
-    for g in gs.guards:
+    for g in reading.gs.guards:
         try:
             failed += not g.form.evaluate(values)
         except (ArithmeticError, ValueError):
@@ -281,7 +314,7 @@ def _failing(gs: GuardSet, point: Mapping[Source, int]) -> int:
     return failed
 
 
-def _values(gs: GuardSet, point: Mapping[Source, int]) -> dict[str, int]:
+def _values(reading: _Reading, point: Mapping[Source, int]) -> dict[str, int]:
     """Symbol values (by name) at ``point``; strides and offsets missing from it are those of a contiguous tensor,
     then every ``stride == expression`` guard sets its stride from the sizes (a transposed or sliced layout)."""
     sizes: dict[str, dict[int, int]] = {}
@@ -290,7 +323,7 @@ def _values(gs: GuardSet, point: Mapping[Source, int]) -> dict[str, int]:
             sizes.setdefault(src.base, {})[src.index] = v  # type: ignore[index]
     values: dict[str, int] = {}
     layout: set[str] = set()
-    for sym, src in gs.sources:
+    for sym, src in reading.gs.sources:
         name = sym.name
         if src.kind in ("stride", "storage_offset"):
             layout.add(name)
@@ -305,22 +338,23 @@ def _values(gs: GuardSet, point: Mapping[Source, int]) -> dict[str, int]:
         elif src.kind == "storage_offset":
             values[name] = 0
     for _ in range(3):  # strides defined through other strides settle in a few passes
-        for g in gs.guards:
-            e = g.form
-            if e.kind == "rel" and e.args[0] == "==":
-                lhs = _symbol_name(e.args[1])
-                if lhs in layout and lhs in values:
-                    try:
-                        values[lhs] = int(evaluate_form(e.args[2], values))
-                    except (ArithmeticError, ValueError, KeyError, TypeError):
-                        pass
+        for lhs, rhs in reading.definitions:
+            if lhs in layout and lhs in values:
+                try:
+                    values[lhs] = int(evaluate_form(rhs, values))
+                except (ArithmeticError, ValueError, KeyError, TypeError):
+                    pass
     return values
 
 
 def accepts(gs: GuardSet, point: Mapping[Source, int]) -> bool:
     """Whether ``gs`` accepts ``point`` (sizes and ints; strides as :func:`scan_dim` derives them)."""
-    values = _values(gs, point)
-    for g in gs.guards:
+    return _accepts(_Reading.of(gs), point)
+
+
+def _accepts(reading: _Reading, point: Mapping[Source, int]) -> bool:
+    values = _values(reading, point)
+    for g in reading.gs.guards:
         try:
             if not g.form.evaluate(values):
                 return False
@@ -329,19 +363,16 @@ def accepts(gs: GuardSet, point: Mapping[Source, int]) -> bool:
     return True
 
 
-def _follow(gs: GuardSet, point: dict[Source, int], changed: Source) -> None:
+def _follow(reading: _Reading, point: dict[Source, int], changed: Source) -> None:
     """Dims equal to ``changed`` (``y.size()[0] == x.size()[0]``) move with it."""
-    by_name = {sym.name: src for sym, src in gs.sources}
-    me = {src: sym.name for sym, src in gs.sources}[changed]
-    for g in gs.guards:
-        for e in _conjuncts(g.form):
-            pair = _symbol_equality(e)
-            if pair is not None and me in pair:
-                other = by_name.get(pair[1] if pair[0] == me else pair[0])
-                if (other is not None and other.kind in ("size", "value") and other != changed
-                        and point.get(other) != point[changed]):  # fmt: skip
-                    point[other] = point[changed]
-                    _follow(gs, point, other)
+    me = reading.name_of[changed]
+    for pair in reading.equalities:
+        if me in pair:
+            other = reading.source_of.get(pair[1] if pair[0] == me else pair[0])
+            if (other is not None and other.kind in ("size", "value") and other != changed
+                    and point.get(other) != point[changed]):  # fmt: skip
+                point[other] = point[changed]
+                _follow(reading, point, other)
 
 
 def scan_dim(gs: GuardSet, dim: Source, values: Sequence[int], base: Mapping[Source, int]) -> list[int]:
@@ -354,12 +385,13 @@ def scan_dim(gs: GuardSet, dim: Source, values: Sequence[int], base: Mapping[Sou
     """
     if dim not in base and dim not in dict(gs.sources).values():
         raise UnknownSourceError(f"{dim.text()} is not a source of this guard set")
+    reading = _Reading.of(gs)
     out = []
     for v in values:
         point = dict(base)
         point[dim] = v
-        _follow(gs, point, dim)
-        if accepts(gs, point):
+        _follow(reading, point, dim)
+        if _accepts(reading, point):
             out.append(v)
     return out
 
@@ -372,16 +404,17 @@ def region_grid(gs: GuardSet, xdim: Source, ydim: Source, xs: Sequence[int], ys:
     >>> region_grid(gs, x0, x1, [1, 2, 3], [1, 2, 3], base_point(gs))
     [[False, False, False], [True, False, False], [True, True, False]]
     """
+    reading = _Reading.of(gs)
     grid = []
     for y in ys:
         row = []
         for x in xs:
             point = dict(base)
             point[xdim] = x
-            _follow(gs, point, xdim)
+            _follow(reading, point, xdim)
             point[ydim] = y
-            _follow(gs, point, ydim)
-            row.append(accepts(gs, point))
+            _follow(reading, point, ydim)
+            row.append(_accepts(reading, point))
         grid.append(row)
     return grid
 
