@@ -27,7 +27,7 @@ from symint.form.terms import FormLimitError
 from guards.errors import GuardTypeError
 from guards.text.escape import sympy_str as _sympy_str
 
-__all__ = ["Guard", "form_key", "as_bool_form"]
+__all__ = ["Guard", "form_key", "as_bool_form", "view_symbol"]
 
 # Note [Guards are forms]
 #     A guard holds the interned boolean form of its condition: the representation the
@@ -40,6 +40,20 @@ __all__ = ["Guard", "form_key", "as_bool_form"]
 #     the sympy readers. What a form cannot hold (a float comparison, an opaque boolean
 #     function) is wrapped as an ``opaque`` form around its sympy expression: the one
 #     place where sympy is the value (symint.sympy_io.opaque_bool_from_sympy).
+
+
+def view_symbol(name: str) -> sympy.Symbol:
+    """The sympy symbol that stands for the form symbol ``name`` in a view (any name, built without a view).
+
+    It is the symbol :func:`symint.sympy_io.to_sympy` gives a form's symbol: an integer
+    symbol, equal to ``symint.build.symbol_expr(name)`` when ``name`` is an identifier
+    (which ``symbol_expr`` requires; a form's symbol may have any name).
+
+    >>> from symint.build import symbol_expr
+    >>> view_symbol("s0") == symbol_expr("s0"), view_symbol("a b").is_integer
+    (True, True)
+    """
+    return sympy.Symbol(name, integer=True)
 
 
 def form_key(b: BoolForm) -> Hashable:
@@ -163,6 +177,7 @@ class Guard:
     form: BoolForm = field(compare=False)
     why: object = field(default=None, compare=False, repr=False)
     key: Hashable = field(default=None, repr=False)
+    _free_symbols: frozenset | None = field(default=None, init=False, compare=False, repr=False)  # built on first read
 
     @classmethod
     def of(cls, cond: object, origin: "str | Callable[[], str] | None" = None) -> "Guard":
@@ -200,8 +215,17 @@ class Guard:
 
     @property
     def free_symbols(self) -> frozenset[sympy.Symbol]:
-        """The symbols the guard reads."""
-        return frozenset(self.expr.free_symbols)
+        """The symbols the guard reads (from the form's symbol names: no sympy view is built).
+
+        >>> from symint.build import symbol_expr, lt
+        >>> sorted(Guard.of(lt(symbol_expr("n"), symbol_expr("m"))).free_symbols, key=str)
+        [m, n]
+        """
+        found = self._free_symbols
+        if found is None:  # a cache of the form's names, as Guard.origin caches its text
+            found = frozenset(map(view_symbol, self.form.symbols))
+            object.__setattr__(self, "_free_symbols", found)
+        return found
 
     def __repr__(self) -> str:
         return f"Guard({_sympy_str(self.expr)})"

@@ -151,7 +151,7 @@ class GuardSet:
         """Every symbol read by a guard or given a source."""
         syms: set[sympy.Symbol] = {s for s, _ in self.sources}
         for g in self.guards:
-            syms |= g.expr.free_symbols
+            syms |= g.free_symbols
         return frozenset(syms)
 
     def with_guards(self, guards: Iterable[Guard | sympy.Basic]) -> "GuardSet":
@@ -260,7 +260,7 @@ class GuardSet:
             UnknownSourceError: a guard reads a symbol that ``bindings`` does not give.
         """
         values = self.bind(bindings)
-        missing = {s for s in self.symbols if s not in values and any(s in g.expr.free_symbols for g in self.guards)}
+        missing = {s for s in self.symbols if s not in values and any(s in g.free_symbols for g in self.guards)}
         if missing:
             names = ", ".join(sorted(self.source_map[s].text() if s in self.source_map else s.name for s in missing))
             raise UnknownSourceError(f"no value given for {names}")

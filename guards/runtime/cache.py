@@ -50,8 +50,6 @@ from dataclasses import dataclass, field, replace
 from operator import itemgetter
 from typing import Any, Callable, Mapping
 
-import sympy
-
 from guards.runtime.codegen import CompiledGuards, compile_guards
 from guards.runtime.explain import Explanation, explain_inputs
 from guards.guardset import GuardSet
@@ -92,16 +90,17 @@ def pinned_sources(guards: GuardSet) -> dict[Source, int]:
     >>> pinned_sources(GuardSet.of([eq(s0, 8)], {s0: Source.size("x", 0)}))
     {Source(base='x', kind='size', index=0): 8}
     """
-    sources = guards.source_map
+    sources = {sym.name: src for sym, src in guards.sources}
     pins: dict[Source, int] = {}
     for g in guards:
-        e = g.expr
-        if isinstance(e, sympy.Eq):
-            a, b = e.args
-            if isinstance(a, sympy.Integer):
+        e = g.form  # read from the form: no sympy view is built
+        if e.kind == "rel" and e.args[0] == "==":
+            _, a, b = e.args
+            if a.is_const:
                 a, b = b, a
-            if a in sources and isinstance(b, sympy.Integer):
-                pins[sources[a]] = int(b)
+            atom = a.atom()
+            if atom is not None and atom.kind == "sym" and atom.name in sources and b.is_const:
+                pins[sources[atom.name]] = b.const
     return pins
 
 

@@ -163,7 +163,7 @@ def _argument_order(guardset: GuardSetLike) -> tuple[tuple[sympy.Symbol, ...], t
     """Symbols read by some guard: those with a source in ``guardset.sources`` order, then the rest by name."""
     read: set[sympy.Symbol] = set()
     for g in guardset.guards:
-        read |= g.expr.free_symbols
+        read |= g.free_symbols  # from the form's symbol names: no sympy view is built
     with_source = [sym for sym, _ in guardset.sources if sym in read]
     without = sorted(read.difference(with_source), key=lambda s: s.name)
     symbols = tuple(with_source + without)
@@ -200,8 +200,9 @@ def _children(e: object) -> tuple:
             return e.args[1:]
         return e.args if e.kind in ("and", "or", "not", "opaque") else ()
     if isinstance(e, Form):
-        if _as_atom_only(e) is not None:
-            return (_as_atom_only(e),)
+        atom = e.atom()
+        if atom is not None:
+            return (atom,)
         return tuple(m for m, _ in e.terms)
     if isinstance(e, Mono):
         return tuple(a for a, _ in e.factors)
@@ -219,15 +220,6 @@ def _walk(e: object):
         stack.extend(_children(node))
 
 
-def _as_atom_only(f: Form) -> "Atom | None":
-    """The atom ``f`` is, when ``f`` is exactly one atom (coefficient 1, power 1, no constant)."""
-    if f.const == 0 and len(f.terms) == 1:
-        mono, c = f.terms[0]
-        if c == 1 and len(mono.factors) == 1 and mono.factors[0][1] == 1:
-            return mono.factors[0][0]
-    return None
-
-
 # -- expressions -> Python text ----------------------------------------------------------------------
 _RELATION_OPS = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
 _BINARY_FUNCS = {FloorDiv: "//", Mod: "%", IntTrueDiv: "/"}
@@ -238,11 +230,11 @@ def _is_leaf(e: object) -> bool:
     if isinstance(e, BoolForm):
         return e.kind == "const"
     if isinstance(e, Form):  # a form that is one atom is that atom: only the atom is counted
-        return e.is_const or _as_atom_only(e) is not None
+        return e.is_const or e.atom() is not None
     if isinstance(e, Atom):
         return e.kind == "sym"
     if isinstance(e, Mono):  # likewise a monomial that is one atom
-        return len(e.factors) == 1 and e.factors[0][1] == 1
+        return e.single_atom() is not None
     return e.is_Symbol or e.is_Number or isinstance(e, sympy.logic.boolalg.BooleanAtom)
 
 
@@ -372,7 +364,7 @@ class _Emitter:
     def _emit_form(self, f: Form, cond: bool) -> str:
         if f.is_const:
             return _int_text(f.const)
-        atom = _as_atom_only(f)
+        atom = f.atom()
         if atom is not None:
             return self.emit(atom, cond)
         parts: list[str] = []

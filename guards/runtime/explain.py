@@ -21,7 +21,6 @@ from typing import Iterator, Mapping
 import sympy
 
 from symint.sympy_io import to_sympy
-from symint.sympy_io.evaluate import evaluate
 
 from guards.errors import GuardTypeError, UnknownSourceError
 from guards.guard import Guard
@@ -184,16 +183,17 @@ def explain_inputs(guardset: GuardSetLike, inputs: Mapping[str, object], *, firs
 
 def _explain_values(guardset: GuardSetLike, values: dict[sympy.Symbol, int], first_only: bool) -> Explanation:
     sources = guardset.source_map
-    missing = sorted({s for g in guardset.guards for s in g.expr.free_symbols if s not in values}, key=lambda s: s.name)
+    missing = sorted({s for g in guardset.guards for s in g.free_symbols if s not in values}, key=lambda s: s.name)
     if missing:
         raise UnknownSourceError(f"no value given for {', '.join(_label(s, sources) for s in missing)}")
+    by_name = {s.name: v for s, v in values.items()}  # forms name their symbols by name
     failures: list[Failure] = []
     checked = 0
     for index, g in enumerate(guardset.guards):
         checked += 1
         error = None
         try:
-            ok = bool(evaluate(g.expr, values))
+            ok = bool(g.form.evaluate(by_name))  # left to right, as GuardSet.failures and the compiled checker
         except (ArithmeticError, ValueError) as exc:
             ok, error = False, f"evaluating it raised {type(exc).__name__}: {exc}"
         if ok:
@@ -206,7 +206,7 @@ def _explain_values(guardset: GuardSetLike, values: dict[sympy.Symbol, int], fir
 
 def _failure(index, g: Guard, values, sources, error) -> Failure:
     text = _text(g.form, sources)
-    labelled = [(_label(s, sources), values[s]) for s in g.expr.free_symbols]
+    labelled = [(_label(s, sources), values[s]) for s in g.free_symbols]
     # In the order the names appear in the printed guard (ties and misses: by name).
     labelled.sort(key=lambda kv: (text.find(kv[0]) if kv[0] in text else len(text), kv[0]))
     return Failure(index, g, text, tuple(labelled), error)

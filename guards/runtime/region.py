@@ -28,9 +28,12 @@ from typing import Mapping, Sequence
 
 import sympy
 
-from symint.sympy_io.evaluate import evaluate
+from symint.form import BoolForm, Form
+from symint.form.evaluate import evaluate_form
+from symint.sympy_io import to_sympy
 
 from guards.errors import UnknownSourceError
+from guards.guard import view_symbol
 from guards.guardset import GuardSet
 from guards.text.printers import to_source_text
 from guards.source import Source
@@ -86,42 +89,62 @@ def _is_module(text: str) -> bool:
     return text.startswith(("self.", "self[", "L['self']", "G["))
 
 
-def _conjuncts(e: sympy.Basic):
-    if isinstance(e, sympy.And):
+# Note [The region reads forms]
+#     Every condition is read from the guard's boolean form: its top-level ``and`` split
+#     into conjuncts, each relation read from its written sides (``rel`` keeps them as
+#     written, as the sympy view does), values computed by the forms' evaluator from
+#     symbol names. No sympy view is built, but to print a condition guard text cannot spell.
+
+
+def _conjuncts(e: BoolForm):
+    if e.kind == "and":
         for a in e.args:
             yield from _conjuncts(a)
     else:
         yield e
 
 
-def _single_bound(e: sympy.Basic, sym: sympy.Symbol) -> tuple[str, int] | None:
+def _symbol_name(f: Form) -> str | None:
+    """The name of the symbol ``f`` is, when ``f`` is exactly one symbol."""
+    atom = f.atom()
+    return atom.name if atom is not None and atom.kind == "sym" else None
+
+
+_FLIPPED = {">=": "<=", ">": "<", "<=": ">=", "<": ">"}
+_BOUNDS = {">=": ("ge", 0), ">": ("ge", 1), "<=": ("le", 0), "<": ("le", -1)}
+
+
+def _single_bound(e: BoolForm, name: str) -> tuple[str, int] | None:
     """``s >= c`` -> ("ge", c), ``s <= c`` -> ("le", c), ``s == c`` -> ("eq", c) (also ``<``, ``>``, flipped)."""
-    if not isinstance(e, (sympy.Ge, sympy.Gt, sympy.Le, sympy.Lt, sympy.Eq)):
+    if e.kind != "rel" or e.args[0] not in ("==", ">=", ">", "<=", "<"):
         return None
-    lhs, rhs = e.lhs, e.rhs
+    op, lhs, rhs = e.args
     flip = False
-    if lhs != sym:
+    if _symbol_name(lhs) != name:
         lhs, rhs, flip = rhs, lhs, True
-    if lhs != sym or not isinstance(rhs, sympy.Integer):
+    if _symbol_name(lhs) != name or not rhs.is_const:
         return None
-    c = int(rhs)
-    op = type(e)
-    if op is sympy.Eq:
+    c = rhs.const
+    if op == "==":
         return ("eq", c)
-    if flip:
-        op = {sympy.Ge: sympy.Le, sympy.Gt: sympy.Lt, sympy.Le: sympy.Ge, sympy.Lt: sympy.Gt}[op]
-    return {sympy.Ge: ("ge", c), sympy.Gt: ("ge", c + 1), sympy.Le: ("le", c), sympy.Lt: ("le", c - 1)}[op]
+    kind, shift = _BOUNDS[_FLIPPED[op] if flip else op]
+    return (kind, c + shift)
 
 
-def _is_mod_test(e: sympy.Basic) -> bool:
-    return isinstance(e, (sympy.Eq, sympy.Ne)) and type(e.lhs).__name__ in ("Mod", "PythonMod") and len(e.lhs.args) == 2
+def _mod_test(e: BoolForm):
+    """The modulo atom of ``e`` when ``e`` is ``a % b == rhs`` or ``a % b != rhs``, else None."""
+    if e.kind == "rel" and e.args[0] in ("==", "!="):
+        atom = e.args[1].atom()
+        if atom is not None and atom.kind == "mod":
+            return atom
+    return None
 
 
-def _divisibility(e: sympy.Basic, text: str) -> str | None:
-    if isinstance(e, (sympy.Eq, sympy.Ne)) and e.rhs == 0 and type(e.lhs).__name__ in ("Mod", "PythonMod"):
-        a, k = e.lhs.args
-        if isinstance(k, sympy.Integer):
-            return f"{text} is {'' if isinstance(e, sympy.Eq) else 'not '}a multiple of {k}"
+def _divisibility(e: BoolForm, text: str) -> str | None:
+    mod = _mod_test(e)
+    op, _, rhs = e.args
+    if rhs.is_const and rhs.const == 0 and mod.args[1].is_const:
+        return f"{text} is {'' if op == '==' else 'not '}a multiple of {mod.args[1].const}"
     return None
 
 
@@ -133,16 +156,19 @@ def describe_region(gs: GuardSet) -> Region:
     pinned: dict[sympy.Symbol, int] = {}
     divisibility, relations, strides, other = [], [], [], []
     followers: set[sympy.Symbol] = set()
+    by_name = {sym.name: src for sym, src in gs.sources}
     for g in gs.guards:
-        for e in _conjuncts(g.expr):
-            syms = sorted(e.free_symbols, key=lambda s: s.name)
+        for e in _conjuncts(g.form):  # Note [The region reads forms]
+            names = sorted(e.symbols)
+            syms = [view_symbol(n) for n in names]
             text = _text(e, sources)
-            if any(sources.get(s) is not None and sources[s].kind in ("stride", "storage_offset") for s in syms):
+            if any(by_name.get(n) is not None and by_name[n].kind in ("stride", "storage_offset") for n in names):
                 strides.append(text)
                 continue
             if len(syms) == 1:
-                bound = _single_bound(e, syms[0])
-                words = _divisibility(e, _text(e.lhs.args[0], sources)) if bound is None and _is_mod_test(e) else None
+                bound = _single_bound(e, names[0])
+                mod = _mod_test(e) if bound is None else None
+                words = _divisibility(e, _text(mod.args[0], sources)) if mod is not None else None
                 if bound is None and words is None:
                     other.append(text)
                 elif words is not None:
@@ -154,8 +180,9 @@ def describe_region(gs: GuardSet) -> Region:
                 else:
                     hi[syms[0]] = min(hi.get(syms[0], bound[1]), bound[1])
                 continue
-            if isinstance(e, sympy.Eq) and all(isinstance(x, sympy.Symbol) for x in (e.lhs, e.rhs)):
-                later = max((e.lhs, e.rhs), key=lambda s: _order(s, gs))
+            pair = _symbol_equality(e)
+            if pair is not None:
+                later = max(map(view_symbol, pair), key=lambda s: _order(s, gs))
                 followers.add(later)
                 relations.insert(sum(1 for r in relations if " == " in r and "*" not in r), text)
                 continue
@@ -171,10 +198,19 @@ def describe_region(gs: GuardSet) -> Region:
                   divisibility, relations, strides, other, free)  # fmt: skip
 
 
+def _symbol_equality(e: BoolForm) -> tuple[str, str] | None:
+    """The two names when ``e`` is ``a == b`` between two symbols, else None."""
+    if e.kind == "rel" and e.args[0] == "==":
+        a, b = _symbol_name(e.args[1]), _symbol_name(e.args[2])
+        if a is not None and b is not None:
+            return a, b
+    return None
+
+
 def _read_symbols(gs: GuardSet) -> set[sympy.Symbol]:
     out: set[sympy.Symbol] = set()
     for g in gs.guards:
-        out |= g.expr.free_symbols
+        out |= g.free_symbols
     return out
 
 
@@ -184,11 +220,11 @@ def _order(sym: sympy.Symbol, gs: GuardSet) -> tuple:
     return (0, src.base, src.kind, src.index or 0) if src else (1, sym.name, "", 0)
 
 
-def _text(e: sympy.Basic, sources) -> str:
+def _text(e: "BoolForm | Form | sympy.Symbol", sources) -> str:
     try:
         return to_source_text(e, sources)
     except Exception:  # noqa: BLE001 -- an expression with no guard syntax prints as sympy
-        return str(e)
+        return str(e if isinstance(e, sympy.Basic) else to_sympy(e))
 
 
 def base_point(gs: GuardSet, witness: Mapping[str, int] | None = None, window: Sequence[int] = range(0, 65)) -> dict[Source, int]:
@@ -217,62 +253,95 @@ def base_point(gs: GuardSet, witness: Mapping[str, int] | None = None, window: S
             continue
         else:
             point[src] = max(region.ranges.get(text, (2, None))[0], 2) if text in region.ranges else 2
+    reading = _Reading.of(gs)
     for _ in range(3):
-        if _failing(gs, point) == 0:
+        if _failing(reading, point) == 0:
             break
         for dim in region.free:
-            best, best_fail = point[dim], _failing(gs, point)
+            best, best_fail = point[dim], _failing(reading, point)
             for v in sorted(window, key=lambda v: (v < 2, v)):  # sizes 0 and 1 last: torch specialises them
                 trial = dict(point)
                 trial[dim] = v
-                _follow(gs, trial, dim)
-                fail = _failing(gs, trial)
+                _follow(reading, trial, dim)
+                fail = _failing(reading, trial)
                 if fail < best_fail:
                     best, best_fail = v, fail
             point[dim] = best
-            _follow(gs, point, dim)
+            _follow(reading, point, dim)
     return point
 
 
-def _failing(gs: GuardSet, point: Mapping[Source, int]) -> int:
-    values = _values(gs, point)
+@dataclass(frozen=True, slots=True)
+class _Reading:
+    """What evaluating a guard set at points reads of it, found once per call (Note [The region reads forms]).
+
+    Attributes:
+        gs: the guard set.
+        equalities: ``(a, b)`` for each conjunct ``a == b`` between two symbols, in guard order.
+        definitions: ``(name, form)`` for each guard ``name == form`` (how a stride is defined).
+        source_of: symbol name -> source.
+        name_of: source -> symbol name.
+    """
+
+    gs: GuardSet
+    equalities: tuple[tuple[str, str], ...]
+    definitions: tuple[tuple[str, Form], ...]
+    source_of: dict[str, Source]
+    name_of: dict[Source, str]
+
+    @classmethod
+    def of(cls, gs: GuardSet) -> "_Reading":
+        equalities = tuple(pair for g in gs.guards for e in _conjuncts(g.form) if (pair := _symbol_equality(e)))
+        definitions = []
+        for g in gs.guards:
+            e = g.form
+            if e.kind == "rel" and e.args[0] == "==":
+                lhs = _symbol_name(e.args[1])
+                if lhs is not None:
+                    definitions.append((lhs, e.args[2]))
+        return cls(gs, equalities, tuple(definitions), {sym.name: src for sym, src in gs.sources},
+                   {src: sym.name for sym, src in gs.sources})  # fmt: skip
+
+
+def _failing(reading: _Reading, point: Mapping[Source, int]) -> int:
+    values = _values(reading, point)
     failed = 0
-    for g in gs.guards:
+    for g in reading.gs.guards:
         try:
-            failed += not bool(evaluate(g.expr, values))
+            failed += not g.form.evaluate(values)
         except (ArithmeticError, ValueError):
             failed += 1
     return failed
 
 
-def _values(gs: GuardSet, point: Mapping[Source, int]) -> dict[sympy.Symbol, int]:
-    """Symbol values at ``point``; strides and offsets missing from it are those of a contiguous tensor,
+def _values(reading: _Reading, point: Mapping[Source, int]) -> dict[str, int]:
+    """Symbol values (by name) at ``point``; strides and offsets missing from it are those of a contiguous tensor,
     then every ``stride == expression`` guard sets its stride from the sizes (a transposed or sliced layout)."""
     sizes: dict[str, dict[int, int]] = {}
     for src, v in point.items():
         if src.kind == "size":
             sizes.setdefault(src.base, {})[src.index] = v  # type: ignore[index]
-    values: dict[sympy.Symbol, int] = {}
-    layout: list[sympy.Symbol] = []
-    for sym, src in gs.sources:
+    values: dict[str, int] = {}
+    layout: set[str] = set()
+    for sym, src in reading.gs.sources:
+        name = sym.name
         if src.kind in ("stride", "storage_offset"):
-            layout.append(sym)
+            layout.add(name)
         if src in point:
-            values[sym] = point[src]
+            values[name] = point[src]
         elif src.kind == "stride":
             dims = sizes.get(src.base, {})
             step = 1
             for d in range(max(dims, default=-1), src.index, -1):  # type: ignore[arg-type]
                 step *= max(dims.get(d, 1), 1)
-            values[sym] = step
+            values[name] = step
         elif src.kind == "storage_offset":
-            values[sym] = 0
+            values[name] = 0
     for _ in range(3):  # strides defined through other strides settle in a few passes
-        for g in gs.guards:
-            e = g.expr
-            if isinstance(e, sympy.Eq) and e.lhs in layout and e.lhs in values:
+        for lhs, rhs in reading.definitions:
+            if lhs in layout and lhs in values:
                 try:
-                    values[e.lhs] = int(evaluate(e.rhs, values))
+                    values[lhs] = int(evaluate_form(rhs, values))
                 except (ArithmeticError, ValueError, KeyError, TypeError):
                     pass
     return values
@@ -280,29 +349,30 @@ def _values(gs: GuardSet, point: Mapping[Source, int]) -> dict[sympy.Symbol, int
 
 def accepts(gs: GuardSet, point: Mapping[Source, int]) -> bool:
     """Whether ``gs`` accepts ``point`` (sizes and ints; strides as :func:`scan_dim` derives them)."""
-    values = _values(gs, point)
-    for g in gs.guards:
+    return _accepts(_Reading.of(gs), point)
+
+
+def _accepts(reading: _Reading, point: Mapping[Source, int]) -> bool:
+    values = _values(reading, point)
+    for g in reading.gs.guards:
         try:
-            if not bool(evaluate(g.expr, values)):
+            if not g.form.evaluate(values):
                 return False
         except (ArithmeticError, ValueError):
             return False
     return True
 
 
-def _follow(gs: GuardSet, point: dict[Source, int], changed: Source) -> None:
+def _follow(reading: _Reading, point: dict[Source, int], changed: Source) -> None:
     """Dims equal to ``changed`` (``y.size()[0] == x.size()[0]``) move with it."""
-    by_sym = gs.source_map
-    sym_of = {src: sym for sym, src in gs.sources}
-    me = sym_of[changed]
-    for g in gs.guards:
-        for e in _conjuncts(g.expr):
-            if isinstance(e, sympy.Eq) and me in (e.lhs, e.rhs) and all(isinstance(x, sympy.Symbol) for x in (e.lhs, e.rhs)):
-                other = e.rhs if e.lhs == me else e.lhs
-                if (other in by_sym and by_sym[other].kind in ("size", "value") and by_sym[other] != changed
-                        and point.get(by_sym[other]) != point[changed]):  # fmt: skip
-                    point[by_sym[other]] = point[changed]
-                    _follow(gs, point, by_sym[other])
+    me = reading.name_of[changed]
+    for pair in reading.equalities:
+        if me in pair:
+            other = reading.source_of.get(pair[1] if pair[0] == me else pair[0])
+            if (other is not None and other.kind in ("size", "value") and other != changed
+                    and point.get(other) != point[changed]):  # fmt: skip
+                point[other] = point[changed]
+                _follow(reading, point, other)
 
 
 def scan_dim(gs: GuardSet, dim: Source, values: Sequence[int], base: Mapping[Source, int]) -> list[int]:
@@ -315,12 +385,13 @@ def scan_dim(gs: GuardSet, dim: Source, values: Sequence[int], base: Mapping[Sou
     """
     if dim not in base and dim not in dict(gs.sources).values():
         raise UnknownSourceError(f"{dim.text()} is not a source of this guard set")
+    reading = _Reading.of(gs)
     out = []
     for v in values:
         point = dict(base)
         point[dim] = v
-        _follow(gs, point, dim)
-        if accepts(gs, point):
+        _follow(reading, point, dim)
+        if _accepts(reading, point):
             out.append(v)
     return out
 
@@ -333,16 +404,17 @@ def region_grid(gs: GuardSet, xdim: Source, ydim: Source, xs: Sequence[int], ys:
     >>> region_grid(gs, x0, x1, [1, 2, 3], [1, 2, 3], base_point(gs))
     [[False, False, False], [True, False, False], [True, True, False]]
     """
+    reading = _Reading.of(gs)
     grid = []
     for y in ys:
         row = []
         for x in xs:
             point = dict(base)
             point[xdim] = x
-            _follow(gs, point, xdim)
+            _follow(reading, point, xdim)
             point[ydim] = y
-            _follow(gs, point, ydim)
-            row.append(accepts(gs, point))
+            _follow(reading, point, ydim)
+            row.append(_accepts(reading, point))
         grid.append(row)
     return grid
 

@@ -604,7 +604,7 @@ def render_latex(guards: Sequence[Guard], sources: Mapping[sympy.Symbol, Source]
     lines = [("& " if i == 0 else r"\wedge\ & ") + sympy_latex(g.expr) for i, g in enumerate(guards)]
     if not lines:
         lines = [r"& \mathrm{True}"]
-    used = set().union(*(g.expr.free_symbols for g in guards)) if guards else set()
+    used = set().union(*(g.free_symbols for g in guards)) if guards else set()
     name = _source_namer(sources, torch=False)
     legend = [f"{sympy.latex(sym)} = {latex_text(name(sym.name))}" for sym in sorted(sources, key=lambda s: s.name) if sym in used]
     if legend:

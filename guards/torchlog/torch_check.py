@@ -34,7 +34,7 @@ from symint.build import le, symbol_expr
 from guards.errors import GuardError, GuardTypeError, UnknownSourceError
 from guards.runtime.explain import explain as explain_values
 from guards.torchlog.export_text import MODULE_STATE
-from guards.guard import Guard, form_key
+from guards.guard import Guard, form_key, view_symbol
 from guards.guardset import GuardSet, read_torch_output
 from guards.text.parse import parse_guard, parse_guards_text, parse_source
 from guards.text.printers import to_torch_text
@@ -111,14 +111,16 @@ def pinned_values(guardset: GuardSet) -> dict[sympy.Symbol, int]:
     pinned: dict[sympy.Symbol, int] = {}
     clash: set[sympy.Symbol] = set()
     for g in guardset.guards:
-        e = g.expr
+        e = g.form  # read from the form: no sympy view is built
+        lhs = e.args[1].atom() if e.kind == "rel" and e.args[0] == "==" else None
         is_pin = (
-            isinstance(e, sympy.Eq) and g.origin is not None and any(k in g.origin for k in _PINNED_KINDS)
-            and isinstance(e.lhs, sympy.Symbol) and isinstance(e.rhs, sympy.Integer)
+            lhs is not None and g.origin is not None and any(k in g.origin for k in _PINNED_KINDS)
+            and lhs.kind == "sym" and e.args[2].is_const
         )  # fmt: skip
         if is_pin:
-            if pinned.setdefault(e.lhs, int(e.rhs)) != int(e.rhs):
-                clash.add(e.lhs)
+            sym, value = view_symbol(lhs.name), e.args[2].const
+            if pinned.setdefault(sym, value) != value:
+                clash.add(sym)
     return {s: v for s, v in pinned.items() if s not in clash}
 
 
