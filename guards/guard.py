@@ -20,6 +20,7 @@ import sympy
 from sympy.core.relational import Relational
 
 from symint.form import BoolForm, and_, bool_const, not_, or_
+from symint.sympy_io import view_symbol  # noqa: F401  (re-exported: guards read a form's symbols as sympy keys)
 from symint.sympy_io import NotAnIntegerForm, bool_from_sympy, from_sympy, opaque_bool_from_sympy, to_sympy
 from symint.build import is_bool_expr
 from symint.form.terms import FormLimitError
@@ -40,20 +41,6 @@ __all__ = ["Guard", "form_key", "as_bool_form", "view_symbol"]
 #     the sympy readers. What a form cannot hold (a float comparison, an opaque boolean
 #     function) is wrapped as an ``opaque`` form around its sympy expression: the one
 #     place where sympy is the value (symint.sympy_io.opaque_bool_from_sympy).
-
-
-def view_symbol(name: str) -> sympy.Symbol:
-    """The sympy symbol that stands for the form symbol ``name`` in a view (any name, built without a view).
-
-    It is the symbol :func:`symint.sympy_io.to_sympy` gives a form's symbol: an integer
-    symbol, equal to ``symint.build.symbol_expr(name)`` when ``name`` is an identifier
-    (which ``symbol_expr`` requires; a form's symbol may have any name).
-
-    >>> from symint.build import symbol_expr
-    >>> view_symbol("s0") == symbol_expr("s0"), view_symbol("a b").is_integer
-    (True, True)
-    """
-    return sympy.Symbol(name, integer=True)
 
 
 def form_key(b: BoolForm) -> Hashable:

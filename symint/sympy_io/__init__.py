@@ -37,8 +37,8 @@ Note [Where the view went]
 """
 
 from .functions import (NotAnIntegerForm, bool_from_sympy, division_by_forms, from_sympy, opaque_bool_from_sympy,
-                        opaque_from_sympy, to_sympy)
+                        opaque_from_sympy, to_sympy, view_symbol)
 from .substitute import substitute
 
 __all__ = ["to_sympy", "from_sympy", "bool_from_sympy", "opaque_from_sympy", "opaque_bool_from_sympy", "division_by_forms",
-           "substitute", "NotAnIntegerForm"]
+           "substitute", "NotAnIntegerForm", "view_symbol"]

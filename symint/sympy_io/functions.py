@@ -80,6 +80,7 @@ from .evaluate import evaluate
 
 __all__ = [
     "symbol_expr",
+    "view_symbol",
     "FloorDiv",
     "CeilDiv",
     "Mod",
@@ -441,6 +442,18 @@ def symbol_expr(name: str) -> sympy.Symbol:
     return sympy.Symbol(name, integer=True)
 
 
+def view_symbol(name: str) -> sympy.Symbol:
+    """The sympy symbol a form's symbol ``name`` has in a view: any name (``symbol_expr`` wants identifiers).
+
+    A form's symbol may have any name (one converted from a user's sympy Symbol): the name is
+    data to sympy, never parsed, and the printers escape what is not an identifier.
+
+    >>> view_symbol("s0") is symbol_expr("s0"), view_symbol("a b").is_integer
+    (True, True)
+    """
+    return symbol_expr(name) if name.isidentifier() else sympy.Symbol(name, integer=True)
+
+
 # -- forms and sympy, both ways ------------------------------------------------------------------------
 # Note [Nodes and conversions in one module]
 #     ``FloorDiv``/``CeilDiv``/``Mod`` evaluate by the form rules (Note [One definition of the
@@ -503,10 +516,8 @@ def to_sympy(value: "F.Form | F.BoolForm | F.Atom") -> sympy.Basic:
 
 def _atom_to_sympy(atom: "F.Atom") -> sympy.Basic:
     kind = atom.kind
-    if kind == "sym":  # a form's symbol may have any name (one converted from a user's sympy
-        # Symbol): the name is data to sympy, and the printers escape what is not an identifier
-        name = atom.name
-        return symbol_expr(name) if name.isidentifier() else sympy.Symbol(name, integer=True)
+    if kind == "sym":
+        return view_symbol(atom.name)
     if kind == "opaque":
         return atom.args[0]
     return _NODES[kind](*(to_sympy(a) for a in atom.args))
