@@ -111,7 +111,7 @@ def eliminate_pairs(fact: Norm, linear: LinearFacts) -> list[Norm]:
     >>> c, d = F.sym("c"), F.sym("d")
     >>> known = LinearFacts([rel(">=", F.add(c, F.scale(d, 3)), F.const(10)).norm])
     >>> [str(n) for n in eliminate_pairs(rel(">=", F.sub(c, F.scale(d, 2)), F.const(-4)).norm, known)]
-    ['Norm(2 - c <= 0)']
+    ['Norm(-c + 2 <= 0)']
     """
     if fact.op != "<=":
         return []
