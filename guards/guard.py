@@ -109,7 +109,7 @@ def as_bool_form(cond: object) -> BoolForm:
 # Note [Opaque guards are canonical in their integer parts]
 #     A condition forms cannot hold (over floats, ``IntTrueDiv``, an opaque function) keeps
 #     its sympy expression, with each integer subexpression replaced by the view of its form
-#     (``to_sympy(form)``: built once, or the sympy first converted to that form). The parser
+#     (``to_sympy(form)``: built once from the form, Note [A view does not remember its source]). The parser
 #     builds integers as forms and a float operation on their views (Note [Parsed forms and
 #     the sympy builders] in guards.text.values), and the tracer's SymInt expressions are
 #     views too, so such a guard equals its own text read back (``IntTrueDiv(s0, -(s0 +
