@@ -36,7 +36,7 @@ from symint.form.terms import MEMO_LIMIT, register_cache
 
 from .bound import bound_form, mono_bound
 
-__all__ = ["LinearFacts", "decide_norm", "atom_facts", "propagate", "tighten_bound", "least_proven"]
+__all__ = ["LinearFacts", "by_interval", "decide_norm", "atom_facts", "propagate", "tighten_bound", "least_proven"]
 
 INF = math.inf
 _EMPTY: tuple = ()
@@ -348,6 +348,21 @@ def propagate(fact: Norm, ranges) -> list[tuple[str, object, object]]:
     return out
 
 
+def by_interval(op: str, lo, hi) -> bool | None:
+    """``p op 0`` (``op`` one of a Norm's ``<=``, ``==``, ``!=``) decided by ``p``'s interval ``[lo, hi]`` alone, else None.
+
+    >>> by_interval("<=", -3, 0), by_interval("==", 1, 4), by_interval("!=", -2, 2)
+    (True, False, None)
+    """
+    if op == "<=":
+        return True if hi <= 0 else (False if lo > 0 else None)
+    if not lo <= 0 <= hi:
+        return op == "!="
+    if lo == hi == 0:
+        return op == "=="
+    return None
+
+
 def decide_norm(n: "Norm | bool", facts: LinearFacts | None, ranges, memo: dict | None = None,
                 expect: bool | None = None) -> bool | None:
     """True/False when ``n`` is decided by ranges and linear facts, else None.
@@ -364,26 +379,19 @@ def decide_norm(n: "Norm | bool", facts: LinearFacts | None, ranges, memo: dict 
         return n
     memo = {} if memo is None else memo
     p = n.p
-    lo, hi = bound_form(p, ranges, memo)
-    use = facts is not None and len(facts) > 0
+    decided = by_interval(n.op, *bound_form(p, ranges, memo))
+    if decided is not None:
+        return decided
+    if facts is None or len(facts) == 0:
+        return None
     if n.op == "<=":
-        if hi <= 0:
-            return True
-        if lo > 0:
-            return False
-        if not use:
-            return None
         if expect is not False and facts.prove_le0(p, ranges, memo):
             return True
         if expect is not True and facts.prove_le0(p, ranges, memo, sign=-1, offset=1):  # 1 - p <= 0
             return False
         return None
-    if not lo <= 0 <= hi:
-        return n.op == "!="
-    if lo == hi == 0:
-        return n.op == "=="
     nonzero_expected = None if expect is None else (expect == (n.op == "!="))
-    if use and nonzero_expected is not False:
+    if nonzero_expected is not False:
         if facts.prove_le0(p, ranges, memo, sign=-1, offset=1) or facts.prove_le0(p, ranges, memo, offset=1):
             return n.op == "!="  # p >= 1 (1 - p <= 0) or p <= -1 (p + 1 <= 0)
     return None

@@ -56,7 +56,7 @@ from ..sympy_bound import bound as bound_sympy
 from ..errors import ContradictoryFactsError
 from ..bound import bound_form
 from ..interval import ValueRanges
-from ..linear_facts import LinearFacts, atom_facts, decide_norm, tighten_bound
+from ..linear_facts import LinearFacts, atom_facts, by_interval, decide_norm, tighten_bound
 from ..modular import modular_set
 from ..rewrite import simplify as rewrite_form, simplify_bool as rewrite_bool
 from .cases import decide_by_cases
@@ -109,6 +109,7 @@ class Facts:
         self._known = Known()
         self._linear = LinearFacts()
         self._atoms_seen: set = set()
+        self._definitions: set = set()  # the atoms' definitions in _linear (Note [Definitions are not rewritten])
         #: Symbols (names) that some fact other than a range mentions (see Note [Questions intervals answer exactly]).
         self.related: set[str] = set()
         #: Grows whenever an answer may change (a cache keyed by it stays valid while it is unchanged).
@@ -458,7 +459,10 @@ class Facts:
                     return answer
             memo = self._bound_memo if own_ranges else {}
             linear = None
-            if use_facts:
+            if use_facts:  # Note [Intervals before definitions]
+                decided = by_interval(n.op, *bound_form(n.p, ranges, memo))
+                if decided is not None:
+                    return decided
                 has_atoms = self._add_atom_facts(n.p, ranges, memo)
                 if has_atoms or not n.p.symbols.isdisjoint(self.related):
                     linear = self._linear
@@ -488,7 +492,16 @@ class Facts:
         return bool(rng.lower) if rng.is_singleton() else None
 
     def _add_atom_facts(self, p: "F.Form", ranges, memo) -> bool:
-        """Add the definitional facts of the function atoms of ``p`` (once each); True if ``p`` has any."""
+        """Add the definitional facts of the function atoms of ``p`` (once each); True if ``p`` has any.
+
+        Note [Intervals before definitions]
+            :meth:`_decide` adds an atom's definitions only for a question its interval
+            does not decide: a decided question needs no search, and each definition
+            added is one more fact every later elimination scans and every replacement
+            visits. Fewer facts also leave the bounded elimination (16 steps) to the
+            facts that matter: W1 records 155 guards, not 157 (5.4% fewer instructions
+            in its replay; the produced set is the same).
+        """
         found = False
         seen = self._atoms_seen
         for m, _ in p.terms:
@@ -498,6 +511,7 @@ class Facts:
                     if atom not in seen:
                         seen.add(atom)
                         for fact in atom_facts(atom, ranges, memo):
+                            self._definitions.add(fact)
                             self._linear.add(fact)
         return found
 
@@ -704,8 +718,23 @@ class Facts:
         self._resimplify({name})
 
     def _resimplify(self, names: set[str]) -> None:
-        """Re-simplify the linear and known facts that mention a symbol in ``names`` (the rest cannot change)."""
+        """Re-simplify the linear and known facts that mention a symbol in ``names`` (the rest cannot change).
+
+        Note [Definitions are not rewritten]
+            The definitions of atoms (``k*(x // k) <= x`` and the like, added by
+            :meth:`_add_atom_facts` when a question mentions the atom) hold for every value
+            of their arguments. When ``x`` is replaced, rewriting them gives either the
+            definition of the rewritten atom (``x -> 2*y``: that of ``y // 4``) or a
+            tautology, never new knowledge; so they are dropped, and their atoms forgotten,
+            and a later question that mentions the new atom adds its definitions then. On W1,
+            replacing one symbol used to rewrite 360 of its 625 facts, most of them
+            definitions (2.3% fewer instructions in the replay, the same guards).
+        """
+        definitions = self._definitions
+
         def rewrite(n: Norm) -> Norm | None:
+            if n in definitions:
+                return None
             s = B.normalise(n.op, self.simplify_form(n.p))
             if isinstance(s, bool):
                 if not s:
@@ -714,6 +743,7 @@ class Facts:
             return s
 
         self._linear.rewrite(names, rewrite)
+        self._atoms_seen = {a for a in self._atoms_seen if a.symbols.isdisjoint(names)}
         self._known.resimplify(names, self.simplify_form, self.simplify_bool)
         self._views = {}
 
