@@ -8,7 +8,9 @@
 
 Integers and booleans have one representation, the canonical forms of :mod:`symint.form`;
 :mod:`symint.sympy_io` is the only place that converts to and from sympy (printing, floats,
-opaque functions).
+opaque functions). Importing this package imports no sympy: the sympy names below
+(``FloorDiv``, ``Mod``, ..., ``evaluate``, ``UnboundSymbolError``) are read on first use
+(Note [sympy on first use] in :mod:`symint.lazy_sympy`).
 
 Note [Where the old modules went]
     ``symint.form`` (module) is the package :mod:`symint.form` (same names, plus the booleans);
@@ -33,9 +35,6 @@ from symint import build
 from symint.build import symbol_expr
 from symint.builtins import is_symbolic, sym_and, sym_ite, sym_max, sym_min, sym_not, sym_or, symbol
 from symint.errors import ExpressionLimitError, MixedEnvironmentError, NoEnvironmentError, SymbolicTypeError, SymIntError
-from symint.sympy_io.evaluate import UnboundSymbolError, evaluate
-from symint.sympy_io.functions import (CeilDiv, CeilToInt, FloorDiv, FloorToInt, IfThenElse, IntTrueDiv, Max, Min, Mod,
-                                       PowByNatural, modular_indexing)
 from symint.mathfns import sym_float, sym_math, sym_sqrt, sym_sum
 from symint.node import SymbolicEnv, SymNode
 from symint.values import SymBool, SymFloat, SymInt
@@ -79,3 +78,27 @@ __all__ = [
     "ExpressionLimitError",
     "UnboundSymbolError",
 ]
+
+#: The names that live in a sympy module, imported when first read (Note [sympy on first use] in :mod:`symint.lazy_sympy`).
+_SYMPY_NAMES = {
+    "evaluate": "symint.sympy_io.evaluate",
+    "UnboundSymbolError": "symint.sympy_io.evaluate",
+    **dict.fromkeys(["FloorDiv", "CeilDiv", "Mod", "Max", "Min", "PowByNatural", "IntTrueDiv", "FloorToInt", "CeilToInt",
+                     "IfThenElse", "modular_indexing"], "symint.sympy_io.functions"),
+}
+
+
+def __getattr__(name: str):
+    """``symint.FloorDiv``, ``symint.evaluate``, ...: the sympy names, imported on first use (PEP 562)."""
+    module = _SYMPY_NAMES.get(name)
+    if module is None:
+        raise AttributeError(f"module 'symint' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # read once: later reads find the global
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_SYMPY_NAMES))

@@ -6,6 +6,12 @@ expressions and return sympy expressions, fold constants, and are cached by
 their arguments (they are pure), so building the same expression twice costs a
 dictionary lookup.
 
+Note [Built on first call]
+    This module imports no sympy: the first build imports it, and the sympy nodes of
+    :mod:`symint.sympy_io` (Note [sympy on first use] in :mod:`symint.lazy_sympy`). So
+    the modules that build views only off the hot path (the sympy fallbacks of
+    :mod:`symint.values`, the guard parsers) may import this one at their top.
+
 >>> x, y = symbol_expr("x"), symbol_expr("y")
 >>> add(mul(x, 2), y), floordiv(mul(x, 4), 2), mod(mul(x, 2), 2), lt(x, add(x, 1))
 (2*x + y, 2*x, 0, True)
@@ -16,14 +22,7 @@ from __future__ import annotations
 from fractions import Fraction
 from functools import lru_cache
 
-import sympy
-from sympy.core.relational import Relational
-from sympy.logic.boolalg import BooleanAtom, BooleanFunction
-
-from symint.sympy_io.connectives import ordered_and, ordered_or
-from symint.sympy_io.functions import (symbol_expr, CeilDiv, FloorDiv, IfThenElse, IntTrueDiv,
-                                       Max, Min, Mod, PowByNatural, _is_integer_valued, _is_zero_number)
-from symint.sympy_io.limits import check_fold_power, check_folded
+from symint.lazy_sympy import sympy
 
 __all__ = [
     "symbol_expr",
@@ -59,6 +58,36 @@ __all__ = [
 _CACHE_SIZE = 1 << 16
 
 
+def _io():
+    """:mod:`symint.sympy_io.functions` (the sympy nodes), imported by the first build (Note [Built on first call])."""
+    from symint.sympy_io import functions
+
+    return functions
+
+
+def _limits():
+    """:mod:`symint.sympy_io.limits`, imported by the first build."""
+    from symint.sympy_io import limits
+
+    return limits
+
+
+def _connectives():
+    """:mod:`symint.sympy_io.connectives`, imported by the first build."""
+    from symint.sympy_io import connectives
+
+    return connectives
+
+
+def symbol_expr(name: str) -> sympy.Symbol:
+    """The sympy view of the integer symbol ``name`` (:func:`symint.sympy_io.functions.symbol_expr`).
+
+    >>> symbol_expr("x").is_integer
+    True
+    """
+    return _io().symbol_expr(name)
+
+
 def as_expr(value: object) -> sympy.Basic:
     """Convert a Python int/bool/float or a sympy expression to a sympy expression.
 
@@ -85,15 +114,17 @@ def is_bool_expr(expr: sympy.Basic) -> bool:
     (True, False)
     """
     # Not ``isinstance(expr, Boolean)``: sympy's Symbol subclasses Boolean.
-    return isinstance(expr, _BOOLEAN_TYPES)
+    return isinstance(expr, _boolean_types())
 
 
-_BOOLEAN_TYPES = (Relational, BooleanFunction, BooleanAtom)
+def _boolean_types() -> tuple:
+    boolalg = sympy.logic.boolalg
+    return sympy.Rel, boolalg.BooleanFunction, boolalg.BooleanAtom
 
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _add(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return check_folded(a + b)  # Note [Where the limits are checked] in symint.sympy_io.limits
+    return _limits().check_folded(a + b)  # Note [Where the limits are checked] in symint.sympy_io.limits
 
 
 def add(a, b) -> sympy.Expr:
@@ -107,7 +138,7 @@ def add(a, b) -> sympy.Expr:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _sub(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return check_folded(a - b)  # Note [Where the limits are checked] in symint.sympy_io.limits
+    return _limits().check_folded(a - b)  # Note [Where the limits are checked] in symint.sympy_io.limits
 
 
 def sub(a, b) -> sympy.Expr:
@@ -121,7 +152,7 @@ def sub(a, b) -> sympy.Expr:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _mul(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return check_folded(a * b)  # Note [Where the limits are checked] in symint.sympy_io.limits
+    return _limits().check_folded(a * b)  # Note [Where the limits are checked] in symint.sympy_io.limits
 
 
 def mul(a, b) -> sympy.Expr:
@@ -154,7 +185,7 @@ def abs_(a) -> sympy.Expr:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _floordiv(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return FloorDiv(a, b)
+    return _io().FloorDiv(a, b)
 
 
 def floordiv(a, b) -> sympy.Expr:
@@ -168,7 +199,7 @@ def floordiv(a, b) -> sympy.Expr:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _ceildiv(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return CeilDiv(a, b)
+    return _io().CeilDiv(a, b)
 
 
 def ceildiv(a, b) -> sympy.Expr:
@@ -182,7 +213,7 @@ def ceildiv(a, b) -> sympy.Expr:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _mod(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return Mod(a, b)
+    return _io().Mod(a, b)
 
 
 def mod(a, b) -> sympy.Expr:
@@ -197,10 +228,10 @@ def mod(a, b) -> sympy.Expr:
 @lru_cache(maxsize=_CACHE_SIZE)
 def _truediv(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
     # Structural integrality, not ``is_integer``: sympy says Float(0.0).is_integer is True.
-    if _is_zero_number(b):
+    if _io()._is_zero_number(b):
         raise ZeroDivisionError(f"{a} / {b}: division by zero")
-    if _is_integer_valued(a) and _is_integer_valued(b):
-        return IntTrueDiv(a, b)
+    if _io()._is_integer_valued(a) and _io()._is_integer_valued(b):
+        return _io().IntTrueDiv(a, b)
     return a / b
 
 
@@ -215,20 +246,20 @@ def truediv(a, b) -> sympy.Expr:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _pow(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    check_fold_power(a, b)  # before folding: PowByNatural(2, 10**9) must never be computed
-    return check_folded(_pow_folded(a, b))
+    _limits().check_fold_power(a, b)  # before folding: PowByNatural(2, 10**9) must never be computed
+    return _limits().check_folded(_pow_folded(a, b))
 
 
 def _pow_folded(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
     if isinstance(b, sympy.Integer):
         k = int(b)
         if k >= 0:
-            return PowByNatural(a, b)
-        if _is_zero_number(a):
+            return _io().PowByNatural(a, b)
+        if _io()._is_zero_number(a):
             raise ZeroDivisionError("0 cannot be raised to a negative power")
-        return _truediv(sympy.Integer(1), PowByNatural(a, sympy.Integer(-k)))
-    if _is_integer_valued(a) and _is_integer_valued(b):
-        return PowByNatural(a, b)
+        return _truediv(sympy.Integer(1), _io().PowByNatural(a, sympy.Integer(-k)))
+    if _io()._is_integer_valued(a) and _io()._is_integer_valued(b):
+        return _io().PowByNatural(a, b)
     return a**b
 
 
@@ -249,8 +280,8 @@ def pow_(a, b) -> sympy.Expr:
 def _float_pow(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
     if isinstance(b, sympy.Integer):  # a constant exponent: the integer power (1 / power when negative) is exact
         return _pow(a, b)
-    check_fold_power(a, b)
-    return check_folded(a**b)
+    _limits().check_fold_power(a, b)
+    return _limits().check_folded(a**b)
 
 
 def float_pow(a, b) -> sympy.Expr:
@@ -269,7 +300,7 @@ def float_pow(a, b) -> sympy.Expr:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _max(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return Max(a, b)
+    return _io().Max(a, b)
 
 
 def max_(a, b) -> sympy.Expr:
@@ -283,7 +314,7 @@ def max_(a, b) -> sympy.Expr:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _min(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return Min(a, b)
+    return _io().Min(a, b)
 
 
 def min_(a, b) -> sympy.Expr:
@@ -304,22 +335,22 @@ def _fold_relation(rel: type[sympy.core.relational.Relational], a: sympy.Expr, b
     # depends on x. Two numbers are compared as Python compares them
     # (``1.0 == 1``, which sympy >= 1.13 calls False).
     if a.is_Number and b.is_Number:
-        return sympy.true if _COMPARE[rel](_py_number(a), _py_number(b)) else sympy.false
+        return sympy.true if _COMPARE[rel.rel_op](_py_number(a), _py_number(b)) else sympy.false
     if a == b:
         return sympy.true if rel in (sympy.Eq, sympy.Le, sympy.Ge) else sympy.false
     diff = _sub(a, b)  # cached: the decision pipeline asks for the same difference
     if diff.is_Rational and _is_exact(a) and _is_exact(b):
-        return sympy.true if _COMPARE[rel](_py_number(diff), 0) else sympy.false
+        return sympy.true if _COMPARE[rel.rel_op](_py_number(diff), 0) else sympy.false
     return rel(a, b, evaluate=False)
 
 
-_COMPARE = {
-    sympy.Eq: lambda d, z: d == z,
-    sympy.Ne: lambda d, z: d != z,
-    sympy.Lt: lambda d, z: d < z,
-    sympy.Le: lambda d, z: d <= z,
-    sympy.Gt: lambda d, z: d > z,
-    sympy.Ge: lambda d, z: d >= z,
+_COMPARE = {  # by the relation's ``rel_op``
+    "==": lambda d, z: d == z,
+    "!=": lambda d, z: d != z,
+    "<": lambda d, z: d < z,
+    "<=": lambda d, z: d <= z,
+    ">": lambda d, z: d > z,
+    ">=": lambda d, z: d >= z,
 }
 
 
@@ -333,15 +364,16 @@ def _py_number(n: sympy.Expr) -> int | float | Fraction:
 
 def _is_exact(e: sympy.Expr) -> bool:
     """No floats inside: sympy's algebra on ``e`` is exact."""
-    return not e.has(sympy.Float, IntTrueDiv)
+    return not e.has(sympy.Float, _io().IntTrueDiv)
 
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _relation(rel, a: sympy.Expr, b: sympy.Expr) -> sympy.Basic:
-    if isinstance(a, _BOOLEAN_TYPES) or isinstance(b, _BOOLEAN_TYPES):
+    if isinstance(a, _boolean_types()) or isinstance(b, _boolean_types()):
         if rel not in (sympy.Eq, sympy.Ne):
             raise TypeError(f"cannot order booleans: {a} {rel.rel_op} {b}")
-        same = ordered_or(ordered_and(a, b), ordered_and(sympy.Not(a), sympy.Not(b)))
+        c = _connectives()
+        same = c.ordered_or(c.ordered_and(a, b), c.ordered_and(sympy.Not(a), sympy.Not(b)))
         return same if rel is sympy.Eq else sympy.Not(same)
     return _fold_relation(rel, a, b)
 
@@ -409,7 +441,7 @@ RELATIONS_BY_OP = {"==": eq, "!=": ne, "<": lt, "<=": le, ">": gt, ">=": ge}
 
 
 def _check_bool(e: sympy.Basic) -> sympy.Basic:
-    if not isinstance(e, _BOOLEAN_TYPES):
+    if not isinstance(e, _boolean_types()):
         raise TypeError(f"expected a boolean expression, got {e}")
     return e
 
@@ -426,7 +458,7 @@ def and_(*args) -> sympy.Basic:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _and(*args: sympy.Basic) -> sympy.Basic:
-    return ordered_and(*args)
+    return _connectives().ordered_and(*args)
 
 
 def or_(*args) -> sympy.Basic:
@@ -440,7 +472,7 @@ def or_(*args) -> sympy.Basic:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _or(*args: sympy.Basic) -> sympy.Basic:
-    return ordered_or(*args)
+    return _connectives().ordered_or(*args)
 
 
 @lru_cache(maxsize=_CACHE_SIZE)
@@ -468,6 +500,6 @@ def ite(c, a, b) -> sympy.Expr:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _ite(c: sympy.Basic, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return IfThenElse(c, a, b)
+    return _io().IfThenElse(c, a, b)
 
 

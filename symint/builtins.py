@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from . import build
 from . import form as F
-from .build import symbol_expr
 from .errors import SymbolicTypeError
 from .node import SymbolicEnv, SymNode, compute_hint, merge_envs
 from .values import SymBool, SymFloat, SymInt, _env_of, _int_operand, unwrap, wrap
@@ -43,7 +42,9 @@ def symbol(name: str, hint: int | None = None, *, env: SymbolicEnv | None = None
     """
     if hint is not None and (isinstance(hint, bool) or not isinstance(hint, int)):
         raise TypeError(f"a hint must be an int, got {hint!r}")
-    return SymInt(SymNode(symbol_expr(name), int, hint, env))
+    if not isinstance(name, str) or not name.isidentifier():  # as symbol_expr: the view is symbol_expr(name)
+        raise ValueError(f"symbol names must be Python identifiers, got {name!r}")
+    return SymInt(SymNode.of_form(F.sym(name), int, hint, env))
 
 
 def _operands(args: tuple, what: str):

@@ -19,7 +19,6 @@ from typing import Iterable
 from symint import build
 from symint.errors import SymbolicTypeError
 from symint.node import compute_hint, merge_envs
-from symint.sympy_io.floats import FLOAT_FUNCTIONS
 from symint.values import SymBool, SymFloat, SymInt, unwrap, wrap
 
 __all__ = ["sym_float", "sym_sum", "sym_sqrt", "sym_exp", "sym_log", "sym_sin", "sym_cos", "sym_tan",
@@ -71,6 +70,8 @@ def sym_math(name: str, value):
     >>> sym_math("exp", 0)
     1.0
     """
+    from symint.sympy_io.floats import FLOAT_FUNCTIONS  # sympy on first use (Note [sympy on first use] in symint.lazy_sympy)
+
     try:
         fn = FLOAT_FUNCTIONS[name]
     except KeyError:

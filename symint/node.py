@@ -11,10 +11,9 @@ from __future__ import annotations
 
 from typing import Callable, Protocol, runtime_checkable
 
-import sympy
+from symint.lazy_sympy import sympy
 
 from symint.errors import MixedEnvironmentError, NoEnvironmentError
-from symint.sympy_io import NotAnIntegerForm, bool_from_sympy, from_sympy, to_sympy
 
 
 __all__ = ["SymbolicEnv", "SymNode", "Hint", "merge_envs", "compute_hint"]
@@ -91,6 +90,8 @@ class SymNode:
         """The sympy expression (built from the form on first use)."""
         e = self._expr
         if e is None:
+            from symint.sympy_io import to_sympy  # the view: sympy on first use (Note [sympy on first use] in symint.lazy_sympy)
+
             e = to_sympy(self._form)
             object.__setattr__(self, "_expr", e)
         return e
@@ -151,6 +152,8 @@ def _form_of(expr: sympy.Basic, pytype: type):
     """The form of a sympy expression, or False when it has none (floats)."""
     if pytype is float:
         return False
+    from symint.sympy_io import NotAnIntegerForm, bool_from_sympy, from_sympy  # a sympy node: sympy is loaded
+
     if pytype is bool:
         return bool_from_sympy(expr)
     try:

@@ -35,19 +35,17 @@ import operator
 import sys
 from typing import Callable
 
-import sympy
+from symint.lazy_sympy import sympy
 
 from symint.form import logic as B
 from symint import build
 from symint import form as F
 from symint.errors import SymbolicTypeError
-from symint.sympy_io.functions import CeilToInt, FloorToInt
-from symint.sympy_io.floats import BitwiseAnd, BitwiseOr, BitwiseXor
 from symint.node import Hint, SymNode, compute_hint, merge_envs
 
 __all__ = ["SymInt", "SymBool", "SymFloat", "wrap", "unwrap"]
 
-_Operand = tuple[sympy.Basic, Hint, type, "SymNode | None"]
+_Operand = tuple["sympy.Basic", Hint, type, "SymNode | None"]
 
 
 def unwrap(value: object) -> _Operand | None:
@@ -89,6 +87,20 @@ def wrap(expr: sympy.Basic, pytype: type, hint: Hint, env) -> "int | bool | floa
     if pytype is float:
         return SymFloat(node)
     return SymInt(node)
+
+
+def _sympy_io():
+    """:mod:`symint.sympy_io.functions`, imported by the first float-to-int conversion (Note [sympy on first use] in :mod:`symint.lazy_sympy`)."""
+    from symint.sympy_io import functions
+
+    return functions
+
+
+def _floats():
+    """:mod:`symint.sympy_io.floats` (the bitwise nodes ``BitwiseAnd``, ...), imported on first use."""
+    from symint.sympy_io import floats
+
+    return floats
 
 
 def _int_operand(v: object):
@@ -245,8 +257,10 @@ def _round_int(x: "SymInt", ndigits: int):
     return wrap(expr, int, compute_hint(lambda h: round(h, ndigits), node.hint), node.env)
 
 
-def _bitwise(a: object, b: object, fn: type, concrete: Callable):
+def _bitwise(a: object, b: object, fn: str, concrete: Callable):
     """``a & b`` (``|``, ``^``) of two integers, at least one symbolic: an opaque integer expression.
+
+    ``fn`` names its node class in :mod:`symint.sympy_io.floats` (``"BitwiseAnd"``, ...).
 
     Note [Booleans in integer operations]
         A bitwise operator between an integer and a boolean is Python's: the boolean is
@@ -258,7 +272,7 @@ def _bitwise(a: object, b: object, fn: type, concrete: Callable):
     """
     if not all(isinstance(v, (int, SymInt, SymBool)) for v in (a, b)):
         return NotImplemented
-    return _binary(_bool_as_int(a), _bool_as_int(b), fn, concrete, int)
+    return _binary(_bool_as_int(a), _bool_as_int(b), getattr(_floats(), fn), concrete, int)
 
 
 def _bool_as_int(v: object) -> object:
@@ -364,22 +378,22 @@ class SymInt:
 
     # -- bitwise (opaque functions, see symint.sympy_io.floats) ------------------------------------------
     def __and__(self, other):
-        return _bitwise(self, other, BitwiseAnd, operator.and_)
+        return _bitwise(self, other, "BitwiseAnd", operator.and_)
 
     def __rand__(self, other):
-        return _bitwise(other, self, BitwiseAnd, operator.and_)
+        return _bitwise(other, self, "BitwiseAnd", operator.and_)
 
     def __or__(self, other):
-        return _bitwise(self, other, BitwiseOr, operator.or_)
+        return _bitwise(self, other, "BitwiseOr", operator.or_)
 
     def __ror__(self, other):
-        return _bitwise(other, self, BitwiseOr, operator.or_)
+        return _bitwise(other, self, "BitwiseOr", operator.or_)
 
     def __xor__(self, other):
-        return _bitwise(self, other, BitwiseXor, operator.xor)
+        return _bitwise(self, other, "BitwiseXor", operator.xor)
 
     def __rxor__(self, other):
-        return _bitwise(other, self, BitwiseXor, operator.xor)
+        return _bitwise(other, self, "BitwiseXor", operator.xor)
 
     # -- comparisons --------------------------------------------------------------------------
     def __eq__(self, other):
@@ -487,32 +501,32 @@ class SymBool:
 
     def __and__(self, other):
         if _is_integer(other):  # Note [Booleans in integer operations]
-            return _bitwise(self, other, BitwiseAnd, operator.and_)
+            return _bitwise(self, other, "BitwiseAnd", operator.and_)
         return _form_logical(self, other, B.and_, build.and_, lambda a, b: a and b)
 
     def __rand__(self, other):
         if _is_integer(other):
-            return _bitwise(other, self, BitwiseAnd, operator.and_)
+            return _bitwise(other, self, "BitwiseAnd", operator.and_)
         return _form_logical(other, self, B.and_, build.and_, lambda a, b: a and b)
 
     def __or__(self, other):
         if _is_integer(other):
-            return _bitwise(self, other, BitwiseOr, operator.or_)
+            return _bitwise(self, other, "BitwiseOr", operator.or_)
         return _form_logical(self, other, B.or_, build.or_, lambda a, b: a or b)
 
     def __ror__(self, other):
         if _is_integer(other):
-            return _bitwise(other, self, BitwiseOr, operator.or_)
+            return _bitwise(other, self, "BitwiseOr", operator.or_)
         return _form_logical(other, self, B.or_, build.or_, lambda a, b: a or b)
 
     def __xor__(self, other):
         if _is_integer(other):
-            return _bitwise(self, other, BitwiseXor, operator.xor)
+            return _bitwise(self, other, "BitwiseXor", operator.xor)
         return _logical(self, other, build.ne, operator.ne)
 
     def __rxor__(self, other):
         if _is_integer(other):
-            return _bitwise(other, self, BitwiseXor, operator.xor)
+            return _bitwise(other, self, "BitwiseXor", operator.xor)
         return _logical(self, other, build.ne, operator.ne)
 
     def __eq__(self, other):
@@ -668,14 +682,14 @@ class SymFloat:
         return _binary(self, other, build.ge, operator.ge, bool)
 
     def __floor__(self):
-        return _unary(self, FloorToInt, math.floor, int)
+        return _unary(self, _sympy_io().FloorToInt, math.floor, int)
 
     def __ceil__(self):
-        return _unary(self, CeilToInt, math.ceil, int)
+        return _unary(self, _sympy_io().CeilToInt, math.ceil, int)
 
     def __trunc__(self):
         node = self.node
-        expr = build.ite(build.ge(node.expr, 0), FloorToInt(node.expr), CeilToInt(node.expr))
+        expr = build.ite(build.ge(node.expr, 0), _sympy_io().FloorToInt(node.expr), _sympy_io().CeilToInt(node.expr))
         return wrap(expr, int, compute_hint(math.trunc, node.hint), node.env)
 
     def __bool__(self) -> bool:
