@@ -16,17 +16,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Hashable
 
-import sympy
-from sympy.core.relational import Relational
+from symint.lazy_sympy import lazy_module, sympy
 
 from symint.form import BoolForm, and_, bool_const, not_, or_
-from symint.sympy_io import view_symbol  # noqa: F401  (re-exported: guards read a form's symbols as sympy keys)
-from symint.sympy_io import NotAnIntegerForm, bool_from_sympy, from_sympy, opaque_bool_from_sympy, to_sympy
 from symint.build import is_bool_expr
 from symint.form.terms import FormLimitError
 
 from guards.errors import GuardTypeError
 from guards.text.escape import sympy_str as _sympy_str
+
+_io = lazy_module("symint.sympy_io")  # Note [sympy on first use] in symint.lazy_sympy
 
 __all__ = ["Guard", "form_key", "as_bool_form", "view_symbol"]
 
@@ -66,6 +65,15 @@ def form_key(b: BoolForm) -> Hashable:
     return (kind, frozenset(form_key(a) for a in b.args))
 
 
+def view_symbol(name: str) -> sympy.Symbol:
+    """The sympy symbol of a form's symbol ``name`` (:func:`symint.sympy_io.view_symbol`): guards read a form's symbols as sympy keys.
+
+    >>> view_symbol("s0").is_integer
+    True
+    """
+    return _io.view_symbol(name)
+
+
 def as_bool_form(cond: object) -> BoolForm:
     """The boolean form of a guard condition: a form, a sympy boolean or a Python bool.
 
@@ -82,15 +90,15 @@ def as_bool_form(cond: object) -> BoolForm:
         return bool_const(cond)
     if isinstance(cond, sympy.Basic) and is_bool_expr(cond):
         try:
-            form = bool_from_sympy(cond)
+            form = _io.bool_from_sympy(cond)
             if _holds_sympy(form):  # see Note [Opaque guards are canonical in their integer parts]
                 canonical = _canonical_integers(cond)
                 if canonical is not cond:
-                    cond, form = canonical, bool_from_sympy(canonical)
+                    cond, form = canonical, _io.bool_from_sympy(canonical)
         except (RecursionError, FormLimitError):
             # nested past what a walk can follow, or more terms than a form holds: kept as
             # written (sympy), read by the sympy paths, refused where they have limits too
-            return opaque_bool_from_sympy(cond)
+            return _io.opaque_bool_from_sympy(cond)
         if len(form.symbols) != len(cond.free_symbols):
             # Folding lost a symbol (``Eq(2*a, 1)`` is FALSE over the integers): the guard keeps
             # that relation as written, so the inputs it names are still the set's inputs. Each
@@ -101,7 +109,7 @@ def as_bool_form(cond: object) -> BoolForm:
                 if isinstance(cond, sympy.Not):
                     return not_(parts[0])
                 return (and_ if isinstance(cond, sympy.And) else or_)(*parts)
-            return opaque_bool_from_sympy(cond)
+            return _io.opaque_bool_from_sympy(cond)
         return form
     raise GuardTypeError(f"a guard must be a boolean expression (a comparison, And/Or/Not), got {cond!r}")
 
@@ -135,13 +143,13 @@ def _canonical_integers(e: sympy.Basic) -> sympy.Basic:
     """``e`` with each maximal integer subexpression replaced by its form's view (``e`` itself if none changes)."""
     if e.args and not is_bool_expr(e):
         try:
-            return to_sympy(from_sympy(e))
-        except NotAnIntegerForm:
+            return _io.to_sympy(_io.from_sympy(e))
+        except _io.NotAnIntegerForm:
             pass
     args = tuple(_canonical_integers(a) for a in e.args)
     if all(a is b for a, b in zip(args, e.args)):
         return e
-    return e.func(*args, evaluate=False) if isinstance(e, Relational) else e.func(*args)
+    return e.func(*args, evaluate=False) if isinstance(e, sympy.Rel) else e.func(*args)
 
 
 @dataclass(frozen=True, slots=True)
@@ -198,7 +206,7 @@ class Guard:
     @property
     def expr(self) -> sympy.Basic:
         """The sympy view of the condition (built once per form)."""
-        return to_sympy(self.form)
+        return _io.to_sympy(self.form)
 
     @property
     def free_symbols(self) -> frozenset[sympy.Symbol]:

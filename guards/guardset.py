@@ -21,7 +21,8 @@ import os
 from dataclasses import dataclass, field, replace
 from typing import Iterable, Iterator, Mapping
 
-import sympy
+from symint.lazy_sympy import sympy
+from symint.form import bool_const
 
 from valueranges import ValueRanges
 
@@ -105,7 +106,7 @@ class GuardSet:
         seen: dict[object, Guard] = {}
         for g in need_iterable(guards, "guards"):
             if not isinstance(g, Guard):
-                g = Guard.of(sympy.true if g is True else sympy.false if g is False else g)
+                g = Guard.of(bool_const(g) if isinstance(g, bool) else g)  # True/False: the constant forms
             if g.key is True or g.key in seen:
                 continue
             seen[g.key] = g

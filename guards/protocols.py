@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Iterable, Mapping, Protocol, runtime_checkable
 
-import sympy
+from symint.lazy_sympy import sympy
 
 from valueranges import ValueRanges
 

@@ -9,7 +9,7 @@
 
 from __future__ import annotations
 
-import sympy
+from symint.lazy_sympy import sympy
 
 from symint import SymBool
 from symint.node import SymbolicEnv

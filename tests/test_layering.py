@@ -13,8 +13,16 @@ Z3_MODULES = {"guards/solver/z3_translate.py", "guards/solver/z3_solver.py"}
 TORCH_PACKAGE = "shapeenv/torch/"  # the optional torch frontend: the only library code that imports torch
 
 
+def _lazy_import(node: ast.AST) -> str | None:
+    """The module of ``lazy_module("pkg.mod")`` (:mod:`symint.lazy_sympy`): an import on first use, counted as one."""
+    if (isinstance(node, ast.Call) and getattr(node.func, "id", getattr(node.func, "attr", None)) == "lazy_module"
+            and node.args and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)):
+        return node.args[0].value
+    return None
+
+
 def _imports(path: Path) -> list[tuple[int, str]]:
-    """Every absolute module imported by ``path`` (anywhere in the file), with its line."""
+    """Every absolute module imported by ``path`` (anywhere in the file, or on first use by ``lazy_module``), with its line."""
     tree = ast.parse(path.read_text(), filename=str(path))
     found = []
     for node in ast.walk(tree):
@@ -22,6 +30,8 @@ def _imports(path: Path) -> list[tuple[int, str]]:
             found += [(node.lineno, alias.name) for alias in node.names]
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             found.append((node.lineno, node.module))
+        elif (lazy := _lazy_import(node)) is not None:
+            found.append((node.lineno, lazy))
     return found
 
 
@@ -51,6 +61,8 @@ def test_checker_sees_violations(tmp_path: Path) -> None:
     bad = tmp_path / "m.py"
     bad.write_text("def f():\n    from shapeenv import env\n")
     assert _imports(bad) == [(2, "shapeenv")]
+    bad.write_text("from symint.lazy_sympy import lazy_module\n_io = lazy_module('shapeenv.env')\n")
+    assert _imports(bad) == [(1, "symint.lazy_sympy"), (2, "shapeenv.env")]
 
 
 # -- inside the packages ------------------------------------------------------------------------------
@@ -82,6 +94,8 @@ def _local_imports(path: Path, root: Path, known: set[str]) -> set[str]:
                     found.add(full)
                 elif target in known:
                     found.add(target)
+        elif (lazy := _lazy_import(node)) in known:
+            found.add(lazy)
     return found - {me}
 
 
@@ -245,3 +259,88 @@ def test_forms_load_without_sympy() -> None:
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]", f"symint.form loaded {out.stdout.strip()}"
+
+
+# -- sympy on first use (Note [sympy on first use] in symint.lazy_sympy) ----------------------------------
+#: Modules still allowed to import sympy when the packages are imported: the facts engine, until
+#: valueranges/facts/__init__.py reads sympy on first use too (being split on main). Then: ().
+_SYMPY_AT_IMPORT_UNTIL_FACTS_IS_LAZY = ("valueranges/facts/__init__.py",)
+
+_WATCH_SYMPY = (
+    "import json, sys, traceback\n"
+    "first = []\n"
+    "class Watch:\n"
+    "    def find_spec(self, name, path=None, target=None):\n"
+    "        if name.split('.')[0] == 'sympy' and not first:\n"
+    "            first.append([f'{f.filename}:{f.lineno}' for f in traceback.extract_stack()[:-1]])\n"
+    "        return None\n"
+    "sys.meta_path.insert(0, Watch())\n"
+)
+
+
+def _first_sympy_import(code: str) -> tuple[list[str], str]:
+    """Run ``code`` after :data:`_WATCH_SYMPY` in a fresh interpreter: the project frames that first imported sympy, and the output."""
+    import json
+    import subprocess
+    import sys
+
+    code = _WATCH_SYMPY + code + "\nprint(json.dumps(first[0] if first else []))\n"
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert out.returncode == 0, out.stderr
+    *lines, chain = out.stdout.strip().splitlines()
+    frames = [f.replace(str(ROOT) + "/", "") for f in json.loads(chain)]
+    return [f for f in frames if f.split("/")[0] in RANK], "\n".join(lines)
+
+
+def test_packages_import_without_sympy() -> None:
+    """``import symint, valueranges, guards, shapeenv`` imports no sympy; the sympy names of ``symint`` load on first use."""
+    frames, out = _first_sympy_import(
+        "import symint, valueranges, guards, shapeenv\n"
+        "print('sympy' in sys.modules, 'FloorDiv' in dir(symint), 'FloorDiv' in symint.__all__)\n"
+        "from symint import FloorDiv, evaluate, symbol\n"
+        "x = symbol('x', hint=7)\n"
+        "print('sympy' in sys.modules, FloorDiv(x.node.expr, 2), evaluate(x // 2, {'x': 7}), symint.Mod is symint.sympy_io.functions.Mod)\n")
+    if any(f.startswith(_SYMPY_AT_IMPORT_UNTIL_FACTS_IS_LAZY) for f in frames):  # allowed for now (see above)
+        out = out.replace("True", "False", 1)
+    assert out.split("\n")[0].startswith("False"), f"importing the packages imported sympy, through {frames}"
+    assert out == "False True True\nTrue FloorDiv(x, 2) 3 True", out
+
+
+def test_sympy_checks_do_not_import_sympy() -> None:
+    """``is_sympy`` and friends answer False without importing sympy: no object is sympy's before it is imported."""
+    frames, out = _first_sympy_import(
+        "from symint.lazy_sympy import is_relational, is_sympy, is_sympy_bool, loaded, sympy\n"
+        "print(is_sympy(3), is_sympy_bool(True), is_relational(1 < 2), loaded())\n"
+        "print(is_sympy(sympy.Integer(3)), loaded())\n")
+    assert out == "False False False False\nTrue True", out
+    assert frames and frames[-1].startswith("symint/lazy_sympy.py"), frames
+
+
+@pytest.mark.xfail(strict=True, reason="not yet: ShapeEnv names its symbols by sympy Symbols (ShapeEnv._new_symbol) "
+                   "and GuardSet keys its sources and domain by them")
+def test_a_shape_program_runs_without_sympy() -> None:
+    """Creating a ShapeEnv, replaying a shape program and producing its guards imports no sympy; printing them may."""
+    frames, out = _first_sympy_import(
+        "import symint, valueranges, guards, shapeenv\n"
+        "from guards import Source\n"
+        "from shapeenv import DimDynamic, ShapeEnv, check\n"
+        "from symint import sym_max, sym_min\n"
+        "env = ShapeEnv(duck_shape=False)\n"
+        "a, b, c = (env.create_symint(h, Source.size(n, i), dynamic=DimDynamic.DYNAMIC) for h, n, i in ((8, 'x', 0), (6, 'x', 1), (12, 'y', 0)))\n"
+        "n = (a + 2 * b) // 3 + a % 5 - sym_max(a, b) + sym_min(b, c)\n"
+        "assert n > 2 and a * b == c * 4 and a != c\n"
+        "check(b <= a)\n"
+        "check(c % 2 == 0)\n"
+        "produced = env.produce_guards_deferred(background=False).current\n"
+        "print('sympy' in sys.modules)\n"
+        "print(produced.to_text('torch'))\n")
+    assert frames == [], f"the shape program imported sympy, through {frames}"
+    assert out.splitlines()[0] == "False"
+    assert out.splitlines()[1:] == [
+        "L['x'].size()[0]*L['x'].size()[1] == 4*L['y'].size()[0]",
+        "L['x'].size()[0] >= 2",
+        "L['x'].size()[1] >= 2",
+        "L['y'].size()[0] >= 2",
+        "-max(L['x'].size()[0], L['x'].size()[1]) + min(L['x'].size()[1], L['y'].size()[0]) + (L['x'].size()[0] + 2*L['x'].size()[1]) // 3 + (L['x'].size()[0] % 5) > 2",
+        "L['x'].size()[0] != L['y'].size()[0]",
+    ]

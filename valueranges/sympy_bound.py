@@ -43,14 +43,10 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import Callable, Mapping
 
-import sympy
-from sympy.core.sorting import default_sort_key
-
 from symint import build
 from symint.form import BoolForm
 from symint.form.terms import FormLimitError
-from symint.sympy_io import NotAnIntegerForm, bool_from_sympy, from_sympy
-from symint.sympy_io import functions as N
+from symint.lazy_sympy import lazy_module, sympy
 
 from . import ops
 from .bound import bound_form
@@ -58,10 +54,13 @@ from .endpoints import FALSE, TRUE, UNKNOWN
 from .errors import UnsupportedExpressionError
 from .interval import INF, NINF, ValueRanges
 
+_io = lazy_module("symint.sympy_io")  # Note [sympy on first use] in symint.lazy_sympy
+
 __all__ = ["bound"]
 
 _CACHE_SIZE = 1 << 14
 _ZERO = ValueRanges(0, 0)
+N = lazy_module("symint.sympy_io.functions")
 
 
 def bound(expr: sympy.Basic | int | float | bool, ranges: Mapping[sympy.Symbol, ValueRanges]) -> ValueRanges:
@@ -131,7 +130,7 @@ def _free_symbols(expr: sympy.Basic) -> tuple[sympy.Symbol, ...]:
             if id(arg) not in seen:
                 seen.add(id(arg))
                 stack.append(arg)
-    return tuple(sorted(found, key=default_sort_key))
+    return tuple(sorted(found, key=sympy.core.sorting.default_sort_key))
 
 
 @lru_cache(maxsize=_CACHE_SIZE)
@@ -167,10 +166,10 @@ class _Bounder:
         if e.is_Symbol:
             return self.env.get(e, UNKNOWN)
         if build.is_bool_expr(e):
-            return self.boolean(bool_from_sympy(e))
+            return self.boolean(_io.bool_from_sympy(e))
         try:
-            f = from_sympy(e)
-        except (NotAnIntegerForm, FormLimitError):
+            f = _io.from_sympy(e)
+        except (_io.NotAnIntegerForm, FormLimitError):
             return self.node(e)
         r = self.form(f)
         if not r.is_singleton() and _has_factored_sum(e):
@@ -217,7 +216,7 @@ class _Bounder:
 
     def node(self, e: sympy.Basic) -> ValueRanges:
         """A sympy node no form represents, its arguments bounded by :meth:`expr`."""
-        rule = _RULES.get(type(e))
+        rule = _rules().get(type(e))
         if rule is not None:
             return rule(self, e)
         if e.is_Integer:
@@ -324,34 +323,39 @@ def _fold(op: Callable[..., ValueRanges]):
     return rule
 
 
-def _ite(b: _Bounder, e: N.IfThenElse) -> ValueRanges:
+def _ite(b: _Bounder, e: sympy.Basic) -> ValueRanges:  # an IfThenElse
     c, x, y = e.args
     return ops.ite(b.expr(c), b.expr(x), b.expr(y))
 
 
 _N_ARY = (ops.max_, ops.min_)
 _RELATIONS = {"==": ops.eq, "!=": ops.ne, "<": ops.lt, "<=": ops.le, ">": ops.gt, ">=": ops.ge}
-_RULES: dict[type, Callable[[_Bounder, sympy.Basic], ValueRanges]] = {
-    sympy.Float: lambda b, e: ValueRanges.exact(float(e)),
-    sympy.Add: _add,
-    sympy.Mul: _mul,
-    sympy.Pow: _pow,
-    N.FloorDiv: _fold(ops.floordiv),  # with a float argument; integer ones are forms
-    N.CeilDiv: _fold(ops.ceildiv),
-    N.Mod: _fold(ops.mod),
-    N.PowByNatural: _fold(ops.pow_),
-    N.IntTrueDiv: _fold(ops.int_truediv),
-    N.Max: _fold(ops.max_),
-    N.Min: _fold(ops.min_),
-    N.FloorToInt: _fold(ops.floor_to_int),
-    N.CeilToInt: _fold(ops.ceil_to_int),
-    N.IfThenElse: _ite,
-    # sympy's own spellings of the same functions (same semantics on integers).
-    sympy.Max: _fold(ops.max_),
-    sympy.Min: _fold(ops.min_),
-    sympy.Abs: _fold(ops.abs_),
-    sympy.Mod: _fold(ops.mod),
-    sympy.floor: _fold(ops.floor_to_int),
-    sympy.ceiling: _fold(ops.ceil_to_int),
-    **{cls: _fold(_RELATIONS[cls.rel_op]) for cls in (sympy.Eq, sympy.Ne, sympy.Lt, sympy.Le, sympy.Gt, sympy.Ge)},
-}
+
+
+@lru_cache(maxsize=None)
+def _rules() -> dict[type, Callable[[_Bounder, sympy.Basic], ValueRanges]]:
+    """The rule of each sympy node type, built on first use (its keys are sympy's classes)."""
+    return {
+        sympy.Float: lambda b, e: ValueRanges.exact(float(e)),
+        sympy.Add: _add,
+        sympy.Mul: _mul,
+        sympy.Pow: _pow,
+        N.FloorDiv: _fold(ops.floordiv),  # with a float argument; integer ones are forms
+        N.CeilDiv: _fold(ops.ceildiv),
+        N.Mod: _fold(ops.mod),
+        N.PowByNatural: _fold(ops.pow_),
+        N.IntTrueDiv: _fold(ops.int_truediv),
+        N.Max: _fold(ops.max_),
+        N.Min: _fold(ops.min_),
+        N.FloorToInt: _fold(ops.floor_to_int),
+        N.CeilToInt: _fold(ops.ceil_to_int),
+        N.IfThenElse: _ite,
+        # sympy's own spellings of the same functions (same semantics on integers).
+        sympy.Max: _fold(ops.max_),
+        sympy.Min: _fold(ops.min_),
+        sympy.Abs: _fold(ops.abs_),
+        sympy.Mod: _fold(ops.mod),
+        sympy.floor: _fold(ops.floor_to_int),
+        sympy.ceiling: _fold(ops.ceil_to_int),
+        **{cls: _fold(_RELATIONS[cls.rel_op]) for cls in (sympy.Eq, sympy.Ne, sympy.Lt, sympy.Le, sympy.Gt, sympy.Ge)},
+    }

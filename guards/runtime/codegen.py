@@ -49,25 +49,25 @@ import re
 import sys
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, Callable, Mapping
 
-import sympy
-from sympy.core.relational import Relational
+from symint.lazy_sympy import lazy_module, loaded, sympy
 
 from symint.form import BoolForm
 from symint.form.terms import Atom, Form, Mono
-from symint.sympy_io.floats import OPAQUE_FUNCTIONS
-from symint.sympy_io.functions import (CeilDiv, CeilToInt, FloorDiv, FloorToInt, IfThenElse, IntTrueDiv, Max, Min, Mod,
-                                       PowByNatural)
 
 from symint.limits import check_power
-from symint.sympy_io import to_sympy
 
 from guards.errors import CodegenError, GuardTypeError, GuardValueError, UnknownSourceError
 from guards.source import Source, contiguous_strides_of, storage_offset_of
 from guards.validate import need_guardset
 
 from guards.protocols import GuardSetLike
+
+_floats = lazy_module("symint.sympy_io.floats")  # Note [sympy on first use] in symint.lazy_sympy
+_nodes = lazy_module("symint.sympy_io.functions")
+_io = lazy_module("symint.sympy_io")
 
 __all__ = ["CompiledGuards", "compile_guards"]
 
@@ -222,8 +222,23 @@ def _walk(e: object):
 
 # -- expressions -> Python text ----------------------------------------------------------------------
 _RELATION_OPS = {"==": "==", "!=": "!=", "<": "<", "<=": "<=", ">": ">", ">=": ">="}
-_BINARY_FUNCS = {FloorDiv: "//", Mod: "%", IntTrueDiv: "/"}
-_CALL_FUNCS = {Max: "_max", Min: "_min", FloorToInt: "_floor", CeilToInt: "_ceil"}
+
+
+@lru_cache(maxsize=None)
+def _sympy_tables() -> tuple[dict, dict, dict]:
+    """The sympy node classes -> binary operator, -> helper called, and the opaque functions' helpers (built on first use)."""
+    binary = {_nodes.FloorDiv: "//", _nodes.Mod: "%", _nodes.IntTrueDiv: "/"}
+    call = {_nodes.Max: "_max", _nodes.Min: "_min", _nodes.FloorToInt: "_floor", _nodes.CeilToInt: "_ceil"}
+    opaque = {}
+    for cls in _floats.OPAQUE_FUNCTIONS:  # called through helpers computing Python's value
+        opaque[f"_op_{cls.__name__}"] = cls.python_eval
+        call[cls] = f"_op_{cls.__name__}"
+    return binary, call, opaque
+
+
+def _helpers() -> dict[str, object]:
+    """The helpers of generated code: with the opaque functions' once sympy is loaded (no opaque atom exists before)."""
+    return {**_HELPERS, **_sympy_tables()[2]} if loaded() else _HELPERS
 
 
 def _is_leaf(e: object) -> bool:
@@ -316,14 +331,14 @@ class _Emitter:
         if e is sympy.true or e is sympy.false:
             return "True" if e is sympy.true else "False"
         args = e.args
-        if isinstance(e, Relational) and e.rel_op in _RELATION_OPS:
+        if isinstance(e, sympy.Rel) and e.rel_op in _RELATION_OPS:
             return f"({self.emit(args[0], cond)} {_RELATION_OPS[e.rel_op]} {self.emit(args[1], cond)})"
         if isinstance(e, (sympy.And, sympy.Or)):
             op = " and " if isinstance(e, sympy.And) else " or "
             return "(" + op.join(self.emit(a, cond or k > 0) for k, a in enumerate(args)) + ")"
         if isinstance(e, sympy.Not):
             return f"(not {self.emit(args[0], cond)})"
-        if isinstance(e, IfThenElse):
+        if isinstance(e, _nodes.IfThenElse):
             c = self.emit(args[0], cond)  # evaluated first, so emitted first
             a, b = self.emit(args[1], True), self.emit(args[2], True)
             return f"({a} if {c} else {b})"
@@ -331,14 +346,14 @@ class _Emitter:
             return self._emit_add(args, cond)
         if e.is_Mul:
             return self._emit_mul(args, cond)
-        if e.is_Pow or isinstance(e, PowByNatural):
+        if e.is_Pow or isinstance(e, _nodes.PowByNatural):
             return self._emit_pow(e, cond)
-        op = _BINARY_FUNCS.get(type(e))
+        op = _sympy_tables()[0].get(type(e))
         if op is not None:
             return f"({self.emit(args[0], cond)} {op} {self.emit(args[1], cond)})"
-        if isinstance(e, CeilDiv):
+        if isinstance(e, _nodes.CeilDiv):
             return f"(-(-{self.emit(args[0], cond)} // {self.emit(args[1], cond)}))"
-        fn = _CALL_FUNCS.get(type(e))
+        fn = _sympy_tables()[1].get(type(e))
         if fn is not None:
             return f"{fn}(" + ", ".join(self.emit(a, cond) for a in args) + ")"
         raise CodegenError(
@@ -415,7 +430,7 @@ class _Emitter:
             return f"({a} % {b})"
         if kind == "pow":
             return f"_pown({a}, {b})"
-        raise CodegenError(f"cannot compile the {kind} atom {to_sympy(atom)}")
+        raise CodegenError(f"cannot compile the {kind} atom {_io.to_sympy(atom)}")
 
     def _emit_add(self, args, cond: bool) -> str:
         parts: list[str] = []
@@ -441,7 +456,7 @@ class _Emitter:
         base, exp = e.args
         if exp.is_Integer and 0 <= exp <= _INLINE_EXPONENT:
             return f"({self.emit(base, cond)} ** {int(exp)})"
-        if isinstance(e, PowByNatural) or (exp.is_Integer and exp >= 0):
+        if isinstance(e, _nodes.PowByNatural) or (exp.is_Integer and exp >= 0):
             return f"_pown({self.emit(base, cond)}, {self.emit(exp, cond)})"
         if not exp.is_Number:  # Python's a ** b with a symbolic exponent (the parser builds it for `a ** b`)
             return f"_pow({self.emit(base, cond)}, {self.emit(exp, cond)})"
@@ -529,10 +544,6 @@ _HELPERS: dict[str, object] = {
     "_strides": _strides,
     "_offset": _offset,
 }
-# Opaque functions (symint.sympy_io.floats) are called through helpers computing Python's value.
-for _cls in OPAQUE_FUNCTIONS:
-    _HELPERS[f"_op_{_cls.__name__}"] = _cls.python_eval
-    _CALL_FUNCS[_cls] = f"_op_{_cls.__name__}"
 _ARITH = (ArithmeticError, ValueError)
 
 
@@ -554,7 +565,7 @@ _BIND = (LookupError, AttributeError, TypeError)
 # -- assembling, validating, instantiating ------------------------------------------------------------
 def _assemble(symbols, names, bases, readers, fast_lines, fail_lines) -> str:
     params = ", ".join(names[s] for s in symbols)
-    factory_params = [f"_b{k}" for k in range(len(bases))] + sorted(_HELPERS) + sorted(_SPECIALS)
+    factory_params = [f"_b{k}" for k in range(len(bases))] + sorted(_helpers()) + sorted(_SPECIALS)
     out = [f"def _make({', '.join(factory_params)}):"]
 
     def fn(header: str, body: list[str]) -> None:
@@ -578,7 +589,7 @@ def _assemble(symbols, names, bases, readers, fast_lines, fail_lines) -> str:
     return "\n".join(out) + "\n"
 
 
-#: Factory parameters besides the input names and ``_HELPERS``.
+#: Factory parameters besides the input names and the helpers.
 _SPECIALS = frozenset({"_ARITH", "_BIND", "_bind_error", "_values_error", "_TYPEERROR", "_NDARRAY", "_TENSOR", "_type"})
 #: A value of the wrong type (None, a str) in ``check_ints``: a typed error, not a raw TypeError.
 _TYPE_LINES = ("except _TYPEERROR:", "    raise _values_error() from None")
@@ -605,8 +616,9 @@ def _validate(code: str) -> None:
     bad = _FORBIDDEN_CHAR.search(code)
     if bad:
         raise CodegenError(f"internal error: generated code contains the character {bad.group()!r}")
+    helpers = _helpers()
     for word in set(_NAME.findall(code)):
-        if not (word in _KEYWORDS or word in _FIXED_NAMES or _GENERATED_NAME.match(word)):
+        if not (word in _KEYWORDS or word in _FIXED_NAMES or word in helpers or _GENERATED_NAME.match(word)):
             raise CodegenError(f"internal error: generated code uses the unexpected name {word!r}")
 
 
@@ -630,7 +642,7 @@ def _instantiate(code: str, bases, guardset, symbols, readable: bool):
         "_type": type,
     }
     assert set(specials) == _SPECIALS  # invariant: the factory's parameters
-    fns = make(*bases, **_HELPERS, **specials)
+    fns = make(*bases, **_helpers(), **specials)
     if readable:
         return fns
     source_map = guardset.source_map

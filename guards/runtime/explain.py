@@ -18,9 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Iterator, Mapping
 
-import sympy
+from symint.lazy_sympy import lazy_module, sympy
 
-from symint.sympy_io import to_sympy
 
 from guards.errors import GuardTypeError, UnknownSourceError
 from guards.guard import Guard
@@ -29,6 +28,8 @@ from guards.text.printers import to_source_text
 from guards.validate import need_guardset, need_mapping
 
 from guards.protocols import Bindings, GuardSetLike
+
+_io = lazy_module("symint.sympy_io")  # Note [sympy on first use] in symint.lazy_sympy
 
 __all__ = ["Failure", "Explanation", "explain", "explain_inputs", "read_inputs"]
 
@@ -217,7 +218,7 @@ def _text(e, sources) -> str:
     try:
         return to_source_text(e, sources)
     except GuardTypeError:  # e.g. a symbol name guard text cannot spell
-        return sympy_str(e if isinstance(e, sympy.Basic) else to_sympy(e))
+        return sympy_str(e if isinstance(e, sympy.Basic) else _io.to_sympy(e))
 
 
 def _label(sym: sympy.Symbol, sources) -> str:

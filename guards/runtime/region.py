@@ -26,17 +26,18 @@ import math
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
-import sympy
+from symint.lazy_sympy import lazy_module, sympy
 
 from symint.form import BoolForm, Form
 from symint.form.evaluate import evaluate_form
-from symint.sympy_io import to_sympy
 
 from guards.errors import UnknownSourceError
 from guards.guard import view_symbol
 from guards.guardset import GuardSet
 from guards.text.printers import to_source_text
 from guards.source import Source
+
+_io = lazy_module("symint.sympy_io")  # Note [sympy on first use] in symint.lazy_sympy
 
 __all__ = ["Region", "describe_region", "base_point", "accepts", "scan_dim", "region_grid", "progressions", "text_map", "plot_region"]
 
@@ -224,7 +225,7 @@ def _text(e: "BoolForm | Form | sympy.Symbol", sources) -> str:
     try:
         return to_source_text(e, sources)
     except Exception:  # noqa: BLE001 -- an expression with no guard syntax prints as sympy
-        return str(e if isinstance(e, sympy.Basic) else to_sympy(e))
+        return str(e if isinstance(e, sympy.Basic) else _io.to_sympy(e))
 
 
 def base_point(gs: GuardSet, witness: Mapping[str, int] | None = None, window: Sequence[int] = range(0, 65)) -> dict[Source, int]:

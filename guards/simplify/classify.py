@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Iterable, Iterator
 
-import sympy
+from symint.lazy_sympy import sympy
 
 from symint import form as F
 from symint.form.logic import BoolForm

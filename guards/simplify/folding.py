@@ -34,13 +34,15 @@ from symint import form as F
 from symint.build import symbol_expr
 from symint.form import logic as B
 from symint.form.logic import BoolForm
-from symint.sympy_io import to_sympy
+from symint.lazy_sympy import lazy_module
 from valueranges import ValueRanges
 from valueranges.errors import ContradictoryFactsError, ValueRangeError
 from valueranges.facts import Facts
 
 from guards.guard import as_bool_form, form_key
 from guards.simplify.classify import _Contradiction, _name_key, classify_form, may_raise, never_raises
+
+_io = lazy_module("symint.sympy_io")  # Note [sympy on first use] in symint.lazy_sympy
 
 __all__ = ["FoldedGuards", "substitute_symbols"]
 
@@ -68,7 +70,7 @@ def substitute_symbols(b: BoolForm, mapping: Mapping[str, "F.Form"], memo: dict,
     def on_opaque(o: BoolForm) -> BoolForm | None:
         if not into_opaque or not o.symbols & mapping.keys():
             return None
-        return as_bool_form(o.args[0].xreplace({symbol_expr(n): to_sympy(v) for n, v in mapping.items() if n in o.symbols}))
+        return as_bool_form(o.args[0].xreplace({symbol_expr(n): _io.to_sympy(v) for n, v in mapping.items() if n in o.symbols}))
 
     return F.transform_bool(b, lambda a: mapping.get(a.name) if a.kind == "sym" else None, memo, on_opaque)
 

@@ -59,7 +59,7 @@ import time
 from dataclasses import dataclass, replace
 from typing import Mapping
 
-import sympy
+from symint.lazy_sympy import sympy
 
 from symint import form as F
 from symint.build import symbol_expr

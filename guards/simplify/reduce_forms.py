@@ -38,7 +38,7 @@ from typing import Callable, Iterable, Mapping, Sequence
 from symint import form as F
 from symint.form import logic as B
 from symint.form.logic import BoolForm
-from symint.sympy_io import to_sympy
+from symint.lazy_sympy import lazy_module
 from valueranges import ValueRanges
 from valueranges.errors import ContradictoryFactsError, ValueRangeError
 from valueranges.facts import Facts, natural_rank
@@ -48,6 +48,8 @@ from valueranges.facts.ranges import intersect
 from guards.guard import Guard, form_key
 from guards.simplify.classify import _name_key, classify_form, form_order_key, has_opaque, may_raise, never_raises
 from guards.simplify.finite_domain import FiniteLimits, reduce_finite_forms
+
+_io = lazy_module("symint.sympy_io")  # Note [sympy on first use] in symint.lazy_sympy
 
 __all__ = ["reduce_forms", "FormReduction", "merge_bounds", "canonical_guards", "join_origins"]
 
@@ -411,7 +413,7 @@ def _explain(head: str, value: "F.Form | None", why: Sequence[object]) -> Callab
     causes = tuple(why)
 
     def text() -> str:
-        said = head + (str(to_sympy(value)) if value is not None else "")
+        said = head + (str(_io.to_sympy(value)) if value is not None else "")
         if value is not None:
             said += " from: "
         parts = [c() if callable(c) else c for c in causes]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import sympy
+from symint.lazy_sympy import sympy
 
 from valueranges import ValueRanges
 

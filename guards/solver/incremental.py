@@ -20,15 +20,16 @@ from __future__ import annotations
 from dataclasses import replace
 from functools import lru_cache
 
-import sympy
+from symint.lazy_sympy import lazy_module, sympy
 
 from symint.form import BoolForm
 from symint.form.terms import Form
-from symint.sympy_io.functions import CeilDiv, FloorDiv, Mod, PowByNatural
 
 from guards.errors import SolverError
 from guards.solver.z3_solver import SatStatus, SolverConfig, Z3Context, Z3Solver
 from guards.solver.z3_translate import Translator, negate
+
+_nodes = lazy_module("symint.sympy_io.functions")  # Note [sympy on first use] in symint.lazy_sympy
 
 __all__ = ["IncrementalProver", "is_linear"]
 
@@ -95,9 +96,9 @@ def _sympy_is_linear(expr: sympy.Basic) -> bool:
     if expr.is_Mul:
         if sum(1 for a in expr.args if not a.is_Number) > 1:
             return False
-    elif expr.is_Pow or isinstance(expr, PowByNatural):
+    elif expr.is_Pow or isinstance(expr, _nodes.PowByNatural):
         return False
-    elif isinstance(expr, (FloorDiv, CeilDiv, Mod)) and not expr.args[1].is_Number:
+    elif isinstance(expr, (_nodes.FloorDiv, _nodes.CeilDiv, _nodes.Mod)) and not expr.args[1].is_Number:
         return False
     return all(_sympy_is_linear(a) for a in expr.args)
 

@@ -31,10 +31,9 @@ import time
 from dataclasses import dataclass, field
 from typing import Callable, Mapping, Sequence
 
-import sympy
+from symint.lazy_sympy import lazy_module, sympy
 
 from symint.form.logic import BoolForm
-from symint.sympy_io import to_sympy
 from valueranges import ValueRanges
 
 from guards.errors import GuardTypeError, SolverError
@@ -46,6 +45,8 @@ from guards.solver.z3_solver import Budget, SatStatus, SolverConfig, SolverOutco
 from guards.solver.z3_translate import Translator, conj, negate
 
 from guards.protocols import GuardSetLike
+
+_io = lazy_module("symint.sympy_io")  # Note [sympy on first use] in symint.lazy_sympy
 
 __all__ = [
     "Verdict",
@@ -654,7 +655,7 @@ def _symbols(e: "BoolForm | sympy.Basic") -> frozenset:
 
 def _text(e: "BoolForm | sympy.Basic") -> str:
     """A guard's text for a message (the sympy view of a form, printed only when a message is built)."""
-    return sympy_str(to_sympy(e) if isinstance(e, BoolForm) else e)
+    return sympy_str(_io.to_sympy(e) if isinstance(e, BoolForm) else e)
 
 
 class Neighbourhoods:

@@ -59,16 +59,12 @@ import math
 from dataclasses import dataclass
 from typing import Iterable, Mapping
 
-import sympy
+from symint.lazy_sympy import lazy_module, sympy
 import z3
-from sympy.core.relational import Relational
 
 from symint.build import symbol_expr
 from symint.form import BoolForm
 from symint.form.terms import Atom, Form
-from symint.sympy_io import to_sympy
-from symint.sympy_io.functions import (CeilDiv, CeilToInt, FloorDiv, FloorToInt, IfThenElse, IntTrueDiv, Max, Min, Mod,
-                                       PowByNatural)
 from valueranges import ValueRanges
 
 from guards.errors import SolverError
@@ -76,6 +72,9 @@ from guards.text.escape import one_line, sympy_str
 from guards.protocols import GuardSetLike
 from guards.validate import need_guardset
 from guards.solver.z3_solver import Z3Context
+
+_io = lazy_module("symint.sympy_io")  # Note [sympy on first use] in symint.lazy_sympy
+_nodes = lazy_module("symint.sympy_io.functions")
 
 __all__ = [
     "Term",
@@ -263,15 +262,15 @@ class Translator:
             return self.term(atom.args[0])
         if kind in ("floordiv", "ceildiv", "mod"):
             num_t, den_t = self.term(atom.args[0]), self.term(atom.args[1])
-            return self._divided(_ATOM_DIVISION[kind], num_t, den_t, atom)
+            return self._divided(kind, num_t, den_t, atom)
         if kind in ("max", "min"):
             return self._pick(kind == "max", [self.term(a) for a in atom.args])
         if kind == "pow":
             base, exp = atom.args
             if not exp.is_const:
-                raise SolverError(f"cannot translate {to_sympy(atom)} exactly: PowByNatural with a symbolic exponent")
+                raise SolverError(f"cannot translate {_io.to_sympy(atom)} exactly: PowByNatural with a symbolic exponent")
             return self._power(self.term(base), exp.const, atom)
-        raise SolverError(f"cannot translate the {kind} atom {to_sympy(atom)} to Z3")
+        raise SolverError(f"cannot translate the {kind} atom {_io.to_sympy(atom)} to Z3")
 
     def _bool_form(self, b: BoolForm) -> Term:
         kind = b.kind
@@ -308,7 +307,7 @@ class Translator:
             return Term(z3.Product([a.value for a in args]), _and_defined(*(a.defined for a in args)))
         if e.is_Pow:
             return self._pow(e)
-        if isinstance(e, Relational):
+        if isinstance(e, sympy.Rel):
             return self._relation(e)
         if isinstance(e, sympy.And):
             return self._short_circuit(e, stop_on=False)
@@ -317,22 +316,22 @@ class Translator:
         if isinstance(e, sympy.Not):
             a = self.term(e.args[0])
             return Term(z3.Not(a.value), a.defined)
-        if isinstance(e, (FloorDiv, CeilDiv, Mod)):
+        if isinstance(e, (_nodes.FloorDiv, _nodes.CeilDiv, _nodes.Mod)):
             return self._division(e)
-        if isinstance(e, (Max, Min)):
+        if isinstance(e, (_nodes.Max, _nodes.Min)):
             return self._min_max(e)
-        if isinstance(e, PowByNatural):
+        if isinstance(e, _nodes.PowByNatural):
             base, exp = e.args
             if not exp.is_Integer:
                 raise SolverError(f"cannot translate {e} exactly: PowByNatural with a symbolic exponent")
             return self._power(self.term(base), int(exp), e)
-        if isinstance(e, IfThenElse):
+        if isinstance(e, _nodes.IfThenElse):
             c, a, b = (self.term(x) for x in e.args)
             defined = _and_defined(c.defined, _if_defined(c.value, a.defined, b.defined))
             return Term(z3.If(c.value, a.value, b.value), defined)
-        if isinstance(e, (FloorToInt, CeilToInt)):
+        if isinstance(e, (_nodes.FloorToInt, _nodes.CeilToInt)):
             return self._to_int(e)
-        if isinstance(e, IntTrueDiv):
+        if isinstance(e, _nodes.IntTrueDiv):
             raise SolverError(
                 f"cannot translate {e} exactly: IntTrueDiv is a float; only FloorToInt/CeilToInt of it are supported"
             )
@@ -348,7 +347,7 @@ class Translator:
             raise SolverError(f"cannot translate {e} exactly: an integer function applied to a non-integer operand")
         return t.value
 
-    def _relation(self, e: Relational) -> Term:
+    def _relation(self, e: sympy.Rel) -> Term:
         return self._compare(e.rel_op, self.term(e.lhs), self.term(e.rhs), e)
 
     def _compare(self, op: str, lhs: Term, rhs: Term, e: object) -> Term:
@@ -386,13 +385,15 @@ class Translator:
         return self._divide(type(e), e.args[0], e.args[1], e)
 
     def _divide(self, kind: type, num: sympy.Basic, den: sympy.Basic, e: sympy.Basic) -> Term:
-        return self._divided(kind, self.term(num), self.term(den), e)
+        division = "floordiv" if kind is _nodes.FloorDiv else "ceildiv" if kind is _nodes.CeilDiv else "mod"
+        return self._divided(division, self.term(num), self.term(den), e)
 
-    def _divided(self, kind: type, num_t: Term, den_t: Term, e: object) -> Term:
+    def _divided(self, kind: str, num_t: Term, den_t: Term, e: object) -> Term:
+        """``kind`` is the form atom's: ``"floordiv"``, ``"ceildiv"`` or ``"mod"``."""
         a, b = self._integer(num_t, e), self._integer(den_t, e)
-        if kind is FloorDiv:
+        if kind == "floordiv":
             value = _py_floordiv(a, b)
-        elif kind is CeilDiv:
+        elif kind == "ceildiv":
             value = -_py_floordiv(-a, b)
         else:
             value = _py_mod(a, b)
@@ -401,7 +402,7 @@ class Translator:
         return Term(value, _and_defined(num_t.defined, den_t.defined, nonzero))
 
     def _min_max(self, e: sympy.Basic) -> Term:
-        return self._pick(isinstance(e, Max), [self.term(a) for a in e.args])
+        return self._pick(isinstance(e, _nodes.Max), [self.term(a) for a in e.args])
 
     def _pick(self, pick_max: bool, args: list[Term]) -> Term:
         best = args[0].value
@@ -431,9 +432,9 @@ class Translator:
 
     def _to_int(self, e: sympy.Basic) -> Term:
         (arg,) = e.args
-        floor = isinstance(e, FloorToInt)
-        if isinstance(arg, IntTrueDiv):  # see Note [Float division]
-            return self._divide(FloorDiv if floor else CeilDiv, arg.args[0], arg.args[1], e)
+        floor = isinstance(e, _nodes.FloorToInt)
+        if isinstance(arg, _nodes.IntTrueDiv):  # see Note [Float division]
+            return self._divide(_nodes.FloorDiv if floor else _nodes.CeilDiv, arg.args[0], arg.args[1], e)
         t = self.term(arg)
         if z3.is_int(t.value):
             return t
@@ -441,9 +442,6 @@ class Translator:
             value = z3.ToInt(t.value) if floor else -z3.ToInt(-t.value)
             return Term(value, t.defined)
         raise SolverError(f"cannot translate {e}: its argument is not a number")
-
-
-_ATOM_DIVISION = {"floordiv": FloorDiv, "ceildiv": CeilDiv, "mod": Mod}
 
 
 def _if_defined(c: z3.BoolRef, a: z3.BoolRef | None, b: z3.BoolRef | None) -> z3.BoolRef | None:

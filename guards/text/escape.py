@@ -15,7 +15,7 @@ keeps printable text as it is and writes everything else as a Python escape.
 
 from __future__ import annotations
 
-import sympy
+from symint.lazy_sympy import sympy
 
 __all__ = ["one_line", "sympy_str", "sympy_latex", "affordable_sum"]
 

@@ -22,15 +22,18 @@ covers everything ``repr(str)`` produces; nothing is ever evaluated.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Callable, Literal
 
 from symint.build import ite
 from symint.form import Form
-from symint.sympy_io.floats import OPAQUE_FUNCTIONS
-from symint.sympy_io.functions import CeilToInt, FloorToInt
+from symint.lazy_sympy import lazy_module
 
 from guards.errors import GuardParseError, GuardValueError
 from guards.text.values import Value, arith, call, connective, negate, neg, relation
+
+_floats = lazy_module("symint.sympy_io.floats")  # Note [sympy on first use] in symint.lazy_sympy
+_nodes = lazy_module("symint.sympy_io.functions")
 
 __all__ = [
     "Token",
@@ -322,7 +325,10 @@ def _connective(kind: str) -> Callable[..., Value]:
     return lambda *args: connective(kind, list(args))
 
 
-def _sympy_function(fn: Callable) -> Callable[..., Value]:
+def _sympy_function(fn: Callable | str) -> Callable[..., Value]:
+    """A builder calling ``fn``, or the node of :mod:`symint.sympy_io.functions` named ``fn`` (read on first call)."""
+    if isinstance(fn, str):
+        return lambda *args: call(getattr(_nodes, fn), args)
     return lambda *args: call(fn, args)
 
 
@@ -340,8 +346,8 @@ def _pow_natural(a: Value, b: Value) -> Value:
     return arith("**", a, b)
 
 
-#: Function name -> how to check its arguments and build it.
-FUNCTIONS: dict[str, FunctionSpec] = {
+#: Function name -> how to check its arguments and build it (without the opaque functions: :func:`functions`).
+_FUNCTIONS: dict[str, FunctionSpec] = {
     "Eq": FunctionSpec(2, 2, "eq", _relation("==")),
     "Ne": FunctionSpec(2, 2, "eq", _relation("!=")),
     "Lt": FunctionSpec(2, 2, "rel", _relation("<")),
@@ -369,21 +375,51 @@ FUNCTIONS: dict[str, FunctionSpec] = {
     "torch.sym_min": FunctionSpec(2, 2, "int", _binary("min")),
     "Abs": FunctionSpec(1, 1, "int", _abs),
     "abs": FunctionSpec(1, 1, "int", _abs),
-    "FloorToInt": FunctionSpec(1, 1, "int", _sympy_function(FloorToInt)),
-    "CeilToInt": FunctionSpec(1, 1, "int", _sympy_function(CeilToInt)),
-    "math.floor": FunctionSpec(1, 1, "int", _sympy_function(FloorToInt)),
-    "math.ceil": FunctionSpec(1, 1, "int", _sympy_function(CeilToInt)),
+    "FloorToInt": FunctionSpec(1, 1, "int", _sympy_function("FloorToInt")),
+    "CeilToInt": FunctionSpec(1, 1, "int", _sympy_function("CeilToInt")),
+    "math.floor": FunctionSpec(1, 1, "int", _sympy_function("FloorToInt")),
+    "math.ceil": FunctionSpec(1, 1, "int", _sympy_function("CeilToInt")),
     "IfThenElse": FunctionSpec(3, 3, "ite", _sympy_function(ite)),
     "Identity": FunctionSpec(1, 1, "any", _identity),
 }
 
-# Opaque functions (bitwise ops, float math; symint.sympy_io.floats) read back under their own names.
-for _cls in OPAQUE_FUNCTIONS:
-    _arity = min(_cls.nargs)
-    FUNCTIONS.setdefault(_cls.__name__, FunctionSpec(_arity, _arity, "int", _sympy_function(_cls)))
 
-#: Every function name the parser accepts.
-KNOWN_FUNCTIONS: tuple[str, ...] = tuple(sorted(FUNCTIONS, key=str.lower))
+@lru_cache(maxsize=None)
+def functions() -> dict[str, FunctionSpec]:
+    """Function name -> how to check its arguments and build it; built by the first parse.
+
+    Opaque functions (bitwise ops, float math; :mod:`symint.sympy_io.floats`) read back under
+    their own names: their names are sympy classes', so the table imports sympy (Note [sympy
+    on first use] in :mod:`symint.lazy_sympy`).
+
+    >>> functions()["Max"].min_args, "BitwiseAnd" in functions()
+    (1, True)
+    """
+    table = dict(_FUNCTIONS)
+    for cls in _floats.OPAQUE_FUNCTIONS:
+        arity = min(cls.nargs)
+        table.setdefault(cls.__name__, FunctionSpec(arity, arity, "int", _sympy_function(cls)))
+    return table
+
+
+@lru_cache(maxsize=None)
+def known_functions() -> tuple[str, ...]:
+    """Every function name the parser accepts, sorted.
+
+    >>> known_functions()[:3]
+    ('Abs', 'abs', 'And')
+    """
+    return tuple(sorted(functions(), key=str.lower))
+
+
+def __getattr__(name: str):
+    """``FUNCTIONS`` and ``KNOWN_FUNCTIONS``, the tables of :func:`functions` and :func:`known_functions` (PEP 562)."""
+    if name == "FUNCTIONS":
+        return functions()
+    if name == "KNOWN_FUNCTIONS":
+        return known_functions()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 #: What may follow an input's name, for error messages.
 SOURCE_ATTRS = "size()[i], size(i), shape[i], stride()[i], stride(i), storage_offset() or numel()"

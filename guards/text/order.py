@@ -35,7 +35,7 @@ Note [Sympy's print order on forms]
 
 from __future__ import annotations
 
-import sympy
+from symint.lazy_sympy import sympy
 
 from symint.form import Atom, Form, Mono
 

@@ -57,24 +57,25 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Iterable, Literal, Mapping
 
-import sympy
+from symint.lazy_sympy import lazy_module, sympy
 
 from symint import form as F
 from symint.build import as_expr, symbol_expr
 from symint.form import BoolForm, Form
 
 from symint.errors import ExpressionLimitError
-from symint.sympy_io import to_sympy
-from symint.sympy_io.limits import check_folded
 
 from guards.errors import GuardParseError, GuardTypeError
-from guards.text.lexer import BINARY_PRECEDENCE, COMPARISONS, FUNCTIONS, KEYWORDS, KNOWN_FUNCTIONS, MAX_CONSTANT_BITS, SOURCE_ATTRS
+from guards.text.lexer import BINARY_PRECEDENCE, COMPARISONS, KEYWORDS, MAX_CONSTANT_BITS, SOURCE_ATTRS, functions, known_functions
 from guards.text.lexer import PREC_ADD, PREC_AND, PREC_BAND, PREC_BOR, PREC_CMP, PREC_MUL, PREC_NOT, PREC_OR
 from guards.text.lexer import FunctionSpec, Token, TokenCursor, balanced, tokenize
 from guards.source import Source
 from guards.text.torch_sources import read_path
 from guards.text.values import Value, arith, call, connective, is_bool, neg, negate, relation, view
 from guards.validate import need_choice, need_iterable, need_mapping, short
+
+_io = lazy_module("symint.sympy_io")  # Note [sympy on first use] in symint.lazy_sympy
+_limits = lazy_module("symint.sympy_io.limits")
 
 __all__ = [
     "Dialect",
@@ -348,7 +349,7 @@ class _Parser(TokenCursor):
         if self.at(".") and self.peek(1).kind == "name" and self.at("(", 2):
             dotted = f"{word}.{self.peek(1).text}"
             # torch.foo(...) is a (possibly unknown) function; x.size(...) is a source.
-            if dotted in FUNCTIONS or (word in ("torch", "math", "sympy") and not self.is_source_attr(1)):
+            if dotted in functions() or (word in ("torch", "math", "sympy") and not self.is_source_attr(1)):
                 self.take()
                 self.take()
                 return self.no_trailer(self.call(dotted, tok))
@@ -374,9 +375,9 @@ class _Parser(TokenCursor):
         return value
 
     def call(self, name: str, name_tok: Token) -> Value:
-        spec = FUNCTIONS.get(name)
+        spec = functions().get(name)
         if spec is None:
-            known = ", ".join(KNOWN_FUNCTIONS)
+            known = ", ".join(known_functions())
             raise self.error(f"unknown function {name!r}; known functions: {known}", name_tok)
         open_tok = self.expect("(", "to start the arguments")
         self.enter(open_tok)
@@ -523,7 +524,7 @@ def _python_pow(a: sympy.Basic, b: sympy.Basic) -> sympy.Basic:
     (``2 ** L['x'].size()[0]``, never negative) stays a ``PowByNatural``, as torch
     prints it; ``PowByNatural(a, b)`` written out keeps its own meaning.
     """
-    return check_folded(sympy.Pow(a, b))
+    return _limits.check_folded(sympy.Pow(a, b))
 
 
 def _add(a: Value, b: Value) -> Value:
@@ -554,7 +555,7 @@ class ParsedGuards:
     @property
     def exprs(self) -> tuple[sympy.Basic, ...]:
         """The sympy views of the conditions (built once per form, for readers that want sympy)."""
-        return tuple(to_sympy(f) for f in self.forms)
+        return tuple(_io.to_sympy(f) for f in self.forms)
 
     @property
     def source_map(self) -> dict[sympy.Symbol, Source]:
@@ -685,6 +686,7 @@ def parse_guard(text: str, symbols: Mapping[sympy.Symbol, Source] | None = None,
         GuardParseError: malformed text, with the column and a caret line.
         GuardTypeError: the text is not boolean (``"s0 + 1"``) or mixes types.
 
+    >>> from symint.sympy_io import to_sympy
     >>> from guards.source import Source
     >>> n = symbol_expr("n")
     >>> to_sympy(parse_guard("2 <= L['k'] and s0 % 8 == 0", {n: Source.value("k")}))
@@ -725,3 +727,10 @@ def parse_source(text: str) -> Source:
     if parser.peek().kind != "end":
         raise parser.error("unexpected text after the source", parser.peek())
     return source
+
+
+def __getattr__(name: str):
+    """``KNOWN_FUNCTIONS``: every function name the parser accepts (:func:`guards.text.lexer.known_functions`, PEP 562)."""
+    if name == "KNOWN_FUNCTIONS":
+        return known_functions()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -54,14 +54,12 @@ from __future__ import annotations
 
 import html
 import keyword
+from functools import lru_cache
 from typing import Callable, Literal, Mapping, Sequence, Union
 
-import sympy
-from sympy.core.relational import Relational
+from symint.lazy_sympy import lazy_module, sympy
 
 from symint.form import Atom, BoolForm, Form, Mono
-from symint.sympy_io.floats import OPAQUE_FUNCTIONS
-from symint.sympy_io.functions import CeilDiv, CeilToInt, FloorDiv, FloorToInt, IfThenElse, IntTrueDiv, Max, Min, Mod, PowByNatural
 
 from guards.errors import GuardTypeError, GuardValueError
 from guards.text.escape import affordable_sum, sympy_latex, sympy_str
@@ -70,6 +68,9 @@ from guards.guard import Guard
 from guards.text.lexer import PREC_ADD, PREC_AND, PREC_ATOM, PREC_BAND, PREC_BOR, PREC_CMP, PREC_MUL, PREC_NOT, PREC_OR, PREC_POW, PREC_UNARY
 from guards.source import Source
 from guards.text.order import ordered_args, ordered_factors, ordered_terms
+
+_floats = lazy_module("symint.sympy_io.floats")  # Note [sympy on first use] in symint.lazy_sympy
+_nodes = lazy_module("symint.sympy_io.functions")
 
 __all__ = [
     "membership",
@@ -86,18 +87,28 @@ __all__ = [
 
 TextStyle = Literal["sympy", "torch", "source"]
 #: What the printers print: a form, a boolean form, or a sympy expression (floats, opaque functions).
-Printable = Union[Form, BoolForm, sympy.Basic]
+Printable = Union[Form, BoolForm, "sympy.Basic"]
 
-#: A sympy node class -> the kind of call it prints as (the names of symint.form's atoms where they have one).
-_KINDS = {
-    FloorDiv: "floordiv", CeilDiv: "ceildiv", Mod: "mod", Max: "max", Min: "min", PowByNatural: "pow",
-    IntTrueDiv: "truediv", FloorToInt: "floortoint", CeilToInt: "ceiltoint", IfThenElse: "ite",
+#: The kind of call -> the name of its sympy node class (the names of symint.form's atoms where they have one).
+_NAMES = {
+    "floordiv": "FloorDiv", "ceildiv": "CeilDiv", "mod": "Mod", "max": "Max", "min": "Min", "pow": "PowByNatural",
+    "truediv": "IntTrueDiv", "floortoint": "FloorToInt", "ceiltoint": "CeilToInt", "ite": "IfThenElse",
 }  # fmt: skip
-_NAMES = {kind: cls.__name__ for cls, kind in _KINDS.items()}
 _PYTHON_NAMES = {"max": "max", "min": "min", "floortoint": "math.floor", "ceiltoint": "math.ceil"}
 _DIRECTION = {"<": True, "<=": True, ">": False, ">=": False}  # how a relation chains (None: it does not)
 _RESERVED = frozenset(keyword.kwlist)
-_NO_SYNTAX = (sympy.oo, -sympy.oo, sympy.zoo, sympy.nan)
+
+
+@lru_cache(maxsize=None)
+def _kinds() -> dict[type, str]:
+    """A sympy node class -> the kind of call it prints as (built when sympy is first printed)."""
+    return {getattr(_nodes, name): kind for kind, name in _NAMES.items()}
+
+
+@lru_cache(maxsize=None)
+def _no_syntax() -> tuple:
+    """The sympy values with no Python syntax."""
+    return sympy.oo, -sympy.oo, sympy.zoo, sympy.nan
 
 
 class _Printer:
@@ -195,18 +206,18 @@ class _Printer:
             return self.product(coeff, sympy.Mul.make_args(rest))
         if isinstance(e, sympy.Pow):
             return f"{self.wrap(e.base, PREC_POW + 1)}**{self.wrap(e.exp, PREC_UNARY)}", PREC_POW
-        if isinstance(e, Relational):
+        if isinstance(e, sympy.Rel):
             return self.relation(e.rel_op, e.lhs, e.rhs)
         if isinstance(e, (sympy.And, sympy.Or)):
             return self.logic(isinstance(e, sympy.And), e.args, e)
         if isinstance(e, sympy.Not):
             return self.negation(e.args[0])
-        kind = _KINDS.get(type(e))
+        kind = _kinds().get(type(e))
         if kind is not None:
             return self.call(kind, e.args)
-        if type(e) in OPAQUE_FUNCTIONS:  # BitwiseAnd(a, b), FloatSqrt(x): the same call in every style
+        if type(e) in _floats.OPAQUE_FUNCTIONS:  # BitwiseAnd(a, b), FloatSqrt(x): the same call in every style
             return f"{type(e).__name__}({', '.join(self.text(a) for a in e.args)})", PREC_ATOM
-        if e in _NO_SYNTAX:
+        if e in _no_syntax():
             raise GuardTypeError(f"{e} has no guard syntax (guards compare finite integers)")
         raise GuardTypeError(f"cannot print {type(e).__name__} ({e}) as guard text: not built by symint.build")
 
@@ -353,7 +364,7 @@ def _relation_parts(e: Printable) -> tuple[str, Printable, Printable] | None:
     """``(op, lhs, rhs)`` of a relation (form or sympy), else None."""
     if type(e) is BoolForm:
         return e.args if e.kind == "rel" else None
-    if isinstance(e, Relational):
+    if isinstance(e, sympy.Rel):
         return e.rel_op, e.lhs, e.rhs
     return None
 

@@ -35,7 +35,7 @@ import json
 import math
 from typing import Any, Mapping, Sequence
 
-import sympy
+from symint.lazy_sympy import sympy
 
 from symint.build import symbol_expr
 from valueranges import ValueRangeError, ValueRanges

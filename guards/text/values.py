@@ -29,6 +29,7 @@ Note [Parsed forms and the sympy builders]
     ``IntTrueDiv(s0, s1)/((s1 + 1)*(s1 + 2))`` reads back with the denominator expanded
     (the same value; an integer guard was expanded by its conversion to forms anyway).
 
+>>> from symint.sympy_io import to_sympy
 >>> from symint import form as F
 >>> x = F.sym("x")
 >>> to_sympy(relation("<", arith("//", x, F.const(2)), F.const(3)))
@@ -41,21 +42,21 @@ from __future__ import annotations
 
 from typing import Callable, Union
 
-import sympy
-from sympy.logic.boolalg import BooleanAtom
+from symint.lazy_sympy import lazy_module, sympy
 
 from symint import build
 from symint import form as F
 from symint.form import MAX_TERMS, BoolForm, Form, FormLimitError
-from symint.sympy_io import NotAnIntegerForm, from_sympy, opaque_bool_from_sympy, to_sympy
 
 from guards.errors import GuardTypeError
 from guards.guard import as_bool_form
 
+_io = lazy_module("symint.sympy_io")  # Note [sympy on first use] in symint.lazy_sympy
+
 __all__ = ["Value", "is_bool", "lift", "view", "arith", "relation", "connective", "negate", "call"]
 
 #: A parsed value: an integer form, a boolean form, or a float-valued sympy expression.
-Value = Union[Form, BoolForm, sympy.Basic]
+Value = Union[Form, BoolForm, "sympy.Basic"]
 
 
 def is_bool(v: Value) -> bool:
@@ -78,8 +79,8 @@ def lift(e: sympy.Basic) -> Value:
     if _too_large(e):
         return e
     try:
-        return from_sympy(e)
-    except (NotAnIntegerForm, FormLimitError):
+        return _io.from_sympy(e)
+    except (_io.NotAnIntegerForm, FormLimitError):
         return e
 
 
@@ -90,7 +91,7 @@ def _too_large(e: sympy.Basic) -> bool:
 
 def view(v: Value) -> sympy.Basic:
     """The sympy expression of ``v`` (the view of a form, built once and cached on it)."""
-    return v if isinstance(v, sympy.Basic) else to_sympy(v)
+    return v if isinstance(v, sympy.Basic) else _io.to_sympy(v)
 
 
 def _on_forms(form_op: Callable[..., Value] | None, sympy_op: Callable[..., sympy.Basic], args: tuple) -> Value:
@@ -104,7 +105,7 @@ def _on_forms(form_op: Callable[..., Value] | None, sympy_op: Callable[..., symp
 
 def _pow(a: Form, b: Form) -> Value:
     if b.is_const and b.const < 0:  # 1 / a**k: a float
-        return lift(build.pow_(to_sympy(a), to_sympy(b)))
+        return lift(build.pow_(_io.to_sympy(a), _io.to_sympy(b)))
     return F.pow_sym(a, b)
 
 
@@ -129,6 +130,7 @@ def arith(op: str, a: Value, b: Value) -> Value:
         ZeroDivisionError: a division by the constant 0.
         ExpressionLimitError: the result would be too large.
 
+    >>> from symint.sympy_io import to_sympy
     >>> to_sympy(arith("%", F.add(F.sym("x"), F.const(9)), F.const(4)))
     Mod(x + 1, 4)
     """
@@ -139,6 +141,7 @@ def arith(op: str, a: Value, b: Value) -> Value:
 def neg(a: Value) -> Value:
     """``-a``.
 
+    >>> from symint.sympy_io import to_sympy
     >>> to_sympy(neg(F.sym("x")))
     -x
     """
@@ -163,13 +166,14 @@ def relation(op: str, a: Value, b: Value) -> BoolForm:
     Raises:
         GuardTypeError: booleans ordered (``<``).
 
+    >>> from symint.sympy_io import to_sympy
     >>> to_sympy(relation("==", F.scale(F.sym("a"), 2), F.const(1)))   # no integer solution, kept as written
     Eq(2*a, 1)
     """
     if type(a) is Form and type(b) is Form:
         r = F.rel(op, a, b)
         if r.kind == "const" and not F.sub(a, b).is_const:  # folded by a gcd (Note [Parsed forms and the sympy builders])
-            return as_bool_form(_SYMPY_RELATIONS[op](to_sympy(a), to_sympy(b)))
+            return as_bool_form(_SYMPY_RELATIONS[op](_io.to_sympy(a), _io.to_sympy(b)))
         return r
     if isinstance(a, BoolForm) and isinstance(b, BoolForm):
         if op not in ("==", "!="):
@@ -178,13 +182,14 @@ def relation(op: str, a: Value, b: Value) -> BoolForm:
         return same if op == "==" else negate(same)
     written = _SYMPY_RELATIONS[op](view(a), view(b))
     if any(_too_large(x) for x in (a, b) if isinstance(x, sympy.Basic)) and build.is_bool_expr(written):
-        return opaque_bool_from_sympy(written) if not isinstance(written, BooleanAtom) else F.bool_const(bool(written))
+        return _io.opaque_bool_from_sympy(written) if not isinstance(written, sympy.logic.boolalg.BooleanAtom) else F.bool_const(bool(written))
     return as_bool_form(written)
 
 
 def negate(a: BoolForm) -> BoolForm:
     """``not a`` (a relation flips its operator).
 
+    >>> from symint.sympy_io import to_sympy
     >>> to_sympy(negate(relation("<", F.sym("x"), F.const(3))))
     x >= 3
     """
@@ -194,6 +199,7 @@ def negate(a: BoolForm) -> BoolForm:
 def connective(kind: str, args: list[BoolForm]) -> BoolForm:
     """``and``/``or`` of ``args`` in the written order (flattened; a repeated operand dropped).
 
+    >>> from symint.sympy_io import to_sympy
     >>> x = F.sym("x")
     >>> to_sympy(connective("and", [relation("<", x, F.const(3)), relation("<", x, F.const(3))]))
     x < 3

@@ -42,7 +42,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-import sympy
+from symint.lazy_sympy import sympy
 
 from symint import form as F
 from symint.build import symbol_expr

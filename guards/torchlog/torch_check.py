@@ -27,7 +27,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, Mapping, Sequence
 
-import sympy
+from symint.lazy_sympy import sympy
 
 from symint.build import le, symbol_expr
 

@@ -43,12 +43,11 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 import numpy as np
-import sympy
+from symint.lazy_sympy import lazy_module, sympy
 
 from guards import Source
 from guards.source import storage_offset_of
 from symint import SymBool, SymFloat, SymInt
-from symint.sympy_io.evaluate import UnboundSymbolError, evaluate
 
 from shapeenv.errors import CheckFailedError
 from shapeenv.program.graph import Graph, Node
@@ -58,6 +57,8 @@ from shapeenv.ops.dispatch import is_tensor
 from shapeenv.backends.errors import BackendError, InputMismatchError, KernelError, MissingKernelError, ShapeMismatchError
 from shapeenv.ops.common import is_contiguous as _provably_contiguous
 from shapeenv.ops.kernels.numpy import KERNELS, RANDOM_OPS, element_strides, in_layout, np_dtype
+
+_evaluate = lazy_module("symint.sympy_io.evaluate")  # Note [sympy on first use] in symint.lazy_sympy
 
 __all__ = ["numpy_backend", "NumpyBackend", "NumpyProgram", "missing_kernels", "HOPS"]
 
@@ -272,7 +273,7 @@ class NumpyProgram:
             for record in self._asserts.get(sym, ()):
                 if not all(s in scope for s in record.expr.free_symbols):
                     continue
-                if not evaluate(record.expr, scope):
+                if not _evaluate.evaluate(record.expr, scope):
                     values = ", ".join(f"{s} = {scope[s]}" for s in sorted(record.expr.free_symbols, key=str))
                     what = f": {record.message}" if record.message else ""
                     raise CheckFailedError(f"runtime assert {record.expr} failed for {values}{what}")
@@ -336,8 +337,8 @@ class NumpyProgram:
             return env[value]
         if isinstance(value, (SymInt, SymBool, SymFloat)):
             try:
-                return evaluate(value.node.expr, scope)
-            except UnboundSymbolError as e:
+                return _evaluate.evaluate(value.node.expr, scope)
+            except _evaluate.UnboundSymbolError as e:
                 raise BackendError(f"{value} reads a size that is not known when the program runs: {e}") from None
         if isinstance(value, tuple):
             return tuple(self._resolve(v, env, scope) for v in value)
@@ -381,8 +382,8 @@ class NumpyProgram:
             if not self.check_shapes:
                 return False
             try:
-                expected = evaluate(expr, scope)
-            except UnboundSymbolError:
+                expected = _evaluate.evaluate(expr, scope)
+            except _evaluate.UnboundSymbolError:
                 return False
         else:
             expected = size
@@ -459,8 +460,8 @@ def _as_traced(fake: Any, real: Any, scope: Scope) -> Any:
     if real.flags.c_contiguous and _provably_contiguous(fake):
         return real
     try:
-        strides = [int(evaluate(st.node.expr, scope)) if isinstance(st, SymInt) else int(st) for st in fake.stride()]
-    except UnboundSymbolError:
+        strides = [int(_evaluate.evaluate(st.node.expr, scope)) if isinstance(st, SymInt) else int(st) for st in fake.stride()]
+    except _evaluate.UnboundSymbolError:
         return real
     current = element_strides(real)
     if all(a == b or n == 1 for a, b, n in zip(current, strides, real.shape)):

@@ -31,7 +31,7 @@ import os
 import sys
 from typing import Any, Callable, Mapping, Sequence, TextIO
 
-import sympy
+from symint.lazy_sympy import sympy
 
 from symint.errors import ExpressionLimitError, SymIntError
 

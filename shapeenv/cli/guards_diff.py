@@ -31,7 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-import sympy
+from symint.lazy_sympy import sympy
 
 from guards.text.escape import one_line
 from guards.runtime.explain import explain

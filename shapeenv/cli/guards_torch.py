@@ -26,10 +26,9 @@ import sys
 from dataclasses import dataclass
 from typing import Any, Mapping
 
-import sympy
+from symint.lazy_sympy import lazy_module, sympy
 
 from symint.errors import SymIntError
-from symint.sympy_io.evaluate import evaluate
 
 from guards.errors import GuardError, GuardParseError, GuardValueError, UnknownSourceError
 from guards.torchlog.export_text import looks_like_export_program, read_export_text
@@ -41,6 +40,8 @@ from guards.source import Source
 from guards.torchlog.torch_check import TorchGuards, Verdict, dynamic_guard_set, explain_recompiles, pinned_values
 from guards.torchlog.torch_log import TorchLog
 from guards.torchlog.torch_trace import read_trace_path
+
+_evaluate = lazy_module("symint.sympy_io.evaluate")  # Note [sympy on first use] in symint.lazy_sympy
 
 __all__ = ["Loaded", "load", "read_text", "looks_like_log_file", "root_value", "assumed_values", "explain_log", "region", "input_name"]
 
@@ -137,7 +138,7 @@ def looks_like_log_file(path: str) -> bool:
 def root_value(expr: sympy.Basic, values: Mapping[sympy.Symbol, int]) -> int | None:
     """A derived dim's root as the inputs bind it (``x.size()[1] // 2`` with ``x.size()[1] = 10``: 5), or None."""
     try:
-        return int(evaluate(expr, values))
+        return int(_evaluate.evaluate(expr, values))
     except (SymIntError, ZeroDivisionError, TypeError, ValueError):
         return None
 

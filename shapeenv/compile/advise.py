@@ -51,7 +51,7 @@ import math
 from dataclasses import dataclass, field, replace
 from typing import Any, Mapping, Sequence
 
-import sympy
+from symint.lazy_sympy import sympy
 
 from guards import GuardSet, Source
 from guards.guard import Guard

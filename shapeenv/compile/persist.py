@@ -57,7 +57,7 @@ import warnings
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Protocol, runtime_checkable
 
-import sympy
+from symint.lazy_sympy import sympy
 
 from guards import GuardSet, Source
 from guards.runtime.cache import pinned_sources
@@ -76,7 +76,7 @@ from shapeenv.compile.reads import NO_READS, Probe, Reads
 __all__ = ["StorableBackend", "Persistence", "StoredArtifact", "Loaded", "encode_key", "PROGRAM_BACKEND", "NEVER"]
 
 #: The guards of a disabled stored entry (Note [A stored entry that fails]): they never hold.
-NEVER = GuardSet.of([sympy.false], {})
+NEVER = GuardSet.of([False], {})
 
 #: The stored name of the default backend (the artifact is the program itself).
 PROGRAM_BACKEND = "program"

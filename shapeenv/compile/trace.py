@@ -44,12 +44,11 @@ import time
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping
 
-import sympy
+from symint.lazy_sympy import lazy_module, sympy
 
 from guards import Guard, GuardSet
 from symint import SymBool, SymInt, build
 from symint import form as F
-from symint.sympy_io.evaluate import UnboundSymbolError, evaluate
 
 from shapeenv.core.settings import ShapeEnvSettings
 from shapeenv.errors import DynamicShapesTypeError
@@ -60,6 +59,8 @@ from shapeenv.hops.pytree import tree_map
 from shapeenv.compile.binding import Call
 from shapeenv.compile.plan import DEMOTED, Plan
 from shapeenv.compile.reads import NO_READS, Reads, recording
+
+_evaluate = lazy_module("symint.sympy_io.evaluate")  # Note [sympy on first use] in symint.lazy_sympy
 
 __all__ = ["Traced", "Specialization", "trace_call", "output_shapes"]
 
@@ -230,8 +231,8 @@ def output_shapes(program: ExportedProgram, inputs: Mapping[str, Any]) -> Any:
         if isinstance(v, SymInt):
             expr = env.simplify(v.node.expr)
             try:
-                return int(evaluate(expr, values))
-            except UnboundSymbolError:
+                return int(_evaluate.evaluate(expr, values))
+            except _evaluate.UnboundSymbolError:
                 return expr
         return v
 

@@ -19,7 +19,7 @@ import logging
 import math
 from typing import TYPE_CHECKING
 
-import sympy
+from symint.lazy_sympy import lazy_module, sympy
 
 from guards.solver.incremental import IncrementalProver
 from guards.text.printers import to_source_text
@@ -27,7 +27,6 @@ from symint import SymBool, build
 from symint.form import logic as B
 from symint import form as F
 from symint.form.logic import BoolForm
-from symint.sympy_io import NotAnIntegerForm, from_sympy, to_sympy
 
 from .errors import GuardOnDataDependentSymNode, ShapeEnvTypeError
 from .messages import annotate
@@ -35,6 +34,8 @@ from .provenance import sympy_of, bool_form_of, user_frame
 
 if TYPE_CHECKING:  # pragma: no cover
     from .state import DecisionState
+
+_io = lazy_module("symint.sympy_io")  # Note [sympy on first use] in symint.lazy_sympy
 
 __all__ = ["Decider"]
 
@@ -103,12 +104,12 @@ class Decider:
             self.stats["z3" if answer is not None else "undecided"] += 1
             if _solver_log.isEnabledFor(logging.INFO):
                 said = {True: "true", False: "false", None: "not decided"}[answer]
-                _solver_log.info("Z3: %s is %s (%s)  # %s", to_sympy(e), said, self.prover.last_outcome, user_frame())
+                _solver_log.info("Z3: %s is %s (%s)  # %s", _io.to_sympy(e), said, self.prover.last_outcome, user_frame())
         else:
             self.stats["undecided"] += 1
             if _solver_log.isEnabledFor(logging.INFO) and not facts.intervals_are_exact(e):
                 _solver_log.info("Z3 not asked: %s is about backed sizes, whose hints decide it (a guard; "
-                                 "set z3_on_backed=True to ask)  # %s", to_sympy(e), user_frame())
+                                 "set z3_on_backed=True to ask)  # %s", _io.to_sympy(e), user_frame())
         if answer is None:
             if len(memo) > 1 << 16:
                 memo.clear()
@@ -192,8 +193,8 @@ class Decider:
         f = value
         if not isinstance(value, F.Form):
             try:
-                f = from_sympy(value)
-            except NotAnIntegerForm:
+                f = _io.from_sympy(value)
+            except _io.NotAnIntegerForm:
                 return self._guard_float(value, hint, reason=reason)
         return self._guard_int(f, hint, reason=reason)
 

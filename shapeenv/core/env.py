@@ -26,15 +26,13 @@ import math
 from types import MappingProxyType
 from typing import Iterator, Mapping
 
-import sympy
+from symint.lazy_sympy import lazy_module, sympy
 
 from guards import GuardSet, Source
 from symint import SymBool, SymFloat, SymInt, SymNode, build
 from symint.form import logic as B
 from symint import form as F
 from symint.form import terms as form_terms
-from symint.sympy_io import NotAnIntegerForm, from_sympy
-from symint.sympy_io.evaluate import evaluate as evaluate_expr
 from valueranges import ValueRanges, bound
 
 from .assuming import Assumptions, assuming
@@ -55,6 +53,9 @@ from .produce import ProduceReport, produce_guards, produce_guards_deferred, pro
 from .provenance import AssertRecord, GuardRecord, Provenance, bool_form_of, library_code, user_frame
 from .settings import ShapeEnvSettings
 from .symbols import DimDynamic, SymbolInfo
+
+_io = lazy_module("symint.sympy_io")  # Note [sympy on first use] in symint.lazy_sympy
+_evaluate = lazy_module("symint.sympy_io.evaluate")
 
 __all__ = ["ShapeEnv"]
 
@@ -256,7 +257,7 @@ class ShapeEnv:
             if info is None or info.hint is None:
                 return None
             values[s] = info.hint
-        return evaluate_expr(expr, values)
+        return _evaluate.evaluate(expr, values)
 
     def hint_of_form(self, f) -> int | bool | None:
         """The value of a canonical form (``Form`` or ``BoolForm``) for the traced example, or None if unbacked."""
@@ -283,8 +284,8 @@ class ShapeEnv:
         rng = bound(self.simplify(expr), self.facts.ranges)
         if not rng.is_bool and not isinstance(value, SymFloat) and rng.lower != rng.upper:
             try:
-                form = from_sympy(expr)
-            except NotAnIntegerForm:
+                form = _io.from_sympy(expr)
+            except _io.NotAnIntegerForm:
                 form = None
             if form is not None:  # what the decision procedure proves (linear facts, //, %, max, min)
                 lo, hi = self.facts.bound(form)

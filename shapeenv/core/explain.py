@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-import sympy
+from symint.lazy_sympy import sympy
 
 from symint import SymBool, SymFloat, SymInt
 

@@ -34,7 +34,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import sympy
+from symint.lazy_sympy import sympy
 
 from guards import Guard, GuardSet, ProofResult, SolverConfig, Source
 from guards.simplify.reduce_forms import FormReduction, canonical_guards

@@ -13,13 +13,14 @@ import types
 from dataclasses import dataclass
 from pathlib import Path
 
-import sympy
+from symint.lazy_sympy import lazy_module, sympy
 
 import guards
 import symint
 import valueranges
 from symint.form import BoolForm
-from symint.sympy_io import bool_from_sympy, to_sympy
+
+_io = lazy_module("symint.sympy_io")  # Note [sympy on first use] in symint.lazy_sympy
 
 __all__ = ["Provenance", "GuardRecord", "AssertRecord", "bool_form_of", "sympy_of", "user_frame", "user_frame_object", "local_name", "library_code",
            "code_names"]
@@ -183,7 +184,7 @@ class Provenance:
 
 def sympy_of(value) -> sympy.Basic:
     """The sympy expression of a form (built once, cached on it), or a sympy expression as it is."""
-    return value if isinstance(value, sympy.Basic) else to_sympy(value)
+    return value if isinstance(value, sympy.Basic) else _io.to_sympy(value)
 
 
 def bool_form_of(value) -> BoolForm:
@@ -196,7 +197,7 @@ def bool_form_of(value) -> BoolForm:
     >>> bool_form_of(lt(symbol_expr("n"), 5)).kind
     'rel'
     """
-    return value if isinstance(value, BoolForm) else bool_from_sympy(value)
+    return value if isinstance(value, BoolForm) else _io.bool_from_sympy(value)
 
 
 @dataclass(frozen=True, slots=True)

@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 
-import sympy
+from symint.lazy_sympy import sympy
 
 from guards import Source
 from valueranges import ValueRanges

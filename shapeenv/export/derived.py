@@ -21,7 +21,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import sympy
+from symint.lazy_sympy import sympy
 
 from guards import Source
 from valueranges import bound

@@ -48,10 +48,10 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Callable, Mapping, Sequence
 
-import sympy
+from symint.lazy_sympy import lazy_module, sympy
 
 from guards import Guard, Source
-from symint import SymInt, evaluate
+from symint import SymInt
 
 from shapeenv.env import ShapeEnv
 from valueranges import ValueRanges, bound
@@ -73,6 +73,8 @@ from shapeenv.ops.dispatch import graph_arg
 from shapeenv.core.settings import ShapeEnvSettings
 from shapeenv.core.symbols import DimDynamic
 from shapeenv.export.state import preserved_state
+
+_evaluate = lazy_module("symint.sympy_io.evaluate")  # Note [sympy on first use] in symint.lazy_sympy
 
 __all__ = ["export", "ExportedProgram", "TensorSpec", "ExportConstraintError", "Violation"]
 
@@ -583,7 +585,7 @@ def _values_failing(guard: sympy.Basic, sym: sympy.Symbol, declared: ValueRanges
     holding, failing = [], None
     for v in range(int(lo), int(hi) + 1):
         try:
-            ok = bool(evaluate(guard, {sym: v}))
+            ok = bool(_evaluate.evaluate(guard, {sym: v}))
         except (ZeroDivisionError, ValueError):
             ok = False
         if ok:

@@ -49,12 +49,11 @@ import math
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
-import sympy
+from symint.lazy_sympy import lazy_module, sympy
 
 from guards import Source
 from symint import SymInt
 from symint.form import BoolForm
-from symint.sympy_io import bool_from_sympy
 from valueranges import ValueRanges, bound
 
 from shapeenv.core.produce import source_symbols
@@ -64,6 +63,8 @@ from shapeenv.tensor.dims import Dim
 from shapeenv.program.graph import Graph, Node
 from shapeenv.hops.pytree import flatten
 from shapeenv.program.program import TensorSpec, is_shape_tuple, is_tensor_like
+
+_io = lazy_module("symint.sympy_io")  # Note [sympy on first use] in symint.lazy_sympy
 
 __all__ = ["SizeOneSplit", "size_one_split", "verify_size_one", "pin_example"]
 
@@ -142,7 +143,7 @@ def _holds_on(record: Any, ranges: Mapping) -> bool:
         return False
     if math.prod(int(r.upper - r.lower + 1) for r in boxes) > _ENUMERATION_BUDGET:
         return False
-    form = record.form if isinstance(record.form, BoolForm) else bool_from_sympy(record.form)
+    form = record.form if isinstance(record.form, BoolForm) else _io.bool_from_sympy(record.form)
     names = [s.name for s in syms]
     for point in itertools.product(*(range(int(r.lower), int(r.upper) + 1) for r in boxes)):
         try:

@@ -33,7 +33,7 @@ import contextlib
 import math
 from typing import Any, Callable, Sequence
 
-import sympy
+from symint.lazy_sympy import sympy
 
 from symint import SymInt
 

@@ -37,7 +37,7 @@ from dataclasses import fields
 from types import MappingProxyType
 from typing import Any
 
-import sympy
+from symint.lazy_sympy import sympy
 
 from guards import GuardSet, Source
 from guards.errors import GuardError

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Sequence
 
-import sympy
+from symint.lazy_sympy import sympy
 
 from guards import Guard, GuardSet, Source
 from guards.source import contiguous_strides_of

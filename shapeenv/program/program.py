@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any, Callable, Iterator, Mapping
 
-import sympy
+from symint.lazy_sympy import sympy
 
 from guards import GuardSet, Source
 from guards.source import storage_offset_of

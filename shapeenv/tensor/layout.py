@@ -51,7 +51,7 @@ import functools
 import itertools
 from typing import Any, Callable, Iterator, Sequence
 
-import sympy
+from symint.lazy_sympy import sympy
 
 from symint import SymBool, SymInt, sym_max
 

@@ -19,14 +19,15 @@ from __future__ import annotations
 
 from typing import Callable, Iterator
 
-import sympy
+from symint.lazy_sympy import lazy_module, sympy
 
 from symint.form import logic as B
 from symint import form as F
 from symint.form.logic import BoolForm, Norm
-from symint.sympy_io import to_sympy
 
 from ..errors import ContradictoryFactsError
+
+_io = lazy_module("symint.sympy_io")  # Note [sympy on first use] in symint.lazy_sympy
 
 __all__ = ["Known"]
 
@@ -77,7 +78,7 @@ class Known:
         """
         key = _key(e)
         if self._table.get(key) is False:
-            raise ContradictoryFactsError(f"{to_sympy(e)} contradicts the known facts")
+            raise ContradictoryFactsError(f"{_io.to_sympy(e)} contradicts the known facts")
         if key in self._table:
             return False
         self._table[key] = True
@@ -107,7 +108,7 @@ class Known:
                 s = simplify_bool(key)
                 if s.kind == "const":
                     if s.value != truth:
-                        raise ContradictoryFactsError(f"{to_sympy(key)} became {s.value}, contradicting a known fact")
+                        raise ContradictoryFactsError(f"{_io.to_sympy(key)} became {s.value}, contradicting a known fact")
                     continue
                 self._unpaired |= s.kind == "rel"  # a relation without its negation (Note [Known relations come in pairs])
                 self._table[_key(s)] = truth
@@ -121,7 +122,7 @@ class Known:
         for key, truth in self._table.items():
             if isinstance(key, Norm):
                 if truth:
-                    out[to_sympy(B.rel(key.op, key.p, F.const(0)))] = True
+                    out[_io.to_sympy(B.rel(key.op, key.p, F.const(0)))] = True
             else:
-                out[to_sympy(key)] = truth
+                out[_io.to_sympy(key)] = truth
         return out

@@ -29,10 +29,12 @@ from typing import Callable, Container
 from symint.form import logic as B
 from symint import form as F
 from symint.form.logic import Norm
-from symint.sympy_io import to_sympy
+from symint.lazy_sympy import lazy_module
 
 from ..errors import ContradictoryFactsError
 from ..linear_facts import LinearFacts, propagate
+
+_io = lazy_module("symint.sympy_io")  # Note [sympy on first use] in symint.lazy_sympy
 
 __all__ = ["division_preimage", "atom_bounds_of_fact", "floor_div", "ceil_div", "intersect", "propagate_rounds",
            "eliminate_pairs"]
@@ -177,8 +179,8 @@ def why_text(why) -> str:
     if isinstance(why, str):
         return why
     if isinstance(why, Norm):
-        return f" (from {to_sympy(B.rel(why.op, why.p, F.const(0)))})"
-    return f" (from {to_sympy(why)})"
+        return f" (from {_io.to_sympy(B.rel(why.op, why.p, F.const(0)))})"
+    return f" (from {_io.to_sympy(why)})"
 
 
 def fmt(v) -> str:

@@ -25,14 +25,14 @@ from __future__ import annotations
 
 from typing import Callable
 
-import sympy
+from symint.lazy_sympy import lazy_module, sympy
 
 from symint import form as F
-from symint.sympy_io import NotAnIntegerForm, from_sympy, to_sympy
 from symint.form.transform import transform
-from symint.sympy_io import substitute
 
 from .table import SymbolTable
+
+_io = lazy_module("symint.sympy_io")  # Note [sympy on first use] in symint.lazy_sympy
 
 __all__ = ["Replacements"]
 
@@ -87,12 +87,12 @@ class Replacements(SymbolTable[F.Form]):
             if new is atom.args[0]:
                 return None
             try:
-                return from_sympy(new)
-            except NotAnIntegerForm:
+                return _io.from_sympy(new)
+            except _io.NotAnIntegerForm:
                 return None
         return None
 
     def substitute(self, expr: sympy.Basic) -> sympy.Basic:
         """A sympy expression with the replacements applied (``expr`` itself when none applies)."""
-        subs = {s: to_sympy(self.table[s.name]) for s in expr.free_symbols if s.name in self.table}
-        return substitute(expr, subs) if subs else expr
+        subs = {s: _io.to_sympy(self.table[s.name]) for s in expr.free_symbols if s.name in self.table}
+        return _io.substitute(expr, subs) if subs else expr
