@@ -108,7 +108,6 @@ class Facts(Learning, SympyViews):
         self._known = Known()
         self._linear = LinearFacts()
         self._atoms_seen: set = set()
-        self._definitions: set = set()  # the atoms' definitions in _linear (Note [Definitions are not rewritten])
         #: Symbols (names) that some fact other than a range mentions (see Note [Questions intervals answer exactly]).
         self.related: set[str] = set()
         #: Grows whenever an answer may change (a cache keyed by it stays valid while it is unchanged).
@@ -504,7 +503,6 @@ class Facts(Learning, SympyViews):
                     if atom not in seen:
                         seen.add(atom)
                         for fact in atom_facts(atom, ranges, memo):
-                            self._definitions.add(fact)
                             self._linear.add(fact)
         return found
 
