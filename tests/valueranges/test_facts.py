@@ -257,18 +257,3 @@ def test_a_question_its_interval_decides_adds_no_definitions() -> None:
     assert facts.decide(rel("<=", F.mul(k(4), F.floordiv(x, k(4))), x)) is True
     assert _definitions_of(facts, "FloorDiv(x, 4)") != []
 
-
-def test_a_replacement_drops_definitions_and_a_question_adds_the_new_ones() -> None:
-    """Note [Definitions are not rewritten]: after x -> 2*y the facts of ``x // 8`` go; ``y // 4``'s come when asked."""
-    facts = Facts()
-    facts.narrow("x", ValueRanges.of(0, 100))
-    facts.narrow("y", ValueRanges.of(0, 50))
-    assert facts.decide(rel("<=", F.mul(k(8), F.floordiv(x, k(8))), x)) is True
-    assert _definitions_of(facts, "FloorDiv(x, 8)") != []
-    facts.learn_form(rel("==", x, F.mul(k(2), y)))
-    assert facts.replacement("x") == F.mul(k(2), y)
-    assert facts._linear.live() == []  # not rewritten into y's: they were definitions only
-    question = rel("<=", F.mul(k(8), F.floordiv(x, k(8))), x)  # 8*((2*y) // 8) <= 2*y, i.e. 4*(y // 4) <= y
-    assert facts.decide(question) is True
-    assert facts.decide(rel(">=", F.add(F.mul(k(8), F.floordiv(x, k(8))), k(8)), F.add(x, k(1)))) is True
-    assert facts._linear.live() != []

@@ -43,37 +43,36 @@ import math
 import re
 from typing import Callable
 
-import sympy
+from typing import TYPE_CHECKING
 
 from symint.form import logic as B
-from symint import build
 from symint import form as F
-from symint.form.logic import BoolForm, Norm
-from symint.sympy_io import NotAnIntegerForm, bool_from_sympy, from_sympy, to_sympy
-from symint.form.transform import transform, transform_bool
+from symint.form.logic import BoolForm
+from symint.form.transform import transform
 
-from ..sympy_bound import bound as bound_sympy
 from ..errors import ContradictoryFactsError
 from ..bound import bound_form
 from ..interval import ValueRanges
 from ..linear_facts import LinearFacts, atom_facts, by_interval, decide_norm, tighten_bound
 from ..modular import modular_set
 from ..rewrite import simplify as rewrite_form, simplify_bool as rewrite_bool
-from .cases import decide_by_cases
+from .cases import decide_by_cases, has_function_atoms, mentions_max_min
 from .divisibility import (
-    Divisors, cancel_common_factor, decide_by_multiples, divisibility_fact, drop_nonzero_factors, without_common_factor,
+    Divisors, cancel_common_factor, decide_by_multiples, drop_nonzero_factors, without_common_factor,
 )
 from .known import Known
-from .ranges import (
-    atom_bounds_of_fact, ceil_div, division_preimage, eliminate_pairs, floor_div, fmt, intersect, propagate_rounds, why_text,
-)
+from .learning import Learning
+from .ranges import division_preimage, fmt, intersect, why_text
 from .replacements import Replacements
 from .residues import Residues
+from .sympy_views import SympyViews
+
+if TYPE_CHECKING:
+    import sympy
 
 __all__ = ["Facts", "ContradictoryFactsError", "natural_rank"]
 
 INF = math.inf
-_TRUE, _FALSE = sympy.true, sympy.false
 
 
 def natural_rank(name: str) -> tuple:
@@ -85,7 +84,7 @@ def natural_rank(name: str) -> tuple:
     return tuple((0, int(t), "") if t.isdigit() else (1, 0, t) for t in re.split(r"(\d+)", name) if t)
 
 
-class Facts:
+class Facts(Learning, SympyViews):
     """The knowledge of one environment (see the module docstring); mutable, owned by its caller.
 
     Args:
@@ -109,7 +108,6 @@ class Facts:
         self._known = Known()
         self._linear = LinearFacts()
         self._atoms_seen: set = set()
-        self._definitions: set = set()  # the atoms' definitions in _linear (Note [Definitions are not rewritten])
         #: Symbols (names) that some fact other than a range mentions (see Note [Questions intervals answer exactly]).
         self.related: set[str] = set()
         #: Grows whenever an answer may change (a cache keyed by it stays valid while it is unchanged).
@@ -286,8 +284,8 @@ class Facts:
         >>> from symint import form as F
         >>> facts = Facts()
         >>> facts.learn_form(B.rel("==", F.sym("b"), F.add(F.sym("a"), F.const(1))))
-        >>> to_sympy(facts.simplify_form(F.mul(F.sym("b"), F.const(2))))
-        2*a + 2
+        >>> facts.simplify_form(F.mul(F.sym("b"), F.const(2)))
+        Form(2*a + 2)
         """
         if f.is_const:
             return f
@@ -309,7 +307,7 @@ class Facts:
         Form(c)
         """
         g = rewrite_form(self.simplify_form(f), self._ranges)
-        if _mentions_max_min(g) or any(_mentions_max_min(arg) for m, _ in g.terms for a, _ in m.factors for arg in a.args):
+        if mentions_max_min(g) or any(mentions_max_min(arg) for m, _ in g.terms for a, _ in m.factors for arg in a.args):
             resolved = transform(g, self._decided_minmax, {})
             if resolved is not g:
                 g = rewrite_form(self.simplify_form(resolved), self._ranges)
@@ -338,25 +336,19 @@ class Facts:
         elif kind == "not":
             result = B.not_(self.simplify_bool(b.args[0]))
         else:
+            from symint.sympy_io import bool_from_sympy  # an opaque boolean holds sympy: it is loaded
+
             new = self._repl.substitute(b.args[0])
             result = b if new is b.args[0] else bool_from_sympy(new)
         self._bool_memo[b] = result
         return result
 
-    def simplify(self, expr: sympy.Basic) -> sympy.Basic:
-        """A sympy expression (integer or boolean) simplified as :meth:`simplify_form` does (the sympy boundary)."""
-        if expr.is_Number or expr is _TRUE or expr is _FALSE:
-            return expr
-        if build.is_bool_expr(expr):
-            return to_sympy(self.simplify_bool(bool_from_sympy(expr)))
-        try:
-            return to_sympy(self.simplify_form(from_sympy(expr)))
-        except NotAnIntegerForm:
-            return self._repl.substitute(expr)
-
     # -- bounds ---------------------------------------------------------------------------------
     def _opaque_bound(self, ranges):
-        def go(expr):
+        def go(expr):  # an opaque atom holds sympy, so sympy is loaded already
+            from symint import build
+            from ..sympy_bound import bound as bound_sympy
+
             rng = bound_sympy(expr, {build.symbol_expr(n): ValueRanges.of(lo, hi) for n, (lo, hi) in ranges.items()})
             return (rng.lower, rng.upper)
 
@@ -383,7 +375,7 @@ class Facts:
         lo, hi = self.bound_form(f)
         if lo == hi:
             return lo, hi
-        if _has_function_atoms(f):
+        if has_function_atoms(f):
             try:
                 g = rewrite_form(f, self._ranges)  # min(x, y) - min(x + 10, y + 10) is -10
             except ArithmeticError:  # past symint.limits: bound f as it is
@@ -422,7 +414,7 @@ class Facts:
         s = self.simplify_bool(b)
         r = self._ranges if ranges is None else ranges
         answer = self._decide(s, r, use_facts, ranges is None, expect)
-        if answer is None and s.kind == "rel" and _mentions_max_min(s.norm.p):
+        if answer is None and s.kind == "rel" and mentions_max_min(s.norm.p):
             # TVM's rules (valueranges.rewrite), then ask again; for max/min only: relations with divisions
             # are common and undecided on the hot path, and rewriting them cost W1 ~15% (measured)
             rewritten = self._rewritten(s, r, ranges is None)
@@ -469,7 +461,7 @@ class Facts:
             answer = decide_norm(n, linear, ranges, memo, expect)
             if answer is None and n.op == "<=" and expect is not False:
                 answer = decide_by_cases(n, lambda case: self._decide(case, ranges, use_facts, own_ranges, True))
-            elif answer is None and n.op == "==" and expect is not False and _has_function_atoms(n.p):
+            elif answer is None and n.op == "==" and expect is not False and has_function_atoms(n.p):
                 # max(c, a) == c with c >= a + 3: both sides of the equality, each by cases (or by the
                 # definitions of divisions: -2*(x // -2) == x when x % -2 == 0)
                 both = (B.rel("<=", n.p, F.const(0)), B.rel(">=", n.p, F.const(0)))
@@ -488,8 +480,8 @@ class Facts:
             known = self._known.truth(s)
             if known is not None:
                 return known
-        rng = bound_sympy(s.args[0], {build.symbol_expr(n): ValueRanges.of(lo, hi) for n, (lo, hi) in ranges.items()})
-        return bool(rng.lower) if rng.is_singleton() else None
+        lo, hi = self._opaque_bound(ranges)(s.args[0])  # an opaque boolean
+        return bool(lo) if lo == hi else None
 
     def _add_atom_facts(self, p: "F.Form", ranges, memo) -> bool:
         """Add the definitional facts of the function atoms of ``p`` (once each); True if ``p`` has any.
@@ -511,7 +503,6 @@ class Facts:
                     if atom not in seen:
                         seen.add(atom)
                         for fact in atom_facts(atom, ranges, memo):
-                            self._definitions.add(fact)
                             self._linear.add(fact)
         return found
 
@@ -526,226 +517,14 @@ class Facts:
             and asking Z3 is waste.
         """
         if not isinstance(b, BoolForm):
+            from symint.sympy_io import bool_from_sympy
+
             b = bool_from_sympy(b)
         b = self.simplify_bool(b)
         if b.kind != "rel":
             return False
         lin = b.norm.p.linear() if not isinstance(b.norm, bool) else None
         return lin is not None and self.related.isdisjoint(lin)
-
-    # -- learning -------------------------------------------------------------------------------
-    def learn(self, fact: sympy.Basic) -> None:
-        """Take the boolean sympy ``fact`` as true from now on (the sympy boundary of :meth:`learn_form`).
-
-        Raises:
-            ContradictoryFactsError: ``fact`` contradicts what is known.
-        """
-        self.learn_form(bool_from_sympy(fact))
-
-    def learn_form(self, fact: BoolForm, undecided: bool = False, consistent: bool = False) -> None:
-        """Take the boolean form ``fact`` as true from now on, and feed it back.
-
-        ``undecided``: the caller has just asked :meth:`decide` about ``fact`` (with the
-        example's answer as ``expect``) and got None, so it is not asked again.
-        ``consistent``: the caller knows a point where ``fact`` and every known fact hold
-        (the traced example's hints, for a recorded guard), so ``fact`` cannot contradict
-        them and only whether it is already implied is asked (half the search).
-
-        Raises:
-            ContradictoryFactsError: ``fact`` contradicts what is known.
-
-        >>> facts = Facts()
-        >>> facts.learn_form(B.rel("<", F.sym("a"), F.sym("b")), consistent=True)
-        >>> facts.decide(B.rel("<=", F.sym("a"), F.sym("b")))
-        True
-        """
-        version = self.version
-        e = self.simplify_bool(fact)
-        if e is B.TRUE:
-            return
-        if e is B.FALSE:
-            raise ContradictoryFactsError(f"{to_sympy(fact)} contradicts the known facts (it simplifies to False)")
-        if e.kind == "rel" and _mentions_max_min(e.norm.p):
-            # max(a, 2) >= 6 with a >= 4 is a >= 6: a range, where the max would stay an opaque fact
-            e = self._rewritten(e, self._ranges, True)
-            if e.kind == "rel" and not undecided and _mentions_max_min(e.norm.p):
-                # ... and max(c, a) is c when c >= a + 3 is known. Skipped for a guard just found undecided
-                # (the tracing hot path: on W1 it asked 53 more linear questions and changed no answer)
-                e = transform_bool(e, self._decided_minmax, {})
-            if e.kind == "const":
-                return self.learn_form(e)
-        if e.kind == "and":
-            for part in e.args:
-                self.learn_form(part, consistent=consistent)
-            return
-        if e.kind == "rel":
-            if self._learn_relation(e):
-                return
-        # a range learnt above may decide it
-        self._remember(e, ask=not undecided or self.version != version, expect=True if consistent else None)
-
-    def _decided_minmax(self, atom: "F.Atom") -> "F.Form | None":
-        """The argument a max or min of two is equal to, when :meth:`decide` orders them (else None)."""
-        if atom.kind not in ("max", "min") or len(atom.args) != 2:
-            return None
-        x, y = atom.args
-        if self.related.isdisjoint(x.symbols) and self.related.isdisjoint(y.symbols):
-            return None  # only ranges speak of them: the rewriter has asked those already
-        x_ge_y = self.decide(B.rel(">=", x, y))
-        if x_ge_y is None:  # x and y may be equal: is y >= x?
-            x_ge_y = None if self.decide(B.rel(">=", y, x)) is not True else False
-        if x_ge_y is None:
-            return None
-        return x if x_ge_y == (atom.kind == "max") else y
-
-    def _remember(self, e: BoolForm, ask: bool = True, expect: bool | None = None) -> bool:
-        e = self.simplify_bool(e)
-        if e is B.TRUE:
-            return False
-        if e is B.FALSE:
-            raise ContradictoryFactsError(f"{to_sympy(e)} contradicts the known facts")
-        if e.kind == "rel" and ask:
-            answer = self._decide(e, self._ranges, True, True, expect)
-            if answer is True:
-                return False
-            if answer is False:
-                raise ContradictoryFactsError(f"{to_sympy(e)} contradicts the known facts")
-        if not self._known.add(e):
-            return False
-        if e.kind == "rel":
-            self._linear.add(e.norm)
-            propagate_rounds(e.norm, self._linear, self._ranges, self._narrow, self._repl.table)
-            for derived in eliminate_pairs(e.norm, self._linear):
-                propagate_rounds(derived, self._linear, self._ranges, self._narrow, self._repl.table)
-        self.related |= e.symbols
-        self.version += 1  # answers may change; simplification does not
-        self._views = {}
-        self._emit(e)
-        return True
-
-    def _learn_relation(self, e: BoolForm) -> bool:
-        """Use a relation as a range, divisibility or replacement; True if it was fully absorbed."""
-        n = e.norm
-        p = n.p
-        if n.op in ("<=", "==") and self._learn_division_bound(n):
-            return False  # still remembered: the bound is also a fact about the atom itself
-        if n.op == "==":
-            if self._learn_divisibility(p):
-                self._emit(e)
-                return True
-            solved = self._repl.solve(p, self._rank)
-            if solved is None:
-                return False
-            self._replace(*solved)
-            return True
-        lin = p.linear()
-        if not lin or len(lin) != 1:
-            return False
-        (name, c), k = next(iter(lin.items())), p.const
-        if n.op == "!=":
-            if k % c == 0:
-                value = -k // c
-                lo, hi = self._ranges.get(name, (-INF, INF))
-                if lo == value:
-                    self._narrow(name, value + 1, INF, e)
-                elif hi == value:
-                    self._narrow(name, -INF, value - 1, e)
-            return False
-        # c*x + k <= 0
-        if c > 0:
-            changed = self._narrow(name, -INF, floor_div(-k, c), e)
-        else:
-            changed = self._narrow(name, ceil_div(k, -c), INF, e)
-        if changed and len(self._linear):
-            # the relations learned before it see the new range: a3 >= 4 after a1 >= a3 + 1 makes a1 >= 5
-            for fact in self._linear.mentioning(name):
-                propagate_rounds(fact, self._linear, self._ranges, self._narrow, self._repl.table)
-        self._emit(e)
-        return True
-
-    def _learn_division_bound(self, n: Norm) -> bool:
-        """``c*(t // k) + r <= 0`` (or ``== 0``) for a symbol ``t`` and ``k > 0``: narrow ``t`` exactly (see :mod:`.ranges`).
-
-        True if a range changed.
-        """
-        p = n.p
-        if len(p.terms) != 1:
-            return False
-        mono, c = p.terms[0]
-        atom = mono.single
-        bounds = None if atom is None else atom_bounds_of_fact(n.op, c, p.const)
-        preimage = None if bounds is None else division_preimage(atom, *bounds)
-        return preimage is not None and self._narrow(*preimage, n)
-
-    def _learn_divisibility(self, p: "F.Form") -> bool:
-        """``Mod(s, k) == r`` for a symbol ``s``: divisibility (r = 0) or a congruence (see :mod:`.residues`)."""
-        found = divisibility_fact(p)
-        if found is None:
-            return False
-        name, k, residue = found
-        if residue:
-            if not (0 < residue < k or k < residue < 0):
-                return False  # impossible: left to the known facts, which report the contradiction
-            if name in self._div:
-                self._residues.learn(name, self._div.step(name), 0)
-            if not self._residues.learn(name, k, residue):
-                return True
-        else:
-            self._div.add(name, k)
-            if self._residues.of(name) is not None:
-                self._residues.learn(name, k, 0)
-        self.related.add(name)
-        self._changed_substitution()
-        self._resimplify({name})
-        self._narrow(name, -INF, INF, " (a multiple of its divisors)")
-        return True
-
-    def _replace(self, name: str, value: "F.Form") -> None:
-        """Record the symbol ``name`` equal to the form ``value`` (which must not contain it)."""
-        value = self.simplify_form(value)
-        if name in value.symbols:
-            # an invariant, not user input: the callers (_learn_relation, _narrow) never pass such a value
-            raise ValueError(f"cannot replace {name} by {to_sympy(value)}, which contains it")
-        lo, hi = self._ranges.get(name, (-INF, INF))
-        self._repl.add(name, value)
-        self.related |= {name} | value.symbols
-        survivor = value.atom()
-        if survivor is not None and survivor.kind == "sym":
-            self._div.merge(survivor.name, name)
-        self._changed_substitution()
-        self._emit(B.rel("==", F.sym(name), value))
-        self._narrow(name, lo, hi, f" (the range of {name})")
-        self._resimplify({name})
-
-    def _resimplify(self, names: set[str]) -> None:
-        """Re-simplify the linear and known facts that mention a symbol in ``names`` (the rest cannot change).
-
-        Note [Definitions are not rewritten]
-            The definitions of atoms (``k*(x // k) <= x`` and the like, added by
-            :meth:`_add_atom_facts` when a question mentions the atom) hold for every value
-            of their arguments. When ``x`` is replaced, rewriting them gives either the
-            definition of the rewritten atom (``x -> 2*y``: that of ``y // 4``) or a
-            tautology, never new knowledge; so they are dropped, and their atoms forgotten,
-            and a later question that mentions the new atom adds its definitions then. On W1,
-            replacing one symbol used to rewrite 360 of its 625 facts, most of them
-            definitions (2.3% fewer instructions in the replay, the same guards).
-        """
-        definitions = self._definitions
-
-        def rewrite(n: Norm) -> Norm | None:
-            if n in definitions:
-                return None
-            s = B.normalise(n.op, self.simplify_form(n.p))
-            if isinstance(s, bool):
-                if not s:
-                    raise ContradictoryFactsError(f"{n} became False after new replacements, contradicting a known fact")
-                return None
-            return s
-
-        self._linear.rewrite(names, rewrite)
-        self._atoms_seen = {a for a in self._atoms_seen if a.symbols.isdisjoint(names)}
-        self._known.resimplify(names, self.simplify_form, self.simplify_bool)
-        self._views = {}
 
     def symbol_facts(self) -> tuple[dict, dict, dict]:
         """Copies of what is known per symbol name: ``(ranges, replacements, divisors)``, for diffing.
@@ -756,51 +535,3 @@ class Facts:
         ({'a': (0, inf)}, {'b': Form(a + 4)}, {})
         """
         return dict(self._ranges), dict(self._repl.items()), {n: set(ks) for n, ks in self._div.items()}
-
-    # -- sympy views ----------------------------------------------------------------------------
-    @property
-    def ranges(self) -> dict[sympy.Symbol, ValueRanges]:
-        """Every symbol's range, as sympy symbol -> ValueRanges (a fresh view; changes to it are ignored)."""
-        view = self._views.get("ranges")
-        if view is None:
-            view = self._views["ranges"] = {
-                build.symbol_expr(n): ValueRanges.of(lo, hi) for n, (lo, hi) in self._ranges.items()
-            }
-        return view
-
-    @property
-    def replacements(self) -> dict[sympy.Symbol, sympy.Expr]:
-        """The replacements, as sympy symbol -> sympy expression (a view)."""
-        view = self._views.get("replacements")
-        if view is None:
-            view = self._views["replacements"] = {build.symbol_expr(n): to_sympy(f) for n, f in self._repl.items()}
-        return view
-
-    @property
-    def divisible(self) -> dict[sympy.Symbol, set[int]]:
-        """Known divisors per symbol (a view)."""
-        return {build.symbol_expr(n): set(ks) for n, ks in self._div.items()}
-
-    @property
-    def known(self) -> dict[sympy.Basic, bool]:
-        """The remembered facts that ranges, replacements and divisibility do not hold, as sympy -> truth."""
-        view = self._views.get("known")
-        if view is None:
-            view = self._views["known"] = self._known.view()
-        return view
-
-
-def _mentions_max_min(f: "F.Form") -> bool:
-    """Whether a max or min occurs at the top of ``f`` or in the arguments of its divisions
-    (``(b - max(0, b - a)) // 2 >= 0``: the rewriter makes it ``min(a, b) // 2 >= 0``).
-    """
-    for m, _ in f.terms:
-        for a, _ in m.factors:
-            if a.kind in ("max", "min") or (a.kind in ("floordiv", "mod") and any(map(_mentions_max_min, a.args))):
-                return True
-    return False
-
-
-def _has_function_atoms(f: "F.Form", kinds: tuple = ("max", "min", "floordiv", "mod")) -> bool:
-    """Whether an atom of ``kinds`` (max, min, floor division, modulo) occurs at the top of ``f``."""
-    return any(a.kind in kinds for m, _ in f.terms for a, _ in m.factors)

@@ -20,7 +20,7 @@ from symint.form import logic as B
 from symint import form as F
 from symint.form.logic import BoolForm, Norm
 
-__all__ = ["decide_by_cases"]
+__all__ = ["decide_by_cases", "mentions_max_min", "has_function_atoms"]
 
 
 def decide_by_cases(n: Norm, decide: Callable[[BoolForm], "bool | None"], depth: int = 2) -> bool | None:
@@ -49,3 +49,19 @@ def decide_by_cases(n: Norm, decide: Callable[[BoolForm], "bool | None"], depth:
                 return None
         return True
     return None
+
+
+def mentions_max_min(f: "F.Form") -> bool:
+    """Whether a max or min occurs at the top of ``f`` or in the arguments of its divisions
+    (``(b - max(0, b - a)) // 2 >= 0``: the rewriter makes it ``min(a, b) // 2 >= 0``).
+    """
+    for m, _ in f.terms:
+        for a, _ in m.factors:
+            if a.kind in ("max", "min") or (a.kind in ("floordiv", "mod") and any(map(mentions_max_min, a.args))):
+                return True
+    return False
+
+
+def has_function_atoms(f: "F.Form", kinds: tuple = ("max", "min", "floordiv", "mod")) -> bool:
+    """Whether an atom of ``kinds`` (max, min, floor division, modulo) occurs at the top of ``f``."""
+    return any(a.kind in kinds for m, _ in f.terms for a, _ in m.factors)
