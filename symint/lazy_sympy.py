@@ -16,14 +16,17 @@ Note [sympy on first use]
     Integers and booleans are canonical forms (:mod:`symint.form`); sympy is a view of
     them (printing, floats, opaque functions). Importing sympy costs ~0.5 s and leaves
     ~38,000 objects in the heap, which every full collection of the user's process then
-    scans (~35 ms each, against ~2 ms for a bare interpreter). So importing the packages,
-    creating a ``ShapeEnv``, replaying a program and producing guards import no sympy: a
-    module that needs sympy at import (it subclasses sympy's classes: :mod:`symint.sympy_io`,
-    the printers of :mod:`guards.text`) is imported inside the functions that build a view,
-    and the other modules read sympy through :data:`sympy` below. No object can be a sympy
-    instance before sympy is imported, so :func:`is_sympy` and :func:`is_sympy_bool` answer
-    ``False`` without importing it. ``tests/test_layering.py`` runs a shape program in a
-    fresh interpreter and checks that sympy was never imported.
+    scans (~35 ms each, against ~2 ms for a bare interpreter). So importing ``symint``,
+    ``valueranges``, ``guards`` and ``shapeenv`` imports no sympy: a module that needs sympy
+    at import (it subclasses sympy's classes: :mod:`symint.sympy_io`) is read through
+    :func:`lazy_module` or imported inside the functions that build a view, tables keyed by
+    sympy's classes are built on first use, and the other modules read sympy through
+    :data:`sympy` below. No object can be a sympy instance before sympy is imported, so
+    :func:`is_sympy`, :func:`is_sympy_bool` and :func:`is_relational` answer ``False``
+    without importing it. ``tests/test_layering.py`` imports the packages in a fresh
+    interpreter and checks that sympy was not imported. Not yet: a ``ShapeEnv`` names its
+    symbols by sympy Symbols (and a ``GuardSet`` keys its sources by them), so the first
+    ``create_symint`` imports sympy (an ``xfail`` there says so).
 """
 
 from __future__ import annotations

@@ -262,10 +262,6 @@ def test_forms_load_without_sympy() -> None:
 
 
 # -- sympy on first use (Note [sympy on first use] in symint.lazy_sympy) ----------------------------------
-#: Modules still allowed to import sympy when the packages are imported: the facts engine, until
-#: valueranges/facts/__init__.py reads sympy on first use too (being split on main). Then: ().
-_SYMPY_AT_IMPORT_UNTIL_FACTS_IS_LAZY = ("valueranges/facts/__init__.py",)
-
 _WATCH_SYMPY = (
     "import json, sys, traceback\n"
     "first = []\n"
@@ -300,8 +296,6 @@ def test_packages_import_without_sympy() -> None:
         "from symint import FloorDiv, evaluate, symbol\n"
         "x = symbol('x', hint=7)\n"
         "print('sympy' in sys.modules, FloorDiv(x.node.expr, 2), evaluate(x // 2, {'x': 7}), symint.Mod is symint.sympy_io.functions.Mod)\n")
-    if any(f.startswith(_SYMPY_AT_IMPORT_UNTIL_FACTS_IS_LAZY) for f in frames):  # allowed for now (see above)
-        out = out.replace("True", "False", 1)
     assert out.split("\n")[0].startswith("False"), f"importing the packages imported sympy, through {frames}"
     assert out == "False True True\nTrue FloorDiv(x, 2) 3 True", out
 
