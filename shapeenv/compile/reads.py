@@ -483,6 +483,14 @@ def _skipped_dirs() -> tuple[str, ...]:
 _CHAIN = frozenset({"LOAD_ATTR", "LOAD_METHOD"})
 
 
+# Note [Code made by exec]
+#     A library may make functions by ``exec`` on first use (sympy does, imported on first use:
+#     Note [sympy on first use] in symint.lazy_sympy); their file is ``<string>``, so the file
+#     prefixes of the installed packages do not tell they are not the user's. Their globals
+#     do: the ``__file__`` of the module they were made for. Code a user runs by ``exec``
+#     (a notebook cell, ``exec(text)`` in a script) keeps the user's globals, so stays the user's.
+
+
 class Recorder:
     """The ``sys.settrace`` hook of :func:`recording`: probes the reads of the user's code as it starts
     (Note [How reads are recorded]), so each probe holds the value from before the code ran."""
@@ -507,6 +515,8 @@ class Recorder:
         user = self._judged.get(code)
         if user is None:
             filename = code.co_filename
+            if filename == "<string>":  # made by exec: its module says whose (Note [Code made by exec])
+                filename = str(frame.f_globals.get("__file__") or filename)
             user = self._judged[code] = not filename.startswith(self._skip) and not library_code(frame)
         if user and code not in self.codes:
             self.codes[code] = None

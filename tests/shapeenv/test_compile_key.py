@@ -226,6 +226,23 @@ def test_a_read_whose_state_cannot_be_seen_is_named_in_a_warning() -> None:
     assert caught[0].filename == __file__  # at the user's call
 
 
+def test_code_made_by_exec_for_an_installed_module_is_not_the_users() -> None:
+    """Note [Code made by exec] in shapeenv.compile.reads: sympy, imported on first use, makes functions by exec."""
+    import sysconfig
+
+    installed = {"__name__": "somepkg.mod", "__file__": sysconfig.get_paths()["purelib"] + "/somepkg/mod.py", "OPAQUE": OPAQUE}
+    exec("def helper(x):\n    return x + len(OPAQUE)\n", installed)  # noqa: S102 - a library's generated function
+    helper = installed["helper"]
+
+    def f(x):
+        return helper(x)
+
+    OPAQUE[0] = types.SimpleNamespace(inner=threading.Lock())  # a C object with no visible state
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", UnguardedReadWarning)  # the helper's reads are the library's, not probed
+        compile(f, backend=numpy_backend)(a())
+
+
 def test_a_function_that_reads_nothing_gets_no_extra_check() -> None:
     f = compile(lambda x: x + 1, backend=numpy_backend)
     f(a())
