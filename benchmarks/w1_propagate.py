@@ -156,19 +156,29 @@ def _full_collections() -> int:
     return gc.get_stats()[2]["collections"]
 
 
+def preload() -> None:
+    """The imports both engines make, paid before any clock starts (a worker calls it first).
+
+    Besides the packages: sympy imports ``sympy.tensor.tensor`` (~30 ms) inside the first
+    Add it builds (torch would pay it in its replay); ours imports its sympy view
+    (``symint.sympy_io``, ~25 ms) when the first symbol is created, as the symbols of a
+    ShapeEnv are still sympy Symbols (Note [sympy on first use] in ``symint.lazy_sympy``).
+    Both are imports, so both are paid here, for both engines.
+    """
+    import guards  # noqa: F401
+    import guards.solver.z3_solver  # noqa: F401
+    import guards.solver.z3_translate  # noqa: F401
+    import shapeenv  # noqa: F401
+    import sympy.tensor.tensor  # noqa: F401
+    import symint.sympy_io.functions  # noqa: F401
+
+
 def worker(engine: str, program_path: Path, use_z3: bool, settle: bool = False) -> dict:
     """One cold run in this (fresh) process: imports first, then replay + produce; a JSON-able summary.
 
     With ``settle``, one ``gc.collect()`` runs before the clock starts (Note [Whose full collection]).
     """
-    import guards  # noqa: F401  (imports are paid before timing)
-    import guards.solver.z3_solver  # noqa: F401
-    import guards.solver.z3_translate  # noqa: F401
-    import shapeenv  # noqa: F401
-    # sympy imports sympy.tensor.tensor (~30 ms) inside the first Add it builds: an import,
-    # paid here for both engines (torch would pay it in its replay, ours in produce)
-    import sympy.tensor.tensor  # noqa: F401
-
+    preload()
     program = json.loads(program_path.read_text())
     if engine == "torch":
         import torch  # noqa: F401

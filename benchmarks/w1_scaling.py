@@ -50,12 +50,9 @@ def small_programs(count: int, seed: int = 7) -> list[dict]:
 
 def small_worker(engine: str, path: Path) -> dict:
     """Run every program of the file in this process, a fresh environment each; total times."""
-    import guards.solver.z3_solver  # noqa: F401  (imports are paid before timing)
-    import guards.solver.z3_translate  # noqa: F401
-    import shapeenv  # noqa: F401
-    import sympy.tensor.tensor  # noqa: F401  (sympy's lazy import at its first Add: see w1_propagate.worker)
     import w1_propagate as w
 
+    w.preload()  # imports are paid before timing
     programs = json.loads(path.read_text())
     if engine == "torch":
         import torch  # noqa: F401
