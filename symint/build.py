@@ -22,6 +22,7 @@ from __future__ import annotations
 from fractions import Fraction
 from functools import lru_cache
 
+from symint.form.semantics import RELATIONS as _COMPARE  # Python's comparison per relation operator
 from symint.lazy_sympy import sympy
 
 __all__ = [
@@ -342,16 +343,6 @@ def _fold_relation(rel: type[sympy.core.relational.Relational], a: sympy.Expr, b
     if diff.is_Rational and _is_exact(a) and _is_exact(b):
         return sympy.true if _COMPARE[rel.rel_op](_py_number(diff), 0) else sympy.false
     return rel(a, b, evaluate=False)
-
-
-_COMPARE = {  # by the relation's ``rel_op``
-    "==": lambda d, z: d == z,
-    "!=": lambda d, z: d != z,
-    "<": lambda d, z: d < z,
-    "<=": lambda d, z: d <= z,
-    ">": lambda d, z: d > z,
-    ">=": lambda d, z: d >= z,
-}
 
 
 def _py_number(n: sympy.Expr) -> int | float | Fraction:
