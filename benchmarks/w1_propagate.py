@@ -18,9 +18,10 @@ Two heaps are measured (``--heap``), each run of each engine in a fresh process:
 Note [Whose full collection]: CPython runs a full (generation 2) collection once the objects
 promoted since the last one exceed a quarter of the long-lived heap. In ``as-loaded`` the
 harness's own program (20,000 dicts and lists) tips that balance during our replay, and the
-collection then scans every object sympy, z3 and the imports left (about 130,000): one
-collection of ~50 ms, a quarter of our replay, paid for the harness's allocations. Torch pays
-its collections in both modes (its own allocations tip it). Both are reported; neither is hidden.
+collection then scans every object z3, the imports and the program left: about 80,000 since a
+trace imports no sympy (Note [Symbols are names] in ``shapeenv.core.symbols``), ~20-25 ms,
+against ~120,000 and ~50-70 ms when it did. Torch pays its collections in both modes (its own
+allocations tip it). Both are reported; neither is hidden.
 
 Run: ``python benchmarks/w1_propagate.py [--program FILE] [--no-torch] [--repeat 3] [--heap both] [--check]``.
 """
@@ -156,21 +157,24 @@ def _full_collections() -> int:
     return gc.get_stats()[2]["collections"]
 
 
-def preload() -> None:
-    """The imports both engines make, paid before any clock starts (a worker calls it first).
+def preload(engine: str = "ours") -> None:
+    """The imports ``engine`` makes, paid before any clock starts (a worker calls it first).
 
-    Besides the packages: sympy imports ``sympy.tensor.tensor`` (~30 ms) inside the first
-    Add it builds (torch would pay it in its replay); ours imports its sympy view
-    (``symint.sympy_io``, ~25 ms) when the first symbol is created, as the symbols of a
-    ShapeEnv are still sympy Symbols (Note [sympy on first use] in ``symint.lazy_sympy``).
-    Both are imports, so both are paid here, for both engines.
+    Both engines import our packages and Z3 (the harness and the simplified set use them).
+    Torch's also imports ``sympy.tensor.tensor`` (~30 ms), which sympy imports inside the
+    first Add it builds: an import torch would otherwise pay in its replay. Ours imports no
+    sympy: a trace and its produced guards are forms, and sympy is loaded only to print or
+    simplify afterwards (Note [Symbols are names] in ``shapeenv.core.symbols``), outside
+    the clock.
     """
     import guards  # noqa: F401
     import guards.solver.z3_solver  # noqa: F401
     import guards.solver.z3_translate  # noqa: F401
     import shapeenv  # noqa: F401
-    import sympy.tensor.tensor  # noqa: F401
-    import symint.sympy_io.functions  # noqa: F401
+
+    if engine == "torch":
+        import sympy.tensor.tensor  # noqa: F401
+        import torch  # noqa: F401
 
 
 def worker(engine: str, program_path: Path, use_z3: bool, settle: bool = False) -> dict:
@@ -178,11 +182,9 @@ def worker(engine: str, program_path: Path, use_z3: bool, settle: bool = False) 
 
     With ``settle``, one ``gc.collect()`` runs before the clock starts (Note [Whose full collection]).
     """
-    preload()
+    preload(engine)
     program = json.loads(program_path.read_text())
     if engine == "torch":
-        import torch  # noqa: F401
-
         if settle:
             gc.collect()
         full = _full_collections()

@@ -52,10 +52,8 @@ def small_worker(engine: str, path: Path) -> dict:
     """Run every program of the file in this process, a fresh environment each; total times."""
     import w1_propagate as w
 
-    w.preload()  # imports are paid before timing
+    w.preload(engine)  # imports are paid before timing
     programs = json.loads(path.read_text())
-    if engine == "torch":
-        import torch  # noqa: F401
     start_wall, start_cpu = time.perf_counter(), time.process_time()
     produced = 0
     for program in programs:

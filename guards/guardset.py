@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Iterator, Mapping
 
 from symint.lazy_sympy import sympy
+from symint.build import symbol_name
 from symint.form import bool_const
 
 from valueranges import ValueRanges
@@ -30,7 +31,7 @@ from guards.runtime.codegen import CompiledGuards, compile_guards
 from guards.solver.conflict import Conflict, conflict
 from guards.runtime.explain import Explanation, explain
 from guards.errors import AmbiguousSourceError, GuardError, GuardParseError, GuardTypeError, UnknownSourceError
-from guards.guard import Guard
+from guards.guard import Guard, view_symbol
 from guards.progress import Progress
 from guards.solver.prove import (
     ProofResult,
@@ -72,6 +73,13 @@ __all__ = [
 
 _SIZE_DOMAIN = ValueRanges.of(0, math.inf)
 
+# Note [A guard set names its symbols]
+#     A guard set keeps its sources and domain by symbol name, as its guards' forms name their
+#     symbols: producing a guard set from a trace builds no sympy (Note [sympy on first use] in
+#     symint.lazy_sympy). ``sources``/``domain``/``source_map``/``domain_map`` are the sympy views
+#     the readers, printers and callers of the public API use, built once per guard set on first
+#     read; ``of`` takes either kind of key. Two sets are equal when their names are.
+
 
 @dataclass(frozen=True, slots=True)
 class GuardSet:
@@ -79,24 +87,29 @@ class GuardSet:
 
     Attributes:
         guards: the guards, deduplicated by expression, in insertion order.
-        sources: ``(symbol, source)`` pairs sorted by symbol name.
-        domain: ``(symbol, range)`` pairs: facts assumed (not checked) for every input.
+        named_sources: ``(symbol name, source)`` pairs sorted by name.
+        named_domain: ``(symbol name, range)`` pairs: facts assumed (not checked) for every input.
+
+    ``sources`` and ``domain`` are the same pairs keyed by sympy Symbols, built on first read
+    (Note [A guard set names its symbols]).
     """
 
     guards: tuple[Guard, ...] = ()
-    sources: tuple[tuple[sympy.Symbol, Source], ...] = ()
-    domain: tuple[tuple[sympy.Symbol, ValueRanges], ...] = ()
+    named_sources: tuple[tuple[str, Source], ...] = ()
+    named_domain: tuple[tuple[str, ValueRanges], ...] = ()
     _lookup: dict = field(default=None, compare=False, repr=False, hash=False)  # type: ignore[assignment]
+    _views: dict = field(default=None, compare=False, repr=False, hash=False)  # type: ignore[assignment]
 
     @classmethod
     def of(
         cls,
         guards: Iterable[Guard | sympy.Basic] = (),
-        sources: Mapping[sympy.Symbol, Source] | None = None,
-        domain: Mapping[sympy.Symbol, ValueRanges] | None = None,
+        sources: "Mapping[sympy.Symbol | str, Source] | None" = None,
+        domain: "Mapping[sympy.Symbol | str, ValueRanges] | None" = None,
     ) -> "GuardSet":
         """Build a guard set; ``True`` guards are dropped and duplicates merged.
 
+        ``sources`` and ``domain`` are keyed by symbol: a sympy Symbol or its name.
         ``domain`` defaults to ``[0, oo]`` for every symbol whose source is size-like.
 
         >>> from symint.build import symbol_expr, lt
@@ -112,18 +125,17 @@ class GuardSet:
             seen[g.key] = g
         if sources is not None and not isinstance(sources, Mapping):
             raise GuardTypeError(f"sources must map symbols to Source objects, got {type(sources).__name__}")
-        sources = dict(sources or {})
-        _check_sources(sources)
+        named = _check_sources(sources or {})
         if domain is None:
-            domain = {sym: _SIZE_DOMAIN for sym, src in sources.items() if src.is_size_like}
-        for sym, rng in need_mapping(domain, "domain").items():
-            if not isinstance(sym, sympy.Symbol) or not isinstance(rng, ValueRanges):
-                raise GuardTypeError(f"domain must map sympy symbols to ValueRanges, got {_short(sym)}: {_short(rng)}")
-        return cls(
-            tuple(seen.values()),
-            tuple(sorted(sources.items(), key=lambda kv: kv[0].name)),
-            tuple(sorted(domain.items(), key=lambda kv: kv[0].name)),
-        )
+            named_domain = {name: _SIZE_DOMAIN for name, src in named.items() if src.is_size_like}
+        else:
+            named_domain = {}
+            for sym, rng in need_mapping(domain, "domain").items():
+                name = symbol_name(sym)
+                if name is None or not isinstance(rng, ValueRanges):
+                    raise GuardTypeError(f"domain must map symbols to ValueRanges, got {_short(sym)}: {_short(rng)}")
+                named_domain[name] = rng
+        return cls(tuple(seen.values()), tuple(sorted(named.items())), tuple(sorted(named_domain.items())))
 
     # -- views -------------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -136,6 +148,26 @@ class GuardSet:
     def exprs(self) -> tuple[sympy.Basic, ...]:
         """The guards' expressions."""
         return tuple(g.expr for g in self.guards)
+
+    def _view(self, key: str, pairs: tuple) -> tuple:
+        views = self._views
+        if views is None:
+            views = {}
+            object.__setattr__(self, "_views", views)  # a cache of derived data only
+        found = views.get(key)
+        if found is None:
+            found = views[key] = tuple((view_symbol(name), value) for name, value in pairs)
+        return found
+
+    @property
+    def sources(self) -> tuple[tuple[sympy.Symbol, Source], ...]:
+        """``(symbol, source)`` pairs sorted by symbol name: the sympy view of ``named_sources``."""
+        return self._view("sources", self.named_sources)
+
+    @property
+    def domain(self) -> tuple[tuple[sympy.Symbol, ValueRanges], ...]:
+        """``(symbol, range)`` pairs: the sympy view of ``named_domain``."""
+        return self._view("domain", self.named_domain)
 
     @property
     def source_map(self) -> dict[sympy.Symbol, Source]:
@@ -407,8 +439,7 @@ class GuardSet:
         ("(L['x'].size()[0] % 8) == 0", 'Eq(Mod(s0, 8), 0)', '(x.size()[0] % 8) == 0')
         """
         need_choice(dialect, ("torch", "sympy", "source"), "text style")
-        sources = self.source_map
-        return "\n".join(to_text_lines([g.form for g in self.guards], sources, dialect))
+        return "\n".join(to_text_lines([g.form for g in self.guards], dict(self.named_sources), dialect))
 
     def __str__(self) -> str:
         try:
@@ -617,18 +648,23 @@ def _short(obj: object) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _check_sources(sources: Mapping[sympy.Symbol, Source]) -> None:
-    """Refuse sources that are not Source objects, and two sources written the same way in our dialect."""
+def _check_sources(sources: Mapping) -> dict[str, Source]:
+    """``sources`` by symbol name; refuses keys that are not symbols, values that are not Source objects,
+    and two sources written the same way in our dialect."""
     by_text: dict[str, Source] = {}
+    named: dict[str, Source] = {}
     for sym, src in sources.items():
-        if not isinstance(sym, sympy.Symbol) or not isinstance(src, Source):
-            raise GuardTypeError(f"sources must map sympy symbols to Source objects, got {_short(sym)}: {_short(src)}")
+        name = symbol_name(sym)
+        if name is None or not isinstance(src, Source):
+            raise GuardTypeError(f"sources must map symbols (sympy Symbols or names) to Source objects, got {_short(sym)}: {_short(src)}")
+        named[name] = src
         other = by_text.setdefault(src.text(), src)
         if other != src:
             raise AmbiguousSourceError(
                 f"the inputs {other.torch_text()} and {src.torch_text()} are both written {src.text()!r}, so bindings, "
                 "witnesses and reports could not tell them apart; rename the input"
             )
+    return named
 
 
 # -- reading guard text and files (guards/text/parse.py, guards/text/serialize.py) --------------------------------

@@ -23,7 +23,7 @@ from fractions import Fraction
 from functools import lru_cache
 
 from symint.form.semantics import RELATIONS as _COMPARE  # Python's comparison per relation operator
-from symint.lazy_sympy import sympy
+from symint.lazy_sympy import lazy_module, sympy
 
 __all__ = [
     "symbol_expr",
@@ -54,30 +54,16 @@ __all__ = [
     "ite",
     "RELATIONS",
     "RELATIONS_BY_OP",
+    "symbol_name",
 ]
 
 _CACHE_SIZE = 1 << 16
 
 
-def _io():
-    """:mod:`symint.sympy_io.functions` (the sympy nodes), imported by the first build (Note [Built on first call])."""
-    from symint.sympy_io import functions
-
-    return functions
-
-
-def _limits():
-    """:mod:`symint.sympy_io.limits`, imported by the first build."""
-    from symint.sympy_io import limits
-
-    return limits
-
-
-def _connectives():
-    """:mod:`symint.sympy_io.connectives`, imported by the first build."""
-    from symint.sympy_io import connectives
-
-    return connectives
+# The sympy nodes, imported by the first build (Note [Built on first call]; Note [sympy on first use] in symint.lazy_sympy).
+_io = lazy_module("symint.sympy_io.functions")
+_limits = lazy_module("symint.sympy_io.limits")
+_connectives = lazy_module("symint.sympy_io.connectives")
 
 
 def symbol_expr(name: str) -> sympy.Symbol:
@@ -86,7 +72,20 @@ def symbol_expr(name: str) -> sympy.Symbol:
     >>> symbol_expr("x").is_integer
     True
     """
-    return _io().symbol_expr(name)
+    return _io.symbol_expr(name)
+
+
+def symbol_name(key: object) -> str | None:
+    """The name a symbol key stands for: a name (any non-empty string) or a sympy ``Symbol``; None for anything else.
+
+    Answers without importing sympy (a sympy Symbol says ``is_Symbol``).
+
+    >>> symbol_name("s0"), symbol_name(symbol_expr("u1")), symbol_name(symbol_expr("u1") + 1), symbol_name(3)
+    ('s0', 'u1', None, None)
+    """
+    if type(key) is str:
+        return key or None
+    return key.name if getattr(key, "is_Symbol", False) is True else None
 
 
 def as_expr(value: object) -> sympy.Basic:
@@ -125,7 +124,7 @@ def _boolean_types() -> tuple:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _add(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return _limits().check_folded(a + b)  # Note [Where the limits are checked] in symint.sympy_io.limits
+    return _limits.check_folded(a + b)  # Note [Where the limits are checked] in symint.sympy_io.limits
 
 
 def add(a, b) -> sympy.Expr:
@@ -139,7 +138,7 @@ def add(a, b) -> sympy.Expr:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _sub(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return _limits().check_folded(a - b)  # Note [Where the limits are checked] in symint.sympy_io.limits
+    return _limits.check_folded(a - b)  # Note [Where the limits are checked] in symint.sympy_io.limits
 
 
 def sub(a, b) -> sympy.Expr:
@@ -153,7 +152,7 @@ def sub(a, b) -> sympy.Expr:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _mul(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return _limits().check_folded(a * b)  # Note [Where the limits are checked] in symint.sympy_io.limits
+    return _limits.check_folded(a * b)  # Note [Where the limits are checked] in symint.sympy_io.limits
 
 
 def mul(a, b) -> sympy.Expr:
@@ -186,7 +185,7 @@ def abs_(a) -> sympy.Expr:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _floordiv(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return _io().FloorDiv(a, b)
+    return _io.FloorDiv(a, b)
 
 
 def floordiv(a, b) -> sympy.Expr:
@@ -200,7 +199,7 @@ def floordiv(a, b) -> sympy.Expr:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _ceildiv(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return _io().CeilDiv(a, b)
+    return _io.CeilDiv(a, b)
 
 
 def ceildiv(a, b) -> sympy.Expr:
@@ -214,7 +213,7 @@ def ceildiv(a, b) -> sympy.Expr:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _mod(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return _io().Mod(a, b)
+    return _io.Mod(a, b)
 
 
 def mod(a, b) -> sympy.Expr:
@@ -229,10 +228,10 @@ def mod(a, b) -> sympy.Expr:
 @lru_cache(maxsize=_CACHE_SIZE)
 def _truediv(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
     # Structural integrality, not ``is_integer``: sympy says Float(0.0).is_integer is True.
-    if _io()._is_zero_number(b):
+    if _io._is_zero_number(b):
         raise ZeroDivisionError(f"{a} / {b}: division by zero")
-    if _io()._is_integer_valued(a) and _io()._is_integer_valued(b):
-        return _io().IntTrueDiv(a, b)
+    if _io._is_integer_valued(a) and _io._is_integer_valued(b):
+        return _io.IntTrueDiv(a, b)
     return a / b
 
 
@@ -247,20 +246,20 @@ def truediv(a, b) -> sympy.Expr:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _pow(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    _limits().check_fold_power(a, b)  # before folding: PowByNatural(2, 10**9) must never be computed
-    return _limits().check_folded(_pow_folded(a, b))
+    _limits.check_fold_power(a, b)  # before folding: PowByNatural(2, 10**9) must never be computed
+    return _limits.check_folded(_pow_folded(a, b))
 
 
 def _pow_folded(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
     if isinstance(b, sympy.Integer):
         k = int(b)
         if k >= 0:
-            return _io().PowByNatural(a, b)
-        if _io()._is_zero_number(a):
+            return _io.PowByNatural(a, b)
+        if _io._is_zero_number(a):
             raise ZeroDivisionError("0 cannot be raised to a negative power")
-        return _truediv(sympy.Integer(1), _io().PowByNatural(a, sympy.Integer(-k)))
-    if _io()._is_integer_valued(a) and _io()._is_integer_valued(b):
-        return _io().PowByNatural(a, b)
+        return _truediv(sympy.Integer(1), _io.PowByNatural(a, sympy.Integer(-k)))
+    if _io._is_integer_valued(a) and _io._is_integer_valued(b):
+        return _io.PowByNatural(a, b)
     return a**b
 
 
@@ -281,8 +280,8 @@ def pow_(a, b) -> sympy.Expr:
 def _float_pow(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
     if isinstance(b, sympy.Integer):  # a constant exponent: the integer power (1 / power when negative) is exact
         return _pow(a, b)
-    _limits().check_fold_power(a, b)
-    return _limits().check_folded(a**b)
+    _limits.check_fold_power(a, b)
+    return _limits.check_folded(a**b)
 
 
 def float_pow(a, b) -> sympy.Expr:
@@ -301,7 +300,7 @@ def float_pow(a, b) -> sympy.Expr:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _max(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return _io().Max(a, b)
+    return _io.Max(a, b)
 
 
 def max_(a, b) -> sympy.Expr:
@@ -315,7 +314,7 @@ def max_(a, b) -> sympy.Expr:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _min(a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return _io().Min(a, b)
+    return _io.Min(a, b)
 
 
 def min_(a, b) -> sympy.Expr:
@@ -355,7 +354,7 @@ def _py_number(n: sympy.Expr) -> int | float | Fraction:
 
 def _is_exact(e: sympy.Expr) -> bool:
     """No floats inside: sympy's algebra on ``e`` is exact."""
-    return not e.has(sympy.Float, _io().IntTrueDiv)
+    return not e.has(sympy.Float, _io.IntTrueDiv)
 
 
 @lru_cache(maxsize=_CACHE_SIZE)
@@ -363,7 +362,7 @@ def _relation(rel, a: sympy.Expr, b: sympy.Expr) -> sympy.Basic:
     if isinstance(a, _boolean_types()) or isinstance(b, _boolean_types()):
         if rel not in (sympy.Eq, sympy.Ne):
             raise TypeError(f"cannot order booleans: {a} {rel.rel_op} {b}")
-        c = _connectives()
+        c = _connectives
         same = c.ordered_or(c.ordered_and(a, b), c.ordered_and(sympy.Not(a), sympy.Not(b)))
         return same if rel is sympy.Eq else sympy.Not(same)
     return _fold_relation(rel, a, b)
@@ -449,7 +448,7 @@ def and_(*args) -> sympy.Basic:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _and(*args: sympy.Basic) -> sympy.Basic:
-    return _connectives().ordered_and(*args)
+    return _connectives.ordered_and(*args)
 
 
 def or_(*args) -> sympy.Basic:
@@ -463,7 +462,7 @@ def or_(*args) -> sympy.Basic:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _or(*args: sympy.Basic) -> sympy.Basic:
-    return _connectives().ordered_or(*args)
+    return _connectives.ordered_or(*args)
 
 
 @lru_cache(maxsize=_CACHE_SIZE)
@@ -491,6 +490,6 @@ def ite(c, a, b) -> sympy.Expr:
 
 @lru_cache(maxsize=_CACHE_SIZE)
 def _ite(c: sympy.Basic, a: sympy.Expr, b: sympy.Expr) -> sympy.Expr:
-    return _io().IfThenElse(c, a, b)
+    return _io.IfThenElse(c, a, b)
 
 

@@ -35,7 +35,7 @@ import operator
 import sys
 from typing import Callable
 
-from symint.lazy_sympy import sympy
+from symint.lazy_sympy import lazy_module, sympy
 
 from symint.form import logic as B
 from symint import build
@@ -89,18 +89,9 @@ def wrap(expr: sympy.Basic, pytype: type, hint: Hint, env) -> "int | bool | floa
     return SymInt(node)
 
 
-def _sympy_io():
-    """:mod:`symint.sympy_io.functions`, imported by the first float-to-int conversion (Note [sympy on first use] in :mod:`symint.lazy_sympy`)."""
-    from symint.sympy_io import functions
-
-    return functions
-
-
-def _floats():
-    """:mod:`symint.sympy_io.floats` (the bitwise nodes ``BitwiseAnd``, ...), imported on first use."""
-    from symint.sympy_io import floats
-
-    return floats
+# imported by the first float-to-int conversion / bitwise node (Note [sympy on first use] in symint.lazy_sympy)
+_sympy_io = lazy_module("symint.sympy_io.functions")
+_floats = lazy_module("symint.sympy_io.floats")  # the bitwise nodes BitwiseAnd, ...
 
 
 def _int_operand(v: object):
@@ -272,7 +263,7 @@ def _bitwise(a: object, b: object, fn: str, concrete: Callable):
     """
     if not all(isinstance(v, (int, SymInt, SymBool)) for v in (a, b)):
         return NotImplemented
-    return _binary(_bool_as_int(a), _bool_as_int(b), getattr(_floats(), fn), concrete, int)
+    return _binary(_bool_as_int(a), _bool_as_int(b), getattr(_floats, fn), concrete, int)
 
 
 def _bool_as_int(v: object) -> object:
@@ -682,14 +673,14 @@ class SymFloat:
         return _binary(self, other, build.ge, operator.ge, bool)
 
     def __floor__(self):
-        return _unary(self, _sympy_io().FloorToInt, math.floor, int)
+        return _unary(self, _sympy_io.FloorToInt, math.floor, int)
 
     def __ceil__(self):
-        return _unary(self, _sympy_io().CeilToInt, math.ceil, int)
+        return _unary(self, _sympy_io.CeilToInt, math.ceil, int)
 
     def __trunc__(self):
         node = self.node
-        expr = build.ite(build.ge(node.expr, 0), _sympy_io().FloorToInt(node.expr), _sympy_io().CeilToInt(node.expr))
+        expr = build.ite(build.ge(node.expr, 0), _sympy_io.FloorToInt(node.expr), _sympy_io.CeilToInt(node.expr))
         return wrap(expr, int, compute_hint(math.trunc, node.hint), node.env)
 
     def __bool__(self) -> bool:

@@ -310,10 +310,9 @@ def test_sympy_checks_do_not_import_sympy() -> None:
     assert frames and frames[-1].startswith("symint/lazy_sympy.py"), frames
 
 
-@pytest.mark.xfail(strict=True, reason="not yet: ShapeEnv names its symbols by sympy Symbols (ShapeEnv._new_symbol) "
-                   "and GuardSet keys its sources and domain by them")
 def test_a_shape_program_runs_without_sympy() -> None:
-    """Creating a ShapeEnv, replaying a shape program and producing its guards imports no sympy; printing them may."""
+    """Creating a ShapeEnv, replaying a shape program and producing its guards imports no sympy; printing them may
+    (Note [Symbols are names] in shapeenv.core.symbols, Note [A guard set names its symbols] in guards.guardset)."""
     frames, out = _first_sympy_import(
         "import symint, valueranges, guards, shapeenv\n"
         "from guards import Source\n"

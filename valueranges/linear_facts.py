@@ -364,11 +364,12 @@ def by_interval(op: str, lo, hi) -> bool | None:
 
 
 def decide_norm(n: "Norm | bool", facts: LinearFacts | None, ranges, memo: dict | None = None,
-                expect: bool | None = None) -> bool | None:
+                expect: bool | None = None, interval_asked: bool = False) -> bool | None:
     """True/False when ``n`` is decided by ranges and linear facts, else None.
 
     ``expect``: the answer the traced example gives, when known. The example satisfies
     every fact, so only that answer can be provable, and only it is searched for.
+    ``interval_asked``: the caller has asked :func:`by_interval` already (undecided): skip it.
 
     >>> from symint import form as F
     >>> from symint.form.logic import rel
@@ -379,9 +380,10 @@ def decide_norm(n: "Norm | bool", facts: LinearFacts | None, ranges, memo: dict 
         return n
     memo = {} if memo is None else memo
     p = n.p
-    decided = by_interval(n.op, *bound_form(p, ranges, memo))
-    if decided is not None:
-        return decided
+    if not interval_asked:
+        decided = by_interval(n.op, *bound_form(p, ranges, memo))
+        if decided is not None:
+            return decided
     if facts is None or len(facts) == 0:
         return None
     if n.op == "<=":

@@ -58,6 +58,7 @@ from functools import lru_cache
 from typing import Callable, Literal, Mapping, Sequence, Union
 
 from symint.lazy_sympy import lazy_module, sympy
+from symint.build import symbol_name
 
 from symint.form import Atom, BoolForm, Form, Mono
 
@@ -429,9 +430,9 @@ def _symbol_name(name: str) -> str:
     return name
 
 
-def _source_namer(sources: Mapping[sympy.Symbol, Source] | None, torch: bool) -> Callable[[str], str]:
+def _source_namer(sources: "Mapping[sympy.Symbol | str, Source] | None", torch: bool) -> Callable[[str], str]:
     sources = need_mapping(sources, "sources", optional=True) or {}
-    by_name = {sym.name: src for sym, src in sources.items() if isinstance(sym, sympy.Symbol)}
+    by_name = {name: src for sym, src in sources.items() if (name := symbol_name(sym)) is not None}
 
     def name(sym: str) -> str:
         src = by_name.get(sym)
@@ -444,8 +445,9 @@ def _source_namer(sources: Mapping[sympy.Symbol, Source] | None, torch: bool) ->
     return name
 
 
-def _sizes(sources: Mapping[sympy.Symbol, Source] | None) -> frozenset:
-    return frozenset(sym.name for sym, src in (sources or {}).items() if isinstance(src, Source) and src.is_size_like and isinstance(sym, sympy.Symbol))
+def _sizes(sources: "Mapping[sympy.Symbol | str, Source] | None") -> frozenset:
+    return frozenset(name for sym, src in (sources or {}).items()
+                     if isinstance(src, Source) and src.is_size_like and (name := symbol_name(sym)) is not None)
 
 
 def _plain_base(base: str) -> bool:

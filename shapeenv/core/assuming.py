@@ -119,7 +119,7 @@ def assuming(env: "AssumingState", cond) -> Iterator[bool | None]:
         expr = B.FALSE
     facts = env.facts
     state = facts.snapshot()
-    known_symbols = set(env.symbols)
+    known_symbols = set(env.symbols.by_name)
     listeners = getattr(facts, _LISTENERS, None)
     if listeners is not None:
         setattr(facts, _LISTENERS, [])
@@ -138,7 +138,8 @@ def assuming(env: "AssumingState", cond) -> Iterator[bool | None]:
         pending = assumptions.pending.pop()
         if assumptions.pending:  # nested: the enclosing block's snapshot must not drop them either
             assumptions.pending[-1].extend(pending)
-        new_ranges = {s: facts.ranges[s] for s in env.symbols if s not in known_symbols and s in facts.ranges}
+        bounds = facts.bounds()
+        new_ranges = {n: facts.range_of(n) for n in env.symbols.by_name if n not in known_symbols and n in bounds}
         facts.restore(state)
         if listeners is not None:
             setattr(facts, _LISTENERS, listeners)

@@ -144,7 +144,7 @@ class Decider:
         env = self.env
         out = []
         for name in sorted(e.symbols):
-            info = env.symbols.get(build.symbol_expr(name))
+            info = env.symbols.by_name.get(name)
             if info is not None and not info.backed and info.size_like:
                 out.append(name)
         return out
@@ -233,7 +233,7 @@ class Decider:
 
     def _why(self, e: BoolForm, reason: str) -> str:
         facts = self.env.facts
-        parts = [f"{name} in {facts.range_of(build.symbol_expr(name))}" for name in sorted(e.symbols)]
+        parts = [f"{name} in {facts.range_of(name)}" for name in sorted(e.symbols)]
         ranges = ", ".join(parts) or "no symbols"
         solver = "" if self._prover is None else f"; Z3: {self._prover.last_outcome}"
         return f"{reason}: not decided by ranges ({ranges}) or known facts{solver}"

@@ -52,7 +52,7 @@ from .deferred import ProducedGuards
 from .produce import ProduceReport, produce_guards, produce_guards_deferred, produce_guards_with_report
 from .provenance import AssertRecord, GuardRecord, Provenance, bool_form_of, library_code, user_frame
 from .settings import ShapeEnvSettings
-from .symbols import DimDynamic, SymbolInfo
+from .symbols import DimDynamic, SymbolInfo, SymbolTable
 
 _io = lazy_module("symint.sympy_io")  # Note [sympy on first use] in symint.lazy_sympy
 _evaluate = lazy_module("symint.sympy_io.evaluate")
@@ -93,14 +93,14 @@ class ShapeEnv:
             )
         self.settings = settings or ShapeEnvSettings(**overrides)
         form_terms.maybe_sweep()  # a trace starts: free what earlier traces left (Note [Sweeping the interning tables])
-        self.symbols: dict[sympy.Symbol, SymbolInfo] = {}
+        self.symbols = SymbolTable()  # by name (Note [Symbols are names] in shapeenv.core.symbols)
         self.facts = Facts(rank=self.elimination_rank)
         self.decider = Decider(self)
         self.guards: list[GuardRecord] = []
         self.runtime_asserts: list[AssertRecord] = []
         self.specialized: dict[Source, int] = {}  # sources pinned to a constant (0/1 or STATIC)
-        self._by_source: dict[Source, sympy.Expr | int] = {}
-        self._duck: dict[int, sympy.Symbol] = {}
+        self._by_source: dict[Source, str | int] = {}  # the symbol's name, or the pinned value
+        self._duck: dict[int, str] = {}  # hint -> name of the first DUCK symbol with it
         self._ops: list[str] = []
         self._counters = {"s": 0, "u": 0}
         self._hints: dict[str, int] = {}  # symbol name -> hint, for the backed symbols
@@ -109,14 +109,14 @@ class ShapeEnv:
         self.assumptions = Assumptions()  # conditions of the enclosing `with env.assuming(...)` blocks
 
     # -- symbols ----------------------------------------------------------------------------------
-    def _new_symbol(self, prefix: str) -> sympy.Symbol:
+    def _new_symbol(self, prefix: str) -> str:
         name = f"{prefix}{self._counters[prefix]}"
         self._counters[prefix] += 1
-        return build.symbol_expr(name)
+        return name
 
     def elimination_rank(self, name: str) -> tuple:
         """Which symbol (by name) an equality eliminates: unbacked before backed, then the newest (largest rank)."""
-        info = self.symbols.get(build.symbol_expr(name))
+        info = self.symbols.by_name.get(name)
         if info is None:
             return (2, 0)
         return (0 if info.backed else 1, info.index)
@@ -175,21 +175,21 @@ class ShapeEnv:
         if hint not in rng:
             raise ConstraintViolationError(f"{source.text()} = {hint} is outside its range {rng}")
         if dynamic is DimDynamic.DUCK and self.settings.duck_shape and min is None and max is None:
-            sym = self._duck.get(hint)
-            if sym is not None:
-                self.symbols[sym].sources.append(source)
-                self._by_source[source] = sym
-                return SymInt(SymNode(sym, int, hint, self, form=F.sym(sym.name)))
-        sym = self._new_symbol("s")
-        self._hints[sym.name] = hint
-        self.symbols[sym] = SymbolInfo(sym, len(self.symbols), hint, [source], source.is_size_like, dynamic, (min, max), rng)
-        self.facts.set_range(sym, rng)
-        self._by_source[source] = sym
+            name = self._duck.get(hint)
+            if name is not None:
+                self.symbols.by_name[name].sources.append(source)
+                self._by_source[source] = name
+                return SymInt(SymNode.of_form(F.sym(name), int, hint, self))
+        name = self._new_symbol("s")
+        self._hints[name] = hint
+        self.symbols.add(SymbolInfo(name, len(self.symbols), hint, [source], source.is_size_like, dynamic, (min, max), rng))
+        self.facts.set_range(name, rng)
+        self._by_source[source] = name
         if dynamic is DimDynamic.DUCK and min is None and max is None:
-            self._duck.setdefault(hint, sym)
+            self._duck.setdefault(hint, name)
         if _dynamic_log.isEnabledFor(logging.INFO):
-            _dynamic_log.info("create_symbol %s = %s for %s, range %s  # %s", sym, hint, source.text(), rng, user_frame())
-        return SymInt(SymNode(sym, int, hint, self, form=F.sym(sym.name)))
+            _dynamic_log.info("create_symbol %s = %s for %s, range %s  # %s", name, hint, source.text(), rng, user_frame())
+        return SymInt(SymNode.of_form(F.sym(name), int, hint, self))
 
     def alias_source(self, value: SymInt | int, source: Source) -> SymInt | int:
         """Record that ``source`` has the same size as ``value`` (another input's dim): shares its symbol.
@@ -201,11 +201,12 @@ class ShapeEnv:
                                      fix="alias a source that has no symbol yet")
         if isinstance(value, int):
             return self._pin(source, value)
-        sym = value.node.expr
-        if sym not in self.symbols:
+        atom = value.node.form.atom() if isinstance(value, SymInt) else None
+        sym = atom.name if atom is not None and atom.kind == "sym" else None
+        if sym not in self.symbols.by_name:
             raise ShapeEnvValueError(f"{value} is not an input symbol of this environment; only a size made by "
                                      "create_symint can be aliased", fix="env.alias_source(env.create_symint(hint, src), other)")
-        self.symbols[sym].sources.append(source)
+        self.symbols.by_name[sym].sources.append(source)
         self._by_source[source] = sym
         return value
 
@@ -224,23 +225,24 @@ class ShapeEnv:
         >>> print(u, env.bound(u))
         u0 [0, oo]
         """
-        sym = self._new_symbol("u")
+        name = self._new_symbol("u")
         if _dynamic_log.isEnabledFor(logging.INFO):
-            _dynamic_log.info("create_unbacked_symbol %s%s  # %s", sym, " (size-like)" if size_like else "", user_frame())
+            _dynamic_log.info("create_unbacked_symbol %s%s  # %s", name, " (size-like)" if size_like else "", user_frame())
         origin = f"{self.current_op() or 'create_unbacked_symint'} at {user_frame() or '<unknown>'}"
-        self.symbols[sym] = SymbolInfo(sym, len(self.symbols), None, [] if source is None else [source], size_like, origin=origin)
+        self.symbols.add(SymbolInfo(name, len(self.symbols), None, [] if source is None else [source], size_like, origin=origin))
         if source is not None:
-            self._by_source[source] = sym
-        self.facts.set_range(sym, ValueRanges.of(0, math.inf) if size_like else ValueRanges.unknown())
-        return SymInt(SymNode(sym, int, None, self, form=F.sym(sym.name)))
+            self._by_source[source] = name
+        self.facts.set_range(name, ValueRanges.of(0, math.inf) if size_like else ValueRanges.unknown())
+        return SymInt(SymNode.of_form(F.sym(name), int, None, self))
 
     def mark_size_like(self, value: SymInt | int) -> None:
         """Record that ``value`` is used as a size: its unbacked symbol is ``>= 0``."""
         if isinstance(value, SymInt):
-            expr = self.simplify(value.node.expr)
-            if expr.is_Symbol and expr in self.symbols and not self.symbols[expr].backed:
-                self.symbols[expr].size_like = True
-                self.facts.narrow(expr, ValueRanges.of(0, math.inf), " (used as a size)")
+            atom = self.facts.simplify_form(value.node.form).atom()
+            info = self.symbols.by_name.get(atom.name) if atom is not None and atom.kind == "sym" else None
+            if info is not None and not info.backed:
+                info.size_like = True
+                self.facts.narrow(info.name, ValueRanges.of(0, math.inf), " (used as a size)")
 
     def hint_of(self, expr: "Symbolic | int | bool | sympy.Basic") -> int | bool | float | None:
         """The value of ``expr`` (a SymInt/SymBool/SymFloat, a sympy expression or a plain number)
@@ -457,8 +459,8 @@ class ShapeEnv:
         _asserts_log.info("runtime assert %s", record)
 
     def _refresh_size_like(self) -> None:
-        for sym, info in self.symbols.items():
-            if not info.backed and not info.size_like and self.facts.range_of(sym).lower >= 0:
+        for name, info in self.symbols.by_name.items():
+            if not info.backed and not info.size_like and self.facts.range_of(name).lower >= 0:
                 info.size_like = True
 
     def record_guard(self, guard, stated, why: str, undecided: bool = False) -> None:

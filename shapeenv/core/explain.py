@@ -27,13 +27,13 @@ def _resolve(env: "SymbolTable", value) -> list[sympy.Symbol]:
     if isinstance(value, sympy.Symbol):
         return [value]
     if isinstance(value, str):
-        for sym, info in env.symbols.items():
-            if value == sym.name or any(value in (src.text(), src.torch_text()) for src in info.sources):
-                return [sym]
+        for name, info in env.symbols.by_name.items():
+            if value == name or any(value in (src.text(), src.torch_text()) for src in info.sources):
+                return [info.symbol]
         for source, pinned in env.specialized.items():
             if value in (source.text(), source.torch_text()):
                 return []
-        known = [s.name for s in env.symbols] + [src.text() for info in env.symbols.values() for src in info.sources]
+        known = list(env.symbols.by_name) + [src.text() for info in env.symbols.values() for src in info.sources]
         raise UnknownSymbolError(
             f"{value!r} is neither a symbol nor a source of this environment; it has {', '.join(known[:12]) or 'none'}"
             + (", ..." if len(known) > 12 else ""),

@@ -83,8 +83,8 @@ def legend(env, text: str, values: Iterable[Any] = ()) -> str | None:
                 names.update(s.name for s in d.node.expr.free_symbols)
     if not names or env is None or not hasattr(env, "symbols"):
         return None
-    infos = sorted((i for s, i in env.symbols.items() if s.name in names), key=lambda i: i.index)
-    parts = [t for t in (_symbol_text(env, i.symbol) for i in infos) if t]
+    infos = sorted((i for i in env.symbols.values() if i.name in names), key=lambda i: i.index)
+    parts = [t for t in (_symbol_text(env, i.name) for i in infos) if t]
     return "; ".join(parts) or None
 
 
@@ -168,7 +168,7 @@ def source_text(env, size: Any) -> str:
     """
     if not isinstance(size, SymInt):
         return str(size)
-    sources = {s: i.sources[0] for s, i in env.symbols.items() if i.sources}
+    sources = {i.name: i.sources[0] for i in env.symbols.values() if i.sources}
     node = size.node
     return to_source_text(node.form if node.form is not None else node.expr, sources)
 

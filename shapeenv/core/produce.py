@@ -34,7 +34,6 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from symint.lazy_sympy import sympy
 
 from guards import Guard, GuardSet, ProofResult, SolverConfig, Source
 from guards.simplify.reduce_forms import FormReduction, canonical_guards
@@ -60,29 +59,29 @@ __all__ = [
 ]
 
 
-def source_symbols(env: "SymbolTable") -> tuple[dict[sympy.Symbol, Source], list[Guard]]:
-    """A symbol for every input source, and the guards tying extra and pinned sources to them."""
+def source_symbols(env: "SymbolTable") -> tuple[dict[str, Source], list[Guard]]:
+    """A symbol (by name) for every input source, and the guards tying extra and pinned sources to them."""
     sources, ties, pins = _sources_ties_pins(env)
     return sources, ties + pins
 
 
-def _sources_ties_pins(env: "SymbolTable") -> tuple[dict[sympy.Symbol, Source], list[Guard], list[Guard]]:
+def _sources_ties_pins(env: "SymbolTable") -> tuple[dict[str, Source], list[Guard], list[Guard]]:
     """:func:`source_symbols` with the pins of specialised sources apart (``p3 == 16``: a fresh symbol each)."""
-    sources: dict[sympy.Symbol, Source] = {}
+    sources: dict[str, Source] = {}
     ties: list[Guard] = []
     pins: list[Guard] = []
-    for sym, info in env.symbols.items():
+    for name, info in env.symbols.by_name.items():
         if not info.sources:
             continue
-        sources[sym] = info.sources[0]
+        sources[name] = info.sources[0]
         for k, extra in enumerate(info.sources[1:], start=1):
-            alias = f"{sym.name}_{k}"
-            sources[build.symbol_expr(alias)] = extra
+            alias = f"{name}_{k}"
+            sources[alias] = extra
             why = f"{extra.text()} was duck-sized to {info.sources[0].text()}"
-            ties.append(Guard.of(B.rel("==", F.sym(alias), F.sym(sym.name)), why))
+            ties.append(Guard.of(B.rel("==", F.sym(alias), F.sym(name)), why))
     for k, (source, value) in enumerate(env.specialized.items()):
         pin = f"p{k}"
-        sources[build.symbol_expr(pin)] = source
+        sources[pin] = source
         pins.append(Guard.of(B.rel("==", F.sym(pin), F.const(int(value))), _specialised(source, value)))
     return sources, ties, pins
 
@@ -93,16 +92,16 @@ def _specialised(source: Source, value: int):
 
 def _range_guards(env: "SymbolTable") -> list[Guard]:
     out = []
-    for sym, info in env.symbols.items():
+    for name, info in env.symbols.by_name.items():
         rng = info.initial_range
         if not info.sources or rng is None:
             continue
         floor = 0 if info.sources[0].is_size_like else -math.inf
-        x = F.sym(sym.name)
+        x = F.sym(name)
         if rng.lower > floor:
-            out.append(Guard.of(B.rel("<=", F.const(int(rng.lower)), x), f"the initial range of {sym} is {rng}"))
+            out.append(Guard.of(B.rel("<=", F.const(int(rng.lower)), x), f"the initial range of {name} is {rng}"))
         if rng.upper != math.inf:
-            out.append(Guard.of(B.rel("<=", x, F.const(int(rng.upper))), f"the initial range of {sym} is {rng}"))
+            out.append(Guard.of(B.rel("<=", x, F.const(int(rng.upper))), f"the initial range of {name} is {rng}"))
     return out
 
 
@@ -125,10 +124,9 @@ def reduce_guards(env: "SymbolTable", ties: list[Guard] | None = None) -> list[G
     seeds: dict[str, list] = {}
     hints: dict[str, int] = {}
     names: list[str] = []
-    for sym, info in env.symbols.items():
+    for name, info in env.symbols.by_name.items():
         if not info.sources:
             continue
-        name = sym.name
         names.append(name)
         for k in range(len(info.sources)):
             alias = name if k == 0 else f"{name}_{k}"

@@ -52,6 +52,7 @@ from typing import Any, Callable, Mapping, Sequence
 from symint.lazy_sympy import lazy_module, sympy
 
 from guards import Source
+from guards.guard import view_symbol
 from symint import SymInt
 from symint.form import BoolForm
 from valueranges import ValueRanges, bound
@@ -165,7 +166,7 @@ def verify_size_one(traced: Any, split: SizeOneSplit, retrace: Callable[[Mapping
     extra: list[tuple] = []
     failed: list[Violation] = []
     by_source = _symbols_by_source(env)
-    by_source.update({src: sym for sym, src in source_symbols(env)[0].items() if src not in by_source})
+    by_source.update({src: view_symbol(name) for name, src in source_symbols(env)[0].items() if src not in by_source})
     for s in split.symbols:
         rng = env.symbols[s].initial_range
         record = next(r for r in split.records if s in r.expr.free_symbols)

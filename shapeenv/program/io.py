@@ -56,7 +56,7 @@ from shapeenv.program.program import ExportedProgram, InputSpec
 from shapeenv.core.provenance import AssertRecord, GuardRecord, Provenance
 from shapeenv.ops.dispatch import is_tensor
 from shapeenv.core.settings import ShapeEnvSettings
-from shapeenv.core.symbols import DimDynamic, SymbolInfo
+from shapeenv.core.symbols import DimDynamic, SymbolInfo, SymbolTable
 
 __all__ = ["FORMAT", "ProgramFormatError", "LoadedEnv", "program_to_json", "program_from_json", "dumps_program",
            "loads_program"]
@@ -77,9 +77,9 @@ class LoadedEnv:
     s0
     """
 
-    def __init__(self, settings: ShapeEnvSettings, symbols: dict, guards: tuple, runtime_asserts: tuple):
+    def __init__(self, settings: ShapeEnvSettings, symbols: SymbolTable, guards: tuple, runtime_asserts: tuple):
         self.settings = settings
-        self.symbols: dict[sympy.Symbol, SymbolInfo] = symbols
+        self.symbols = symbols
         self.guards: tuple[GuardRecord, ...] = guards
         self.runtime_asserts: tuple[AssertRecord, ...] = runtime_asserts
 
@@ -229,9 +229,9 @@ def program_to_json(program: ExportedProgram) -> dict[str, Any]:
     env = program.env
     w = _Writer(env)
     symbols = []
-    for sym, info in (env.symbols.items() if env is not None else ()):
+    for info in (env.symbols.values() if env is not None else ()):
         symbols.append({
-            "symbol": sym.name,
+            "symbol": info.name,
             "index": info.index,
             "hint": _hint(info.hint),
             "sources": [_source_json(s) for s in info.sources],
@@ -448,13 +448,13 @@ def program_from_json(data: Any) -> ExportedProgram:
 def _read(data: dict) -> ExportedProgram:
     known = {f.name for f in fields(ShapeEnvSettings)}
     settings = ShapeEnvSettings(**{k: v for k, v in data.get("settings", {}).items() if k in known})
-    symbols: dict[sympy.Symbol, SymbolInfo] = {}
+    symbols = SymbolTable()
     for s in data.get("symbols", []):
-        sym = symbol_expr(s["symbol"])
+        name = symbol_expr(s["symbol"]).name  # a stored name must be an identifier
         rng = ranges_from_json(s["initial_range"]) if s.get("initial_range") is not None else None
         dyn = DimDynamic(s["dynamic"]) if s.get("dynamic") is not None else None
-        symbols[sym] = SymbolInfo(sym, s["index"], s.get("hint"), [_source(x, s["symbol"]) for x in s.get("sources", [])],
-                                  bool(s.get("size_like")), dyn, tuple(s.get("declared", (None, None))), rng)
+        symbols.add(SymbolInfo(name, s["index"], s.get("hint"), [_source(x, s["symbol"]) for x in s.get("sources", [])],
+                               bool(s.get("size_like")), dyn, tuple(s.get("declared", (None, None))), rng))
     env = LoadedEnv(settings, symbols, (), ())
     reader = _Reader(data, env)
     recorded = tuple(GuardRecord(reader.expr(g["expr"], "recorded guard"), _provenance(g.get("provenance")))

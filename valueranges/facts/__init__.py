@@ -458,7 +458,7 @@ class Facts(Learning, SympyViews):
                 has_atoms = self._add_atom_facts(n.p, ranges, memo)
                 if has_atoms or not n.p.symbols.isdisjoint(self.related):
                     linear = self._linear
-            answer = decide_norm(n, linear, ranges, memo, expect)
+            answer = decide_norm(n, linear, ranges, memo, expect, interval_asked=use_facts)
             if answer is None and n.op == "<=" and expect is not False:
                 answer = decide_by_cases(n, lambda case: self._decide(case, ranges, use_facts, own_ranges, True))
             elif answer is None and n.op == "==" and expect is not False and has_function_atoms(n.p):
