@@ -609,6 +609,11 @@ def sweep() -> int:
                 v = ref()
                 if v is not None:
                     table[key_of(v)] = v
+        for table in (_ATOMS, _MONOS, _FORMS, *(t for t, _ in _INTERNED)):  # the sets the survivors hold stay the shared ones
+            for v in table.values():
+                held = getattr(v, "symbols", None)
+                if type(held) is frozenset:
+                    _SYMBOL_SETS.setdefault(held, held)
         after = interned_count()
         _next_sweep = max(SWEEP_MIN, 2 * after)
         return before - after

@@ -153,3 +153,16 @@ def test_rss_is_flat_over_40000_traces_with_new_constants() -> None:
                          check=True, timeout=1800).stdout
     marks = [float(v) for v in out.split()]
     assert marks[-1] - marks[1] < 30, marks  # 30,000 requests after the first 10,000: without sweeping ~+120 MB
+
+
+def test_a_sweep_keeps_the_symbol_sets_the_survivors_hold_shared() -> None:
+    # A form built after a sweep over the same symbols as one held through it shares that form's
+    # set of names (symbol_set): before, the sweep emptied the table of sets and the new form got
+    # a second, equal set (found by test_interning_tables_hold_no_keys_the_garbage_collector_tracks,
+    # which failed whenever an earlier test had built x + y before a sweep).
+    x, y = F.sym("kept_sym_x"), F.sym("kept_sym_y")
+    kept = F.add(x, F.mul(y, F.const(3)))
+    form_terms.sweep()
+    rel = B.rel("<", F.sym("kept_sym_x"), F.sym("kept_sym_y"))
+    assert rel.symbols == kept.symbols and rel.symbols is kept.symbols
+    assert F.mul(x, y).symbols is kept.symbols
