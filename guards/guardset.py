@@ -180,6 +180,19 @@ class GuardSet:
         return dict(self.domain)
 
     @property
+    def names(self) -> frozenset[str]:
+        """The name of every symbol read by a guard or given a source (``symbols`` without sympy).
+
+        >>> from symint.build import symbol_expr, lt
+        >>> sorted(GuardSet.of([lt(symbol_expr("n"), 5)], {"m": Source.value("k")}).names)
+        ['m', 'n']
+        """
+        out = {n for n, _ in self.named_sources}
+        for g in self.guards:
+            out |= g.form.symbols
+        return frozenset(out)
+
+    @property
     def symbols(self) -> frozenset[sympy.Symbol]:
         """Every symbol read by a guard or given a source."""
         syms: set[sympy.Symbol] = {s for s, _ in self.sources}

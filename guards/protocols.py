@@ -34,8 +34,17 @@ class GuardSetLike(Protocol):
     """A conjunction of guards with the sources and assumed domain of its symbols (see :class:`GuardSet`)."""
 
     guards: tuple[Guard, ...]
-    sources: tuple[tuple[sympy.Symbol, Source], ...]
-    domain: tuple[tuple[sympy.Symbol, ValueRanges], ...]
+    named_sources: tuple[tuple[str, Source], ...]
+    named_domain: tuple[tuple[str, ValueRanges], ...]
+
+    @property
+    def sources(self) -> tuple[tuple[sympy.Symbol, Source], ...]: ...
+
+    @property
+    def domain(self) -> tuple[tuple[sympy.Symbol, ValueRanges], ...]: ...
+
+    @property
+    def names(self) -> frozenset[str]: ...
 
     @property
     def source_map(self) -> dict[sympy.Symbol, Source]: ...

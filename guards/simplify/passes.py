@@ -97,7 +97,8 @@ class SimplifyReport:
         dropped: input guards that no longer appear in any form, each with why.
         rewritten: output guards that are not input guards, each with the input
             guards it replaces (merged bounds, equalities after substitution).
-        substitutions: ``(symbol, replacement)`` pairs applied to the other guards.
+        named_substitutions: ``(symbol name, replacement form)`` pairs applied to the other
+            guards (a replacement is a symbol or an integer); ``substitutions`` is their sympy view.
         proof: ``YES`` if the whole output was proven equivalent to the input;
             ``UNKNOWN`` (a proof timed out) or ``NO`` (a bug: the proof found a
             difference) if some group of guards was returned unsimplified.
@@ -113,7 +114,7 @@ class SimplifyReport:
 
     dropped: tuple[tuple[Guard, str], ...] = ()
     rewritten: tuple[tuple[Guard, tuple[Guard, ...]], ...] = ()
-    substitutions: tuple[tuple[sympy.Symbol, sympy.Expr], ...] = ()
+    named_substitutions: tuple[tuple[str, "F.Form"], ...] = ()
     proof: Verdict = Verdict.YES
     reverted: tuple[str, ...] = ()
     z3_checks: int = 0
@@ -121,6 +122,11 @@ class SimplifyReport:
     rlimit: int = 0
     budget_exhausted: bool = False
     safety_net: bool = False
+
+    @property
+    def substitutions(self) -> tuple[tuple[sympy.Symbol, sympy.Expr], ...]:
+        """``(symbol, replacement)`` pairs: the sympy view of ``named_substitutions`` (built when read)."""
+        return tuple((symbol_expr(s), _as_sympy(v)) for s, v in self.named_substitutions)
 
     def __str__(self) -> str:
         spent = f"{self.z3_checks} Z3 checks, {self.rlimit:,} rlimit units"
@@ -256,7 +262,7 @@ class _Simplifier:
 
     def __init__(self, gs: GuardSetLike, config: SolverConfig, progress: Progress | None = None):
         self.gs, self.config, self.progress = gs, config, progress
-        self.domain: dict[str, ValueRanges] = {s.name: r for s, r in gs.domain}
+        self.domain: dict[str, ValueRanges] = dict(gs.named_domain)
         self.start = time.perf_counter()
         self.checks = 0
         self._context: Z3Context | None = None
@@ -646,10 +652,10 @@ class _Simplifier:
         return out
 
     def _report(self, **fields) -> SimplifyReport:
-        subs = tuple((symbol_expr(s), _as_sympy(v)) for s, v in sorted(self.mapping.items(), key=lambda kv: _name_key(kv[0])))
+        subs = tuple(sorted(self.mapping.items(), key=lambda kv: _name_key(kv[0])))
         budgets = (self.drop_budget, self.proof_budget)
         return SimplifyReport(
-            substitutions=subs, z3_checks=self.checks, elapsed=time.perf_counter() - self.start,
+            named_substitutions=subs, z3_checks=self.checks, elapsed=time.perf_counter() - self.start,
             rlimit=sum(b.spent for b in budgets) + self._extra_rlimit,
             budget_exhausted=any(b.exhausted for b in budgets),
             safety_net=any(b.safety_net for b in budgets) or self._extra_safety, **fields,

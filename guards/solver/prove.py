@@ -37,7 +37,7 @@ from symint.form.logic import BoolForm
 from valueranges import ValueRanges
 
 from guards.errors import GuardTypeError, SolverError
-from guards.guard import Guard
+from guards.guard import Guard, view_symbol
 from guards.simplify.classify import classify_form
 from guards.text.escape import sympy_str
 
@@ -137,50 +137,49 @@ class ProofResult:
 class _Inputs:
     """The Z3 variable name and the witness label of every symbol of one or two guard sets."""
 
-    names: tuple[dict[sympy.Symbol, str], ...]
+    names: tuple[dict[str, str], ...]  # per set: symbol name -> Z3 variable name
     labels: dict[str, str] = field(default_factory=dict)  # variable name -> witness key
 
 
-def _all_symbols(gs: GuardSetLike) -> list[sympy.Symbol]:
-    syms = set(gs.symbols) | {s for s, _ in gs.domain}
-    return sorted(syms, key=lambda s: s.name)
+def _all_names(gs: GuardSetLike) -> list[str]:
+    """The names of every symbol of ``gs`` (read by a guard, given a source or a domain), sorted."""
+    return sorted(gs.names | {n for n, _ in gs.named_domain})
 
 
 def _pair(a: GuardSetLike, b: "GuardSetLike | None") -> _Inputs:
     """Match symbols: first by equal sources, then by name when not both have sources."""
-    src_a, names_a = a.source_map, {}
+    src_a, names_a = dict(a.named_sources), {}
     labels: dict[str, str] = {}
-    for sym in _all_symbols(a):
-        names_a[sym] = sym.name
-        labels[sym.name] = src_a[sym].text() if sym in src_a else sym.name
+    for sym in _all_names(a):
+        names_a[sym] = sym
+        labels[sym] = src_a[sym].text() if sym in src_a else sym
     if b is None:
         return _Inputs((names_a,), labels)
-    src_b = b.source_map
-    by_source = {src: sym for sym, src in a.sources}
-    taken: set[sympy.Symbol] = set()
-    names_b: dict[sympy.Symbol, str] = {}
-    b_syms = _all_symbols(b)
+    src_b = dict(b.named_sources)
+    by_source = {src: sym for sym, src in a.named_sources}
+    taken: set[str] = set()
+    names_b: dict[str, str] = {}
+    b_syms = _all_names(b)
     for sym in b_syms:
         partner = by_source.get(src_b.get(sym))
         if partner is not None:
             names_b[sym] = names_a[partner]
             taken.add(partner)
-    a_by_name = {s.name: s for s in names_a}
     for sym in b_syms:
-        partner = a_by_name.get(sym.name)
+        partner = sym if sym in names_a else None
         if sym not in names_b and partner is not None and partner not in taken and not (partner in src_a and sym in src_b):
-            names_b[sym] = sym.name
+            names_b[sym] = sym
             taken.add(partner)
     used = set(names_a.values()) | set(names_b.values())
     for sym in b_syms:
         if sym in names_b:
             continue
-        name = sym.name
+        name = sym
         while name in used:
             name += "_other"
         names_b[sym] = name
         used.add(name)
-        label = src_b[sym].text() if sym in src_b else sym.name
+        label = src_b[sym].text() if sym in src_b else sym
         labels[name] = label if label not in labels.values() else f"{label} (other)"
     return _Inputs((names_a, names_b), labels)
 
@@ -202,10 +201,10 @@ class _Query:
         self.solver = Z3Solver(config, self.context, self.budget)
         self.report = []
         for gs, t in zip(sets, self.translators):
-            for sym, rng in gs.domain:
+            for sym, rng in gs.named_domain:
                 if not rng.is_bool:
                     self.solver.add(t.in_range(sym, rng))
-            self.report += [t.variable(s) for s in _all_symbols(gs)]
+            self.report += [t.variable(s) for s in _all_names(gs)]
 
     def accepts(self, side: int):
         """The formula "set ``side`` accepts the inputs"."""
@@ -222,7 +221,7 @@ class _Query:
 
     def witness(self, outcome: SolverOutcome) -> tuple[dict[str, int], list[dict[sympy.Symbol, int]]]:
         values = dict(outcome.values)
-        per_set = [{s: values[n] for s, n in names.items()} for names in self.inputs.names]
+        per_set = [{view_symbol(s): values[n] for s, n in names.items()} for names in self.inputs.names]  # the public view
         return {self.inputs.labels[n]: v for n, v in sorted(values.items())}, per_set
 
 
@@ -271,13 +270,12 @@ def _locally(a: GuardSetLike, b: GuardSetLike, config: SolverConfig, both_ways: 
     (names_a, names_b), (ta, tb) = query.inputs.names, query.translators
     domain: dict[str, ValueRanges] = {}
     for gs, names in ((a, names_a), (b, names_b)):
-        for sym, rng in gs.domain:
+        for sym, rng in gs.named_domain:
             name = names[sym]
             domain[name] = domain[name] & rng if name in domain else rng
     exprs = [[g.form for g in a.guards], [g.form for g in b.guards]]  # forms name their symbols by name
     ids = [{t.holds(e).get_id() for e in pool} for t, pool in zip((ta, tb), exprs)]
-    by_name = [{s.name: v for s, v in names.items()} for names in (names_a, names_b)]
-    hood = Neighbourhoods(exprs, [by_name[0].__getitem__, by_name[1].__getitem__])
+    hood = Neighbourhoods(exprs, [names_a.__getitem__, names_b.__getitem__])
     entailer = Entailer(domain, config, [ta, tb], budget=budget)
     directions = [(0, 1), (1, 0)] if both_ways else [(0, 1)]
     for premise_pool, goal_pool in directions:
@@ -500,13 +498,13 @@ def redundant_with_report(gs: GuardSetLike, config: SolverConfig = _DEFAULT) -> 
     guards = gs.guards
     forms = [g.form for g in guards]  # what the cheap pass and Z3 read (Note [Forms to Z3])
     query = _Query([gs], config)
-    dropped = _cheap_redundant(forms, {s.name: r for s, r in gs.domain})
+    dropped = _cheap_redundant(forms, dict(gs.named_domain))
     hood = Neighbourhoods([forms])
     t = query.translators[0]
     keep: dict[int, object] = {}
     unknown: set[int] = set()
     solver = Z3Solver(config, query.context, query.budget, config.drop_rlimit)  # optional drops: drop_rlimit each
-    for sym, rng in gs.domain:
+    for sym, rng in gs.named_domain:
         if not rng.is_bool:
             solver.add(t.in_range(sym, rng))
 

@@ -62,7 +62,7 @@ from typing import Iterable, Mapping
 from symint.lazy_sympy import lazy_module, sympy
 import z3
 
-from symint.build import symbol_expr
+from symint.build import symbol_name
 from symint.form import BoolForm
 from symint.form.terms import Atom, Form
 from valueranges import ValueRanges
@@ -109,11 +109,23 @@ def _and_defined(*conds: z3.BoolRef | None) -> z3.BoolRef | None:
     return present[0] if len(present) == 1 else z3.And(*present)
 
 
+def _name(sym: object) -> str:
+    """The name of a symbol key (a name or a sympy Symbol)."""
+    name = symbol_name(sym)
+    if name is None:
+        raise SolverError(f"{sym!r} is not a symbol (a sympy Symbol or a symbol name)")
+    return name
+
+
 class Translator:
     """Translate symint expressions to Z3 terms; memoised per instance.
 
+    Symbols are read by name (a form's names; a sympy Symbol stands for its name), and the
+    methods that take a symbol take either.
+
     Args:
-        names: the Z3 variable name of each symbol (default: the symbol's name).
+        names: the Z3 variable name of each symbol (default: the symbol's name), keyed by
+            symbol name or sympy Symbol.
             Two translators that give two symbols the same name share the variable,
             which is how two guard sets are compared over the same inputs.
         context: the :class:`Z3Context` of the formulas (default: Z3's shared main
@@ -124,60 +136,50 @@ class Translator:
     -x/2
     """
 
-    def __init__(self, names: Mapping[sympy.Symbol, str] | None = None, context: Z3Context | None = None):
+    def __init__(self, names: "Mapping[sympy.Symbol | str, str] | None" = None, context: Z3Context | None = None):
         self.context = context if context is not None else Z3Context(shared=True)
-        self._names = dict(names or {})
-        self._by_name = {sym.name: sym for sym in self._names}  # a form names its symbols by name
-        self._cache: dict[sympy.Basic, Term] = {}
-        self._variables: dict[sympy.Symbol, z3.ArithRef] = {}
+        self._names = {_name(sym): name for sym, name in (names or {}).items()}
+        self._cache: dict[object, Term] = {}
+        self._variables: dict[str, z3.ArithRef] = {}
         self._ranges: dict[tuple, z3.BoolRef] = {}
 
     @property
     def _ctx(self) -> z3.Context:
         return self.context.ctx  # not stored: a raw Z3 context cannot be deep-copied, the wrapper can
 
-    def name(self, sym: sympy.Symbol) -> str:
-        """The Z3 variable name of ``sym``.
+    def name(self, sym: "sympy.Symbol | str") -> str:
+        """The Z3 variable name of ``sym`` (a symbol or its name).
 
         >>> from symint.build import symbol_expr
-        >>> Translator({symbol_expr("s0"): "v0"}).name(symbol_expr("s0"))
-        'v0'
+        >>> Translator({symbol_expr("s0"): "v0"}).name(symbol_expr("s0")), Translator({"s0": "v0"}).name("s0")
+        ('v0', 'v0')
         """
-        return self._names.get(sym, sym.name)
+        n = _name(sym)
+        return self._names.get(n, n)
 
-    def symbol(self, name: str) -> sympy.Symbol:
-        """The symbol a form names ``name`` (one of ``names``' keys if one is so named).
-
-        >>> Translator().symbol("s0")
-        s0
-        """
-        sym = self._by_name.get(name)
-        if sym is None:
-            sym = self._by_name[name] = symbol_expr(name)
-        return sym
-
-    def symbols(self, expr: "BoolForm | sympy.Basic") -> list[sympy.Symbol]:
-        """The symbols ``expr`` (a boolean form or a sympy boolean) reads.
+    def symbols(self, expr: "BoolForm | sympy.Basic") -> list[str]:
+        """The names of the symbols ``expr`` (a boolean form or a sympy boolean) reads, sorted.
 
         >>> from symint import form as F
         >>> from symint.form import rel
         >>> Translator().symbols(rel("<", F.sym("x"), F.const(3)))
-        [x]
+        ['x']
         """
         if isinstance(expr, BoolForm):
-            return [self.symbol(n) for n in sorted(expr.symbols)]
-        return list(expr.free_symbols)
+            return sorted(expr.symbols)
+        return sorted(s.name for s in expr.free_symbols)
 
-    def variable(self, sym: sympy.Symbol) -> z3.ArithRef:
-        """The Z3 integer variable standing for ``sym``.
+    def variable(self, sym: "sympy.Symbol | str") -> z3.ArithRef:
+        """The Z3 integer variable standing for ``sym`` (a symbol or its name).
 
         >>> from symint.build import symbol_expr
-        >>> Translator().variable(symbol_expr("s0"))
-        s0
+        >>> Translator().variable(symbol_expr("s0")), Translator().variable("s0")
+        (s0, s0)
         """
-        var = self._variables.get(sym)
+        n = _name(sym)
+        var = self._variables.get(n)
         if var is None:
-            var = self._variables[sym] = z3.Int(self.name(sym), self._ctx)
+            var = self._variables[n] = z3.Int(self._names.get(n, n), self._ctx)
         return var
 
     def holds(self, expr: "BoolForm | sympy.Basic") -> z3.BoolRef:
@@ -199,14 +201,14 @@ class Translator:
             raise SolverError(f"{expr} is not a boolean expression; a guard must be a comparison or And/Or/Not")
         return t.value if t.defined is None else z3.And(t.defined, t.value)
 
-    def in_range(self, sym: sympy.Symbol, rng: ValueRanges) -> z3.BoolRef:
-        """The formula "``sym`` lies in ``rng``" (True for an unbounded range).
+    def in_range(self, sym: "sympy.Symbol | str", rng: ValueRanges) -> z3.BoolRef:
+        """The formula "``sym`` (a symbol or its name) lies in ``rng``" (True for an unbounded range).
 
         >>> from symint.build import symbol_expr
         >>> Translator().in_range(symbol_expr("s0"), ValueRanges.of(2, math.inf))
         s0 >= 2
         """
-        key = (sym, rng.lower, rng.upper)
+        key = (_name(sym), rng.lower, rng.upper)
         hit = self._ranges.get(key)
         if hit is not None:
             return hit
@@ -257,7 +259,7 @@ class Translator:
     def _atom(self, atom: Atom) -> Term:
         kind = atom.kind
         if kind == "sym":
-            return Term(self.variable(self.symbol(atom.name)))
+            return Term(self.variable(atom.name))
         if kind == "opaque":  # a sympy expression the forms cannot hold: its own translation
             return self.term(atom.args[0])
         if kind in ("floordiv", "ceildiv", "mod"):
