@@ -339,3 +339,20 @@ def test_a_shape_program_runs_without_sympy() -> None:
         "-max(L['x'].size()[0], L['x'].size()[1]) + min(L['x'].size()[1], L['y'].size()[0]) + (L['x'].size()[0] + 2*L['x'].size()[1]) // 3 + (L['x'].size()[0] % 5) > 2",
         "L['x'].size()[0] != L['y'].size()[0]",
     ]
+
+
+def test_stored_guards_read_and_compile_without_sympy() -> None:
+    """Reading a stored guard set (JSON, torch's text inside) and compiling its checker import no sympy: the parser
+    names its symbols, the guard set keeps them by name and codegen reads forms (Note [A guard set names its symbols])."""
+    frames, out = _first_sympy_import(
+        "import json\n"
+        "from guards import GuardSet\n"
+        "text = json.dumps({'guards': [\"L['x'].size()[0] >= 2\", \"L['x'].size()[0] % 8 == 0\", \"Max(L['x'].size()[0], L['n']) <= 64\"],\n"
+        "                   'sources': {'s0': {'base': 'x', 'kind': 'size', 'index': 0}}})\n"
+        "gs = GuardSet.from_json(text)\n"
+        "c = gs.compile()\n"
+        "class T:\n"
+        "    shape = (16,)\n"
+        "print('sympy' in sys.modules, c.check({'x': T(), 'n': 3}), c.check({'x': T(), 'n': 65}), c.names, [n for n, _ in gs.named_sources])\n")
+    assert frames == [], f"reading and compiling stored guards imported sympy, through {frames}"
+    assert out == "False True False ('s0', 's1') ['s0', 's1']", out

@@ -90,7 +90,7 @@ def pinned_sources(guards: GuardSet) -> dict[Source, int]:
     >>> pinned_sources(GuardSet.of([eq(s0, 8)], {s0: Source.size("x", 0)}))
     {Source(base='x', kind='size', index=0): 8}
     """
-    sources = {sym.name: src for sym, src in guards.sources}
+    sources = dict(guards.named_sources)
     pins: dict[Source, int] = {}
     for g in guards:
         e = g.form  # read from the form: no sympy view is built

@@ -83,7 +83,7 @@ class CompiledGuards:
         guardset: the guard set this checks.
         order: what ``check_ints`` takes, position by position: the :class:`Source`
             of each symbol the guards read, or the symbol itself if it has no source.
-        symbols: the symbol at each position of ``order``.
+        names: the name of the symbol at each position of ``order`` (``symbols``: their sympy view).
         input_names: the input names ``check`` reads (the sources' bases), sorted.
         code: the generated Python source, for inspection.
         check_ints: ``check_ints(*values) -> bool`` on pre-extracted ints in ``order``
@@ -104,7 +104,7 @@ class CompiledGuards:
 
     guardset: GuardSetLike
     order: tuple["Source | sympy.Symbol", ...]
-    symbols: tuple[sympy.Symbol, ...]
+    names: tuple[str, ...]
     input_names: tuple[str, ...]
     code: str = field(repr=False)
     check_ints: Callable[..., bool] = field(repr=False)
@@ -112,6 +112,11 @@ class CompiledGuards:
     check: Callable[[Mapping[str, object]], bool] = field(repr=False)
     check_objects: Callable[..., bool] = field(repr=False)
     first_failure: Callable[[Mapping[str, object]], "int | None"] = field(repr=False)
+
+    @property
+    def symbols(self) -> tuple[sympy.Symbol, ...]:
+        """The symbol at each position of ``order``: the sympy view of ``names``."""
+        return tuple(_io.view_symbol(n) for n in self.names)
 
     def __repr__(self) -> str:
         return f"CompiledGuards({len(self.guardset)} guards over {', '.join(map(str, self.order)) or 'nothing'})"
@@ -141,7 +146,7 @@ def compile_guards(guardset: GuardSetLike) -> CompiledGuards:
     """
     need_guardset(guardset, "compile_guards' argument")
     try:
-        symbols, order = _argument_order(guardset)
+        symbols, order = _argument_order(guardset)  # symbol names
         names = {sym: f"v{k}" for k, sym in enumerate(symbols)}
         exprs = [g.form for g in guardset.guards]  # Note [Code from forms]
         conjuncts = sorted(_flatten_and(exprs), key=_cost)  # stable: ties keep their order
@@ -149,7 +154,7 @@ def compile_guards(guardset: GuardSetLike) -> CompiledGuards:
         fail_lines = _Emitter.first_failure(names, exprs)
     except RecursionError:
         raise CodegenError("a guard is nested too deeply to compile; simplify the guard set first") from None
-    source_map = guardset.source_map  # built once: a dict per call would make this quadratic
+    source_map = dict(guardset.named_sources)  # built once: a dict per call would make this quadratic
     readers = _reader_lines(symbols, source_map, names)
     bases = tuple(sorted({src.base for sym in symbols if (src := source_map.get(sym))}))
     code = _assemble(symbols, names, bases, readers, fast_lines, fail_lines)
@@ -159,16 +164,17 @@ def compile_guards(guardset: GuardSetLike) -> CompiledGuards:
 
 
 # -- what the checker takes -------------------------------------------------------------------------
-def _argument_order(guardset: GuardSetLike) -> tuple[tuple[sympy.Symbol, ...], tuple[object, ...]]:
-    """Symbols read by some guard: those with a source in ``guardset.sources`` order, then the rest by name."""
-    read: set[sympy.Symbol] = set()
+def _argument_order(guardset: GuardSetLike) -> tuple[tuple[str, ...], tuple[object, ...]]:
+    """The names of the symbols some guard reads: those with a source in ``guardset.named_sources``
+    order, then the rest by name; and what ``check_ints`` takes for each (its Source, else its symbol)."""
+    read: set[str] = set()
     for g in guardset.guards:
-        read |= g.free_symbols  # from the form's symbol names: no sympy view is built
-    with_source = [sym for sym, _ in guardset.sources if sym in read]
-    without = sorted(read.difference(with_source), key=lambda s: s.name)
-    symbols = tuple(with_source + without)
-    sources = guardset.source_map
-    return symbols, tuple(sources.get(sym, sym) for sym in symbols)
+        read |= g.form.symbols
+    with_source = [name for name, _ in guardset.named_sources if name in read]
+    without = sorted(read.difference(with_source))
+    names = tuple(with_source + without)
+    sources = dict(guardset.named_sources)
+    return names, tuple(sources[n] if n in sources else _io.view_symbol(n) for n in names)
 
 
 def _flatten_and(exprs: list[BoolForm]) -> list[BoolForm]:
@@ -256,15 +262,14 @@ def _is_leaf(e: object) -> bool:
 class _Emitter:
     """Turns expressions into Python text, naming repeated subexpressions (see Note [Guards that raise])."""
 
-    def __init__(self, names: Mapping[sympy.Symbol, str], shared: set[sympy.Basic]):
-        self.names = names
-        self.by_name = {sym.name: v for sym, v in names.items()}  # forms name their symbols by name
+    def __init__(self, names: Mapping[str, str], shared: set[sympy.Basic]):
+        self.by_name = names  # symbol name -> argument (forms name their symbols by name)
         self.shared = shared  # compound subexpressions worth a temporary
         self.temps: dict[sympy.Basic, str] = {}
         self.uses: Counter[sympy.Basic] = Counter()
 
     @classmethod
-    def conjunction(cls, names: Mapping[sympy.Symbol, str], conjuncts: list[sympy.Basic]) -> list[str]:
+    def conjunction(cls, names: Mapping[str, str], conjuncts: list[sympy.Basic]) -> list[str]:
         """Body lines returning whether every conjunct holds (False if one raises)."""
 
         def body(emitter: "_Emitter") -> list[str]:
@@ -274,7 +279,7 @@ class _Emitter:
         return cls._two_passes(names, conjuncts, body)
 
     @classmethod
-    def first_failure(cls, names: Mapping[sympy.Symbol, str], exprs: list[sympy.Basic]) -> list[str]:
+    def first_failure(cls, names: Mapping[str, str], exprs: list[sympy.Basic]) -> list[str]:
         """Body lines returning the index of the first guard that fails or raises, else None."""
 
         def body(emitter: "_Emitter") -> list[str]:
@@ -318,9 +323,9 @@ class _Emitter:
         if isinstance(e, Atom):
             return self._emit_atom(e, cond)
         if e.is_Symbol:
-            if e not in self.names:
+            if e.name not in self.by_name:
                 raise CodegenError(f"symbol {e} has no argument position")  # invariant of compile_guards
-            return self.names[e]
+            return self.by_name[e.name]
         if e.is_Integer:
             return _int_text(int(e))
         if e.is_Float:
@@ -468,7 +473,7 @@ def _int_text(v: int) -> str:
 
 
 # -- reading inputs --------------------------------------------------------------------------------
-def _reader_lines(symbols, sources: Mapping[sympy.Symbol, Source], names) -> list[str] | None:
+def _reader_lines(symbols, sources: Mapping[str, Source], names) -> list[str] | None:
     """Lines binding each ``v<k>`` from ``inputs``; None if some symbol has no source."""
     if any(sym not in sources for sym in symbols):
         return None
@@ -645,8 +650,8 @@ def _instantiate(code: str, bases, guardset, symbols, readable: bool):
     fns = make(*bases, **_helpers(), **specials)
     if readable:
         return fns
-    source_map = guardset.source_map
-    missing = ", ".join(s.name for s in symbols if s not in source_map)
+    source_map = dict(guardset.named_sources)
+    missing = ", ".join(s for s in symbols if s not in source_map)
 
     def unreadable(*args: object, **kwargs: object):
         raise UnknownSourceError(
@@ -657,7 +662,7 @@ def _instantiate(code: str, bases, guardset, symbols, readable: bool):
 
 
 def _binding_error_factory(guardset: GuardSetLike, symbols) -> Callable[[Mapping[str, object]], Exception]:
-    sources = guardset.source_map
+    sources = dict(guardset.named_sources)
 
     def bind_error(inputs: Mapping[str, object]) -> Exception:
         """A typed error saying which input could not be read (slow path, after a failed read)."""
@@ -678,8 +683,8 @@ def _binding_error_factory(guardset: GuardSetLike, symbols) -> Callable[[Mapping
 
 
 def _values_error_factory(guardset: "GuardSet", symbols) -> Callable[[], Exception]:
-    sources = guardset.source_map
-    order = ", ".join(sources[s].text() if s in sources else s.name for s in symbols)
+    sources = dict(guardset.named_sources)
+    order = ", ".join(sources[s].text() if s in sources else s for s in symbols)
 
     def values_error() -> Exception:
         return GuardTypeError(f"the checker takes ints (in the order {order}); a value of another type was given")

@@ -402,6 +402,19 @@ def functions() -> dict[str, FunctionSpec]:
     return table
 
 
+def function_spec(name: str) -> FunctionSpec | None:
+    """How to build the function ``name``, or None if the parser knows none so called.
+
+    The built-in table answers first, without sympy; only the names of opaque functions load
+    :func:`functions` (and sympy): a stored guard set of sizes parses without sympy.
+
+    >>> function_spec("Max").min_args, function_spec("BitwiseAnd").min_args, function_spec("nope")
+    (1, 2, None)
+    """
+    spec = _FUNCTIONS.get(name)
+    return spec if spec is not None else functions().get(name)
+
+
 @lru_cache(maxsize=None)
 def known_functions() -> tuple[str, ...]:
     """Every function name the parser accepts, sorted.

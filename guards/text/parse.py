@@ -60,13 +60,13 @@ from typing import Callable, Iterable, Literal, Mapping
 from symint.lazy_sympy import lazy_module, sympy
 
 from symint import form as F
-from symint.build import as_expr, symbol_expr
+from symint.build import as_expr, symbol_name
 from symint.form import BoolForm, Form
 
 from symint.errors import ExpressionLimitError
 
 from guards.errors import GuardParseError, GuardTypeError
-from guards.text.lexer import BINARY_PRECEDENCE, COMPARISONS, KEYWORDS, MAX_CONSTANT_BITS, SOURCE_ATTRS, functions, known_functions
+from guards.text.lexer import BINARY_PRECEDENCE, COMPARISONS, KEYWORDS, MAX_CONSTANT_BITS, SOURCE_ATTRS, function_spec, known_functions
 from guards.text.lexer import PREC_ADD, PREC_AND, PREC_BAND, PREC_BOR, PREC_CMP, PREC_MUL, PREC_NOT, PREC_OR
 from guards.text.lexer import FunctionSpec, Token, TokenCursor, balanced, tokenize
 from guards.source import Source
@@ -104,35 +104,38 @@ class _Namer:
     ``taken`` holds every name the text uses, so a generated name never captures a bare symbol.
     """
 
-    def __init__(self, symbols: Mapping[sympy.Symbol, Source] | None, taken: set[str]):
-        self.sources: dict[sympy.Symbol, Source] = {}
-        self.by_source: dict[Source, sympy.Symbol] = {}
+    def __init__(self, symbols: "Mapping[sympy.Symbol | str, Source] | None", taken: set[str]):
+        self.sources: dict[str, Source] = {}  # by symbol name (Note [A guard set names its symbols] in guards.guardset)
+        self.by_source: dict[Source, str] = {}
         need_mapping(symbols, "symbols", optional=True)
-        items = list((symbols or {}).items())
-        for sym, src in items:
-            if not isinstance(sym, sympy.Symbol) or not isinstance(src, Source):
-                raise GuardTypeError(f"symbols must map sympy symbols to Source objects, got {short(sym)}: {short(src)}")
-        for sym, src in sorted(items, key=lambda kv: kv[0].name):
-            self.sources[sym] = src
-            self.by_source.setdefault(src, sym)
-        self.taken = taken | {s.name for s in self.sources}
+        items = []
+        for sym, src in (symbols or {}).items():
+            name = symbol_name(sym)
+            if name is None or not isinstance(src, Source):
+                raise GuardTypeError(f"symbols must map symbols (sympy Symbols or names) to Source objects, got {short(sym)}: {short(src)}")
+            items.append((name, src))
+        for name, src in sorted(items):
+            self.sources[name] = src
+            self.by_source.setdefault(src, name)
+        self.taken = taken | set(self.sources)
         self.counter = 0
 
     def is_size(self, name: str) -> bool:
         """Whether ``name`` is the symbol of a size-like source (never negative)."""
-        src = self.sources.get(symbol_expr(name))
+        src = self.sources.get(name)
         return src is not None and src.is_size_like
 
-    def symbol_for(self, source: Source) -> sympy.Symbol:
-        sym = self.by_source.get(source)
-        if sym is None:
+    def symbol_for(self, source: Source) -> str:
+        """The name of ``source``'s symbol (a new ``s<k>`` the first time it is met)."""
+        name = self.by_source.get(source)
+        if name is None:
             while f"s{self.counter}" in self.taken:
                 self.counter += 1
-            sym = symbol_expr(f"s{self.counter}")
-            self.taken.add(sym.name)
-            self.by_source[source] = sym
-            self.sources[sym] = source
-        return sym
+            name = f"s{self.counter}"
+            self.taken.add(name)
+            self.by_source[source] = name
+            self.sources[name] = source
+        return name
 
 
 # -- the parser -------------------------------------------------------------------------------------
@@ -349,7 +352,7 @@ class _Parser(TokenCursor):
         if self.at(".") and self.peek(1).kind == "name" and self.at("(", 2):
             dotted = f"{word}.{self.peek(1).text}"
             # torch.foo(...) is a (possibly unknown) function; x.size(...) is a source.
-            if dotted in functions() or (word in ("torch", "math", "sympy") and not self.is_source_attr(1)):
+            if function_spec(dotted) is not None or (word in ("torch", "math", "sympy") and not self.is_source_attr(1)):
                 self.take()
                 self.take()
                 return self.no_trailer(self.call(dotted, tok))
@@ -357,7 +360,7 @@ class _Parser(TokenCursor):
             # an access path in torch's spelling (guards/text/torch_sources.py), then what is read from it
             return self.source_ref(read_path(self, tok).base(), tok)
         if self.dialect == "source":
-            return F.sym(self.namer.symbol_for(Source.value(word)).name)
+            return F.sym(self.namer.symbol_for(Source.value(word)))
         return F.sym(word)
 
     def is_size(self, e: Value) -> bool:
@@ -375,7 +378,7 @@ class _Parser(TokenCursor):
         return value
 
     def call(self, name: str, name_tok: Token) -> Value:
-        spec = functions().get(name)
+        spec = function_spec(name)
         if spec is None:
             known = ", ".join(known_functions())
             raise self.error(f"unknown function {name!r}; known functions: {known}", name_tok)
@@ -436,7 +439,7 @@ class _Parser(TokenCursor):
     def source_ref(self, base: str, first: Token) -> Value:
         if self.dialect == "sympy":
             raise self.error("inputs (sources) are not part of the sympy dialect; use dialect='auto'", first)
-        return F.sym(self.namer.symbol_for(self.source_suffix(base)).name)
+        return F.sym(self.namer.symbol_for(self.source_suffix(base)))
 
     def source_suffix(self, base: str) -> Source:
         """What follows an input's name: ``.size()[0]``, ``.shape[1]``, ... or nothing (a value)."""
@@ -545,12 +548,18 @@ class ParsedGuards:
     Attributes:
         forms: the conditions (boolean forms), one per non-blank line, in order.
         lines: the 1-based line number each condition came from.
-        sources: ``(symbol, source)`` pairs: the caller's mapping plus every source met.
+        named_sources: ``(symbol name, source)`` pairs, sorted: the caller's mapping plus every
+            source met; ``sources`` and ``source_map`` are their sympy views.
     """
 
     forms: tuple[BoolForm, ...]
     lines: tuple[int, ...]
-    sources: tuple[tuple[sympy.Symbol, Source], ...]
+    named_sources: tuple[tuple[str, Source], ...]
+
+    @property
+    def sources(self) -> tuple[tuple[sympy.Symbol, Source], ...]:
+        """``(symbol, source)`` pairs: the sympy view of ``named_sources``."""
+        return tuple((_io.view_symbol(name), src) for name, src in self.named_sources)
 
     @property
     def exprs(self) -> tuple[sympy.Basic, ...]:
@@ -640,7 +649,7 @@ def parse_guards_text(
             raise GuardTypeError(f"line {n} is not a condition (a comparison, and/or/not, True/False): {text.strip()[:200]!r}")
         exprs.append(expr)
         numbers.append(n)
-    return ParsedGuards(tuple(exprs), tuple(numbers), tuple(sorted(namer.sources.items(), key=lambda kv: kv[0].name)))
+    return ParsedGuards(tuple(exprs), tuple(numbers), tuple(sorted(namer.sources.items())))
 
 
 def parse_expression(text: str, symbols: Mapping[sympy.Symbol, Source] | None = None, dialect: Dialect = "auto") -> Value:
@@ -686,6 +695,7 @@ def parse_guard(text: str, symbols: Mapping[sympy.Symbol, Source] | None = None,
         GuardParseError: malformed text, with the column and a caret line.
         GuardTypeError: the text is not boolean (``"s0 + 1"``) or mixes types.
 
+    >>> from symint.build import symbol_expr
     >>> from symint.sympy_io import to_sympy
     >>> from guards.source import Source
     >>> n = symbol_expr("n")

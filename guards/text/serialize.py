@@ -37,7 +37,7 @@ from typing import Any, Mapping, Sequence
 
 from symint.lazy_sympy import sympy
 
-from symint.build import symbol_expr
+from symint.build import symbol_name
 from valueranges import ValueRangeError, ValueRanges
 
 from guards.errors import GuardParseError, GuardTypeError
@@ -124,19 +124,19 @@ def _source_from_json(data: object, where: str) -> Source:
         raise GuardParseError(f"{where}: {exc}") from None
 
 
-def _symbol(name: object, where: str) -> sympy.Symbol:
-    try:
-        return symbol_expr(name)  # type: ignore[arg-type]
-    except ValueError:
-        raise GuardParseError(f"{where}: symbol names must be identifiers, got {name!r}") from None
+def _symbol(name: object, where: str) -> str:
+    """A stored symbol name, refused unless it is an identifier (what ``symbol_expr`` accepts)."""
+    if not isinstance(name, str) or not name.isidentifier():
+        raise GuardParseError(f"{where}: symbol names must be identifiers, got {name!r}")
+    return name
 
 
 def encode_guards(
     guards: Sequence[Guard],
-    sources: Mapping[sympy.Symbol, Source],
-    domain: Mapping[sympy.Symbol, ValueRanges],
+    sources: "Mapping[sympy.Symbol | str, Source]",
+    domain: "Mapping[sympy.Symbol | str, ValueRanges]",
 ) -> dict[str, Any]:
-    """The JSON-ready dict of a guard set's parts.
+    """The JSON-ready dict of a guard set's parts (``sources`` and ``domain`` keyed by symbol or name).
 
     Raises:
         GuardTypeError: a guard's text would not read back as the same expression
@@ -160,15 +160,16 @@ def encode_guards(
     return {
         "format": FORMAT,
         "guards": items,
-        "sources": {s.name: _source_to_json(src) for s, src in sorted(sources.items(), key=lambda kv: kv[0].name)},
-        "domain": {s.name: ranges_to_json(r) for s, r in sorted(domain.items(), key=lambda kv: kv[0].name)},
+        "sources": {n: _source_to_json(src) for n, src in sorted(((symbol_name(s), src) for s, src in sources.items()), key=lambda kv: kv[0])},
+        "domain": {n: ranges_to_json(r) for n, r in sorted(((symbol_name(s), r) for s, r in domain.items()), key=lambda kv: kv[0])},
     }
 
 
 def decode_guards(
     data: object,
-) -> tuple[list[Guard], dict[sympy.Symbol, Source], dict[sympy.Symbol, ValueRanges] | None]:
-    """The guards, sources and domain (None: not stored, use the default) of a decoded JSON dict.
+) -> tuple[list[Guard], dict[str, Source], dict[str, ValueRanges] | None]:
+    """The guards, sources and domain (None: not stored, use the default) of a decoded JSON dict,
+    sources and domain by symbol name (what ``GuardSet.of`` takes).
 
     Raises:
         GuardParseError: the data is not a guard set (the message names the bad field;
@@ -177,7 +178,7 @@ def decode_guards(
 
     >>> guards, sources, domain = decode_guards({"guards": ["L['x'].size()[0] >= 2"]})
     >>> guards, sources, domain
-    ([Guard(s0 >= 2)], {s0: Source(base='x', kind='size', index=0)}, None)
+    ([Guard(s0 >= 2)], {'s0': Source(base='x', kind='size', index=0)}, None)
     """
     if not isinstance(data, Mapping) or not isinstance(data.get("guards"), list):
         raise GuardParseError("a JSON guard set must be an object with a 'guards' list")
@@ -210,7 +211,7 @@ def decode_guards(
         if not isinstance(raw_domain, Mapping):
             raise GuardParseError("'domain' must map symbol names to ranges")
         domain = {_symbol(k, f"domain[{k!r}]"): ranges_from_json(v, f"domain[{k!r}]") for k, v in raw_domain.items()}
-    return guards, parsed.source_map, domain
+    return guards, dict(parsed.named_sources), domain
 
 
 def loads_json(text: str) -> object:

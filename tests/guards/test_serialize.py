@@ -119,7 +119,7 @@ def test_torch_text_in_json_reuses_stored_sources():
     doc = {"guards": ["L['x'].size()[0] >= 2", "L['y'].size()[0] == s0"], "sources": {"s0": {"base": "x", "kind": "size", "index": 0}}}
     guards, sources, domain = decode_guards(doc)
     assert [g.expr for g in guards] == [ge(s0, 2), eq(s1, s0)]
-    assert sources == {s0: X0, s1: Source.size("y", 0)}
+    assert sources == {"s0": X0, "s1": Source.size("y", 0)}  # by name, as GuardSet.of takes them
     assert domain is None
 
 
