@@ -146,8 +146,8 @@ def compile_guards(guardset: GuardSetLike) -> CompiledGuards:
     """
     need_guardset(guardset, "compile_guards' argument")
     try:
-        symbols, order = _argument_order(guardset)  # symbol names
-        names = {sym: f"v{k}" for k, sym in enumerate(symbols)}
+        arguments, order = _argument_order(guardset)  # symbol names
+        names = {sym: f"v{k}" for k, sym in enumerate(arguments)}
         exprs = [g.form for g in guardset.guards]  # Note [Code from forms]
         conjuncts = sorted(_flatten_and(exprs), key=_cost)  # stable: ties keep their order
         fast_lines = _Emitter.conjunction(names, conjuncts)
@@ -155,12 +155,12 @@ def compile_guards(guardset: GuardSetLike) -> CompiledGuards:
     except RecursionError:
         raise CodegenError("a guard is nested too deeply to compile; simplify the guard set first") from None
     source_map = dict(guardset.named_sources)  # built once: a dict per call would make this quadratic
-    readers = _reader_lines(symbols, source_map, names)
-    bases = tuple(sorted({src.base for sym in symbols if (src := source_map.get(sym))}))
-    code = _assemble(symbols, names, bases, readers, fast_lines, fail_lines)
+    readers = _reader_lines(arguments, source_map, names)
+    bases = tuple(sorted({src.base for sym in arguments if (src := source_map.get(sym))}))
+    code = _assemble(arguments, names, bases, readers, fast_lines, fail_lines)
     _validate(code)
-    fns = _instantiate(code, bases, guardset, symbols, readers is not None)
-    return CompiledGuards(guardset, order, symbols, bases, code, *fns)
+    fns = _instantiate(code, bases, guardset, arguments, readers is not None)
+    return CompiledGuards(guardset, order, arguments, bases, code, *fns)
 
 
 # -- what the checker takes -------------------------------------------------------------------------
