@@ -37,7 +37,6 @@ from typing import TYPE_CHECKING
 
 from guards import Guard, GuardSet, ProofResult, SolverConfig, Source
 from guards.simplify.reduce_forms import FormReduction, canonical_guards
-from symint import build
 from symint import form as F
 from symint.form import logic as B
 

@@ -23,7 +23,7 @@ def _env():
 
 
 def test_the_symbol_table_answers_names_and_sympy_symbols_alike():
-    env, a, u = _env()
+    env, a, _ = _env()
     table = env.symbols
     assert list(table.by_name) == ["s0", "u0"]
     for key in ("s0", symbol_expr("s0"), a.node.expr):
