@@ -6,8 +6,9 @@
    (a ``scan`` over a sequence) or a 201-node program, numpy backend, and calls it once. Cold: no store (it traces);
    warm: a DiskStore / RedisStore that already holds the entry (it loads, traces nothing).
    Reported: the whole process (spawn to exit, imports included) and the first call alone
-   (``compile(...)`` and the store object are built before the clock starts, and sympy's
-   one-off lazy import of ``sympy.tensor``, ~0.2 s that either path pays, is done before), medians.
+   (``compile(...)`` and the store object are built before the clock starts), medians. sympy is not
+   imported before the clock: a traced first call imports it (export still reads sympy views of the
+   trace's symbols), a warm one never does (Note [A loaded program is forms] in ``shapeenv.program.io``).
 2. **N processes at once**: N fresh processes compile the same function on the same store at
    the same moment. Reported: traces in total (the compile lease makes it 1 per distinct entry),
    entries stored, whether every result is right and the store passes SQLite's integrity check.
@@ -39,7 +40,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import numpy as np  # noqa: E402
-import sympy  # noqa: E402
 
 from shapeenv import compile, ops  # noqa: E402
 from shapeenv.backends import numpy_backend  # noqa: E402
@@ -98,7 +98,6 @@ def worker(args: argparse.Namespace) -> None:
     else:
         f = compile(scale, store=store, backend=numpy_backend, dynamic=False, recompile_limit=100000)
         call_args = (np.ones(args.size, np.float32),)
-    _ = sympy.Symbol("warm") - 3  # sympy imports sympy.tensor lazily on first use (~0.2 s): both paths pay it; not timed
     if args.wait:
         while not os.path.exists(args.wait):
             time.sleep(0.002)

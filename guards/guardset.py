@@ -214,12 +214,12 @@ class GuardSet:
         """Conjunction of two guard sets (their sources must agree where they overlap)."""
         if not isinstance(other, GuardSet):
             return NotImplemented
-        sources = self.source_map
-        for sym, src in other.sources:
+        sources = dict(self.named_sources)
+        for sym, src in other.named_sources:
             if sources.setdefault(sym, src) != src:
                 raise UnknownSourceError(f"symbol {sym} stands for {sources[sym]} in one set and {src} in the other")
-        domain = self.domain_map
-        for sym, rng in other.domain:
+        domain = dict(self.named_domain)
+        for sym, rng in other.named_domain:
             domain[sym] = domain[sym] & rng if sym in domain else rng
         return GuardSet.of(self.guards + other.guards, sources, domain)
 

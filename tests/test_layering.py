@@ -356,3 +356,34 @@ def test_stored_guards_read_and_compile_without_sympy() -> None:
         "print('sympy' in sys.modules, c.check({'x': T(), 'n': 3}), c.check({'x': T(), 'n': 65}), c.names, [n for n, _ in gs.named_sources])\n")
     assert frames == [], f"reading and compiling stored guards imported sympy, through {frames}"
     assert out == "False True False ('s0', 's1') ['s0', 's1']", out
+
+
+def test_a_warm_store_serves_a_call_without_sympy(tmp_path) -> None:
+    """A fresh process whose call a stored entry covers loads the program, checks its guards and runs it on numpy
+    without importing sympy (Note [A loaded program is forms] in shapeenv.program.io): the import was most of its
+    first call (about 0.4 of 0.5 s)."""
+    import subprocess
+    import sys
+
+    call = (
+        "import numpy as np\n"
+        "from shapeenv import compile\n"
+        "from shapeenv.backends import numpy_backend\n"
+        "from shapeenv.demo import rnn\n"
+        "from shapeenv.stores import DiskStore\n"
+        f"f = compile(rnn, store=DiskStore({str(tmp_path / 'store')!r}), backend=numpy_backend)\n"
+        "rng = np.random.default_rng(7)\n"
+        "xs, h0, w = rng.random((9, 2, 4), np.float32), np.zeros((2, 4), np.float32), rng.random((4, 4), np.float32)\n"
+        "h, ys = f(xs, h0, w)\n"
+        "want = h0\n"
+        "for x in xs:\n"
+        "    want = np.tanh(want @ w + x)\n"
+        "info = f.cache_info()\n"
+        "print('sympy' in sys.modules, bool(np.allclose(h, want, atol=1e-5)), ys.shape, info.compilations, info.loaded)\n"
+    )
+    first = subprocess.run([sys.executable, "-c", "import sys\n" + call], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stderr
+    assert first.stdout.split()[1:] == ["True", "(9,", "2,", "4)", "1", "0"], first.stdout  # traced and stored
+    frames, out = _first_sympy_import(call)
+    assert frames == [], f"serving a stored entry imported sympy, through {frames}"
+    assert out == "False True (9, 2, 4) 0 1", out

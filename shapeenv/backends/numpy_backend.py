@@ -48,6 +48,7 @@ from symint.lazy_sympy import lazy_module, sympy
 from guards import Source
 from guards.source import storage_offset_of
 from symint import SymBool, SymFloat, SymInt
+from symint.form import BoolForm, Form
 
 from shapeenv.errors import CheckFailedError
 from shapeenv.program.graph import Graph, Node
@@ -58,12 +59,13 @@ from shapeenv.backends.errors import BackendError, InputMismatchError, KernelErr
 from shapeenv.ops.common import is_contiguous as _provably_contiguous
 from shapeenv.ops.kernels.numpy import KERNELS, RANDOM_OPS, element_strides, in_layout, np_dtype
 
-_evaluate = lazy_module("symint.sympy_io.evaluate")  # Note [sympy on first use] in symint.lazy_sympy
+_evaluate = lazy_module("symint.sympy_io.evaluate")  # Note [sympy on first use] in symint.lazy_sympy: floats only
+_io = lazy_module("symint.sympy_io")
 
 __all__ = ["numpy_backend", "NumpyBackend", "NumpyProgram", "missing_kernels", "HOPS"]
 
 HOPS = ("scan", "map", "switch")
-Scope = dict  # symbol -> int, for one run (copied for each run of a sub-graph)
+Scope = dict  # symbol name -> int, for one run (copied for each run of a sub-graph); a size that is not one symbol is keyed by its form
 
 
 def missing_kernels(ops: Any) -> list[str]:
@@ -167,10 +169,10 @@ class NumpyProgram:
             raise BackendError(f"{program.name} reads tensor(s) {', '.join(consts)} that are not inputs, so there is "
                                "no data for them on numpy; pass them to the function as inputs")
         self._specs = {spec.name: spec for spec in program.inputs}
-        self._asserts: dict[sympy.Symbol, list] = {}
+        self._asserts: dict[str, list] = {}
         for record in program.runtime_asserts:
-            for sym in record.expr.free_symbols:
-                self._asserts.setdefault(sym, []).append(record)
+            for name in _names(record.form):
+                self._asserts.setdefault(name, []).append(record)
         self._checker: Any = None
         self._fresh: dict[Node, bool] = {}  # node -> its result is a new tensor (filled once per node, same value)
 
@@ -243,8 +245,9 @@ class NumpyProgram:
         for k, (traced, real) in enumerate(reals):
             if k < array.ndim:
                 sources[Source.stride(name, k)] = real
-            if isinstance(traced, SymInt) and traced.node.expr.is_Symbol:  # a stride or offset symbol of the trace
-                scope.setdefault(traced.node.expr, real)
+            sym = _symbol_of(traced)
+            if sym is not None:  # a stride or offset symbol of the trace
+                scope.setdefault(sym, real)
         return array
 
     def _bind_size(self, size: Any, real: int, scope: Scope, where: str) -> None:
@@ -252,10 +255,10 @@ class NumpyProgram:
             if size != real:
                 raise InputMismatchError(f"{where} was specialised to {size} when the program was traced, got {real}")
             return
-        sym = size.node.expr
-        known = scope.setdefault(sym, real)
+        name = _symbol_of(size)
+        known = scope.setdefault(name if name is not None else size.node.form, real)
         if known != real:
-            raise InputMismatchError(f"{where} = {real}, but the program shares its size ({sym}) with another input "
+            raise InputMismatchError(f"{where} = {real}, but the program shares its size ({size}) with another input "
                                      f"dim of size {known}")
 
     def _check_guards(self, arrays: dict, sources: dict[Source, int]) -> None:
@@ -269,12 +272,13 @@ class NumpyProgram:
         raise InputMismatchError(f"the inputs fail the guards of {self.program.name}: {why}")
 
     def _check_asserts(self, scope: Scope, new: Any) -> None:
-        for sym in new:
-            for record in self._asserts.get(sym, ()):
-                if not all(s in scope for s in record.expr.free_symbols):
+        for name in new:
+            for record in self._asserts.get(name, ()):
+                names = _names(record.form)
+                if not names <= scope.keys():
                     continue
-                if not _evaluate.evaluate(record.expr, scope):
-                    values = ", ".join(f"{s} = {scope[s]}" for s in sorted(record.expr.free_symbols, key=str))
+                if not _evaluated(record.form, scope):
+                    values = ", ".join(f"{s} = {scope[s]}" for s in sorted(names))
                     what = f": {record.message}" if record.message else ""
                     raise CheckFailedError(f"runtime assert {record.expr} failed for {values}{what}")
 
@@ -337,8 +341,8 @@ class NumpyProgram:
             return env[value]
         if isinstance(value, (SymInt, SymBool, SymFloat)):
             try:
-                return _evaluate.evaluate(value.node.expr, scope)
-            except _evaluate.UnboundSymbolError as e:
+                return _evaluated(value.node.form if value.node.form is not None else value.node.expr, scope)
+            except _Unbound as e:
                 raise BackendError(f"{value} reads a size that is not known when the program runs: {e}") from None
         if isinstance(value, tuple):
             return tuple(self._resolve(v, env, scope) for v in value)
@@ -370,20 +374,20 @@ class NumpyProgram:
         else:
             return
         if new:
-            self._check_asserts(scope, [s.node.expr for s in new])
+            self._check_asserts(scope, [_symbol_of(s) for s in new])
 
     def _unify_size(self, node: Node, size: Any, real: int, scope: Scope, fake: Any, value: Any) -> bool:
         """True if ``size`` is a symbol this call just bound to ``real``."""
         if isinstance(size, SymInt):
-            expr = size.node.expr
-            if expr.is_Symbol and expr not in scope:
-                scope[expr] = real
+            name = _symbol_of(size)
+            if name is not None and name not in scope:
+                scope[name] = real
                 return True
             if not self.check_shapes:
                 return False
             try:
-                expected = _evaluate.evaluate(expr, scope)
-            except _evaluate.UnboundSymbolError:
+                expected = _evaluated(size.node.form, scope)
+            except _Unbound:
                 return False
         else:
             expected = size
@@ -460,8 +464,8 @@ def _as_traced(fake: Any, real: Any, scope: Scope) -> Any:
     if real.flags.c_contiguous and _provably_contiguous(fake):
         return real
     try:
-        strides = [int(_evaluate.evaluate(st.node.expr, scope)) if isinstance(st, SymInt) else int(st) for st in fake.stride()]
-    except _evaluate.UnboundSymbolError:
+        strides = [int(_evaluated(st.node.form, scope)) if isinstance(st, SymInt) else int(st) for st in fake.stride()]
+    except _Unbound:
         return real
     current = element_strides(real)
     if all(a == b or n == 1 for a, b, n in zip(current, strides, real.shape)):
@@ -496,6 +500,49 @@ def _show(value: Any) -> str:
 
 def _show_shape(shape: Any) -> str:
     return "[" + ", ".join(str(s) for s in shape) + "]" if isinstance(shape, tuple) else str(shape)
+
+
+class _Unbound(LookupError):
+    """A value reads a symbol this run has not bound yet."""
+
+
+def _symbol_of(size: Any) -> str | None:
+    """The name of the symbol a SymInt is, or None (an int, or an expression of symbols).
+
+    >>> _symbol_of(3) is None
+    True
+    """
+    if not isinstance(size, SymInt):
+        return None
+    atom = size.node.form.atom()
+    return atom.name if atom is not None and atom.kind == "sym" else None
+
+
+def _names(value: Any) -> frozenset:
+    """The names of the symbols a form (or, for floats, a sympy expression) reads."""
+    if isinstance(value, (Form, BoolForm)):
+        return value.symbols
+    return frozenset(s.name for s in value.free_symbols)
+
+
+def _evaluated(value: Any, scope: Scope) -> Any:
+    """``value`` (a form, a boolean form, or a float's sympy expression) under ``scope``.
+
+    Raises:
+        _Unbound: a symbol it reads has no value in ``scope`` yet.
+
+    >>> from symint import form as F
+    >>> _evaluated(F.add(F.sym("s0"), F.const(1)), {"s0": 4})
+    5
+    """
+    names = _names(value)
+    if not names <= scope.keys():
+        raise _Unbound(", ".join(sorted(names - scope.keys())))
+    if isinstance(value, Form):
+        return value.value(scope)
+    if isinstance(value, BoolForm):
+        return value.evaluate(scope)
+    return _evaluate.evaluate(value, {_io.view_symbol(n): v for n, v in scope.items() if type(n) is str})  # floats: sympy
 
 
 def _show_scope(scope: Scope) -> str:

@@ -123,6 +123,7 @@ def trace_call(fn: Callable, call: Call, plan: Plan, name: str, args: tuple | No
     kwargs = dict(kwargs or {})
     assert top_names is not None
     start = time.perf_counter()
+    _evaluate.evaluate  # noqa: B018 -- loads symint.sympy_io: Note [sympy before the reads tracer]
     objects = {n: v for n, v in zip(call.names, call.values) if _is_object(v)}
     with recording(fn, objects) as recorder:
         program, plan = _export_planned(fn, plan, name, args, kwargs, top_names)
@@ -134,6 +135,13 @@ def trace_call(fn: Callable, call: Call, plan: Plan, name: str, args: tuple | No
     specs, skipped = _specializations(program, plan, guards)
     return Traced(program, plan, guards, specs, skipped, time.perf_counter() - start, pins, reads)
 
+
+# Note [sympy before the reads tracer]
+#     export still reads sympy views of a trace's symbols (its range constraints), so a trace
+#     imports sympy on first use (Note [sympy on first use] in symint.lazy_sympy). Imported under
+#     the reads tracer (shapeenv.compile.reads), sympy's ~0.5 s import costs ~0.3 s more: every
+#     frame of it is looked at. A cold call therefore loads the view module just before the tracer
+#     starts. A call served from the cache or a store traces nothing and loads no sympy.
 
 _PLAIN = (int, float, complex, str, bytes, bool, type(None))
 #: A compiled function's traces: ``str(n)`` of a SymInt in the user's code specialises (Note [Printing a SymInt]).

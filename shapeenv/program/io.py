@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Mapping
 from dataclasses import fields
-from types import MappingProxyType
 from typing import Any
 
 from symint.lazy_sympy import sympy
@@ -46,7 +46,9 @@ from guards.text.values import view
 from guards.text.printers import to_sympy_text
 from guards.text.serialize import decode_guards, encode_guards, ranges_from_json, ranges_to_json
 from symint import SymBool, SymFloat, SymInt, SymNode
-from symint.build import symbol_expr
+from symint import form as F
+
+from symint.form import BoolForm, Form
 
 from shapeenv.errors import ShapeEnvError
 from shapeenv.tensor.dtypes import DType, as_dtype
@@ -73,6 +75,7 @@ class LoadedEnv:
     """The environment of a loaded program: symbols and records, no decisions (Note [What a loaded program is]).
 
     >>> env = LoadedEnv(ShapeEnvSettings(), {}, (), ())
+    >>> from symint.build import symbol_expr
     >>> env.simplify(symbol_expr("s0"))
     s0
     """
@@ -306,6 +309,46 @@ def loads_program(text: str) -> ExportedProgram:
 
 
 # -- reading -----------------------------------------------------------------------------------------
+# Note [A loaded program is forms]
+#     A program read from a store holds forms, as a traced one does: its SymInts are nodes of
+#     forms, its records hold boolean forms, and the numpy backend evaluates forms under a scope
+#     keyed by symbol name. sympy is built only when something prints or reads ``expr`` (the
+#     range constraints and dims are keyed by sympy views, built on first read). Serving a stored
+#     entry in a fresh process therefore imports no sympy: that import was ~0.4 s of a ~0.5 s
+#     first call (tests/test_layering.py checks it).
+
+
+class _Views(Mapping):
+    """A read-only mapping keyed by the sympy views of forms, built on first read (Note [A loaded program is forms]).
+
+    >>> from symint import form as F
+    >>> m = _Views([(F.sym("s0"), "batch")])
+    >>> len(m), dict(m)
+    (1, {s0: 'batch'})
+    """
+
+    def __init__(self, pairs: list):
+        self._pairs = pairs
+        self._built: dict | None = None
+
+    def _dict(self) -> dict:
+        if self._built is None:
+            self._built = {view(k): v for k, v in self._pairs}
+        return self._built
+
+    def __getitem__(self, key: Any) -> Any:
+        return self._dict()[key]
+
+    def __iter__(self):
+        return iter(self._dict())
+
+    def __len__(self) -> int:
+        return len(self._pairs)
+
+    def __repr__(self) -> str:
+        return repr(self._dict())
+
+
 class _Reader:
     def __init__(self, data: dict, env: LoadedEnv):
         self.data = data
@@ -313,15 +356,16 @@ class _Reader:
         self.storages: dict[int, Storage] = {}
         self.raw_tensors = data.get("tensors", [])
         self.tensors: dict[int, FakeTensor] = {}
-        self.parsed: dict[str, sympy.Basic] = {}  # the same text recurs (s0, 2*s0): parse it once per program
+        self.parsed: dict[str, Any] = {}  # the same text recurs (s0, 2*s0): parse it once per program
 
-    def expr(self, text: Any, where: str) -> sympy.Basic:
+    def expr(self, text: Any, where: str) -> Any:
+        """The stored expression ``text``, parsed: a form (integers, booleans), else its sympy expression (floats)."""
         if not isinstance(text, str):
             raise ProgramFormatError(f"{where}: expected expression text, got {text!r}")
         found = self.parsed.get(text)
         if found is None:
             try:
-                found = self.parsed[text] = view(parse_expression(text))
+                found = self.parsed[text] = parse_expression(text)
             except GuardError as e:
                 raise ProgramFormatError(f"{where}: {e}") from None
         return found
@@ -340,7 +384,10 @@ class _Reader:
             return nodes[v["v"]]
         if t in ("symint", "symbool", "symfloat"):
             cls, pytype = {"symint": (SymInt, int), "symbool": (SymBool, bool), "symfloat": (SymFloat, float)}[t]
-            return cls(SymNode(self.expr(v.get("e"), where), pytype, self.hint(v.get("h")), self.env))
+            value = self.expr(v.get("e"), where)
+            if pytype is float or not isinstance(value, (Form, BoolForm)):
+                return cls(SymNode(view(value), pytype, self.hint(v.get("h")), self.env))
+            return cls(SymNode.of_form(value, pytype, self.hint(v.get("h")), self.env))
         if t == "tensor":
             return self.tensor(v.get("v"), where, nodes)
         if t == "tuple":
@@ -450,7 +497,9 @@ def _read(data: dict) -> ExportedProgram:
     settings = ShapeEnvSettings(**{k: v for k, v in data.get("settings", {}).items() if k in known})
     symbols = SymbolTable()
     for s in data.get("symbols", []):
-        name = symbol_expr(s["symbol"]).name  # a stored name must be an identifier
+        name = s["symbol"]
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ProgramFormatError(f"a stored symbol name must be an identifier, got {name!r}")
         rng = ranges_from_json(s["initial_range"]) if s.get("initial_range") is not None else None
         dyn = DimDynamic(s["dynamic"]) if s.get("dynamic") is not None else None
         symbols.add(SymbolInfo(name, s["index"], s.get("hint"), [_source(x, s["symbol"]) for x in s.get("sources", [])],
@@ -471,18 +520,22 @@ def _read(data: dict) -> ExportedProgram:
     outputs = reader.value(data.get("outputs"), "outputs", {n.name: n for n in graph.nodes})
     guards, sources, domain = decode_guards(data["guards"])
     layout = GuardSet.of(*decode_guards(data["layout_guards"])) if data.get("layout_guards") else GuardSet()
-    ranges = {reader.expr(name, "range constraint"): ranges_from_json(r, f"range of {name}")
-              for name, r in data.get("range_constraints", [])}
-    dims = {symbol_expr(name): label for name, label in data.get("dims", [])}
+    ranges = [(reader.expr(name, "range constraint"), ranges_from_json(r, f"range of {name}"))
+              for name, r in data.get("range_constraints", [])]
+    dims = []
+    for name, label in data.get("dims", []):
+        if not isinstance(name, str) or not name.isidentifier():
+            raise ProgramFormatError(f"a stored dim's symbol must be an identifier, got {name!r}")
+        dims.append((F.sym(name), label))
     return ExportedProgram(
         name=data["name"],
         graph=graph,
         inputs=tuple(inputs),
         outputs=outputs,
-        range_constraints=MappingProxyType(ranges),
+        range_constraints=_Views(ranges),
         guards=GuardSet.of(guards, sources, domain),
         runtime_asserts=asserts,
-        dims=MappingProxyType(dims),
+        dims=_Views(dims),
         arg_names=tuple(data.get("arg_names", [])),
         env=env,
         layout_guards=layout,
