@@ -22,7 +22,6 @@ from dataclasses import dataclass, field, replace
 from typing import Iterable, Iterator, Mapping
 
 from symint.lazy_sympy import sympy
-from symint.build import symbol_name
 from symint.form import bool_const
 
 from valueranges import ValueRanges
@@ -55,7 +54,7 @@ from guards.source import Source
 from guards.torchlog.export_text import looks_like_export_program, read_export_text
 from guards.torchlog.torch_log import TorchEntry, TorchLog, looks_like_torch_log, read_torch_log
 from guards.torchlog.torch_trace import looks_like_torch_trace, read_torch_trace, read_trace_path
-from guards.validate import need_choice, need_config, need_guardset, need_iterable, need_mapping
+from guards.validate import by_symbol_name, need_choice, need_config, need_guardset, need_iterable
 
 __all__ = [
     "GuardSet",
@@ -123,18 +122,12 @@ class GuardSet:
             if g.key is True or g.key in seen:
                 continue
             seen[g.key] = g
-        if sources is not None and not isinstance(sources, Mapping):
-            raise GuardTypeError(f"sources must map symbols to Source objects, got {type(sources).__name__}")
-        named = _check_sources(sources or {})
+        named = by_symbol_name(sources, "sources", Source, "Source objects", optional=True)
+        _check_sources(named)
         if domain is None:
             named_domain = {name: _SIZE_DOMAIN for name, src in named.items() if src.is_size_like}
         else:
-            named_domain = {}
-            for sym, rng in need_mapping(domain, "domain").items():
-                name = symbol_name(sym)
-                if name is None or not isinstance(rng, ValueRanges):
-                    raise GuardTypeError(f"domain must map symbols to ValueRanges, got {_short(sym)}: {_short(rng)}")
-                named_domain[name] = rng
+            named_domain = by_symbol_name(domain, "domain", ValueRanges, "ValueRanges")
         return cls(tuple(seen.values()), tuple(sorted(named.items())), tuple(sorted(named_domain.items())))
 
     # -- views -------------------------------------------------------------------------------
@@ -661,23 +654,16 @@ def _short(obj: object) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _check_sources(sources: Mapping) -> dict[str, Source]:
-    """``sources`` by symbol name; refuses keys that are not symbols, values that are not Source objects,
-    and two sources written the same way in our dialect."""
+def _check_sources(sources: Mapping[str, Source]) -> None:
+    """Refuse two sources written the same way in our dialect."""
     by_text: dict[str, Source] = {}
-    named: dict[str, Source] = {}
-    for sym, src in sources.items():
-        name = symbol_name(sym)
-        if name is None or not isinstance(src, Source):
-            raise GuardTypeError(f"sources must map symbols (sympy Symbols or names) to Source objects, got {_short(sym)}: {_short(src)}")
-        named[name] = src
+    for src in sources.values():
         other = by_text.setdefault(src.text(), src)
         if other != src:
             raise AmbiguousSourceError(
                 f"the inputs {other.torch_text()} and {src.torch_text()} are both written {src.text()!r}, so bindings, "
                 "witnesses and reports could not tell them apart; rename the input"
             )
-    return named
 
 
 # -- reading guard text and files (guards/text/parse.py, guards/text/serialize.py) --------------------------------

@@ -19,6 +19,8 @@ import sys
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from symint.build import symbol_name
+
 from .errors import GuardTypeError, GuardValueError
 
 __all__ = ["need_mapping", "need_iterable", "need_guardset", "need_config", "need_choice", "short"]
@@ -39,6 +41,30 @@ def need_mapping(obj: Any, what: str, optional: bool = False) -> Any:
     if (optional and obj is None) or isinstance(obj, Mapping):
         return obj
     raise GuardTypeError(f"{what} must be a mapping (a dict), got {type(obj).__name__}")
+
+
+def by_symbol_name(obj: Any, what: str, value_type: type, value_what: str, optional: bool = False) -> dict[str, Any]:
+    """``obj``, a mapping keyed by symbols (sympy Symbols or their names), keyed by name.
+
+    Raises:
+        GuardTypeError: ``obj`` is not a mapping, a key is not a symbol, a value is not a
+            ``value_type``, or a Symbol and its name are given different values.
+
+    >>> by_symbol_name({"n": 1}, "sizes", int, "ints")
+    {'n': 1}
+    >>> by_symbol_name({"n": 1, 2: 3}, "sizes", int, "ints")
+    Traceback (most recent call last):
+        ...
+    guards.errors.GuardTypeError: sizes must map symbols (sympy Symbols or names) to ints, got 2: 3
+    """
+    out: dict[str, Any] = {}
+    for key, value in (need_mapping(obj, what, optional) or {}).items():
+        name = symbol_name(key)
+        if name is None or not isinstance(value, value_type):
+            raise GuardTypeError(f"{what} must map symbols (sympy Symbols or names) to {value_what}, got {short(key)}: {short(value)}")
+        if out.setdefault(name, value) is not value and out[name] != value:
+            raise GuardTypeError(f"{what} give the symbol {name} two values ({short(out[name])} and {short(value)})")
+    return out
 
 
 def need_iterable(obj: Any, what: str) -> Any:

@@ -60,7 +60,7 @@ from typing import Callable, Iterable, Literal, Mapping
 from symint.lazy_sympy import lazy_module, sympy
 
 from symint import form as F
-from symint.build import as_expr, symbol_name
+from symint.build import as_expr
 from symint.form import BoolForm, Form
 
 from symint.errors import ExpressionLimitError
@@ -72,7 +72,7 @@ from guards.text.lexer import FunctionSpec, Token, TokenCursor, balanced, tokeni
 from guards.source import Source
 from guards.text.torch_sources import read_path
 from guards.text.values import Value, arith, call, connective, is_bool, neg, negate, relation, view
-from guards.validate import need_choice, need_iterable, need_mapping, short
+from guards.validate import by_symbol_name, need_choice, need_iterable
 
 _io = lazy_module("symint.sympy_io")  # Note [sympy on first use] in symint.lazy_sympy
 _limits = lazy_module("symint.sympy_io.limits")
@@ -107,14 +107,7 @@ class _Namer:
     def __init__(self, symbols: "Mapping[sympy.Symbol | str, Source] | None", taken: set[str]):
         self.sources: dict[str, Source] = {}  # by symbol name (Note [A guard set names its symbols] in guards.guardset)
         self.by_source: dict[Source, str] = {}
-        need_mapping(symbols, "symbols", optional=True)
-        items = []
-        for sym, src in (symbols or {}).items():
-            name = symbol_name(sym)
-            if name is None or not isinstance(src, Source):
-                raise GuardTypeError(f"symbols must map symbols (sympy Symbols or names) to Source objects, got {short(sym)}: {short(src)}")
-            items.append((name, src))
-        for name, src in sorted(items):
+        for name, src in sorted(by_symbol_name(symbols, "symbols", Source, "Source objects", optional=True).items()):
             self.sources[name] = src
             self.by_source.setdefault(src, name)
         self.taken = taken | set(self.sources)

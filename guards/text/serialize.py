@@ -37,12 +37,12 @@ from typing import Any, Mapping, Sequence
 
 from symint.lazy_sympy import sympy
 
-from symint.build import symbol_name
 from valueranges import ValueRangeError, ValueRanges
 
 from guards.errors import GuardParseError, GuardTypeError
 from guards.guard import Guard, form_key
 from guards.text.parse import parse_guards_text
+from guards.validate import by_symbol_name
 from guards.text.printers import to_text_lines
 from guards.source import Source
 
@@ -160,8 +160,8 @@ def encode_guards(
     return {
         "format": FORMAT,
         "guards": items,
-        "sources": {n: _source_to_json(src) for n, src in sorted(((symbol_name(s), src) for s, src in sources.items()), key=lambda kv: kv[0])},
-        "domain": {n: ranges_to_json(r) for n, r in sorted(((symbol_name(s), r) for s, r in domain.items()), key=lambda kv: kv[0])},
+        "sources": {n: _source_to_json(src) for n, src in sorted(by_symbol_name(sources, "sources", Source, "Source objects").items())},
+        "domain": {n: ranges_to_json(r) for n, r in sorted(by_symbol_name(domain, "domain", ValueRanges, "ValueRanges").items())},
     }
 
 

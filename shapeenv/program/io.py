@@ -328,12 +328,12 @@ class _Views(Mapping):
     """
 
     def __init__(self, pairs: list):
-        self._pairs = pairs
+        self._by_value = dict(pairs)  # forms are interned: a key given twice is one key, as in the dict it stands for
         self._built: dict | None = None
 
     def _dict(self) -> dict:
         if self._built is None:
-            self._built = {view(k): v for k, v in self._pairs}
+            self._built = {view(k): v for k, v in self._by_value.items()}
         return self._built
 
     def __getitem__(self, key: Any) -> Any:
@@ -343,7 +343,7 @@ class _Views(Mapping):
         return iter(self._dict())
 
     def __len__(self) -> int:
-        return len(self._pairs)
+        return len(self._by_value)
 
     def __repr__(self) -> str:
         return repr(self._dict())

@@ -82,3 +82,10 @@ def test_a_guard_set_refuses_keys_that_are_not_symbols(key):
         GuardSet.of([], {key: Source.size("x", 0)})
     with pytest.raises(GuardTypeError, match="domain must map symbols"):
         GuardSet.of([], {}, {key: ValueRanges.of(0, 3)})
+
+
+def test_a_symbol_and_its_name_given_two_sources_are_refused():
+    n = symbol_expr("n")
+    assert GuardSet.of([], {n: Source.size("x", 0), "n": Source.size("x", 0)}).named_sources == (("n", Source.size("x", 0)),)
+    with pytest.raises(GuardTypeError, match="give the symbol n two values"):
+        GuardSet.of([], {n: Source.size("x", 0), "n": Source.size("y", 0)})
